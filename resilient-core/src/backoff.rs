@@ -1,0 +1,230 @@
+//! [`Backoff`]: the delay before each retry, and [`Jitter`].
+//!
+//! Delay before retry `n` (1-based) is `min(base * multiplier^(n-1), max)`,
+//! then jittered. Every input saturates at `max`: no attempt number,
+//! multiplier or duration can make the computation panic.
+
+use std::time::Duration;
+
+use rand::{Rng, RngExt};
+
+use crate::error::ConfigError;
+
+/// How a delay is randomised, to keep many clients from retrying in lockstep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Jitter {
+    /// Uniform in `[0, delay]`: spreads retries the most.
+    #[default]
+    Full,
+    /// Uniform in `[delay / 2, delay]`: keeps at least half the delay.
+    Equal,
+    /// The exact delay.
+    None,
+}
+
+/// The delay schedule between retries.
+///
+/// ```
+/// use resilient_core::{Backoff, Jitter};
+/// use std::time::Duration;
+///
+/// let backoff = Backoff::exponential(Duration::from_secs(1), Duration::from_secs(5))
+///     .jitter(Jitter::None);
+/// let delays: Vec<_> = (1..=4).map(|n| backoff.nominal_delay(n)).collect();
+/// assert_eq!(delays, [1, 2, 4, 5].map(Duration::from_secs));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Backoff {
+    base: Duration,
+    max: Duration,
+    multiplier: f64,
+    jitter: Jitter,
+}
+
+impl Backoff {
+    /// No delay between retries.
+    pub const fn none() -> Backoff {
+        Backoff::constant(Duration::ZERO)
+    }
+
+    /// The same delay before every retry, without jitter.
+    pub const fn constant(delay: Duration) -> Backoff {
+        Backoff {
+            base: delay,
+            max: delay,
+            multiplier: 1.0,
+            jitter: Jitter::None,
+        }
+    }
+
+    /// `base`, doubling before each retry up to `max`, with full jitter.
+    pub const fn exponential(base: Duration, max: Duration) -> Backoff {
+        Backoff {
+            base,
+            max,
+            multiplier: 2.0,
+            jitter: Jitter::Full,
+        }
+    }
+
+    /// Sets the growth factor between retries (default 2.0). Builders reject
+    /// values below 1 or NaN; an operation built without validation treats
+    /// them as 1.
+    pub const fn multiplier(mut self, multiplier: f64) -> Backoff {
+        self.multiplier = multiplier;
+        self
+    }
+
+    /// Sets the jitter.
+    pub const fn jitter(mut self, jitter: Jitter) -> Backoff {
+        self.jitter = jitter;
+        self
+    }
+
+    /// The first delay.
+    pub const fn base(&self) -> Duration {
+        self.base
+    }
+
+    /// The largest delay.
+    pub const fn max(&self) -> Duration {
+        self.max
+    }
+
+    pub(crate) const fn jitter_kind(&self) -> Jitter {
+        self.jitter
+    }
+
+    pub(crate) fn validate(&self) -> Result<(), ConfigError> {
+        if !(self.multiplier.is_finite() && self.multiplier >= 1.0) {
+            return Err(ConfigError::InvalidMultiplier(self.multiplier));
+        }
+        if self.base > self.max {
+            return Err(ConfigError::BaseAboveMax {
+                base: self.base,
+                max: self.max,
+            });
+        }
+        Ok(())
+    }
+
+    /// The delay before retry `retry` (1-based), before jitter.
+    pub fn nominal_delay(&self, retry: u32) -> Duration {
+        if self.base.is_zero() || self.max.is_zero() {
+            return Duration::ZERO;
+        }
+        let cap = self.max;
+        // A multiplier that is NaN or below 1 counts as 1 (see `multiplier`).
+        let multiplier = if self.multiplier >= 1.0 {
+            self.multiplier
+        } else {
+            1.0
+        };
+        let exponent = i32::try_from(retry.saturating_sub(1)).unwrap_or(i32::MAX);
+        let secs = self.base.as_secs_f64() * multiplier.powi(exponent);
+        // `!(secs < cap)` also catches infinity and NaN.
+        if !(secs < cap.as_secs_f64()) {
+            return cap;
+        }
+        Duration::try_from_secs_f64(secs).map_or(cap, |d| d.min(cap))
+    }
+
+    /// The delay before retry `retry` (1-based), jittered with `rng`.
+    pub fn delay<R: Rng + ?Sized>(&self, retry: u32, rng: &mut R) -> Duration {
+        let nominal = self.nominal_delay(retry);
+        match self.jitter {
+            Jitter::None => nominal,
+            _ if nominal.is_zero() => nominal,
+            Jitter::Full => scale(nominal, rng.random::<f64>()),
+            Jitter::Equal => {
+                let half = nominal / 2;
+                half.saturating_add(scale(nominal - half, rng.random::<f64>()))
+            }
+        }
+    }
+}
+
+impl Default for Backoff {
+    /// Exponential from 100 ms to 10 s, multiplier 2, full jitter.
+    fn default() -> Self {
+        Backoff::exponential(Duration::from_millis(100), Duration::from_secs(10))
+    }
+}
+
+/// `duration * fraction` for a fraction in `[0, 1]`, never above `duration`.
+fn scale(duration: Duration, fraction: f64) -> Duration {
+    Duration::try_from_secs_f64(duration.as_secs_f64() * fraction)
+        .map_or(duration, |d| d.min(duration))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand::rngs::SmallRng;
+
+    const fn secs(n: u64) -> Duration {
+        Duration::from_secs(n)
+    }
+
+    #[test]
+    fn exponential_grows_then_caps_at_max() {
+        let b = Backoff::exponential(secs(1), secs(10)).jitter(Jitter::None);
+        let got: Vec<_> = (1..=6).map(|n| b.nominal_delay(n)).collect();
+        assert_eq!(got, [1, 2, 4, 8, 10, 10].map(secs));
+    }
+
+    #[test]
+    fn huge_inputs_saturate_at_max() {
+        let b = Backoff::exponential(secs(1), secs(60)).multiplier(1e9);
+        let mut rng = SmallRng::seed_from_u64(1);
+        for n in [1, 2, 3, 10_000, u32::MAX] {
+            assert!(b.delay(n, &mut rng) <= secs(60));
+        }
+        let b = Backoff::exponential(Duration::MAX, Duration::MAX).multiplier(f64::MAX);
+        assert_eq!(b.nominal_delay(u32::MAX), Duration::MAX);
+        assert_eq!(b.nominal_delay(1), Duration::MAX);
+    }
+
+    #[test]
+    fn invalid_multiplier_counts_as_one_at_run_time() {
+        for m in [f64::NAN, 0.5, -3.0] {
+            let b = Backoff::exponential(secs(2), secs(60)).multiplier(m);
+            assert_eq!(b.nominal_delay(5), secs(2), "multiplier {m}");
+            assert!(b.validate().is_err());
+        }
+        assert_eq!(
+            Backoff::exponential(secs(2), secs(1)).validate(),
+            Err(ConfigError::BaseAboveMax {
+                base: secs(2),
+                max: secs(1)
+            })
+        );
+    }
+
+    #[test]
+    fn full_jitter_stays_within_zero_and_nominal() {
+        let b = Backoff::exponential(secs(1), secs(30));
+        let mut rng = SmallRng::seed_from_u64(42);
+        for n in 1..200 {
+            assert!(b.delay(n, &mut rng) <= b.nominal_delay(n));
+        }
+    }
+
+    #[test]
+    fn equal_jitter_keeps_at_least_half() {
+        let b = Backoff::exponential(secs(4), secs(4)).jitter(Jitter::Equal);
+        let mut rng = SmallRng::seed_from_u64(7);
+        for _ in 0..1000 {
+            let d = b.delay(1, &mut rng);
+            assert!(d >= secs(2) && d <= secs(4), "{d:?}");
+        }
+    }
+
+    #[test]
+    fn constant_and_none() {
+        let mut rng = SmallRng::seed_from_u64(0);
+        assert_eq!(Backoff::constant(secs(3)).delay(9, &mut rng), secs(3));
+        assert_eq!(Backoff::none().delay(9, &mut rng), Duration::ZERO);
+    }
+}

@@ -1,0 +1,130 @@
+//! Error types: configuration errors from builders, the error of
+//! [`RetryPolicy::run`](crate::RetryPolicy::run), and the marker errors the
+//! engine converts into the caller's error type.
+
+use std::time::Duration;
+
+/// A builder rejected its configuration.
+///
+/// Builders validate once, in `build()`, and never panic: every value that
+/// would make the schedule meaningless is reported here instead.
+///
+/// ```
+/// use resilient_core::{ConfigError, RetryPolicy};
+///
+/// let err = RetryPolicy::builder().max_attempts(0).build().unwrap_err();
+/// assert_eq!(err, ConfigError::ZeroAttempts);
+/// ```
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// `max_attempts` was 0; the first attempt always counts, so use 1 for "no retries".
+    #[error("max_attempts must be at least 1 (1 means no retries)")]
+    ZeroAttempts,
+    /// The backoff multiplier was NaN, infinite or below 1.
+    #[error("backoff multiplier must be a finite number >= 1.0, got {0}")]
+    InvalidMultiplier(f64),
+    /// The backoff's base delay exceeds its maximum.
+    #[error("backoff base ({base:?}) must not exceed its max ({max:?})")]
+    BaseAboveMax {
+        /// The configured base delay.
+        base: Duration,
+        /// The configured maximum delay.
+        max: Duration,
+    },
+    /// The hard `budget` is below the soft `max_elapsed` cap, so the soft cap could never apply.
+    #[error("budget ({budget:?}) must not be below max_elapsed ({max_elapsed:?})")]
+    BudgetBelowMaxElapsed {
+        /// The configured hard cap.
+        budget: Duration,
+        /// The configured soft cap.
+        max_elapsed: Duration,
+    },
+    /// `min_retries` asks for more retries than `max_attempts` allows.
+    #[error("min_retries ({min_retries}) must not exceed the retries max_attempts allows ({retries})")]
+    MinRetriesAboveRetries {
+        /// The configured floor.
+        min_retries: u32,
+        /// `max_attempts - 1`.
+        retries: u32,
+    },
+    /// A duration that must be positive was zero.
+    #[error("{0} must be greater than zero")]
+    ZeroDuration(&'static str),
+    /// The circuit breaker's `failure_threshold` was 0.
+    #[error("failure_threshold must be at least 1")]
+    ZeroFailureThreshold,
+    /// The circuit breaker's failure ratio was not within (0, 1].
+    #[error("failure_ratio must be within (0.0, 1.0], got {0}")]
+    InvalidFailureRatio(f64),
+    /// The circuit breaker allows no half-open probe, so it could never close again.
+    #[error("half_open_probes must be at least 1")]
+    ZeroHalfOpenProbes,
+}
+
+/// The error of [`RetryPolicy::run`](crate::RetryPolicy::run) and
+/// [`RetryPolicy::run_async`](crate::RetryPolicy::run_async): the last
+/// attempt's error and how many attempts were made.
+///
+/// ```
+/// use resilient_core::{Backoff, RetryPolicy};
+///
+/// let policy = RetryPolicy::builder()
+///     .max_attempts(3)
+///     .backoff(Backoff::none())
+///     .build()
+///     .unwrap();
+/// let err = policy.run(|_| Err::<(), _>("down")).unwrap_err();
+/// assert_eq!(err.attempts(), 3);
+/// assert_eq!(*err.cause(), "down");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("failed after {attempts} attempt(s): {cause}")]
+pub struct RetryError<E> {
+    attempts: u32,
+    #[source]
+    cause: E,
+}
+
+impl<E> RetryError<E> {
+    pub(crate) fn new(attempts: u32, cause: E) -> Self {
+        Self { attempts, cause }
+    }
+
+    /// How many attempts were made.
+    pub fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    /// The last attempt's error.
+    pub fn cause(&self) -> &E {
+        &self.cause
+    }
+
+    /// The last attempt's error, by value.
+    pub fn into_cause(self) -> E {
+        self.cause
+    }
+}
+
+/// An attempt outlived its deadline (`min(timeout, remaining budget)`).
+///
+/// The engine turns it into the caller's error with `E::from(TimedOut)`, so
+/// an error type that can time out implements `From<TimedOut>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, thiserror::Error)]
+#[error("attempt timed out")]
+pub struct TimedOut;
+
+/// An open circuit breaker rejected the attempt without running it.
+///
+/// Converted into the caller's error with `E::from(CircuitOpen)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, thiserror::Error)]
+#[error("circuit breaker is open")]
+pub struct CircuitOpen;
+
+/// A successful value failed the operation's validation.
+///
+/// Converted into the caller's error with `E::from(ValidationFailed)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, thiserror::Error)]
+#[error("result failed validation")]
+pub struct ValidationFailed;

@@ -1,0 +1,150 @@
+//! The user's pieces of an operation: which errors are retried, which carry
+//! a Retry-After hint, which values are valid, who hears about retries.
+//!
+//! Each is a trait implemented by the matching closure type and by a
+//! zero-sized default, so an operation that doesn't use one pays nothing.
+
+use std::time::Duration;
+
+use crate::report::{DelaySource, ExecutionError, FailureKind};
+
+/// Decides whether an error is retried. Implemented by `Fn(&E) -> bool`.
+pub trait Classify<E> {
+    /// `true` if `error` may succeed on another attempt.
+    fn is_retryable(&self, error: &E) -> bool;
+}
+
+impl<E, F: Fn(&E) -> bool> Classify<E> for F {
+    fn is_retryable(&self, error: &E) -> bool {
+        self(error)
+    }
+}
+
+/// The default classifier: every error is retryable.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RetryAll;
+
+impl<E> Classify<E> for RetryAll {
+    fn is_retryable(&self, _: &E) -> bool {
+        true
+    }
+}
+
+/// Reads a server's Retry-After hint from an error. Implemented by
+/// `Fn(&E) -> Option<Duration>`.
+pub trait RateLimit<E> {
+    /// How long the server asked to wait, if it did.
+    fn retry_after(&self, error: &E) -> Option<Duration>;
+}
+
+impl<E, F: Fn(&E) -> Option<Duration>> RateLimit<E> for F {
+    fn retry_after(&self, error: &E) -> Option<Duration> {
+        self(error)
+    }
+}
+
+/// The default: no error carries a hint.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoHint;
+
+impl<E> RateLimit<E> for NoHint {
+    fn retry_after(&self, _: &E) -> Option<Duration> {
+        None
+    }
+}
+
+/// Checks a successful value. Implemented by `Fn(&T) -> bool`.
+pub trait Validate<T> {
+    /// `true` if the value is acceptable.
+    fn is_valid(&self, value: &T) -> bool;
+}
+
+impl<T, F: Fn(&T) -> bool> Validate<T> for F {
+    fn is_valid(&self, value: &T) -> bool {
+        self(value)
+    }
+}
+
+/// The default: every value is valid.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AnyValue;
+
+impl<T> Validate<T> for AnyValue {
+    fn is_valid(&self, _: &T) -> bool {
+        true
+    }
+}
+
+/// Hears about each retry before its wait. Implemented by `Fn(&RetryEvent)`.
+pub trait OnRetry {
+    /// Called once per retry, before the wait.
+    fn on_retry(&self, event: &RetryEvent<'_>);
+}
+
+impl<F: Fn(&RetryEvent<'_>)> OnRetry for F {
+    fn on_retry(&self, event: &RetryEvent<'_>) {
+        self(event);
+    }
+}
+
+/// The default: nobody listens.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Silent;
+
+impl OnRetry for Silent {
+    fn on_retry(&self, _: &RetryEvent<'_>) {}
+}
+
+/// A retry about to happen: which attempt failed, how, and how long the
+/// engine will wait before the next one.
+///
+/// ```
+/// use resilient_core::{Backoff, DelaySource, FakeClock, Operation};
+/// use std::sync::Mutex;
+/// use std::time::Duration;
+///
+/// let seen = Mutex::new(Vec::new());
+/// let _ = Operation::new()
+///     .max_attempts(2)
+///     .backoff(Backoff::constant(Duration::from_secs(1)))
+///     .on_retry(|event| {
+///         seen.lock().unwrap().push((event.attempt(), event.delay(), event.source()))
+///     })
+///     .clock(FakeClock::new())
+///     .run(|_| Err::<(), _>("busy"));
+/// assert_eq!(*seen.lock().unwrap(), [(1, Duration::from_secs(1), DelaySource::Backoff)]);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct RetryEvent<'a> {
+    pub(crate) attempt: u32,
+    pub(crate) delay: Duration,
+    pub(crate) source: DelaySource,
+    pub(crate) error: &'a ExecutionError,
+}
+
+impl RetryEvent<'_> {
+    /// The number of the attempt that failed.
+    pub fn attempt(&self) -> u32 {
+        self.attempt
+    }
+
+    /// How long the engine will wait.
+    pub fn delay(&self) -> Duration {
+        self.delay
+    }
+
+    /// Why it waits that long.
+    pub fn source(&self) -> DelaySource {
+        self.source
+    }
+
+    /// What kind of failure caused the retry.
+    pub fn kind(&self) -> FailureKind {
+        self.error.kind()
+    }
+
+    /// The failure, as recorded in the report.
+    pub fn error(&self) -> &ExecutionError {
+        self.error
+    }
+}

@@ -1,0 +1,462 @@
+//! What happened: [`Outcome`] pairs the result with an [`ExecutionReport`],
+//! one [`AttemptRecord`] per attempt.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::error::RetryError;
+
+/// Why the operation stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StopReason {
+    /// An attempt succeeded (the fallback included).
+    Succeeded,
+    /// The last error was classified as not retryable.
+    NotRetryable,
+    /// Every attempt the policy allows was made.
+    AttemptsExhausted,
+    /// The hard `budget` or the soft `max_elapsed` cap was reached.
+    BudgetExhausted,
+    /// A Retry-After wait would have overrun `max_rate_limit_wait`, the
+    /// budget, or the number of rate-limited retries.
+    RateLimitExhausted,
+    /// The circuit breaker rejected the last attempt.
+    CircuitOpen,
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StopReason::Succeeded => "succeeded",
+            StopReason::NotRetryable => "error not retryable",
+            StopReason::AttemptsExhausted => "attempts exhausted",
+            StopReason::BudgetExhausted => "time budget exhausted",
+            StopReason::RateLimitExhausted => "rate-limit wait exhausted",
+            StopReason::CircuitOpen => "circuit open",
+        })
+    }
+}
+
+/// Whether an attempt ran the body or the fallback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AttemptKind {
+    /// The function's own body.
+    Primary,
+    /// The fallback, after the primary attempts failed.
+    Fallback,
+}
+
+/// What kind of failure an attempt ended with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FailureKind {
+    /// The body returned an error.
+    Operation,
+    /// The attempt outlived its deadline.
+    Timeout,
+    /// The circuit breaker rejected the attempt; the body did not run.
+    CircuitOpen,
+    /// The body returned a value that failed validation.
+    Validation,
+}
+
+/// Why a delay was slept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DelaySource {
+    /// The backoff schedule; the retry counted against `retries`.
+    Backoff,
+    /// A server's Retry-After hint; the retry did not count against `retries`.
+    RetryAfter,
+}
+
+/// A delay slept before an attempt, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Delay {
+    duration: Duration,
+    source: DelaySource,
+}
+
+impl Delay {
+    pub(crate) fn new(duration: Duration, source: DelaySource) -> Self {
+        Delay { duration, source }
+    }
+
+    /// How long was slept.
+    pub fn duration(&self) -> Duration {
+        self.duration
+    }
+
+    /// Why.
+    pub fn source(&self) -> DelaySource {
+        self.source
+    }
+}
+
+/// A failed attempt's error, as recorded in the report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecutionError {
+    kind: FailureKind,
+    retryable: bool,
+    message: String,
+}
+
+impl ExecutionError {
+    pub(crate) fn new(kind: FailureKind, retryable: bool, message: String) -> Self {
+        ExecutionError {
+            kind,
+            retryable,
+            message,
+        }
+    }
+
+    /// What kind of failure it was.
+    pub fn kind(&self) -> FailureKind {
+        self.kind
+    }
+
+    /// Whether the classifier deemed it retryable. Recorded for every failed
+    /// attempt, the final one and the fallback included.
+    pub fn retryable(&self) -> bool {
+        self.retryable
+    }
+
+    /// The error's `Display` text.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+/// One attempt: when it ran, for how long, what it was granted, what
+/// preceded it and how it failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttemptRecord {
+    pub(crate) number: u32,
+    pub(crate) kind: AttemptKind,
+    pub(crate) started_at: Duration,
+    pub(crate) elapsed: Duration,
+    pub(crate) deadline: Option<Duration>,
+    pub(crate) delay_before: Option<Delay>,
+    pub(crate) error: Option<ExecutionError>,
+}
+
+impl AttemptRecord {
+    /// 1-based number among all attempts, the fallback included.
+    pub fn number(&self) -> u32 {
+        self.number
+    }
+
+    /// Primary or fallback.
+    pub fn kind(&self) -> AttemptKind {
+        self.kind
+    }
+
+    /// When the attempt started, from the operation's start.
+    pub fn started_at(&self) -> Duration {
+        self.started_at
+    }
+
+    /// How long the attempt ran.
+    pub fn elapsed(&self) -> Duration {
+        self.elapsed
+    }
+
+    /// The time granted to the attempt, `min(timeout, budget - elapsed)`.
+    pub fn deadline(&self) -> Option<Duration> {
+        self.deadline
+    }
+
+    /// The delay slept right before this attempt, if any.
+    pub fn delay_before(&self) -> Option<Delay> {
+        self.delay_before
+    }
+
+    /// The attempt's failure, or `None` if it succeeded.
+    pub fn error(&self) -> Option<&ExecutionError> {
+        self.error.as_ref()
+    }
+}
+
+/// Attempts kept inline before the log moves to the heap, so that a
+/// successful call, and one that fails once, allocates nothing.
+const INLINE_ATTEMPTS: usize = 2;
+
+impl AttemptRecord {
+    /// A placeholder for unused inline slots; never visible.
+    const EMPTY: AttemptRecord = AttemptRecord {
+        number: 0,
+        kind: AttemptKind::Primary,
+        started_at: Duration::ZERO,
+        elapsed: Duration::ZERO,
+        deadline: None,
+        delay_before: None,
+        error: None,
+    };
+}
+
+/// The attempt log: inline for the first attempts, then on the heap.
+#[derive(Clone)]
+enum Records {
+    Inline {
+        len: usize,
+        items: [AttemptRecord; INLINE_ATTEMPTS],
+    },
+    Heap(Vec<AttemptRecord>),
+}
+
+impl Records {
+    const fn new() -> Self {
+        Records::Inline {
+            len: 0,
+            items: [AttemptRecord::EMPTY; INLINE_ATTEMPTS],
+        }
+    }
+
+    fn push(&mut self, record: AttemptRecord) {
+        match self {
+            Records::Inline { len, items } if *len < INLINE_ATTEMPTS => {
+                items[*len] = record;
+                *len += 1;
+            }
+            Records::Inline { items, .. } => {
+                let mut heap = Vec::with_capacity(INLINE_ATTEMPTS * 4);
+                heap.extend(items.iter_mut().map(|r| std::mem::replace(r, AttemptRecord::EMPTY)));
+                heap.push(record);
+                *self = Records::Heap(heap);
+            }
+            Records::Heap(heap) => heap.push(record),
+        }
+    }
+
+    fn as_slice(&self) -> &[AttemptRecord] {
+        match self {
+            Records::Inline { len, items } => &items[..*len],
+            Records::Heap(heap) => heap,
+        }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [AttemptRecord] {
+        match self {
+            Records::Inline { len, items } => &mut items[..*len],
+            Records::Heap(heap) => heap,
+        }
+    }
+}
+
+/// The account of one operation: every attempt, every delay, and why it
+/// stopped.
+///
+/// ```
+/// use resilient_core::{Backoff, FakeClock, Operation, StopReason};
+/// use std::time::Duration;
+///
+/// let clock = FakeClock::new();
+/// let outcome = Operation::new()
+///     .max_attempts(3)
+///     .backoff(Backoff::constant(Duration::from_secs(1)))
+///     .clock(&clock)
+///     .run(|attempt| if attempt.number() < 2 { Err("busy") } else { Ok(7) });
+/// let report = outcome.report();
+/// assert_eq!(report.attempt_count(), 2);
+/// assert_eq!(report.retry_count(), 1);
+/// assert_eq!(report.delays(), [Duration::from_secs(1)]);
+/// assert_eq!(report.stop_reason(), StopReason::Succeeded);
+/// assert!(report.attempts()[0].error().unwrap().retryable());
+/// ```
+#[derive(Clone)]
+pub struct ExecutionReport {
+    records: Records,
+    /// A delay slept after which no attempt could start (the budget passed
+    /// during the sleep); kept so that `delays()` lists every sleep.
+    unattributed_delay: Option<Delay>,
+    elapsed: Duration,
+    stop_reason: StopReason,
+}
+
+impl ExecutionReport {
+    pub(crate) const fn new() -> Self {
+        ExecutionReport {
+            records: Records::new(),
+            unattributed_delay: None,
+            elapsed: Duration::ZERO,
+            stop_reason: StopReason::Succeeded,
+        }
+    }
+
+    pub(crate) fn push(&mut self, record: AttemptRecord) {
+        self.records.push(record);
+    }
+
+    pub(crate) fn last_mut(&mut self) -> Option<&mut AttemptRecord> {
+        self.records.as_mut_slice().last_mut()
+    }
+
+    pub(crate) fn set_unattributed_delay(&mut self, delay: Option<Delay>) {
+        self.unattributed_delay = delay;
+    }
+
+    pub(crate) fn finish(&mut self, elapsed: Duration, stop_reason: StopReason) {
+        self.elapsed = elapsed;
+        self.stop_reason = stop_reason;
+    }
+
+    /// Every attempt made, the fallback included.
+    pub fn attempt_count(&self) -> u32 {
+        u32::try_from(self.attempts().len()).unwrap_or(u32::MAX)
+    }
+
+    /// Primary attempts after the first. The fallback is never a retry.
+    pub fn retry_count(&self) -> u32 {
+        let primaries = self
+            .attempts()
+            .iter()
+            .filter(|r| r.kind == AttemptKind::Primary)
+            .count();
+        u32::try_from(primaries.saturating_sub(1)).unwrap_or(u32::MAX)
+    }
+
+    /// The attempts, in order.
+    pub fn attempts(&self) -> &[AttemptRecord] {
+        self.records.as_slice()
+    }
+
+    /// Every delay slept, in order.
+    pub fn delays(&self) -> Vec<Duration> {
+        self.attempts()
+            .iter()
+            .filter_map(|r| r.delay_before)
+            .chain(self.unattributed_delay)
+            .map(|d| d.duration)
+            .collect()
+    }
+
+    /// Total time the operation took.
+    pub fn elapsed(&self) -> Duration {
+        self.elapsed
+    }
+
+    /// Why the operation stopped.
+    pub fn stop_reason(&self) -> StopReason {
+        self.stop_reason
+    }
+
+    /// Whether the fallback ran.
+    pub fn fallback_used(&self) -> bool {
+        self.attempts()
+            .last()
+            .is_some_and(|r| r.kind == AttemptKind::Fallback)
+    }
+}
+
+impl fmt::Debug for ExecutionReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ExecutionReport")
+            .field("attempts", &self.attempts())
+            .field("elapsed", &self.elapsed)
+            .field("stop_reason", &self.stop_reason)
+            .finish()
+    }
+}
+
+/// The result of an operation and the report of how it was reached.
+///
+/// ```
+/// use resilient_core::Operation;
+///
+/// let outcome = Operation::new().run(|_| Ok::<_, String>(5));
+/// assert!(outcome.is_ok());
+/// assert_eq!(outcome.report().attempt_count(), 1);
+/// assert_eq!(outcome.into_result(), Ok(5));
+/// ```
+#[derive(Debug, Clone)]
+#[must_use = "an outcome holds the operation's result"]
+pub struct Outcome<T, E> {
+    result: Result<T, E>,
+    report: ExecutionReport,
+}
+
+impl<T, E> Outcome<T, E> {
+    pub(crate) fn new(result: Result<T, E>, report: ExecutionReport) -> Self {
+        Outcome { result, report }
+    }
+
+    /// The result, borrowed.
+    pub fn result(&self) -> &Result<T, E> {
+        &self.result
+    }
+
+    /// The result, dropping the report.
+    pub fn into_result(self) -> Result<T, E> {
+        self.result
+    }
+
+    /// The report.
+    pub fn report(&self) -> &ExecutionReport {
+        &self.report
+    }
+
+    /// The result and the report.
+    pub fn into_parts(self) -> (Result<T, E>, ExecutionReport) {
+        (self.result, self.report)
+    }
+
+    /// Whether the operation succeeded.
+    pub fn is_ok(&self) -> bool {
+        self.result.is_ok()
+    }
+
+    pub(crate) fn into_retry_result(self) -> Result<T, RetryError<E>> {
+        let attempts = self.report.attempt_count();
+        self.result.map_err(|cause| RetryError::new(attempts, cause))
+    }
+}
+
+impl fmt::Display for ExecutionReport {
+    /// A table, one line per attempt.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{:>3}  {:<8}  {:>10}  {:>10}  {:<18}  {:<9}  error",
+            "#", "kind", "started", "took", "delay before", "retryable"
+        )?;
+        for r in self.attempts() {
+            let kind = match r.kind {
+                AttemptKind::Primary => "primary",
+                AttemptKind::Fallback => "fallback",
+            };
+            let delay = r.delay_before.map_or_else(
+                || "-".to_owned(),
+                |d| {
+                    let source = match d.source {
+                        DelaySource::Backoff => "backoff",
+                        DelaySource::RetryAfter => "retry-after",
+                    };
+                    format!("{:?} ({source})", d.duration)
+                },
+            );
+            let (retryable, error) = r.error.as_ref().map_or(("-", "-"), |e| {
+                (if e.retryable { "yes" } else { "no" }, e.message.as_str())
+            });
+            writeln!(
+                f,
+                "{:>3}  {:<8}  {:>10}  {:>10}  {:<18}  {:<9}  {}",
+                r.number,
+                kind,
+                format!("{:?}", r.started_at),
+                format!("{:?}", r.elapsed),
+                delay,
+                retryable,
+                error
+            )?;
+        }
+        write!(
+            f,
+            "{} attempt(s), {} retr{}, {:?}, stopped: {}",
+            self.attempt_count(),
+            self.retry_count(),
+            if self.retry_count() == 1 { "y" } else { "ies" },
+            self.elapsed,
+            self.stop_reason
+        )
+    }
+}
