@@ -122,8 +122,8 @@ impl Backoff {
         };
         let exponent = i32::try_from(retry.saturating_sub(1)).unwrap_or(i32::MAX);
         let secs = self.base.as_secs_f64() * multiplier.powi(exponent);
-        // `!(secs < cap)` also catches infinity and NaN.
-        if !(secs < cap.as_secs_f64()) {
+        // Infinity and NaN compare as not-less: both saturate at the cap.
+        if secs.partial_cmp(&cap.as_secs_f64()) != Some(std::cmp::Ordering::Less) {
             return cap;
         }
         Duration::try_from_secs_f64(secs).map_or(cap, |d| d.min(cap))

@@ -41,7 +41,9 @@ pub enum ConfigError {
         max_elapsed: Duration,
     },
     /// `min_retries` asks for more retries than `max_attempts` allows.
-    #[error("min_retries ({min_retries}) must not exceed the retries max_attempts allows ({retries})")]
+    #[error(
+        "min_retries ({min_retries}) must not exceed the retries max_attempts allows ({retries})"
+    )]
     MinRetriesAboveRetries {
         /// The configured floor.
         min_retries: u32,

@@ -29,6 +29,7 @@ mod backoff;
 mod breaker;
 mod clock;
 mod error;
+mod events;
 mod hooks;
 #[cfg(feature = "http")]
 pub mod http;
@@ -38,10 +39,12 @@ mod report;
 
 pub use attempt::Attempt;
 pub use backoff::{Backoff, Jitter};
-pub use breaker::CircuitBreaker;
+pub use breaker::{CircuitBreaker, CircuitBreakerBuilder, CircuitPermit, CircuitState};
 pub use clock::{Clock, FakeClock, SystemClock, TokioClock};
 pub use error::{CircuitOpen, ConfigError, RetryError, TimedOut, ValidationFailed};
-pub use hooks::{AnyValue, Classify, NoHint, OnRetry, RateLimit, RetryAll, RetryEvent, Silent, Validate};
+pub use hooks::{
+    AnyValue, Classify, NoHint, OnRetry, RateLimit, RetryAll, RetryEvent, Silent, Validate,
+};
 pub use operation::{Execution, Operation};
 pub use policy::{RetryPolicy, RetryPolicyBuilder};
 pub use report::{

@@ -16,10 +16,13 @@ use rand::rngs::SmallRng;
 
 use crate::attempt::Attempt;
 use crate::backoff::{Backoff, Jitter};
-use crate::breaker::{CircuitBreaker, Permit};
+use crate::breaker::{CircuitBreaker, CircuitPermit as Permit};
 use crate::clock::{Clock, SystemClock};
 use crate::error::{CircuitOpen, TimedOut, ValidationFailed};
-use crate::hooks::{AnyValue, Classify, NoHint, OnRetry, RateLimit, RetryAll, RetryEvent, Silent, Validate};
+use crate::events;
+use crate::hooks::{
+    AnyValue, Classify, NoHint, OnRetry, RateLimit, RetryAll, RetryEvent, Silent, Validate,
+};
 use crate::policy::{RetryPolicy, Settings};
 use crate::report::{
     AttemptKind, AttemptRecord, Delay, DelaySource, ExecutionError, ExecutionReport, FailureKind,
@@ -86,13 +89,16 @@ pub struct Operation<
     value: PhantomData<fn() -> T>,
 }
 
+/// A shared breaker and the error its rejections become.
+type Breaker<'b, E> = (&'b CircuitBreaker, fn() -> E);
+
 /// The parts of an operation whose types never change while building.
 struct Common<'b, E> {
     settings: Settings,
     timeout: Option<Duration>,
     /// Makes the error of an interrupted attempt; `None`: never interrupt.
     timed_out: Option<fn() -> E>,
-    breaker: Option<(&'b CircuitBreaker, fn() -> E)>,
+    breaker: Option<Breaker<'b, E>>,
     invalid: Option<fn() -> E>,
     /// Renders an error for the report; `None` where no report is kept.
     describe: Option<fn(&E) -> String>,
@@ -248,7 +254,10 @@ impl<'b, T, E, C, Cl, Rl, V, Or> Operation<'b, T, E, C, Cl, Rl, V, Or> {
     /// Consults `breaker` before each primary attempt and reports each
     /// result to it. A rejected attempt doesn't run and fails with
     /// `E::from(CircuitOpen)`, classified like any other error.
-    pub fn circuit_breaker<'c>(self, breaker: &'c CircuitBreaker) -> Operation<'c, T, E, C, Cl, Rl, V, Or>
+    pub fn circuit_breaker<'c>(
+        self,
+        breaker: &'c CircuitBreaker,
+    ) -> Operation<'c, T, E, C, Cl, Rl, V, Or>
     where
         'b: 'c,
         E: From<CircuitOpen>,
@@ -361,7 +370,8 @@ where
     where
         F: AsyncFnMut(Attempt) -> Result<T, E>,
     {
-        self.run_async_with_fallback(f, None::<NoFallback<T, E>>).await
+        self.run_async_with_fallback(f, None::<NoFallback<T, E>>)
+            .await
     }
 
     /// [`run_async`](Operation::run_async), then `fallback` once if the
@@ -534,7 +544,11 @@ where
     }
 
     fn describe(&self, error: &E) -> String {
-        self.op.common.describe.map(|describe| describe(error)).unwrap_or_default()
+        self.op
+            .common
+            .describe
+            .map(|describe| describe(error))
+            .unwrap_or_default()
     }
 
     fn now(&mut self) -> Instant {
@@ -616,11 +630,17 @@ where
     fn settle(&mut self, result: Result<T, Failure<E>>, permit: Option<Permit<'b>>) {
         let now = self.now();
         let record = self.report.last_mut().expect("begin pushed a record");
-        record.elapsed = now.saturating_duration_since(self.start).saturating_sub(record.started_at);
+        record.elapsed = now
+            .saturating_duration_since(self.start)
+            .saturating_sub(record.started_at);
         let result = match result {
             Ok(value) if self.op.validate.is_valid(&value) => Ok(value),
             Ok(_) => {
-                let invalid = self.op.common.invalid.expect("a validator comes with its error");
+                let invalid = self
+                    .op
+                    .common
+                    .invalid
+                    .expect("a validator comes with its error");
                 Err((invalid(), FailureKind::Validation))
             }
             Err(failure) => Err(failure),
@@ -658,7 +678,14 @@ where
         };
         let message = self.describe(&error);
         let record = self.report.last_mut().expect("begin pushed a record");
-        record.error = Some(ExecutionError::new(kind, retryable, message));
+        let number = record.number;
+        let recorded = record
+            .error
+            .insert(ExecutionError::new(kind, retryable, message));
+        if kind == FailureKind::CircuitOpen {
+            events::circuit_rejected(number);
+        }
+        events::attempt_failed(number, recorded);
         self.result = Some(Err(error));
         let next = self.decide(retryable, hint, kind, self.elapsed_at(now));
         match next {
@@ -671,6 +698,7 @@ where
                     error: record.error.as_ref().expect("just recorded"),
                 };
                 self.op.on_retry.on_retry(&event);
+                events::retry_scheduled(event.attempt, event.delay, event.source);
                 self.pending = Some(delay);
             }
             Err(stop) => self.stop = Some(stop),
@@ -689,7 +717,11 @@ where
         let settings = self.op.common.settings;
         let rejected = kind == FailureKind::CircuitOpen;
         if !retryable {
-            return Err(if rejected { StopReason::CircuitOpen } else { StopReason::NotRetryable });
+            return Err(if rejected {
+                StopReason::CircuitOpen
+            } else {
+                StopReason::NotRetryable
+            });
         }
         if settings.budget.is_some_and(|budget| elapsed >= budget) {
             return Err(StopReason::BudgetExhausted);
@@ -712,6 +744,12 @@ where
                 || waited > settings.max_rate_limit_wait
                 || starts_too_late(wait)
             {
+                events::rate_limit_wait_exceeded(
+                    self.report.attempt_count(),
+                    wait,
+                    self.rate_limit_waited,
+                    settings.max_rate_limit_wait,
+                );
                 return Err(StopReason::RateLimitExhausted);
             }
             self.rate_limit_retries += 1;
@@ -721,7 +759,11 @@ where
         // Attempts on the backoff path; Retry-After retries don't count.
         let backoff_attempts = self.primaries - self.rate_limit_retries;
         if backoff_attempts >= settings.max_attempts {
-            return Err(if rejected { StopReason::CircuitOpen } else { StopReason::AttemptsExhausted });
+            return Err(if rejected {
+                StopReason::CircuitOpen
+            } else {
+                StopReason::AttemptsExhausted
+            });
         }
         let delay = self.backoff_delay(backoff_attempts);
         if starts_too_late(delay) {
@@ -769,9 +811,17 @@ where
             Ok(_) => None,
             Err(error) => Some((self.op.classify.is_retryable(error), self.describe(error))),
         };
-        let record = self.report.last_mut().expect("begin_fallback pushed a record");
-        record.elapsed = now.saturating_duration_since(self.start).saturating_sub(record.started_at);
-        record.error = retryable.map(|(retryable, message)| ExecutionError::new(FailureKind::Operation, retryable, message));
+        let record = self
+            .report
+            .last_mut()
+            .expect("begin_fallback pushed a record");
+        record.elapsed = now
+            .saturating_duration_since(self.start)
+            .saturating_sub(record.started_at);
+        record.error = retryable.map(|(retryable, message)| {
+            ExecutionError::new(FailureKind::Operation, retryable, message)
+        });
+        events::fallback_used(record.number, result.is_ok());
         self.result = Some(result);
     }
 }

@@ -195,7 +195,10 @@ impl AttemptRecord {
 }
 
 /// The attempt log: inline for the first attempts, then on the heap.
+// The inline variant is the larger on purpose: boxing it would allocate on
+// every call, which is what it exists to avoid.
 #[derive(Clone)]
+#[allow(clippy::large_enum_variant)]
 enum Records {
     Inline {
         len: usize,
@@ -220,7 +223,11 @@ impl Records {
             }
             Records::Inline { items, .. } => {
                 let mut heap = Vec::with_capacity(INLINE_ATTEMPTS * 4);
-                heap.extend(items.iter_mut().map(|r| std::mem::replace(r, AttemptRecord::EMPTY)));
+                heap.extend(
+                    items
+                        .iter_mut()
+                        .map(|r| std::mem::replace(r, AttemptRecord::EMPTY)),
+                );
                 heap.push(record);
                 *self = Records::Heap(heap);
             }
@@ -407,7 +414,8 @@ impl<T, E> Outcome<T, E> {
 
     pub(crate) fn into_retry_result(self) -> Result<T, RetryError<E>> {
         let attempts = self.report.attempt_count();
-        self.result.map_err(|cause| RetryError::new(attempts, cause))
+        self.result
+            .map_err(|cause| RetryError::new(attempts, cause))
     }
 }
 

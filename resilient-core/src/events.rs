@@ -1,0 +1,66 @@
+//! `tracing` events, behind the `tracing` feature. Names and fields are
+//! stable, so that logs and alerts can rely on them:
+//!
+//! | name | level | fields |
+//! |---|---|---|
+//! | `attempt.failed` | `WARN` if retryable, else `ERROR` | `attempt`, `kind`, `retryable`, `error` |
+//! | `retry.scheduled` | `INFO` | `attempt` (the one that failed), `delay_ms`, `source` |
+//! | `rate_limit.wait_exceeded` | `WARN` | `attempt`, `hint_ms`, `waited_ms`, `max_wait_ms` |
+//! | `circuit.rejected` | `WARN` | `attempt` |
+//! | `fallback.used` | `INFO` | `attempt`, `ok` |
+//!
+//! Without the feature every function here is empty and compiles away.
+
+#![cfg_attr(not(feature = "tracing"), allow(unused_variables))]
+
+use std::time::Duration;
+
+use crate::report::{DelaySource, ExecutionError};
+
+#[cfg(feature = "tracing")]
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+pub(crate) fn attempt_failed(attempt: u32, error: &ExecutionError) {
+    #[cfg(feature = "tracing")]
+    {
+        let (kind, retryable, message) = (error.kind(), error.retryable(), error.message());
+        if retryable {
+            tracing::warn!(name: "attempt.failed", attempt, ?kind, retryable, error = message);
+        } else {
+            tracing::error!(name: "attempt.failed", attempt, ?kind, retryable, error = message);
+        }
+    }
+}
+
+pub(crate) fn retry_scheduled(attempt: u32, delay: Duration, source: DelaySource) {
+    #[cfg(feature = "tracing")]
+    tracing::info!(name: "retry.scheduled", attempt, delay_ms = millis(delay), ?source);
+}
+
+pub(crate) fn rate_limit_wait_exceeded(
+    attempt: u32,
+    hint: Duration,
+    waited: Duration,
+    max_wait: Duration,
+) {
+    #[cfg(feature = "tracing")]
+    tracing::warn!(
+        name: "rate_limit.wait_exceeded",
+        attempt,
+        hint_ms = millis(hint),
+        waited_ms = millis(waited),
+        max_wait_ms = millis(max_wait)
+    );
+}
+
+pub(crate) fn circuit_rejected(attempt: u32) {
+    #[cfg(feature = "tracing")]
+    tracing::warn!(name: "circuit.rejected", attempt);
+}
+
+pub(crate) fn fallback_used(attempt: u32, ok: bool) {
+    #[cfg(feature = "tracing")]
+    tracing::info!(name: "fallback.used", attempt, ok);
+}

@@ -1,0 +1,69 @@
+//! With the `tracing` feature, the engine's events carry stable names and fields.
+#![cfg(feature = "tracing")]
+
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use resilient_core::{Backoff, FakeClock, Jitter, Operation};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Metadata, Subscriber};
+
+/// Keeps each event as `name field=value ...`.
+#[derive(Clone, Default)]
+struct Recorder(Arc<Mutex<Vec<String>>>);
+
+struct Line<'a>(&'a mut String);
+
+impl Visit for Line<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        let _ = write!(self.0, " {}={value:?}", field.name());
+    }
+}
+
+impl Subscriber for Recorder {
+    fn enabled(&self, _: &Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &Attributes<'_>) -> Id {
+        Id::from_u64(1)
+    }
+    fn record(&self, _: &Id, _: &Record<'_>) {}
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+    fn event(&self, event: &Event<'_>) {
+        let mut line = format!("{} {}", event.metadata().level(), event.metadata().name());
+        event.record(&mut Line(&mut line));
+        self.0.lock().unwrap().push(line);
+    }
+    fn enter(&self, _: &Id) {}
+    fn exit(&self, _: &Id) {}
+}
+
+#[test]
+fn retries_rate_limits_and_fallbacks_are_logged_by_name() {
+    let recorder = Recorder::default();
+    let clock = FakeClock::new();
+    tracing::subscriber::with_default(recorder.clone(), || {
+        let _ = Operation::new()
+            .max_attempts(2)
+            .backoff(Backoff::constant(Duration::from_millis(250)).jitter(Jitter::None))
+            .rate_limit(|e: &&str| (*e == "429").then(|| Duration::from_secs(120)))
+            .clock(&clock)
+            .run_with_fallback(
+                |a| Err::<(), _>(if a.number() == 1 { "503" } else { "429" }),
+                Some(|_| Ok(())),
+            );
+    });
+    let lines = recorder.0.lock().unwrap().clone();
+    assert_eq!(
+        lines,
+        [
+            "WARN attempt.failed attempt=1 kind=Operation retryable=true error=\"503\"",
+            "INFO retry.scheduled attempt=1 delay_ms=250 source=Backoff",
+            "WARN attempt.failed attempt=2 kind=Operation retryable=true error=\"429\"",
+            "WARN rate_limit.wait_exceeded attempt=2 hint_ms=120000 waited_ms=0 max_wait_ms=60000",
+            "INFO fallback.used attempt=3 ok=true",
+        ]
+    );
+}
