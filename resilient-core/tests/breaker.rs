@@ -1,0 +1,193 @@
+//! The circuit breaker as operations see it, on a `FakeClock`.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use resilient_core::{
+    Backoff, CircuitBreaker, CircuitOpen, CircuitState, FailureKind, FakeClock, Operation,
+    StopReason,
+};
+
+#[derive(Debug, PartialEq, Clone)]
+enum Error {
+    Down,
+    Rejected,
+    NotFound,
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self:?}")
+    }
+}
+
+impl From<CircuitOpen> for Error {
+    fn from(_: CircuitOpen) -> Self {
+        Error::Rejected
+    }
+}
+
+fn breaker() -> CircuitBreaker {
+    CircuitBreaker::builder()
+        .failure_threshold(3)
+        .break_duration(Duration::from_secs(30))
+        .build()
+        .unwrap()
+}
+
+/// One single-attempt call through `breaker`, counting body runs in `runs`.
+fn call(
+    breaker: &CircuitBreaker,
+    clock: &FakeClock,
+    runs: &AtomicU32,
+    result: Result<u32, Error>,
+) -> resilient_core::Outcome<u32, Error> {
+    Operation::new()
+        .retry_if(|e: &Error| *e != Error::NotFound)
+        .circuit_breaker(breaker)
+        .clock(clock)
+        .run(|_| {
+            runs.fetch_add(1, Ordering::SeqCst);
+            result.clone()
+        })
+}
+
+#[test]
+fn opens_at_the_threshold_and_rejects_without_running_the_body() {
+    let (breaker, clock, runs) = (breaker(), FakeClock::new(), AtomicU32::new(0));
+    for _ in 0..2 {
+        let _ = call(&breaker, &clock, &runs, Err(Error::Down));
+        assert_eq!(breaker.state(clock.now()), CircuitState::Closed);
+    }
+    let _ = call(&breaker, &clock, &runs, Err(Error::Down));
+    assert_eq!(breaker.state(clock.now()), CircuitState::Open);
+    assert_eq!(runs.load(Ordering::SeqCst), 3);
+
+    let outcome = call(&breaker, &clock, &runs, Ok(1));
+    assert_eq!(runs.load(Ordering::SeqCst), 3, "the body did not run");
+    assert_eq!(outcome.result(), &Err(Error::Rejected));
+    let record = &outcome.report().attempts()[0];
+    assert_eq!(record.error().unwrap().kind(), FailureKind::CircuitOpen);
+    assert_eq!(outcome.report().stop_reason(), StopReason::CircuitOpen);
+}
+
+#[test]
+fn non_retryable_errors_do_not_open_it() {
+    let (breaker, clock, runs) = (breaker(), FakeClock::new(), AtomicU32::new(0));
+    for _ in 0..10 {
+        let _ = call(&breaker, &clock, &runs, Err(Error::NotFound));
+    }
+    assert_eq!(breaker.state(clock.now()), CircuitState::Closed);
+}
+
+#[test]
+fn half_opens_after_the_break_and_closes_on_success() {
+    let (breaker, clock, runs) = (breaker(), FakeClock::new(), AtomicU32::new(0));
+    for _ in 0..3 {
+        let _ = call(&breaker, &clock, &runs, Err(Error::Down));
+    }
+    clock.advance(Duration::from_secs(29));
+    assert_eq!(breaker.state(clock.now()), CircuitState::Open);
+    clock.advance(Duration::from_secs(1));
+    assert_eq!(breaker.state(clock.now()), CircuitState::HalfOpen);
+    let outcome = call(&breaker, &clock, &runs, Ok(7));
+    assert_eq!(outcome.into_result(), Ok(7));
+    assert_eq!(breaker.state(clock.now()), CircuitState::Closed);
+}
+
+#[test]
+fn a_failed_probe_reopens_for_a_new_break() {
+    let (breaker, clock, runs) = (breaker(), FakeClock::new(), AtomicU32::new(0));
+    for _ in 0..3 {
+        let _ = call(&breaker, &clock, &runs, Err(Error::Down));
+    }
+    clock.advance(Duration::from_secs(30));
+    let _ = call(&breaker, &clock, &runs, Err(Error::Down));
+    assert_eq!(runs.load(Ordering::SeqCst), 4, "the probe ran");
+    assert_eq!(breaker.state(clock.now()), CircuitState::Open);
+    clock.advance(Duration::from_secs(29));
+    assert_eq!(
+        breaker.state(clock.now()),
+        CircuitState::Open,
+        "the break restarted"
+    );
+    clock.advance(Duration::from_secs(1));
+    assert_eq!(breaker.state(clock.now()), CircuitState::HalfOpen);
+}
+
+#[test]
+fn retries_wait_out_a_rejection_with_backoff() {
+    let (breaker, clock) = (breaker(), FakeClock::new());
+    let runs = AtomicU32::new(0);
+    for _ in 0..3 {
+        let _ = call(&breaker, &clock, &runs, Err(Error::Down));
+    }
+    let outcome = Operation::new()
+        .max_attempts(3)
+        .backoff(Backoff::constant(Duration::from_secs(20)))
+        .circuit_breaker(&breaker)
+        .clock(&clock)
+        .run(|_| Ok::<_, Error>(runs.fetch_add(1, Ordering::SeqCst)));
+    // Rejected at 0 s and 20 s; the break ends at 30 s; the probe at 40 s runs.
+    let kinds: Vec<_> = outcome
+        .report()
+        .attempts()
+        .iter()
+        .map(|r| r.error().map(|e| e.kind()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            Some(FailureKind::CircuitOpen),
+            Some(FailureKind::CircuitOpen),
+            None
+        ]
+    );
+    assert_eq!(clock.slept(), [Duration::from_secs(20); 2]);
+    assert_eq!(outcome.into_result(), Ok(3));
+}
+
+#[test]
+fn two_threads_hammering_lose_no_call() {
+    let breaker = CircuitBreaker::builder()
+        .failure_threshold(4)
+        .break_duration(Duration::from_millis(5))
+        .half_open_probes(2)
+        .build()
+        .unwrap();
+    let clock = FakeClock::new();
+    let (ran, rejected) = (AtomicU32::new(0), AtomicU32::new(0));
+    const CALLS: u32 = 20_000;
+    std::thread::scope(|s| {
+        for thread in 0..2u32 {
+            let (breaker, clock, ran, rejected) = (&breaker, &clock, &ran, &rejected);
+            s.spawn(move || {
+                for i in 0..CALLS {
+                    clock.advance(Duration::from_micros(50));
+                    let fails = (i / 8 + thread) % 3 == 0; // bursts of 8 failures
+                    let outcome =
+                        Operation::new()
+                            .circuit_breaker(breaker)
+                            .clock(clock)
+                            .run(|_| {
+                                ran.fetch_add(1, Ordering::Relaxed);
+                                if fails { Err(Error::Down) } else { Ok(i) }
+                            });
+                    if outcome.result() == &Err(Error::Rejected) {
+                        rejected.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+    let (ran, rejected) = (ran.into_inner(), rejected.into_inner());
+    assert_eq!(
+        ran + rejected,
+        2 * CALLS,
+        "every call either ran or was rejected"
+    );
+    assert!(
+        ran > 0 && rejected > 0,
+        "both paths were exercised: ran {ran}, rejected {rejected}"
+    );
+}
