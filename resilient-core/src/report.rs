@@ -420,11 +420,11 @@ impl<T, E> Outcome<T, E> {
 }
 
 impl fmt::Display for ExecutionReport {
-    /// A table, one line per attempt.
+    /// A table, one line per attempt, then a summary line.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{:>3}  {:<8}  {:>10}  {:>10}  {:<18}  {:<9}  error",
+            "{:>3}  {:<8}  {:>9}  {:>9}  {:<22}  {:<9}  error",
             "#", "kind", "started", "took", "delay before", "retryable"
         )?;
         for r in self.attempts() {
@@ -439,7 +439,7 @@ impl fmt::Display for ExecutionReport {
                         DelaySource::Backoff => "backoff",
                         DelaySource::RetryAfter => "retry-after",
                     };
-                    format!("{:?} ({source})", d.duration)
+                    format!("{} ({source})", Short(d.duration))
                 },
             );
             let (retryable, error) = r.error.as_ref().map_or(("-", "-"), |e| {
@@ -447,24 +447,86 @@ impl fmt::Display for ExecutionReport {
             });
             writeln!(
                 f,
-                "{:>3}  {:<8}  {:>10}  {:>10}  {:<18}  {:<9}  {}",
+                "{:>3}  {:<8}  {:>9}  {:>9}  {:<22}  {:<9}  {}",
                 r.number,
                 kind,
-                format!("{:?}", r.started_at),
-                format!("{:?}", r.elapsed),
+                Short(r.started_at).to_string(),
+                Short(r.elapsed).to_string(),
                 delay,
                 retryable,
                 error
             )?;
         }
+        let retries = self.retry_count();
         write!(
             f,
-            "{} attempt(s), {} retr{}, {:?}, stopped: {}",
+            "{} attempt(s), {retries} retr{}, {}, stopped: {}{}",
             self.attempt_count(),
-            self.retry_count(),
-            if self.retry_count() == 1 { "y" } else { "ies" },
-            self.elapsed,
-            self.stop_reason
+            if retries == 1 { "y" } else { "ies" },
+            Short(self.elapsed),
+            self.stop_reason,
+            if self.fallback_used() { ", fallback used" } else { "" }
         )
+    }
+}
+
+/// A duration rounded for people: `850µs`, `201.7ms`, `1.250s`.
+struct Short(Duration);
+
+impl fmt::Display for Short {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = self.0;
+        if d.is_zero() {
+            f.write_str("0s")
+        } else if d < Duration::from_millis(1) {
+            write!(f, "{}µs", d.as_micros())
+        } else if d < Duration::from_secs(1) {
+            write!(f, "{:.1}ms", d.as_secs_f64() * 1e3)
+        } else {
+            write!(f, "{:.3}s", d.as_secs_f64())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(number: u32, delay: Option<Delay>, error: Option<ExecutionError>) -> AttemptRecord {
+        AttemptRecord {
+            number,
+            started_at: Duration::from_millis(u64::from(number) * 100),
+            elapsed: Duration::from_micros(1500),
+            delay_before: delay,
+            error,
+            ..AttemptRecord::EMPTY
+        }
+    }
+
+    #[test]
+    fn the_log_moves_to_the_heap_past_its_inline_slots_in_order() {
+        let mut report = ExecutionReport::new();
+        for n in 1..=5 {
+            report.push(record(n, None, None));
+            let numbers: Vec<_> = report.attempts().iter().map(|r| r.number).collect();
+            assert_eq!(numbers, (1..=n).collect::<Vec<_>>());
+        }
+        report.last_mut().unwrap().number = 9;
+        assert_eq!(report.attempts()[4].number, 9);
+    }
+
+    #[test]
+    fn display_is_a_table_with_a_summary() {
+        let mut report = ExecutionReport::new();
+        let busy = ExecutionError::new(FailureKind::Operation, true, "busy".into());
+        report.push(record(1, None, Some(busy)));
+        report.push(record(2, Some(Delay::new(Duration::from_millis(250), DelaySource::RetryAfter)), None));
+        report.finish(Duration::from_secs(2), StopReason::Succeeded);
+        let text = report.to_string();
+        let lines: Vec<_> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert!(lines[1].contains("100.0ms") && lines[1].contains("1.5ms") && lines[1].ends_with("yes        busy"), "{text}");
+        assert!(lines[2].contains("250.0ms (retry-after)"), "{text}");
+        assert_eq!(lines[3], "2 attempt(s), 1 retry, 2.000s, stopped: succeeded");
     }
 }
