@@ -605,15 +605,13 @@ where
             deadline: self.deadline(started_at),
             fallback: false,
         };
-        self.report.push(AttemptRecord {
-            number: attempt.number,
-            kind: AttemptKind::Primary,
+        self.report.push(AttemptRecord::begin(
+            attempt.number,
+            AttemptKind::Primary,
             started_at,
-            elapsed: Duration::ZERO,
-            deadline: attempt.deadline,
-            delay_before: self.pending.take(),
-            error: None,
-        });
+            attempt.deadline,
+            self.pending.take(),
+        ));
         let mut permit = None;
         if let Some((breaker, circuit_open)) = self.op.common.breaker {
             match breaker.try_acquire(now) {
@@ -629,10 +627,11 @@ where
 
     fn settle(&mut self, result: Result<T, Failure<E>>, permit: Option<Permit<'b>>) {
         let now = self.now();
-        let record = self.report.last_mut().expect("begin pushed a record");
-        record.elapsed = now
-            .saturating_duration_since(self.start)
-            .saturating_sub(record.started_at);
+        let end = self.elapsed_at(now);
+        self.report
+            .last_mut()
+            .expect("begin pushed a record")
+            .end_at(end);
         let result = match result {
             Ok(value) if self.op.validate.is_valid(&value) => Ok(value),
             Ok(_) => {
@@ -678,10 +677,8 @@ where
         };
         let message = self.describe(&error);
         let record = self.report.last_mut().expect("begin pushed a record");
-        let number = record.number;
-        let recorded = record
-            .error
-            .insert(ExecutionError::new(kind, retryable, message));
+        let number = record.number();
+        let recorded = record.set_error(ExecutionError::new(kind, retryable, message));
         if kind == FailureKind::CircuitOpen {
             events::circuit_rejected(number);
         }
@@ -692,10 +689,10 @@ where
             Ok(delay) => {
                 let record = self.report.last_mut().expect("begin pushed a record");
                 let event = RetryEvent {
-                    attempt: record.number,
+                    attempt: record.number(),
                     delay: delay.duration(),
                     source: delay.source(),
-                    error: record.error.as_ref().expect("just recorded"),
+                    error: record.error().expect("just recorded"),
                 };
                 self.op.on_retry.on_retry(&event);
                 events::retry_scheduled(event.attempt, event.delay, event.source);
@@ -793,15 +790,13 @@ where
             deadline: None,
             fallback: true,
         };
-        self.report.push(AttemptRecord {
-            number: attempt.number,
-            kind: AttemptKind::Fallback,
-            started_at: self.elapsed_at(now),
-            elapsed: Duration::ZERO,
-            deadline: None,
-            delay_before: None,
-            error: None,
-        });
+        self.report.push(AttemptRecord::begin(
+            attempt.number,
+            AttemptKind::Fallback,
+            self.elapsed_at(now),
+            None,
+            None,
+        ));
         attempt
     }
 
@@ -811,17 +806,16 @@ where
             Ok(_) => None,
             Err(error) => Some((self.op.classify.is_retryable(error), self.describe(error))),
         };
+        let end = self.elapsed_at(now);
         let record = self
             .report
             .last_mut()
             .expect("begin_fallback pushed a record");
-        record.elapsed = now
-            .saturating_duration_since(self.start)
-            .saturating_sub(record.started_at);
-        record.error = retryable.map(|(retryable, message)| {
-            ExecutionError::new(FailureKind::Operation, retryable, message)
-        });
-        events::fallback_used(record.number, result.is_ok());
+        record.end_at(end);
+        if let Some((retryable, message)) = retryable {
+            record.set_error(ExecutionError::new(FailureKind::Operation, retryable, message));
+        }
+        events::fallback_used(record.number(), result.is_ok());
         self.result = Some(result);
     }
 }

@@ -127,20 +127,79 @@ impl ExecutionError {
     }
 }
 
+/// A duration stored in 8 bytes (nanoseconds, saturating at 584 years), to
+/// keep attempt records small: they are moved with every outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Nanos(u64);
+
+impl Nanos {
+    /// Marks "no value" where a field is optional.
+    const NONE: Nanos = Nanos(u64::MAX);
+
+    fn new(duration: Duration) -> Nanos {
+        // `u64::MAX` is the `NONE` marker: real values stop one below.
+        Nanos(u64::try_from(duration.as_nanos()).map_or(u64::MAX - 1, |n| n.min(u64::MAX - 1)))
+    }
+
+    fn optional(duration: Option<Duration>) -> Nanos {
+        duration.map_or(Nanos::NONE, Nanos::new)
+    }
+
+    fn get(self) -> Duration {
+        Duration::from_nanos(self.0)
+    }
+
+    fn get_optional(self) -> Option<Duration> {
+        (self != Nanos::NONE).then(|| self.get())
+    }
+}
+
 /// One attempt: when it ran, for how long, what it was granted, what
 /// preceded it and how it failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AttemptRecord {
-    pub(crate) number: u32,
-    pub(crate) kind: AttemptKind,
-    pub(crate) started_at: Duration,
-    pub(crate) elapsed: Duration,
-    pub(crate) deadline: Option<Duration>,
-    pub(crate) delay_before: Option<Delay>,
-    pub(crate) error: Option<ExecutionError>,
+    number: u32,
+    kind: AttemptKind,
+    delay_source: Option<DelaySource>,
+    started_at: Nanos,
+    elapsed: Nanos,
+    deadline: Nanos,
+    delay: Nanos,
+    // Boxed: only failures pay for it, and they allocate the message anyway.
+    error: Option<Box<ExecutionError>>,
 }
 
 impl AttemptRecord {
+    /// A record for an attempt starting at `started_at`, not yet finished.
+    pub(crate) fn begin(
+        number: u32,
+        kind: AttemptKind,
+        started_at: Duration,
+        deadline: Option<Duration>,
+        delay_before: Option<Delay>,
+    ) -> AttemptRecord {
+        AttemptRecord {
+            number,
+            kind,
+            delay_source: delay_before.map(|d| d.source),
+            started_at: Nanos::new(started_at),
+            elapsed: Nanos(0),
+            deadline: Nanos::optional(deadline),
+            delay: Nanos::new(delay_before.map_or(Duration::ZERO, |d| d.duration)),
+            error: None,
+        }
+    }
+
+    /// Marks the attempt as ended at `end` (from the operation's start).
+    pub(crate) fn end_at(&mut self, end: Duration) {
+        self.elapsed = Nanos::new(end.saturating_sub(self.started_at.get()));
+    }
+
+    /// Records the attempt's failure.
+    pub(crate) fn set_error(&mut self, error: ExecutionError) -> &ExecutionError {
+        self.error.insert(Box::new(error))
+    }
+
     /// 1-based number among all attempts, the fallback included.
     pub fn number(&self) -> u32 {
         self.number
@@ -153,27 +212,27 @@ impl AttemptRecord {
 
     /// When the attempt started, from the operation's start.
     pub fn started_at(&self) -> Duration {
-        self.started_at
+        self.started_at.get()
     }
 
     /// How long the attempt ran.
     pub fn elapsed(&self) -> Duration {
-        self.elapsed
+        self.elapsed.get()
     }
 
     /// The time granted to the attempt, `min(timeout, budget - elapsed)`.
     pub fn deadline(&self) -> Option<Duration> {
-        self.deadline
+        self.deadline.get_optional()
     }
 
     /// The delay slept right before this attempt, if any.
     pub fn delay_before(&self) -> Option<Delay> {
-        self.delay_before
+        self.delay_source.map(|source| Delay::new(self.delay.get(), source))
     }
 
     /// The attempt's failure, or `None` if it succeeded.
     pub fn error(&self) -> Option<&ExecutionError> {
-        self.error.as_ref()
+        self.error.as_deref()
     }
 }
 
@@ -186,10 +245,11 @@ impl AttemptRecord {
     const EMPTY: AttemptRecord = AttemptRecord {
         number: 0,
         kind: AttemptKind::Primary,
-        started_at: Duration::ZERO,
-        elapsed: Duration::ZERO,
-        deadline: None,
-        delay_before: None,
+        delay_source: None,
+        started_at: Nanos(0),
+        elapsed: Nanos(0),
+        deadline: Nanos::NONE,
+        delay: Nanos(0),
         error: None,
     };
 }
@@ -331,7 +391,7 @@ impl ExecutionReport {
     pub fn delays(&self) -> Vec<Duration> {
         self.attempts()
             .iter()
-            .filter_map(|r| r.delay_before)
+            .filter_map(AttemptRecord::delay_before)
             .chain(self.unattributed_delay)
             .map(|d| d.duration)
             .collect()
@@ -432,7 +492,7 @@ impl fmt::Display for ExecutionReport {
                 AttemptKind::Primary => "primary",
                 AttemptKind::Fallback => "fallback",
             };
-            let delay = r.delay_before.map_or_else(
+            let delay = r.delay_before().map_or_else(
                 || "-".to_owned(),
                 |d| {
                     let source = match d.source {
@@ -442,7 +502,7 @@ impl fmt::Display for ExecutionReport {
                     format!("{} ({source})", Short(d.duration))
                 },
             );
-            let (retryable, error) = r.error.as_ref().map_or(("-", "-"), |e| {
+            let (retryable, error) = r.error().map_or(("-", "-"), |e| {
                 (if e.retryable { "yes" } else { "no" }, e.message.as_str())
             });
             writeln!(
@@ -450,8 +510,8 @@ impl fmt::Display for ExecutionReport {
                 "{:>3}  {:<8}  {:>9}  {:>9}  {:<22}  {:<9}  {}",
                 r.number,
                 kind,
-                Short(r.started_at).to_string(),
-                Short(r.elapsed).to_string(),
+                Short(r.started_at()).to_string(),
+                Short(r.elapsed()).to_string(),
                 delay,
                 retryable,
                 error
@@ -493,14 +553,23 @@ mod tests {
     use super::*;
 
     fn record(number: u32, delay: Option<Delay>, error: Option<ExecutionError>) -> AttemptRecord {
-        AttemptRecord {
-            number,
-            started_at: Duration::from_millis(u64::from(number) * 100),
-            elapsed: Duration::from_micros(1500),
-            delay_before: delay,
-            error,
-            ..AttemptRecord::EMPTY
+        let started_at = Duration::from_millis(u64::from(number) * 100);
+        let mut record = AttemptRecord::begin(number, AttemptKind::Primary, started_at, None, delay);
+        record.end_at(started_at + Duration::from_micros(1500));
+        if let Some(error) = error {
+            record.set_error(error);
         }
+        record
+    }
+
+    #[test]
+    fn records_stay_small_and_saturate() {
+        assert!(std::mem::size_of::<AttemptRecord>() <= 48);
+        let mut record = AttemptRecord::begin(1, AttemptKind::Fallback, Duration::MAX, Some(Duration::MAX), None);
+        record.end_at(Duration::MAX);
+        assert_eq!(record.deadline(), Some(Duration::from_nanos(u64::MAX - 1)));
+        assert_eq!(record.elapsed(), Duration::from_nanos(u64::MAX - 1));
+        assert_eq!(record.delay_before(), None);
     }
 
     #[test]
