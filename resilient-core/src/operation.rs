@@ -813,7 +813,11 @@ where
             .expect("begin_fallback pushed a record");
         record.end_at(end);
         if let Some((retryable, message)) = retryable {
-            record.set_error(ExecutionError::new(FailureKind::Operation, retryable, message));
+            record.set_error(ExecutionError::new(
+                FailureKind::Operation,
+                retryable,
+                message,
+            ));
         }
         events::fallback_used(record.number(), result.is_ok());
         self.result = Some(result);

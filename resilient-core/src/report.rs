@@ -227,7 +227,8 @@ impl AttemptRecord {
 
     /// The delay slept right before this attempt, if any.
     pub fn delay_before(&self) -> Option<Delay> {
-        self.delay_source.map(|source| Delay::new(self.delay.get(), source))
+        self.delay_source
+            .map(|source| Delay::new(self.delay.get(), source))
     }
 
     /// The attempt's failure, or `None` if it succeeded.
@@ -525,7 +526,11 @@ impl fmt::Display for ExecutionReport {
             if retries == 1 { "y" } else { "ies" },
             Short(self.elapsed),
             self.stop_reason,
-            if self.fallback_used() { ", fallback used" } else { "" }
+            if self.fallback_used() {
+                ", fallback used"
+            } else {
+                ""
+            }
         )
     }
 }
@@ -554,7 +559,8 @@ mod tests {
 
     fn record(number: u32, delay: Option<Delay>, error: Option<ExecutionError>) -> AttemptRecord {
         let started_at = Duration::from_millis(u64::from(number) * 100);
-        let mut record = AttemptRecord::begin(number, AttemptKind::Primary, started_at, None, delay);
+        let mut record =
+            AttemptRecord::begin(number, AttemptKind::Primary, started_at, None, delay);
         record.end_at(started_at + Duration::from_micros(1500));
         if let Some(error) = error {
             record.set_error(error);
@@ -565,7 +571,13 @@ mod tests {
     #[test]
     fn records_stay_small_and_saturate() {
         assert!(std::mem::size_of::<AttemptRecord>() <= 48);
-        let mut record = AttemptRecord::begin(1, AttemptKind::Fallback, Duration::MAX, Some(Duration::MAX), None);
+        let mut record = AttemptRecord::begin(
+            1,
+            AttemptKind::Fallback,
+            Duration::MAX,
+            Some(Duration::MAX),
+            None,
+        );
         record.end_at(Duration::MAX);
         assert_eq!(record.deadline(), Some(Duration::from_nanos(u64::MAX - 1)));
         assert_eq!(record.elapsed(), Duration::from_nanos(u64::MAX - 1));
@@ -589,13 +601,28 @@ mod tests {
         let mut report = ExecutionReport::new();
         let busy = ExecutionError::new(FailureKind::Operation, true, "busy".into());
         report.push(record(1, None, Some(busy)));
-        report.push(record(2, Some(Delay::new(Duration::from_millis(250), DelaySource::RetryAfter)), None));
+        report.push(record(
+            2,
+            Some(Delay::new(
+                Duration::from_millis(250),
+                DelaySource::RetryAfter,
+            )),
+            None,
+        ));
         report.finish(Duration::from_secs(2), StopReason::Succeeded);
         let text = report.to_string();
         let lines: Vec<_> = text.lines().collect();
         assert_eq!(lines.len(), 4, "{text}");
-        assert!(lines[1].contains("100.0ms") && lines[1].contains("1.5ms") && lines[1].ends_with("yes        busy"), "{text}");
+        assert!(
+            lines[1].contains("100.0ms")
+                && lines[1].contains("1.5ms")
+                && lines[1].ends_with("yes        busy"),
+            "{text}"
+        );
         assert!(lines[2].contains("250.0ms (retry-after)"), "{text}");
-        assert_eq!(lines[3], "2 attempt(s), 1 retry, 2.000s, stopped: succeeded");
+        assert_eq!(
+            lines[3],
+            "2 attempt(s), 1 retry, 2.000s, stopped: succeeded"
+        );
     }
 }
