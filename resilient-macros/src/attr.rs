@@ -1,0 +1,574 @@
+//! Parses the attribute's arguments, `#[resilient(key = value, …)]`, into
+//! [`Options`]: one slot per option, each set at most once and keeping the
+//! span of its key so that later errors and generated calls point at it.
+//!
+//! Only the shape of each value is checked here; combinations are checked in
+//! `valid.rs`.
+
+use proc_macro2::{Span, TokenStream};
+use syn::ext::IdentExt;
+use syn::parse::{ParseStream, Parser};
+use syn::{Error, Expr, ExprArray, ExprPath, Ident, Lit, LitStr, Path, Token, UnOp};
+
+use crate::duration::{self, Nanos};
+use crate::errors::Errors;
+use crate::suggest;
+
+/// Every option the attribute understands, in the order of the docs.
+pub(crate) const OPTIONS: &[&str] = &[
+    "retries",
+    "retry_on",
+    "retry_if",
+    "backoff",
+    "retry",
+    "timeout",
+    "budget",
+    "max_elapsed",
+    "min_retries",
+    "rate_limit",
+    "max_rate_limit_wait",
+    "circuit_breaker",
+    "validate",
+    "fallback",
+    "clock",
+    "on_retry",
+    "crate",
+];
+
+const EXPONENTIAL_ARGS: &[&str] = &["base", "max", "multiplier", "jitter"];
+
+/// An option's value together with the key it was written under.
+pub(crate) struct Opt<T> {
+    pub(crate) key: Ident,
+    pub(crate) value: T,
+}
+
+impl<T> Opt<T> {
+    pub(crate) fn span(&self) -> Span {
+        self.key.span()
+    }
+}
+
+/// An integer literal option (`retries`, `min_retries`).
+pub(crate) struct Count {
+    pub(crate) value: u32,
+    pub(crate) expr: Expr,
+}
+
+/// A duration: a literal read at expansion time, or an expression of type
+/// `Duration` evaluated at run time.
+pub(crate) enum Dur {
+    Literal { nanos: Nanos, lit: LitStr },
+    Expr(Expr),
+}
+
+/// `retry_on = [A, B::C]`.
+pub(crate) struct RetryOn {
+    pub(crate) variants: Vec<Path>,
+}
+
+pub(crate) enum BackoffSpec {
+    None,
+    Constant(Dur),
+    Exponential(Box<Exponential>),
+    Expr(Expr),
+}
+
+/// `exponential(base = …, max = …, multiplier = …, jitter = …)`; `None` means
+/// the default.
+#[derive(Default)]
+pub(crate) struct Exponential {
+    pub(crate) base: Option<Dur>,
+    pub(crate) max: Option<Dur>,
+    pub(crate) multiplier: Option<Multiplier>,
+    pub(crate) jitter: Option<Opt<Jitter>>,
+}
+
+pub(crate) const DEFAULT_BASE: Nanos = Nanos::from_millis(100);
+pub(crate) const DEFAULT_MAX: Nanos = Nanos::from_millis(10_000);
+
+pub(crate) enum Multiplier {
+    /// Checked to be finite and at least 1.
+    Literal(f64),
+    Expr(Expr),
+}
+
+#[derive(Clone, Copy)]
+pub(crate) enum Jitter {
+    Full,
+    Equal,
+    None,
+}
+
+/// The options of one attribute. A slot is `None` when the option is absent
+/// or its value was rejected; [`Options::key`] tells the two apart.
+#[derive(Default)]
+pub(crate) struct Options {
+    keys: Vec<Ident>,
+    pub(crate) retries: Option<Opt<Count>>,
+    pub(crate) retry_on: Option<Opt<RetryOn>>,
+    pub(crate) retry_if: Option<Opt<Expr>>,
+    pub(crate) backoff: Option<Opt<BackoffSpec>>,
+    pub(crate) retry: Option<Opt<Expr>>,
+    pub(crate) timeout: Option<Opt<Dur>>,
+    pub(crate) budget: Option<Opt<Dur>>,
+    pub(crate) max_elapsed: Option<Opt<Dur>>,
+    pub(crate) min_retries: Option<Opt<Count>>,
+    pub(crate) rate_limit: Option<Opt<Expr>>,
+    pub(crate) max_rate_limit_wait: Option<Opt<Dur>>,
+    pub(crate) circuit_breaker: Option<Opt<Expr>>,
+    pub(crate) validate: Option<Opt<Expr>>,
+    pub(crate) fallback: Option<Opt<ExprPath>>,
+    pub(crate) clock: Option<Opt<Expr>>,
+    pub(crate) on_retry: Option<Opt<Expr>>,
+    pub(crate) krate: Option<Opt<Path>>,
+}
+
+impl Options {
+    /// The key of option `name` if it was written, even with a bad value.
+    pub(crate) fn key(&self, name: &str) -> Option<&Ident> {
+        self.keys.iter().find(|key| *key == name)
+    }
+
+    /// Where option `name` came in the attribute, counting from 0.
+    pub(crate) fn position(&self, name: &str) -> Option<usize> {
+        self.keys.iter().position(|key| key == name)
+    }
+}
+
+/// Reads the attribute's tokens. Never fails as a whole: each bad option is
+/// reported and skipped, so that every mistake shows up in one build.
+pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Options {
+    let mut options = Options::default();
+    let parser = |input: ParseStream| -> syn::Result<()> {
+        while !input.is_empty() {
+            if let Err(error) = parse_option(input, &mut options, errors) {
+                errors.push(error);
+                skip_to_comma(input)?;
+            }
+            if input.is_empty() {
+                break;
+            }
+            if let Err(error) = input.parse::<Token![,]>() {
+                errors.push(Error::new(
+                    error.span(),
+                    "expected `,` between options, as in `retries = 3, timeout = \"1s\"`",
+                ));
+                skip_to_comma(input)?;
+                let _: Option<Token![,]> = input.parse()?;
+            }
+        }
+        Ok(())
+    };
+    if let Err(error) = parser.parse2(tokens) {
+        errors.push(error);
+    }
+    options
+}
+
+/// Moves past everything up to (not including) the next top-level comma.
+fn skip_to_comma(input: ParseStream) -> syn::Result<()> {
+    input.step(|cursor| {
+        let mut rest = *cursor;
+        while let Some((tree, next)) = rest.token_tree() {
+            if matches!(&tree, proc_macro2::TokenTree::Punct(p) if p.as_char() == ',') {
+                break;
+            }
+            rest = next;
+        }
+        Ok(((), rest))
+    })
+}
+
+fn parse_option(input: ParseStream, options: &mut Options, errors: &mut Errors) -> syn::Result<()> {
+    let key = input
+        .call(Ident::parse_any)
+        .map_err(|error| Error::new(error.span(), "expected an option, as in `retries = 3`"))?;
+    let key = key.unraw();
+    let name = key.to_string();
+    if !OPTIONS.contains(&name.as_str()) {
+        return Err(unknown_option(&key, &name));
+    }
+    if !input.peek(Token![=]) {
+        return Err(Error::new(
+            key.span(),
+            format!("`{name}` needs a value: `{name} = {}`", example(&name)),
+        ));
+    }
+    input.parse::<Token![=]>()?;
+    let value: Expr = input.parse()?;
+    if options.key(&name).is_some() {
+        errors.push(Error::new(
+            key.span(),
+            format!("`{name}` is given twice: keep only one"),
+        ));
+        return Ok(());
+    }
+    options.keys.push(key.clone());
+    match name.as_str() {
+        "retries" => options.retries = errors.ok(count(&name, value)).map(keyed(&key)),
+        "retry_on" => options.retry_on = errors.ok(retry_on(value)).map(keyed(&key)),
+        "retry_if" => options.retry_if = Some(keyed(&key)(value)),
+        "backoff" => options.backoff = errors.ok(backoff(value)).map(keyed(&key)),
+        "retry" => options.retry = Some(keyed(&key)(value)),
+        "timeout" => options.timeout = errors.ok(dur(&name, value)).map(keyed(&key)),
+        "budget" => options.budget = errors.ok(dur(&name, value)).map(keyed(&key)),
+        "max_elapsed" => options.max_elapsed = errors.ok(dur(&name, value)).map(keyed(&key)),
+        "min_retries" => options.min_retries = errors.ok(count(&name, value)).map(keyed(&key)),
+        "rate_limit" => options.rate_limit = Some(keyed(&key)(value)),
+        "max_rate_limit_wait" => {
+            options.max_rate_limit_wait = errors.ok(dur(&name, value)).map(keyed(&key));
+        }
+        "circuit_breaker" => options.circuit_breaker = Some(keyed(&key)(value)),
+        "validate" => options.validate = Some(keyed(&key)(value)),
+        "fallback" => options.fallback = errors.ok(fallback(value)).map(keyed(&key)),
+        "clock" => options.clock = Some(keyed(&key)(value)),
+        "on_retry" => options.on_retry = Some(keyed(&key)(value)),
+        _ => options.krate = errors.ok(crate_path(value)).map(keyed(&key)),
+    }
+    Ok(())
+}
+
+/// Wraps a value with the key it was given under.
+fn keyed<T>(key: &Ident) -> impl FnOnce(T) -> Opt<T> + '_ {
+    move |value| Opt {
+        key: key.clone(),
+        value,
+    }
+}
+
+fn example(name: &str) -> &'static str {
+    match name {
+        "retries" => "3",
+        "min_retries" => "1",
+        "retry_on" => "[Timeout, Transient]",
+        "retry_if" => "|e| e.is_transient()",
+        "backoff" => "exponential(base = \"100ms\", max = \"10s\")",
+        "retry" => "POLICY",
+        "timeout" => "\"2s\"",
+        "budget" => "\"30s\"",
+        "max_elapsed" => "\"10s\"",
+        "max_rate_limit_wait" => "\"60s\"",
+        "rate_limit" => "|e| e.retry_after()",
+        "circuit_breaker" => "&BREAKER",
+        "validate" => "is_complete",
+        "fallback" => "cached",
+        "clock" => "clock.clone()",
+        "on_retry" => "|event| log(event)",
+        _ => "\"my_crate::resilient\"",
+    }
+}
+
+fn unknown_option(key: &Ident, name: &str) -> Error {
+    let hint = match name {
+        "max_attempts" | "attempts" | "max_tries" | "tries" => {
+            "; write `retries = N`, the retries after the first attempt (`max_attempts` is N + 1)"
+                .to_owned()
+        }
+        "max_retries" | "retry_count" | "num_retries" => "; did you mean `retries`?".to_owned(),
+        "base" | "max" | "multiplier" | "jitter" | "delay" => format!(
+            "; `{name}` goes inside `backoff`, as in `backoff = exponential(base = \"100ms\", max = \"10s\", multiplier = 2.0, jitter = full)`"
+        ),
+        _ => match suggest::closest(name, OPTIONS) {
+            Some(close) => format!("; did you mean `{close}`?"),
+            None => String::new(),
+        },
+    };
+    Error::new(
+        key.span(),
+        format!(
+            "unknown option `{name}`{hint}\nthe options are: {}",
+            OPTIONS.join(", ")
+        ),
+    )
+}
+
+/// Looks through the invisible groups of `macro_rules!` fragments and
+/// parentheses.
+pub(crate) fn peel(mut expr: &Expr) -> &Expr {
+    loop {
+        match expr {
+            Expr::Group(group) => expr = &group.expr,
+            Expr::Paren(paren) => expr = &paren.expr,
+            _ => return expr,
+        }
+    }
+}
+
+fn count(name: &str, value: Expr) -> syn::Result<Count> {
+    let example = example(name);
+    let wrong = |message: String| Err(Error::new_spanned(&value, message));
+    match peel(&value) {
+        Expr::Lit(lit) => match &lit.lit {
+            Lit::Int(int) => match int.base10_parse::<u32>() {
+                Ok(n) if name == "retries" && n == u32::MAX => wrong(format!(
+                    "`retries = {n}` is too many: the attempts ({n} + 1) must fit a `u32`"
+                )),
+                Ok(n) => Ok(Count {
+                    value: n,
+                    expr: value,
+                }),
+                Err(_) => wrong(format!(
+                    "`{name}` must fit a `u32`: write a smaller count, like `{name} = {example}`"
+                )),
+            },
+            Lit::Bool(_) => wrong(format!(
+                "`{name}` is a count, not a bool: write a number, like `{name} = {example}`"
+            )),
+            Lit::Str(_) => wrong(format!(
+                "`{name}` is a count, not a string: write the number without quotes, like `{name} = {example}`"
+            )),
+            Lit::Float(_) => wrong(format!(
+                "`{name}` is a whole count: write an integer, like `{name} = {example}`"
+            )),
+            _ => wrong(format!(
+                "`{name}` takes an integer literal, like `{name} = {example}`"
+            )),
+        },
+        Expr::Unary(unary) if matches!(unary.op, UnOp::Neg(_)) => wrong(format!(
+            "`{name}` can't be negative: write `{name} = 0` for none, or a positive count like `{name} = {example}`"
+        )),
+        _ => wrong(format!(
+            "`{name}` takes an integer literal, like `{name} = {example}`; for a count known only at run time, build a `RetryPolicy` and pass it as `retry = POLICY`"
+        )),
+    }
+}
+
+fn retry_on(value: Expr) -> syn::Result<RetryOn> {
+    let Expr::Array(ExprArray { elems, .. }) = peel(&value) else {
+        return Err(Error::new_spanned(
+            &value,
+            "`retry_on` takes a list of variants in brackets: `retry_on = [Timeout, Transient]`",
+        ));
+    };
+    if elems.is_empty() {
+        return Err(Error::new_spanned(
+            &value,
+            "`retry_on = []` would retry nothing: name at least one variant, as in `retry_on = [Timeout]`, or remove `retry_on` to retry every error",
+        ));
+    }
+    let mut errors = Errors::default();
+    let mut variants = Vec::new();
+    for elem in elems {
+        match peel(elem) {
+            Expr::Path(path) if path.qself.is_none() && path.attrs.is_empty() => {
+                variants.push(path.path.clone());
+            }
+            other => errors.push(Error::new_spanned(
+                other,
+                "each entry of `retry_on` is an enum variant, by name (`Timeout`) or by path (`MyError::Timeout`); its fields are matched whatever they hold",
+            )),
+        }
+    }
+    errors.into_result().map(|()| RetryOn { variants })
+}
+
+fn dur(name: &str, value: Expr) -> syn::Result<Dur> {
+    match peel(&value) {
+        Expr::Lit(lit) => match &lit.lit {
+            Lit::Str(text) => match duration::parse(&text.value()) {
+                Ok(nanos) => Ok(Dur::Literal {
+                    nanos,
+                    lit: text.clone(),
+                }),
+                Err(reason) => Err(Error::new(
+                    text.span(),
+                    format!(
+                        "`{name}`: \"{}\" is not a duration: {reason}; {}",
+                        text.value(),
+                        duration::HOW_TO
+                    ),
+                )),
+            },
+            Lit::Int(_) | Lit::Float(_) => {
+                let number = quote::ToTokens::to_token_stream(&lit.lit).to_string();
+                Err(Error::new_spanned(
+                    &value,
+                    format!(
+                        "`{name}` needs a unit: write `{name} = \"{number}s\"` or `{name} = \"{number}ms\"`, or pass a `std::time::Duration`"
+                    ),
+                ))
+            }
+            _ => Err(Error::new_spanned(
+                &value,
+                format!("`{name}` takes a duration: {}", duration::HOW_TO),
+            )),
+        },
+        Expr::Unary(unary) if matches!(unary.op, UnOp::Neg(_)) => Err(Error::new_spanned(
+            &value,
+            format!("`{name}` can't be negative: {}", duration::HOW_TO),
+        )),
+        _ => Ok(Dur::Expr(value)),
+    }
+}
+
+fn single_ident(expr: &Expr) -> Option<&Ident> {
+    match peel(expr) {
+        Expr::Path(path) if path.qself.is_none() && path.attrs.is_empty() => path.path.get_ident(),
+        _ => None,
+    }
+}
+
+fn backoff(value: Expr) -> syn::Result<BackoffSpec> {
+    if let Some(ident) = single_ident(&value) {
+        if ident == "none" {
+            return Ok(BackoffSpec::None);
+        }
+        if ident == "exponential" {
+            return Ok(BackoffSpec::Exponential(Box::default()));
+        }
+        if ident == "constant" {
+            return Err(Error::new_spanned(
+                &value,
+                "`constant` needs its delay: `backoff = constant(\"1s\")`",
+            ));
+        }
+    }
+    let Expr::Call(call) = peel(&value) else {
+        return Ok(BackoffSpec::Expr(value));
+    };
+    let Some(function) = single_ident(&call.func) else {
+        return Ok(BackoffSpec::Expr(value));
+    };
+    if function == "constant" {
+        if call.args.len() != 1 {
+            return Err(Error::new_spanned(
+                call,
+                "`constant` takes one delay: `backoff = constant(\"1s\")`",
+            ));
+        }
+        let delay = call.args.first().cloned().unwrap_or_else(|| value.clone());
+        return dur("constant", delay).map(BackoffSpec::Constant);
+    }
+    if function == "none" && call.args.is_empty() {
+        return Ok(BackoffSpec::None);
+    }
+    if function != "exponential" {
+        return Ok(BackoffSpec::Expr(value));
+    }
+    let mut spec = Exponential::default();
+    let mut seen: Vec<Ident> = Vec::new();
+    let mut errors = Errors::default();
+    for arg in &call.args {
+        let (name, arg_value) = match peel(arg) {
+            Expr::Assign(assign) => match single_ident(&assign.left) {
+                Some(name) => (name.clone(), (*assign.right).clone()),
+                None => {
+                    errors.push(Error::new_spanned(
+                        &assign.left,
+                        "expected `base`, `max`, `multiplier` or `jitter`",
+                    ));
+                    continue;
+                }
+            },
+            other => {
+                errors.push(Error::new_spanned(
+                    other,
+                    "`exponential` takes named arguments: `exponential(base = \"100ms\", max = \"10s\", multiplier = 2.0, jitter = full)`",
+                ));
+                continue;
+            }
+        };
+        let text = name.to_string();
+        if !EXPONENTIAL_ARGS.contains(&text.as_str()) {
+            let hint = suggest::closest(&text, EXPONENTIAL_ARGS)
+                .map(|close| format!("did you mean `{close}`? "))
+                .unwrap_or_default();
+            errors.push(Error::new(
+                name.span(),
+                format!(
+                    "`exponential` has no argument `{text}`; {hint}its arguments are `base`, `max`, `multiplier` and `jitter`"
+                ),
+            ));
+            continue;
+        }
+        if seen.iter().any(|key| *key == text) {
+            errors.push(Error::new(
+                name.span(),
+                format!("`{text}` is given twice: keep only one"),
+            ));
+            continue;
+        }
+        seen.push(name.clone());
+        match text.as_str() {
+            "base" => spec.base = errors.ok(dur("base", arg_value)),
+            "max" => spec.max = errors.ok(dur("max", arg_value)),
+            "multiplier" => spec.multiplier = errors.ok(multiplier(arg_value)),
+            _ => {
+                spec.jitter = errors.ok(jitter(&arg_value)).map(|value| Opt {
+                    key: name.clone(),
+                    value,
+                });
+            }
+        }
+    }
+    errors
+        .into_result()
+        .map(|()| BackoffSpec::Exponential(Box::new(spec)))
+}
+
+fn multiplier(value: Expr) -> syn::Result<Multiplier> {
+    let invalid = |value: &Expr| {
+        Err(Error::new_spanned(
+            value,
+            "`multiplier` must be a finite number of at least 1.0 (below 1 the delays would shrink): write, e.g., `multiplier = 2.0`",
+        ))
+    };
+    match peel(&value) {
+        Expr::Lit(lit) => {
+            let parsed = match &lit.lit {
+                Lit::Float(float) => float.base10_parse::<f64>().ok(),
+                Lit::Int(int) => int.base10_parse::<f64>().ok(),
+                _ => None,
+            };
+            match parsed {
+                Some(number) if number.is_finite() && number >= 1.0 => {
+                    Ok(Multiplier::Literal(number))
+                }
+                _ => invalid(&value),
+            }
+        }
+        Expr::Unary(unary) if matches!(unary.op, UnOp::Neg(_)) => invalid(&value),
+        _ => Ok(Multiplier::Expr(value)),
+    }
+}
+
+fn jitter(value: &Expr) -> syn::Result<Jitter> {
+    match single_ident(value).map(Ident::to_string).as_deref() {
+        Some("full") => Ok(Jitter::Full),
+        Some("equal") => Ok(Jitter::Equal),
+        Some("none") => Ok(Jitter::None),
+        _ => Err(Error::new_spanned(
+            value,
+            "`jitter` is `full`, `equal` or `none`, as in `jitter = full`",
+        )),
+    }
+}
+
+fn fallback(value: Expr) -> syn::Result<ExprPath> {
+    match peel(&value) {
+        Expr::Path(path) if path.attrs.is_empty() => Ok(path.clone()),
+        _ => Err(Error::new_spanned(
+            &value,
+            "`fallback` takes the path of a function to call with this function's arguments, like `fallback = cached` or `fallback = Self::cached`",
+        )),
+    }
+}
+
+fn crate_path(value: Expr) -> syn::Result<Path> {
+    let wrong = |value: &dyn quote::ToTokens| {
+        Error::new_spanned(
+            value,
+            "`crate` takes the path of the `resilient` crate in a string, like `crate = \"my_crate::resilient\"`",
+        )
+    };
+    match peel(&value) {
+        Expr::Lit(lit) => match &lit.lit {
+            Lit::Str(text) => text
+                .parse_with(Path::parse_mod_style)
+                .map_err(|_| wrong(text)),
+            _ => Err(wrong(&value)),
+        },
+        _ => Err(wrong(&value)),
+    }
+}

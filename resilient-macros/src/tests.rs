@@ -1,0 +1,574 @@
+//! Expansion tests: what the attribute generates for a given input, and the
+//! errors it reports, checked on tokens without a compiler.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::expand::expand;
+
+/// The expansion as a string with single spaces, for `contains` checks.
+fn expanded(attr: TokenStream, item: TokenStream) -> String {
+    normalize(&expand(attr, item).to_string())
+}
+
+fn normalize(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn assert_contains(haystack: &str, needle: &str) {
+    let needle = normalize(needle);
+    assert!(
+        haystack.contains(&needle),
+        "expected `{needle}` in:\n{haystack}"
+    );
+}
+
+/// The messages of the `compile_error!`s in an expansion.
+fn errors(attr: TokenStream, item: TokenStream) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut tokens = expand(attr, item).into_iter().peekable();
+    while let Some(token) = tokens.next() {
+        if let proc_macro2::TokenTree::Ident(ident) = &token
+            && ident == "compile_error"
+        {
+            tokens.next();
+            if let Some(proc_macro2::TokenTree::Group(group)) = tokens.next()
+                && let Ok(lit) = syn::parse2::<syn::LitStr>(group.stream())
+            {
+                found.push(lit.value());
+            }
+        }
+    }
+    found
+}
+
+fn error(attr: TokenStream, item: TokenStream) -> String {
+    let all = errors(attr, item);
+    assert_eq!(all.len(), 1, "expected one error, got {all:#?}");
+    all.into_iter().next().unwrap_or_default()
+}
+
+fn async_fn() -> TokenStream {
+    quote! {
+        async fn call(prompt: &str) -> Result<String, ProviderError> {
+            provider(prompt).await
+        }
+    }
+}
+
+fn blocking_fn() -> TokenStream {
+    quote! {
+        fn call(prompt: &str) -> Result<String, ProviderError> {
+            provider(prompt)
+        }
+    }
+}
+
+#[test]
+fn no_options_is_one_attempt_with_a_report() {
+    let out = expanded(quote!(), async_fn());
+    assert_contains(
+        &out,
+        "async fn call (prompt : & str) -> :: resilient :: Outcome < String , ProviderError >",
+    );
+    assert_contains(
+        &out,
+        "let __resilient_op = :: resilient :: __private :: operation :: < Result < String , ProviderError > > () . clock (:: resilient :: __private :: TokioClock) ;",
+    );
+    assert_contains(
+        &out,
+        "let mut __resilient_exec = __resilient_op . start () ;",
+    );
+    assert_contains(&out, "while __resilient_exec . next_async () . await {");
+    assert_contains(
+        &out,
+        "__resilient_exec . attempt_async (async | _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) . await }) . await ;",
+    );
+    assert_contains(&out, "__resilient_exec . finish () }");
+    assert!(!out.contains("max_attempts"));
+    assert!(!out.contains("compile_error"));
+}
+
+#[test]
+fn blocking_fn_uses_the_blocking_loop_and_the_default_clock() {
+    let out = expanded(quote!(retries = 2), blocking_fn());
+    assert_contains(&out, "while __resilient_exec . next_blocking () {");
+    assert_contains(
+        &out,
+        "__resilient_exec . attempt_blocking (| _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) }) ;",
+    );
+    assert_contains(&out, ". max_attempts (3u32)");
+    assert!(!out.contains("clock"));
+    assert!(!out.contains("await"));
+}
+
+#[test]
+fn retries_is_attempts_minus_one() {
+    let out = expanded(quote!(retries = 0), async_fn());
+    assert_contains(&out, ". max_attempts (1u32)");
+    let out = expanded(quote!(retries = 4294967294), async_fn());
+    assert_contains(&out, ". max_attempts (4294967295u32)");
+}
+
+#[test]
+fn bare_variants_resolve_against_the_error_type() {
+    let out = expanded(
+        quote!(
+            retries = 3,
+            retry_on = [Timeout, ProviderError::Transient, other::Kind::Busy]
+        ),
+        quote! {
+            async fn call() -> Result<String, errors::ProviderError<u8>> { todo!() }
+        },
+    );
+    assert_contains(
+        &out,
+        ". retry_if (| __resilient_error : & _ | :: core :: matches ! (__resilient_error , errors :: ProviderError :: Timeout { .. } | ProviderError :: Transient { .. } | other :: Kind :: Busy { .. }))",
+    );
+}
+
+#[test]
+fn bare_variants_need_the_error_type_in_the_signature() {
+    let message = error(
+        quote!(retries = 3, retry_on = [NotFound]),
+        quote!(
+            fn read() -> io::Result<Vec<u8>> {
+                todo!()
+            }
+        ),
+    );
+    assert_eq!(
+        message,
+        "bare variant names need the error type in the signature; write the full path, e.g. `MyError::Timeout`"
+    );
+    let out = expanded(
+        quote!(retries = 3, retry_on = [io::ErrorKind::NotFound]),
+        quote!(
+            fn read() -> io::Result<Vec<u8>> {
+                todo!()
+            }
+        ),
+    );
+    assert_contains(
+        &out,
+        "fn read () -> :: resilient :: __private :: OutcomeOf < io :: Result < Vec < u8 > > >",
+    );
+}
+
+#[test]
+fn exponential_backoff_fills_in_the_defaults() {
+    let out = expanded(
+        quote!(retries = 3, backoff = exponential(base = "250ms")),
+        async_fn(),
+    );
+    assert_contains(
+        &out,
+        ". backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (0u64 , 250000000u32) , :: core :: time :: Duration :: new (10u64 , 0u32)) . multiplier (2.0f64) . jitter (:: resilient :: __private :: Jitter :: Full))",
+    );
+    let out = expanded(
+        quote!(
+            retries = 3,
+            backoff = exponential(max = BIG, multiplier = 3, jitter = equal)
+        ),
+        async_fn(),
+    );
+    assert_contains(&out, "Duration :: new (0u64 , 100000000u32) , BIG)");
+    assert_contains(&out, ". multiplier (3f64)");
+    assert_contains(&out, "Jitter :: Equal");
+}
+
+#[test]
+fn other_backoffs() {
+    let out = expanded(quote!(retries = 1, backoff = none), async_fn());
+    assert_contains(
+        &out,
+        ". backoff (:: resilient :: __private :: Backoff :: none ())",
+    );
+    let out = expanded(quote!(retries = 1, backoff = constant("1s")), async_fn());
+    assert_contains(
+        &out,
+        ". backoff (:: resilient :: __private :: Backoff :: constant (:: core :: time :: Duration :: new (1u64 , 0u32)))",
+    );
+    let out = expanded(
+        quote!(retries = 1, backoff = self.backoff.clone()),
+        async_fn(),
+    );
+    assert_contains(&out, ". backoff (self . backoff . clone ())");
+}
+
+#[test]
+fn every_option_becomes_a_builder_call() {
+    let out = expanded(
+        quote! {
+            retries = 5, retry_if = is_transient, timeout = "2s", budget = self.budget,
+            max_elapsed = "10s", min_retries = 2, rate_limit = retry_after,
+            max_rate_limit_wait = "1m", circuit_breaker = &BREAKER, validate = non_empty,
+            on_retry = log_retry, clock = clock.clone(), crate = "my::runtime"
+        },
+        async_fn(),
+    );
+    for call in [
+        "my :: runtime :: __private :: operation :: < Result < String , ProviderError > > () . clock (clock . clone ())",
+        ". max_attempts (6u32)",
+        ". retry_if (is_transient)",
+        ". timeout (:: core :: time :: Duration :: new (2u64 , 0u32))",
+        ". budget (self . budget) . interrupt_at_deadline ()",
+        ". max_elapsed (:: core :: time :: Duration :: new (10u64 , 0u32))",
+        ". min_retries (2u32)",
+        ". rate_limit (retry_after)",
+        ". max_rate_limit_wait (:: core :: time :: Duration :: new (60u64 , 0u32))",
+        ". circuit_breaker (& BREAKER)",
+        ". validate (non_empty)",
+        ". on_retry (log_retry)",
+        "-> my :: runtime :: Outcome < String , ProviderError >",
+    ] {
+        assert_contains(&out, call);
+    }
+    assert!(!out.contains(":: resilient ::"), "{out}");
+}
+
+#[test]
+fn budget_on_a_blocking_fn_is_not_interrupted() {
+    let out = expanded(quote!(budget = "5s"), blocking_fn());
+    assert_contains(
+        &out,
+        ". budget (:: core :: time :: Duration :: new (5u64 , 0u32)) ;",
+    );
+    assert!(!out.contains("interrupt_at_deadline"));
+}
+
+#[test]
+fn a_whole_policy_is_borrowed_once() {
+    let out = expanded(quote!(retry = POLICY), async_fn());
+    assert_contains(&out, "let __resilient_policy = & (POLICY) ;");
+    assert_contains(&out, ". policy (__resilient_policy)");
+}
+
+#[test]
+fn the_attempt_parameter_leaves_the_signature() {
+    let out = expanded(
+        quote!(retries = 1),
+        quote! {
+            pub async fn call(&self, #[attempt] mut attempt: Attempt, id: u32) -> Result<u32, E> {
+                Ok(attempt.number())
+            }
+        },
+    );
+    assert_contains(
+        &out,
+        "pub async fn call (& self , id : u32) -> :: resilient :: Outcome < u32 , E >",
+    );
+    assert_contains(
+        &out,
+        "attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> Result < u32 , E > { let mut attempt : Attempt = __resilient_attempt ; { Ok (attempt . number ()) } }) . await ;",
+    );
+    assert!(!out.contains("# [attempt]"));
+}
+
+#[test]
+fn fallback_gets_the_receiver_and_the_arguments() {
+    let out = expanded(
+        quote!(retries = 1, fallback = Self::cached),
+        quote! {
+            async fn call(self: Arc<Self>, #[attempt] attempt: Attempt, mut id: u32, name: impl AsRef<str>) -> Result<u32, E> {
+                Ok(id)
+            }
+        },
+    );
+    assert_contains(
+        &out,
+        "if __resilient_exec . needs_fallback () { __resilient_exec . fallback_async (async | _ : :: resilient :: Attempt | -> Result < u32 , E > { Self :: cached (self , id , name) . await }) . await ; }",
+    );
+    let out = expanded(quote!(fallback = cached), blocking_fn());
+    assert_contains(
+        &out,
+        "__resilient_exec . fallback_blocking (| _ : :: resilient :: Attempt | -> Result < String , ProviderError > { cached (prompt) }) ;",
+    );
+}
+
+#[test]
+fn keeps_attributes_visibility_generics_and_inner_attributes() {
+    let out = expanded(
+        quote!(),
+        quote! {
+            #[inline]
+            /// Docs.
+            pub(crate) fn call<T: Clone>(value: T) -> Result<T, E> where T: Send {
+                #![allow(clippy::clone_on_copy)]
+                Ok(value.clone())
+            }
+        },
+    );
+    assert_contains(
+        &out,
+        "# [inline] # [doc = r\" Docs.\"] pub (crate) fn call < T : Clone > (value : T) -> :: resilient :: Outcome < T , E > where T : Send { # ! [allow (clippy :: clone_on_copy)] let __resilient_op",
+    );
+}
+
+#[test]
+fn error_keeps_the_original_function() {
+    let out = expand(
+        quote!(retries = true),
+        quote!(
+            fn call(#[attempt] a: Attempt) -> Result<u8, E> {
+                Ok(1)
+            }
+        ),
+    );
+    let out = normalize(&out.to_string());
+    assert_contains(
+        &out,
+        "fn call (a : Attempt) -> Result < u8 , E > { Ok (1) }",
+    );
+    assert_contains(&out, "compile_error !");
+    assert!(!out.contains("__resilient"));
+}
+
+#[test]
+fn reports_every_error_at_once() {
+    let all = errors(
+        quote!(retries = -1, timout = "1s", backoff = constant("fast")),
+        quote!(
+            fn call() -> u32 {
+                1
+            }
+        ),
+    );
+    assert_eq!(all.len(), 4, "{all:#?}");
+    assert!(all[0].starts_with("`retries` can't be negative"));
+    assert!(all[1].starts_with("unknown option `timout`; did you mean `timeout`?"));
+    assert!(all[2].starts_with("`constant`: \"fast\" is not a duration"));
+    assert!(all[3].starts_with("the return type must be a `Result<T, E>`"));
+}
+
+#[test]
+fn unknown_options_list_the_valid_ones() {
+    let message = error(quote!(colour = 1), blocking_fn());
+    assert_eq!(
+        message,
+        "unknown option `colour`\nthe options are: retries, retry_on, retry_if, backoff, retry, timeout, budget, max_elapsed, min_retries, rate_limit, max_rate_limit_wait, circuit_breaker, validate, fallback, clock, on_retry, crate"
+    );
+    let message = error(quote!(max_attempts = 3), blocking_fn());
+    assert!(message.contains("write `retries = N`"), "{message}");
+}
+
+#[test]
+fn combination_errors() {
+    let cases: &[(TokenStream, &str)] = &[
+        (
+            quote!(retry_on = [A]),
+            "`retry_on` needs `retries`: add `retries = N`",
+        ),
+        (
+            quote!(backoff = none),
+            "`backoff` needs `retries`: add `retries = N`",
+        ),
+        (
+            quote!(retry = P, retries = 1),
+            "`retries` can't be combined with `retry`",
+        ),
+        (
+            quote!(retries = 1, retry_on = [A], retry_if = f),
+            "`retry_if` can't be combined with `retry_on`",
+        ),
+        (
+            quote!(retries = 1, retry_on = []),
+            "`retry_on = []` would retry nothing",
+        ),
+        (
+            quote!(retries = 1, retries = 2),
+            "`retries` is given twice: keep only one",
+        ),
+        (
+            quote!(retries = 1, min_retries = 2),
+            "`min_retries = 2` is more than `retries = 1`",
+        ),
+        (
+            quote!(budget = "1s", max_elapsed = "2s"),
+            "`budget = \"1s\"` is below `max_elapsed = \"2s\"`",
+        ),
+        (
+            quote!(budget = "0s"),
+            "`budget = \"0s\"` leaves no time to run an attempt",
+        ),
+        (
+            quote!(retries = 1, backoff = exponential(multiplier = 0.5)),
+            "`multiplier` must be a finite number of at least 1.0",
+        ),
+        (
+            quote!(retries = 1, backoff = exponential(multiplier = 1e999)),
+            "`multiplier` must be a finite number of at least 1.0",
+        ),
+        (
+            quote!(retries = 1, backoff = exponential(base = "20s")),
+            "the backoff's `base` (\"20s\") is above its `max` (\"10s\" by default)",
+        ),
+        (
+            quote!(retries = 1, backoff = exponential(jiter = full)),
+            "`exponential` has no argument `jiter`; did you mean `jitter`?",
+        ),
+        (quote!(retries = 1.5), "`retries` is a whole count"),
+        (quote!(retries = "3"), "`retries` is a count, not a string"),
+        (quote!(retries = n), "`retries` takes an integer literal"),
+        (quote!(retries), "`retries` needs a value: `retries = 3`"),
+        (
+            quote!(timeout = 5),
+            "`timeout` needs a unit: write `timeout = \"5s\"`",
+        ),
+        (
+            quote!(timeout = "5 sec"),
+            "`timeout`: \"5 sec\" is not a duration: `sec` is not a unit",
+        ),
+        (
+            quote!(crate = resilient),
+            "`crate` takes the path of the `resilient` crate in a string",
+        ),
+        (
+            quote!(retries = 1 timeout = "1s"),
+            "expected `,` between options",
+        ),
+    ];
+    for (attr, expected) in cases {
+        let message = error(attr.clone(), async_fn());
+        assert!(message.starts_with(expected), "{attr}: got {message:?}");
+    }
+}
+
+#[test]
+fn timeout_needs_an_async_fn() {
+    let message = error(quote!(timeout = "1s"), blocking_fn());
+    assert_eq!(
+        message,
+        "a blocking fn can't be interrupted; `timeout` needs an `async fn` (use `budget` for a cap on the whole operation)"
+    );
+}
+
+#[test]
+fn signature_errors() {
+    let cases: &[(TokenStream, &str)] = &[
+        (
+            quote!(
+                struct Config;
+            ),
+            "`#[resilient]` goes on a `fn` or an `async fn` that returns `Result<T, E>`, not on a struct",
+        ),
+        (
+            quote!(
+                const fn f() -> Result<u8, E> {
+                    Ok(1)
+                }
+            ),
+            "`#[resilient]` can't wrap a `const fn`",
+        ),
+        (
+            quote!(
+                extern "C" fn f() -> Result<u8, E> {
+                    Ok(1)
+                }
+            ),
+            "`#[resilient]` can't wrap an `extern` fn",
+        ),
+        (
+            quote!(
+                fn f() {}
+            ),
+            "the return type must be a `Result<T, E>`",
+        ),
+        (
+            quote!(
+                fn f() -> Option<u8> {
+                    None
+                }
+            ),
+            "the return type must be a `Result<T, E>`",
+        ),
+        (
+            quote!(
+                fn f(#[attempt] a: Attempt, #[attempt] b: Attempt) -> Result<u8, E> {
+                    Ok(1)
+                }
+            ),
+            "only one parameter can be `#[attempt]`",
+        ),
+        (
+            quote!(
+                fn f(&self) -> Result<u8, E>;
+            ),
+            "`#[resilient]` needs the function's body",
+        ),
+        (quote!(garbage(tokens)), "`#[resilient]` goes on a `fn`"),
+    ];
+    for (item, expected) in cases {
+        let message = error(quote!(), item.clone());
+        assert!(message.starts_with(expected), "{item}: got {message:?}");
+    }
+}
+
+#[test]
+fn fallback_needs_named_parameters() {
+    let item = quote!(
+        fn f((a, b): (u8, u8)) -> Result<u8, E> {
+            Ok(a + b)
+        }
+    );
+    assert!(errors(quote!(), item.clone()).is_empty());
+    let message = error(quote!(fallback = other), item);
+    assert!(message.starts_with("`fallback` is called with this function's arguments"));
+}
+
+#[test]
+fn garbage_never_panics() {
+    let inputs = [
+        quote!(),
+        quote!(,),
+        quote!(, , ,),
+        quote!(=),
+        quote!(= = 3),
+        quote!(retries =),
+        quote!(retries = , retries = ,),
+        quote!(retry_on = [,]),
+        quote!(backoff = exponential(,)),
+        quote!(backoff = exponential(base =)),
+        quote!(backoff = exponential(1, 2, 3)),
+        quote!(backoff = constant()),
+        quote!(crate = ""),
+        quote!(crate = "::"),
+        quote!(
+            timeout = "",
+            budget = "99999999999999999999999999999999999999999999h"
+        ),
+        quote!(retries = 99999999999999999999999999999999999999),
+        quote!(retries = 4294967295),
+        quote!("string"),
+        quote!(1 2 3),
+        quote!(r#retries = 1),
+        quote!(fallback = 1 + 1),
+    ];
+    let items = [
+        quote!(),
+        quote!(fn),
+        quote!(fn f),
+        quote!(
+            async fn f() -> Result<(), ()> {}
+        ),
+        quote!(
+            fn f(self) -> Result {}
+        ),
+        quote!(
+            fn f() -> Result {}
+        ),
+        quote!(
+            fn f() -> <T as Tr>::Result {}
+        ),
+        quote!(impl X {}),
+        quote!(
+            #[attempt]
+            fn f() -> Result<(), ()> {}
+        ),
+    ];
+    for attr in &inputs {
+        for item in &items {
+            let _ = expand(attr.clone(), item.clone());
+        }
+    }
+}

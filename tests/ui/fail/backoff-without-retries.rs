@@ -1,0 +1,8 @@
+use resilient::resilient;
+
+#[resilient(backoff = constant("1s"))]
+fn fetch() -> Result<u32, String> {
+    Ok(1)
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use resilient::resilient;
+
+#[resilient(budget = "10 sec")]
+fn fetch() -> Result<u32, String> {
+    Ok(1)
+}
+
+fn main() {}

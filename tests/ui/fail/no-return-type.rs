@@ -1,0 +1,6 @@
+use resilient::resilient;
+
+#[resilient(retries = 3)]
+fn fetch() {}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use resilient::resilient;
+
+#[resilient(retry = POLICY, retry_if = |_e: &String| true)]
+fn fetch() -> Result<u32, String> {
+    Ok(1)
+}
+
+fn main() {}
