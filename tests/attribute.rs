@@ -1,0 +1,448 @@
+//! `#[resilient]` end to end: counting, schedules, caps, jitter,
+//! cancellation and panics, on virtual time.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use resilient::{
+    Attempt, AttemptKind, Backoff, DelaySource, FailureKind, FakeClock, Jitter, RetryPolicy,
+    StopReason, TimedOut, resilient,
+};
+
+const fn secs(n: u64) -> Duration {
+    Duration::from_secs(n)
+}
+
+const fn millis(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+enum ProviderError {
+    #[error("timed out")]
+    Timeout,
+    #[error("transient failure {0}")]
+    Transient(u32),
+    #[error("invalid request")]
+    Invalid { field: String },
+}
+
+impl From<TimedOut> for ProviderError {
+    fn from(_: TimedOut) -> Self {
+        ProviderError::Timeout
+    }
+}
+
+// ---- counting -------------------------------------------------------------
+
+#[resilient(retries = 3, backoff = none, clock = clock)]
+fn always_fails(clock: &FakeClock, calls: &AtomicU32) -> Result<(), ProviderError> {
+    calls.fetch_add(1, Ordering::SeqCst);
+    Err(ProviderError::Transient(1))
+}
+
+#[test]
+fn retries_3_makes_4_attempts_and_3_retries() {
+    let (clock, calls) = (FakeClock::new(), AtomicU32::new(0));
+    let outcome = always_fails(&clock, &calls);
+    assert_eq!(calls.load(Ordering::SeqCst), 4);
+    assert_eq!(outcome.report().attempt_count(), 4);
+    assert_eq!(outcome.report().retry_count(), 3);
+    assert_eq!(
+        outcome.report().stop_reason(),
+        StopReason::AttemptsExhausted
+    );
+}
+
+#[resilient(retries = 0)]
+fn retries_zero(calls: &AtomicU32) -> Result<(), ProviderError> {
+    calls.fetch_add(1, Ordering::SeqCst);
+    Err(ProviderError::Transient(0))
+}
+
+#[resilient]
+fn no_options(calls: &AtomicU32) -> Result<(), ProviderError> {
+    calls.fetch_add(1, Ordering::SeqCst);
+    Err(ProviderError::Transient(0))
+}
+
+#[test]
+fn retries_0_and_no_retry_option_make_one_attempt() {
+    for outcome in [
+        retries_zero(&AtomicU32::new(0)),
+        no_options(&AtomicU32::new(0)),
+    ] {
+        assert_eq!(outcome.report().attempt_count(), 1);
+        assert_eq!(outcome.report().retry_count(), 0);
+        assert_eq!(
+            outcome.report().stop_reason(),
+            StopReason::AttemptsExhausted
+        );
+        let flags: Vec<_> = outcome
+            .report()
+            .attempts()
+            .iter()
+            .map(|r| r.error().unwrap().retryable())
+            .collect();
+        assert_eq!(flags, [true]);
+    }
+}
+
+fn cached(_clock: &FakeClock, calls: &AtomicU32) -> Result<String, ProviderError> {
+    calls.fetch_add(100, Ordering::SeqCst);
+    Ok("cached".into())
+}
+
+#[resilient(retries = 2, retry_on = [Transient], backoff = none, clock = clock, fallback = cached)]
+fn with_fallback(clock: &FakeClock, calls: &AtomicU32) -> Result<String, ProviderError> {
+    calls.fetch_add(1, Ordering::SeqCst);
+    Err(ProviderError::Transient(calls.load(Ordering::SeqCst)))
+}
+
+#[test]
+fn fallback_is_an_attempt_never_a_retry() {
+    let (clock, calls) = (FakeClock::new(), AtomicU32::new(0));
+    let outcome = with_fallback(&clock, &calls);
+    assert_eq!(calls.load(Ordering::SeqCst), 103);
+    let report = outcome.report();
+    assert_eq!(report.attempt_count(), 4);
+    assert_eq!(report.retry_count(), 2);
+    assert!(report.fallback_used());
+    let kinds: Vec<_> = report.attempts().iter().map(|r| r.kind()).collect();
+    use AttemptKind::{Fallback, Primary};
+    assert_eq!(kinds, [Primary, Primary, Primary, Fallback]);
+    assert_eq!(outcome.into_result().unwrap(), "cached");
+}
+
+#[resilient(retries = 3, retry_on = [Timeout, Transient], backoff = none)]
+fn classified(#[attempt] attempt: Attempt) -> Result<(), ProviderError> {
+    match attempt.number() {
+        1 => Err(ProviderError::Transient(1)),
+        2 => Err(ProviderError::Timeout),
+        _ => Err(ProviderError::Invalid {
+            field: "prompt".into(),
+        }),
+    }
+}
+
+#[test]
+fn each_failure_records_its_retryable_flag_final_one_included() {
+    let outcome = classified();
+    let flags: Vec<_> = outcome
+        .report()
+        .attempts()
+        .iter()
+        .map(|r| r.error().unwrap().retryable())
+        .collect();
+    assert_eq!(flags, [true, true, false]);
+    assert_eq!(outcome.report().stop_reason(), StopReason::NotRetryable);
+    assert_eq!(outcome.report().retry_count(), 2);
+}
+
+// ---- schedule -------------------------------------------------------------
+
+#[resilient(retries = 4, backoff = exponential(base = "1s", max = "1h", multiplier = 2.0, jitter = none), clock = clock)]
+fn five_failures(clock: &FakeClock) -> Result<(), ProviderError> {
+    Err(ProviderError::Transient(0))
+}
+
+#[test]
+fn no_sleep_after_final_attempt() {
+    let clock = FakeClock::new();
+    let outcome = five_failures(&clock);
+    assert_eq!(clock.slept(), [1, 2, 4, 8].map(secs));
+    assert_eq!(clock.elapsed(), secs(15));
+    assert_eq!(outcome.report().delays(), clock.slept());
+    assert_eq!(outcome.report().attempt_count(), 5);
+}
+
+// ---- two limits, on tokio's paused clock ------------------------------------
+
+#[resilient(
+    retries = 2,
+    backoff = exponential(base = "1s", max = "1m", jitter = none),
+    timeout = "10s",
+    budget = "30s"
+)]
+async fn slow_with_budget() -> Result<(), ProviderError> {
+    tokio::time::sleep(millis(9_500)).await;
+    Err(ProviderError::Transient(0))
+}
+
+#[resilient(retries = 2, backoff = exponential(base = "1s", max = "1m", jitter = none), timeout = "10s")]
+async fn slow_without_budget() -> Result<(), ProviderError> {
+    tokio::time::sleep(millis(9_500)).await;
+    Err(ProviderError::Transient(0))
+}
+
+#[tokio::test(start_paused = true)]
+async fn budget_caps_the_third_deadline_at_8s_and_ends_by_30s() {
+    let start = tokio::time::Instant::now();
+    let outcome = slow_with_budget().await;
+    let report = outcome.report();
+    let starts: Vec<_> = report.attempts().iter().map(|r| r.started_at()).collect();
+    let deadlines: Vec<_> = report.attempts().iter().map(|r| r.deadline()).collect();
+    assert_eq!(starts, [secs(0), millis(10_500), secs(22)]);
+    assert_eq!(deadlines, [Some(secs(10)), Some(secs(10)), Some(secs(8))]);
+    assert_eq!(report.delays(), [secs(1), secs(2)]);
+    assert_eq!(
+        report.attempts()[2].error().unwrap().kind(),
+        FailureKind::Timeout
+    );
+    assert_eq!(report.stop_reason(), StopReason::BudgetExhausted);
+    assert_eq!(start.elapsed(), secs(30));
+    assert_eq!(report.elapsed(), secs(30));
+}
+
+#[tokio::test(start_paused = true)]
+async fn without_the_budget_the_same_schedule_ends_at_31_5s() {
+    let start = tokio::time::Instant::now();
+    let outcome = slow_without_budget().await;
+    assert_eq!(start.elapsed(), millis(31_500));
+    assert_eq!(outcome.report().attempts()[2].deadline(), Some(secs(10)));
+    assert_eq!(
+        outcome.report().stop_reason(),
+        StopReason::AttemptsExhausted
+    );
+}
+
+// ---- the retry floor --------------------------------------------------------
+
+#[resilient(retries = 5, backoff = constant("1s"), max_elapsed = "300s", min_retries = 2, clock = clock)]
+fn slow_first(clock: &FakeClock, #[attempt] attempt: Attempt) -> Result<(), ProviderError> {
+    clock.advance(if attempt.number() == 1 {
+        secs(400)
+    } else {
+        secs(1)
+    });
+    Err(ProviderError::Transient(0))
+}
+
+#[test]
+fn slow_first_attempt_still_gets_min_retries() {
+    let clock = FakeClock::new();
+    let outcome = slow_first(&clock);
+    assert_eq!(outcome.report().retry_count(), 2);
+    assert_eq!(clock.slept(), [secs(1), secs(1)]);
+    assert_eq!(outcome.report().stop_reason(), StopReason::BudgetExhausted);
+}
+
+#[resilient(retries = 5, backoff = constant("1s"), max_elapsed = "300s", min_retries = 2, clock = clock)]
+fn fast_attempts(clock: &FakeClock) -> Result<(), ProviderError> {
+    clock.advance(secs(1));
+    Err(ProviderError::Transient(0))
+}
+
+#[test]
+fn the_floor_is_not_a_ceiling() {
+    let clock = FakeClock::new();
+    let outcome = fast_attempts(&clock);
+    assert_eq!(outcome.report().retry_count(), 5);
+    assert_eq!(
+        outcome.report().stop_reason(),
+        StopReason::AttemptsExhausted
+    );
+}
+
+#[resilient(retries = 5, backoff = constant("1s"), budget = "500s", max_elapsed = "300s", min_retries = 3, clock = clock)]
+fn floor_under_budget(clock: &FakeClock) -> Result<(), ProviderError> {
+    clock.advance(secs(400));
+    Err(ProviderError::Transient(0))
+}
+
+#[test]
+fn budget_overrides_the_floor() {
+    let clock = FakeClock::new();
+    let outcome = floor_under_budget(&clock);
+    assert_eq!(outcome.report().retry_count(), 1);
+    assert_eq!(outcome.report().stop_reason(), StopReason::BudgetExhausted);
+}
+
+#[resilient(retries = 3, backoff = constant("2s"), budget = "10s", clock = clock)]
+fn nine_seconds(clock: &FakeClock) -> Result<(), ProviderError> {
+    clock.advance(secs(9));
+    Err(ProviderError::Transient(0))
+}
+
+#[test]
+fn never_sleeps_into_a_retry_past_the_budget() {
+    let clock = FakeClock::new();
+    let outcome = nine_seconds(&clock);
+    assert_eq!(clock.slept(), []);
+    assert_eq!(outcome.report().attempt_count(), 1);
+    assert_eq!(outcome.report().stop_reason(), StopReason::BudgetExhausted);
+}
+
+// ---- jitter -----------------------------------------------------------------
+
+#[resilient(retry = policy, clock = clock)]
+fn with_policy(policy: &RetryPolicy, clock: &FakeClock) -> Result<(), ProviderError> {
+    Err(ProviderError::Transient(0))
+}
+
+#[test]
+fn seeded_jitter_gives_the_exact_schedule() {
+    let policy = RetryPolicy::builder()
+        .max_attempts(4)
+        .backoff(Backoff::exponential(secs(1), secs(60)))
+        .jitter_seed(7)
+        .build()
+        .unwrap();
+    let clock = FakeClock::new();
+    let _ = with_policy(&policy, &clock);
+    assert_eq!(
+        clock.slept(),
+        [
+            Duration::from_nanos(55_360_436),
+            Duration::from_nanos(344_231_709),
+            Duration::from_nanos(2_870_304_513),
+        ]
+    );
+}
+
+#[resilient(retries = 200, backoff = exponential(base = "1s", max = "30s", jitter = full), clock = clock)]
+fn full_jitter(clock: &FakeClock) -> Result<(), ProviderError> {
+    Err(ProviderError::Transient(0))
+}
+
+#[test]
+fn full_jitter_stays_within_zero_and_nominal() {
+    let clock = FakeClock::new();
+    let _ = full_jitter(&clock);
+    let slept = clock.slept();
+    assert_eq!(slept.len(), 200);
+    let nominal = Backoff::exponential(secs(1), secs(30)).jitter(Jitter::None);
+    for (n, d) in (1..).zip(&slept) {
+        assert!(*d <= nominal.nominal_delay(n), "retry {n}: {d:?}");
+    }
+    // Full jitter really spreads: not every delay sits at the nominal value.
+    assert!(slept.iter().any(|d| *d < secs(15)));
+}
+
+#[resilient(retries = 10_000, backoff = exponential(base = "1ms", max = "30s", multiplier = 1e9), clock = clock)]
+fn huge_multiplier(clock: &FakeClock) -> Result<(), ProviderError> {
+    Err(ProviderError::Transient(0))
+}
+
+#[test]
+fn ten_thousand_retries_with_multiplier_1e9_stay_below_max() {
+    let clock = FakeClock::new();
+    let outcome = huge_multiplier(&clock);
+    assert_eq!(outcome.report().retry_count(), 10_000);
+    assert!(clock.slept().iter().all(|d| *d <= secs(30)));
+    let sources: Vec<_> = outcome
+        .report()
+        .attempts()
+        .iter()
+        .filter_map(|r| r.delay_before())
+        .map(|d| d.source())
+        .collect();
+    assert!(sources.iter().all(|s| *s == DelaySource::Backoff));
+}
+
+// ---- cancellation and panics -----------------------------------------------
+
+async fn never_fallback(calls: Arc<AtomicU32>) -> Result<(), ProviderError> {
+    calls.fetch_add(100, Ordering::SeqCst);
+    Ok(())
+}
+
+#[resilient(retries = 5, backoff = constant("10s"), fallback = never_fallback)]
+async fn cancelled(calls: Arc<AtomicU32>) -> Result<(), ProviderError> {
+    calls.fetch_add(1, Ordering::SeqCst);
+    Err(ProviderError::Transient(0))
+}
+
+#[tokio::test(start_paused = true)]
+async fn dropping_the_future_while_it_waits_stops_everything() {
+    let calls = Arc::new(AtomicU32::new(0));
+    let task = tokio::spawn(cancelled(calls.clone()));
+    tokio::time::sleep(secs(15)).await; // attempts at 0 s and 10 s; waiting for 20 s
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+    task.abort();
+    assert!(task.await.unwrap_err().is_cancelled());
+    tokio::time::sleep(secs(3600)).await;
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        2,
+        "no further attempt and no fallback"
+    );
+}
+
+#[resilient(retries = 5, backoff = none)]
+fn panics(calls: &AtomicU32) -> Result<(), ProviderError> {
+    calls.fetch_add(1, Ordering::SeqCst);
+    panic!("bug in the body");
+}
+
+#[test]
+fn a_panic_is_not_retried() {
+    let calls = AtomicU32::new(0);
+    let caught = std::panic::catch_unwind(|| panics(&calls));
+    assert!(caught.is_err());
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
+
+// ---- shapes -------------------------------------------------------------------
+
+struct Client {
+    calls: u32,
+    budget: Duration,
+}
+
+impl Client {
+    #[resilient(retries = 2, backoff = none, budget = self.budget)]
+    async fn fetch(&mut self, path: &str) -> Result<String, ProviderError> {
+        self.calls += 1;
+        if self.calls < 3 {
+            return Err(ProviderError::Transient(self.calls));
+        }
+        Ok(format!("{path} after {}", self.calls))
+    }
+
+    #[resilient(retries = 1, backoff = none)]
+    fn peek(&self, n: u32) -> Result<u32, ProviderError> {
+        Ok(n + self.calls)
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn mut_self_methods_retry_and_stay_send() {
+    let handle = tokio::spawn(async {
+        let mut client = Client {
+            calls: 0,
+            budget: secs(5),
+        };
+        let outcome = client.fetch("/v1").await;
+        (client.calls, outcome.into_result())
+    });
+    assert_eq!(handle.await.unwrap(), (3, Ok("/v1 after 3".to_owned())));
+    let client = Client {
+        calls: 1,
+        budget: secs(1),
+    };
+    assert_eq!(client.peek(1).into_result(), Ok(2));
+}
+
+#[resilient(retries = 2, backoff = none)]
+fn generic<T: std::str::FromStr>(text: impl AsRef<str>) -> Result<T, ProviderError> {
+    let parsed = text
+        .as_ref()
+        .parse::<T>()
+        .map_err(|_| ProviderError::Invalid {
+            field: "text".into(),
+        })?;
+    Ok(parsed)
+}
+
+#[test]
+fn generics_impl_trait_and_question_mark() {
+    assert_eq!(generic::<u8>("7").into_result(), Ok(7));
+    let outcome = generic::<u8>("x");
+    assert_eq!(
+        outcome.report().attempt_count(),
+        3,
+        "every error retried by default"
+    );
+}
