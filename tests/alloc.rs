@@ -1,0 +1,127 @@
+//! The success path allocates nothing: 1 000 successful calls of each kind,
+//! `timeout` and `budget` set, the full report built, under a counting
+//! global allocator.
+//!
+//! Runs without the test harness so no other thread allocates meanwhile.
+
+use std::alloc::System;
+use std::hint::black_box;
+
+use resilient::{TimedOut, resilient};
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+#[derive(Debug)]
+struct Failure;
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("failure")
+    }
+}
+
+impl From<TimedOut> for Failure {
+    fn from(_: TimedOut) -> Self {
+        Failure
+    }
+}
+
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"))]
+fn blocking(x: u64) -> Result<u64, Failure> {
+    Ok(x + 1)
+}
+
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), budget = "30s", max_elapsed = "20s")]
+fn blocking_with_budget(x: u64) -> Result<u64, Failure> {
+    Ok(x + 1)
+}
+
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"))]
+async fn plain_async(x: u64) -> Result<u64, Failure> {
+    Ok(x + 1)
+}
+
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), timeout = "10s", budget = "30s")]
+async fn async_with_limits(x: u64) -> Result<u64, Failure> {
+    Ok(x + 1)
+}
+
+#[resilient(retries = 1, backoff = none)]
+fn fails_once(#[attempt] attempt: resilient::Attempt, x: u64) -> Result<u64, Failure> {
+    if attempt.number() == 1 {
+        Err(Failure)
+    } else {
+        Ok(x + 1)
+    }
+}
+
+const CALLS: u64 = 1_000;
+
+/// Allocations made by `f`, after one warm-up call (first-use
+/// initialisation of thread-locals and the runtime is not the success path).
+fn allocations(mut f: impl FnMut(u64) -> u64) -> usize {
+    black_box(f(0));
+    let region = Region::new(GLOBAL);
+    for i in 0..CALLS {
+        assert_eq!(black_box(f(black_box(i))), i + 1);
+    }
+    region.change().allocations
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("a runtime");
+    let cases: [(&str, usize); 4] = [
+        (
+            "blocking",
+            allocations(|x| {
+                let outcome = blocking(x);
+                assert_eq!(outcome.report().attempt_count(), 1);
+                outcome.into_result().unwrap()
+            }),
+        ),
+        (
+            "blocking with budget",
+            allocations(|x| blocking_with_budget(x).into_result().unwrap()),
+        ),
+        (
+            "async",
+            allocations(|x| rt.block_on(plain_async(x)).into_result().unwrap()),
+        ),
+        (
+            "async with timeout and budget",
+            allocations(|x| {
+                let outcome = rt.block_on(async_with_limits(x));
+                assert_eq!(
+                    outcome.report().attempts()[0].deadline(),
+                    Some(std::time::Duration::from_secs(10))
+                );
+                outcome.into_result().unwrap()
+            }),
+        ),
+    ];
+    // The control: a failure renders its message into the report, so the
+    // counter must see allocations here, or it is not counting at all.
+    let control = allocations(|x| fails_once(x).into_result().unwrap());
+    let mut failed = 0;
+    if control < CALLS as usize {
+        failed += 1;
+        println!("test control ... FAILED (a failing call should allocate; saw {control})");
+    }
+    for (name, count) in cases {
+        if count == 0 {
+            println!("test {name} ... ok (0 allocations in {CALLS} calls)");
+        } else {
+            failed += 1;
+            println!("test {name} ... FAILED ({count} allocations in {CALLS} calls)");
+        }
+    }
+    println!("\nalloc: {} passed, {failed} failed", 5 - failed);
+    if failed > 0 {
+        std::process::exit(1);
+    }
+}
