@@ -89,6 +89,11 @@ pub struct Operation<
     value: PhantomData<fn() -> T>,
 }
 
+/// The longest wait or deadline the engine uses: 584 years, what the report
+/// can record exactly. Longer values (`Duration::MAX`) are cut to it, so the
+/// report always shows what was slept and granted.
+pub(crate) const LONGEST: Duration = Duration::from_nanos(u64::MAX - 1);
+
 /// A shared breaker and the error its rejections become.
 type Breaker<'b, E> = (&'b CircuitBreaker, fn() -> E);
 
@@ -582,10 +587,11 @@ where
             .settings
             .budget
             .map(|budget| budget.saturating_sub(started_at));
-        match (self.op.common.timeout, remaining) {
+        let deadline = match (self.op.common.timeout, remaining) {
             (Some(timeout), Some(remaining)) => Some(timeout.min(remaining)),
             (timeout, remaining) => timeout.or(remaining),
-        }
+        };
+        deadline.map(|d| d.min(LONGEST))
     }
 
     /// Prepares a primary attempt; `None` if the breaker rejected it (the
@@ -724,9 +730,13 @@ where
             return Err(StopReason::BudgetExhausted);
         }
         let retries_run = self.primaries - 1;
+        // A floor above the retries allowed counts as all of them.
+        let floor = settings
+            .min_retries
+            .min(settings.max_attempts.saturating_sub(1));
         if settings
             .max_elapsed
-            .is_some_and(|cap| elapsed >= cap && retries_run >= settings.min_retries)
+            .is_some_and(|cap| elapsed >= cap && retries_run >= floor)
         {
             return Err(StopReason::BudgetExhausted);
         }
@@ -751,7 +761,7 @@ where
             }
             self.rate_limit_retries += 1;
             self.rate_limit_waited = waited;
-            return Ok(Delay::new(wait, DelaySource::RetryAfter));
+            return Ok(Delay::new(wait.min(LONGEST), DelaySource::RetryAfter));
         }
         // Attempts on the backoff path; Retry-After retries don't count.
         let backoff_attempts = self.primaries - self.rate_limit_retries;
@@ -766,7 +776,7 @@ where
         if starts_too_late(delay) {
             return Err(StopReason::BudgetExhausted);
         }
-        Ok(Delay::new(delay, DelaySource::Backoff))
+        Ok(Delay::new(delay.min(LONGEST), DelaySource::Backoff))
     }
 
     fn backoff_delay(&mut self, retry: u32) -> Duration {
