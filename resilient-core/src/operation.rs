@@ -325,12 +325,13 @@ where
     /// Starts the clock. Drive the returned [`Execution`] with
     /// `next_*` / `attempt_*`, or use [`run`](Operation::run) and
     /// [`run_async`](Operation::run_async), which do it for you.
-    pub fn start(self) -> Execution<'b, T, E, C, Cl, Rl, V, Or> {
+    pub fn start(&self) -> Execution<'_, 'b, T, E, C, Cl, Rl, V, Or> {
         let start = self.clock.now();
         Execution {
             op: self,
             start,
-            last_now: start,
+            now: start,
+            elapsed: Duration::ZERO,
             report: ExecutionReport::new(),
             result: None,
             primaries: 0,
@@ -411,22 +412,24 @@ type NoFallback<T, E> = fn(Attempt) -> std::future::Ready<Result<T, E>>;
 /// use resilient_core::{Backoff, FakeClock, Operation};
 ///
 /// let clock = FakeClock::new();
-/// let mut exec = Operation::new()
+/// let operation = Operation::new()
 ///     .max_attempts(3)
 ///     .backoff(Backoff::none())
-///     .clock(&clock)
-///     .start();
+///     .clock(&clock);
+/// let mut exec = operation.start();
 /// while exec.next_blocking() {
 ///     exec.attempt_blocking(|attempt| if attempt.number() < 3 { Err("busy") } else { Ok(()) });
 /// }
 /// let outcome = exec.finish();
 /// assert_eq!(outcome.report().attempt_count(), 3);
 /// ```
-pub struct Execution<'b, T, E, C, Cl, Rl, V, Or> {
-    op: Operation<'b, T, E, C, Cl, Rl, V, Or>,
+pub struct Execution<'o, 'b, T, E, C, Cl, Rl, V, Or> {
+    op: &'o Operation<'b, T, E, C, Cl, Rl, V, Or>,
     start: Instant,
     /// The latest clock reading, reused where no time can have passed.
-    last_now: Instant,
+    now: Instant,
+    /// `now` as an offset from `start`.
+    elapsed: Duration,
     report: ExecutionReport,
     result: Option<Result<T, E>>,
     primaries: u32,
@@ -441,7 +444,7 @@ pub struct Execution<'b, T, E, C, Cl, Rl, V, Or> {
 /// A failed attempt: the error and what kind of failure produced it.
 type Failure<E> = (E, FailureKind);
 
-impl<'b, T, E, C, Cl, Rl, V, Or> Execution<'b, T, E, C, Cl, Rl, V, Or>
+impl<'b, T, E, C, Cl, Rl, V, Or> Execution<'_, 'b, T, E, C, Cl, Rl, V, Or>
 where
     C: Clock,
     Cl: Classify<E>,
@@ -539,9 +542,8 @@ where
     ///
     /// If no attempt was run: `next_*` always allows the first one.
     pub fn finish(mut self) -> Outcome<T, E> {
-        let elapsed = self.elapsed_at(self.last_now);
         let stop = self.stop.unwrap_or(StopReason::Succeeded);
-        self.report.finish(elapsed, stop);
+        self.report.finish(self.elapsed, stop);
         let result = self
             .result
             .expect("Execution::finish called before any attempt ran");
@@ -556,20 +558,18 @@ where
             .unwrap_or_default()
     }
 
-    fn now(&mut self) -> Instant {
-        self.last_now = self.op.clock.now();
-        self.last_now
-    }
-
-    fn elapsed_at(&self, instant: Instant) -> Duration {
-        instant.saturating_duration_since(self.start)
+    /// Reads the clock; returns the time elapsed since the start.
+    fn tick(&mut self) -> Duration {
+        self.now = self.op.clock.now();
+        self.elapsed = self.now.saturating_duration_since(self.start);
+        self.elapsed
     }
 
     /// After a wait: the budget may have passed while sleeping.
     fn after_wait(&mut self) -> bool {
-        let now = self.now();
+        let elapsed = self.tick();
         if let Some(budget) = self.op.common.settings.budget {
-            if self.elapsed_at(now) >= budget {
+            if elapsed >= budget {
                 let delay = self.pending.take();
                 self.report.set_unattributed_delay(delay);
                 self.stop = Some(StopReason::BudgetExhausted);
@@ -598,13 +598,13 @@ where
     /// rejection is already recorded).
     fn begin(&mut self) -> Option<(Attempt, Option<Permit<'b>>)> {
         // The first attempt starts with the operation: no second clock read.
-        let now = if self.primaries == 0 && self.pending.is_none() {
-            self.last_now
+        let started_at = if self.primaries == 0 && self.pending.is_none() {
+            self.elapsed
         } else {
-            self.now()
+            self.tick()
         };
+        let now = self.now;
         self.primaries = self.primaries.saturating_add(1);
-        let started_at = self.elapsed_at(now);
         let attempt = Attempt {
             number: self.report.attempt_count().saturating_add(1),
             retry_number: self.primaries - 1,
@@ -623,7 +623,7 @@ where
             match breaker.try_acquire(now) {
                 Ok(granted) => permit = Some(granted),
                 Err(CircuitOpen) => {
-                    self.fail((circuit_open(), FailureKind::CircuitOpen), now);
+                    self.fail((circuit_open(), FailureKind::CircuitOpen));
                     return None;
                 }
             }
@@ -632,8 +632,8 @@ where
     }
 
     fn settle(&mut self, result: Result<T, Failure<E>>, permit: Option<Permit<'b>>) {
-        let now = self.now();
-        let end = self.elapsed_at(now);
+        let end = self.tick();
+        let now = self.now;
         self.report
             .last_mut()
             .expect("begin pushed a record")
@@ -667,13 +667,13 @@ where
                         permit.record_success(now);
                     }
                 }
-                self.fail(failure, now);
+                self.fail(failure);
             }
         }
     }
 
     /// Records a failed primary attempt and decides what comes next.
-    fn fail(&mut self, failure: Failure<E>, now: Instant) {
+    fn fail(&mut self, failure: Failure<E>) {
         let (error, kind) = failure;
         let retryable = self.op.classify.is_retryable(&error);
         let hint = if retryable {
@@ -690,7 +690,7 @@ where
         }
         events::attempt_failed(number, recorded);
         self.result = Some(Err(error));
-        let next = self.decide(retryable, hint, kind, self.elapsed_at(now));
+        let next = self.decide(retryable, hint, kind, self.elapsed);
         match next {
             Ok(delay) => {
                 let record = self.report.last_mut().expect("begin pushed a record");
@@ -793,7 +793,7 @@ where
     }
 
     fn begin_fallback(&mut self) -> Attempt {
-        let now = self.now();
+        let started_at = self.tick();
         let attempt = Attempt {
             number: self.report.attempt_count().saturating_add(1),
             retry_number: self.primaries.saturating_sub(1),
@@ -803,7 +803,7 @@ where
         self.report.push(AttemptRecord::begin(
             attempt.number,
             AttemptKind::Fallback,
-            self.elapsed_at(now),
+            started_at,
             None,
             None,
         ));
@@ -811,12 +811,11 @@ where
     }
 
     fn settle_fallback(&mut self, result: Result<T, E>) {
-        let now = self.now();
+        let end = self.tick();
         let retryable = match &result {
             Ok(_) => None,
             Err(error) => Some((self.op.classify.is_retryable(error), self.describe(error))),
         };
-        let end = self.elapsed_at(now);
         let record = self
             .report
             .last_mut()

@@ -149,16 +149,16 @@ impl RetryPolicy {
     }
 
     /// [`run`](RetryPolicy::run) on the given clock.
-    pub fn run_with_clock<T, E, F, C>(&self, clock: C, mut f: F) -> Result<T, RetryError<E>>
+    pub fn run_with_clock<T, E, F, C>(&self, clock: C, f: F) -> Result<T, RetryError<E>>
     where
         F: FnMut(Attempt) -> Result<T, E>,
         C: Clock,
     {
-        let mut exec = Operation::unreported().policy(self).clock(clock).start();
-        while exec.next_blocking() {
-            exec.attempt_blocking(&mut f);
-        }
-        exec.finish().into_retry_result()
+        Operation::unreported()
+            .policy(self)
+            .clock(clock)
+            .run(f)
+            .into_retry_result()
     }
 
     /// Runs the async `f` until it succeeds or the policy stops, retrying
@@ -189,20 +189,17 @@ impl RetryPolicy {
     }
 
     /// [`run_async`](RetryPolicy::run_async) on the given clock.
-    pub async fn run_async_with_clock<T, E, F, C>(
-        &self,
-        clock: C,
-        mut f: F,
-    ) -> Result<T, RetryError<E>>
+    pub async fn run_async_with_clock<T, E, F, C>(&self, clock: C, f: F) -> Result<T, RetryError<E>>
     where
         F: AsyncFnMut(Attempt) -> Result<T, E>,
         C: Clock,
     {
-        let mut exec = Operation::unreported().policy(self).clock(clock).start();
-        while exec.next_async().await {
-            exec.attempt_async(&mut f).await;
-        }
-        exec.finish().into_retry_result()
+        Operation::unreported()
+            .policy(self)
+            .clock(clock)
+            .run_async(f)
+            .await
+            .into_retry_result()
     }
 }
 

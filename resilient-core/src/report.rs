@@ -237,9 +237,11 @@ impl AttemptRecord {
     }
 }
 
-/// Attempts kept inline before the log moves to the heap, so that a
-/// successful call, and one that fails once, allocates nothing.
-const INLINE_ATTEMPTS: usize = 2;
+/// Attempts kept inline before the log moves to the heap. One is enough
+/// for a successful first attempt to allocate nothing; a failed attempt
+/// allocates its message anyway, so more inline slots would only make every
+/// outcome bigger to move.
+const INLINE_ATTEMPTS: usize = 1;
 
 impl AttemptRecord {
     /// A placeholder for unused inline slots; never visible.
@@ -283,7 +285,7 @@ impl Records {
                 *len += 1;
             }
             Records::Inline { items, .. } => {
-                let mut heap = Vec::with_capacity(INLINE_ATTEMPTS * 4);
+                let mut heap = Vec::with_capacity(4);
                 heap.extend(
                     items
                         .iter_mut()
