@@ -1,15 +1,6 @@
-//! `tracing` events, behind the `tracing` feature. Names and fields are
-//! stable, so that logs and alerts can rely on them:
-//!
-//! | name | level | fields |
-//! |---|---|---|
-//! | `attempt.failed` | `WARN` if retryable, else `ERROR` | `attempt`, `kind`, `retryable`, `error` |
-//! | `retry.scheduled` | `INFO` | `attempt` (the one that failed), `delay_ms`, `source` |
-//! | `rate_limit.wait_exceeded` | `WARN` | `attempt`, `hint_ms`, `waited_ms`, `max_wait_ms` |
-//! | `circuit.rejected` | `WARN` | `attempt` |
-//! | `fallback.used` | `INFO` | `attempt`, `ok` |
-//!
-//! Without the feature every function here is empty and compiles away.
+//! `tracing` events, behind the `tracing` feature; their names and fields
+//! are listed in the crate documentation. Without the feature every
+//! function here is empty and compiles away.
 
 #![cfg_attr(not(feature = "tracing"), allow(unused_variables))]
 

@@ -21,6 +21,20 @@
 //! assert_eq!(clock.slept(), [Duration::from_millis(100), Duration::from_millis(200)]);
 //! assert_eq!(outcome.report().stop_reason(), StopReason::Succeeded);
 //! ```
+//!
+//! # Features
+//!
+//! * `http`: the `http` module (status classification, Retry-After).
+//! * `tracing`: the engine emits `tracing` events with stable names and
+//!   fields, so retries show up in existing logs:
+//!
+//! | name | level | fields |
+//! |---|---|---|
+//! | `attempt.failed` | `WARN` if retryable, else `ERROR` | `attempt`, `kind`, `retryable`, `error` |
+//! | `retry.scheduled` | `INFO` | `attempt` (the one that failed), `delay_ms`, `source` |
+//! | `rate_limit.wait_exceeded` | `WARN` | `attempt`, `hint_ms`, `waited_ms`, `max_wait_ms` |
+//! | `circuit.rejected` | `WARN` | `attempt` |
+//! | `fallback.used` | `INFO` | `attempt`, `ok` |
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
