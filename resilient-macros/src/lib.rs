@@ -18,6 +18,8 @@ mod suggest;
 mod valid;
 
 #[cfg(test)]
+mod fuzz;
+#[cfg(test)]
 mod tests;
 
 use proc_macro::TokenStream;
