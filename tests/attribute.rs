@@ -446,3 +446,73 @@ fn generics_impl_trait_and_question_mark() {
         "every error retried by default"
     );
 }
+
+// ---- validation and events --------------------------------------------------
+
+#[derive(Debug, PartialEq, thiserror::Error)]
+enum AnswerError {
+    #[error("empty answer")]
+    Empty,
+    #[error("provider down")]
+    Down,
+}
+
+impl From<resilient::ValidationFailed> for AnswerError {
+    fn from(_: resilient::ValidationFailed) -> Self {
+        AnswerError::Empty
+    }
+}
+
+#[allow(clippy::ptr_arg)] // `validate` takes `fn(&T)`, here `T = String`
+fn non_empty(answer: &String) -> bool {
+    !answer.is_empty()
+}
+
+#[resilient(
+    retries = 3,
+    retry_on = [Empty],
+    backoff = constant("1s"),
+    validate = non_empty,
+    on_retry = |event: &resilient::RetryEvent<'_>| events.lock().unwrap().push((event.attempt(), event.kind(), event.delay())),
+    clock = clock,
+)]
+fn answer(
+    clock: &FakeClock,
+    events: &std::sync::Mutex<Vec<(u32, FailureKind, Duration)>>,
+    #[attempt] attempt: Attempt,
+) -> Result<String, AnswerError> {
+    match attempt.number() {
+        1 | 2 => Ok(String::new()),
+        3 => Ok("forty-two".into()),
+        _ => Err(AnswerError::Down),
+    }
+}
+
+#[test]
+fn a_value_failing_validation_is_a_retryable_failure_heard_by_on_retry() {
+    let (clock, events) = (FakeClock::new(), std::sync::Mutex::new(Vec::new()));
+    let outcome = answer(&clock, &events);
+    let kinds: Vec<_> = outcome
+        .report()
+        .attempts()
+        .iter()
+        .map(|r| r.error().map(|e| (e.kind(), e.retryable())))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            Some((FailureKind::Validation, true)),
+            Some((FailureKind::Validation, true)),
+            None
+        ]
+    );
+    assert_eq!(
+        *events.lock().unwrap(),
+        [
+            (1, FailureKind::Validation, secs(1)),
+            (2, FailureKind::Validation, secs(1))
+        ]
+    );
+    assert_eq!(clock.slept(), [secs(1), secs(1)]);
+    assert_eq!(outcome.into_result().unwrap(), "forty-two");
+}
