@@ -501,7 +501,13 @@ where
         };
         let result = match (attempt.deadline, self.op.common.timed_out) {
             (Some(deadline), Some(timed_out)) => {
-                match race(f(attempt), self.op.clock.sleep_async(deadline)).await {
+                let (clock, started) = (&self.op.clock, self.now);
+                // Measured from the attempt's start, not from the first poll.
+                let timer = || {
+                    let spent = clock.now().saturating_duration_since(started);
+                    clock.sleep_async(deadline.saturating_sub(spent))
+                };
+                match race(f(attempt), timer).await {
                     Some(result) => result.map_err(|e| (e, FailureKind::Operation)),
                     None => Err((timed_out(), FailureKind::Timeout)),
                 }
@@ -833,16 +839,32 @@ where
     }
 }
 
-/// Polls `work` and `timer` together: `Some` with the work's output if it
+/// Polls `work` against a timer: `Some` with the work's output if it
 /// finishes first, `None` if the timer does.
-async fn race<F: Future, S: Future<Output = ()>>(work: F, timer: S) -> Option<F::Output> {
+///
+/// The timer is made only when the work first returns `Pending`: an
+/// attempt that completes on its first poll never reads the clock again
+/// nor registers a timer.
+async fn race<F, S, M>(work: F, make_timer: M) -> Option<F::Output>
+where
+    F: Future,
+    S: Future<Output = ()>,
+    M: FnOnce() -> S,
+{
     let mut work = pin!(work);
-    let mut timer = pin!(timer);
+    let mut make_timer = Some(make_timer);
+    let mut timer = pin!(None::<S>);
     poll_fn(|cx| {
         if let Poll::Ready(output) = work.as_mut().poll(cx) {
             return Poll::Ready(Some(output));
         }
-        timer.as_mut().poll(cx).map(|()| None)
+        if let Some(make) = make_timer.take() {
+            timer.set(Some(make()));
+        }
+        match timer.as_mut().as_pin_mut() {
+            Some(timer) => timer.poll(cx).map(|()| None),
+            None => Poll::Pending,
+        }
     })
     .await
 }
