@@ -145,7 +145,25 @@ fn breaker(c: &mut Criterion) {
         .build()
         .expect("a valid breaker");
     let mut g = c.benchmark_group("circuit breaker");
-    g.bench_function("closed path, two threads", |b| {
+    g.bench_function("try_acquire + record_success, two threads", |b| {
+        b.iter_custom(|iters| {
+            let run = || {
+                let start = std::time::Instant::now();
+                let now = start;
+                for _ in 0..iters {
+                    let permit = breaker.try_acquire(black_box(now)).expect("closed");
+                    permit.record_success(now);
+                }
+                start.elapsed()
+            };
+            std::thread::scope(|s| {
+                let other = s.spawn(run);
+                let mine = run();
+                mine.max(other.join().expect("bench thread"))
+            })
+        })
+    });
+    g.bench_function("whole operation through it, two threads", |b| {
         b.iter_custom(|iters| {
             let run = || {
                 let start = std::time::Instant::now();
