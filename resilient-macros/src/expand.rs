@@ -107,16 +107,25 @@ fn generate(
     };
 
     let is_async = function.is_async;
+    // The closure is spanned at the body, so a body that moves an argument
+    // is reported at the body, not at the attribute.
+    let body_span = block.span();
     let attempt_loop = if is_async {
+        let closure = quote_spanned! {body_span=>
+            async |#attempt_param: #root::Attempt| -> #ret #attempt_body
+        };
         quote! {
             while #exec.next_async().await {
-                #exec.attempt_async(async |#attempt_param: #root::Attempt| -> #ret #attempt_body).await;
+                #exec.attempt_async(#closure).await;
             }
         }
     } else {
+        let closure = quote_spanned! {body_span=>
+            |#attempt_param: #root::Attempt| -> #ret #attempt_body
+        };
         quote! {
             while #exec.next_blocking() {
-                #exec.attempt_blocking(|#attempt_param: #root::Attempt| -> #ret #attempt_body);
+                #exec.attempt_blocking(#closure);
             }
         }
     };
