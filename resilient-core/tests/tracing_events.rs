@@ -67,3 +67,46 @@ fn retries_rate_limits_and_fallbacks_are_logged_by_name() {
         ]
     );
 }
+
+#[derive(Debug)]
+struct Rejected;
+
+impl std::fmt::Display for Rejected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("rejected")
+    }
+}
+
+impl From<resilient_core::CircuitOpen> for Rejected {
+    fn from(_: resilient_core::CircuitOpen) -> Self {
+        Rejected
+    }
+}
+
+#[test]
+fn a_rejection_by_an_open_breaker_is_logged_by_name() {
+    let breaker = resilient_core::CircuitBreaker::builder()
+        .failure_threshold(1)
+        .build()
+        .unwrap();
+    let clock = FakeClock::new();
+    let _ = Operation::new()
+        .circuit_breaker(&breaker)
+        .clock(&clock)
+        .run(|_| Err::<(), _>(Rejected));
+    let recorder = Recorder::default();
+    tracing::subscriber::with_default(recorder.clone(), || {
+        let _ = Operation::new()
+            .circuit_breaker(&breaker)
+            .clock(&clock)
+            .run(|_| Ok::<_, Rejected>(()));
+    });
+    let lines = recorder.0.lock().unwrap().clone();
+    assert_eq!(
+        lines,
+        [
+            "WARN circuit.rejected attempt=1",
+            "WARN attempt.failed attempt=1 kind=CircuitOpen retryable=true error=\"rejected\"",
+        ]
+    );
+}
