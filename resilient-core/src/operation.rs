@@ -629,7 +629,7 @@ where
             match breaker.try_acquire(now) {
                 Ok(granted) => permit = Some(granted),
                 Err(CircuitOpen) => {
-                    self.fail((circuit_open(), FailureKind::CircuitOpen));
+                    self.fail((circuit_open(), FailureKind::CircuitOpen), None);
                     return None;
                 }
             }
@@ -664,24 +664,23 @@ where
                 self.result = Some(Ok(value));
                 self.stop = Some(StopReason::Succeeded);
             }
-            Err(failure) => {
-                let (error, _) = &failure;
-                if let Some(permit) = permit {
-                    if self.op.classify.is_retryable(error) {
-                        permit.record_failure(now);
-                    } else {
-                        permit.record_success(now);
-                    }
-                }
-                self.fail(failure);
-            }
+            Err(failure) => self.fail(failure, permit),
         }
     }
 
-    /// Records a failed primary attempt and decides what comes next.
-    fn fail(&mut self, failure: Failure<E>) {
+    /// Records a failed primary attempt, reports it to the breaker that
+    /// admitted it (only retryable failures count against a breaker), and
+    /// decides what comes next.
+    fn fail(&mut self, failure: Failure<E>, permit: Option<Permit<'b>>) {
         let (error, kind) = failure;
         let retryable = self.op.classify.is_retryable(&error);
+        if let Some(permit) = permit {
+            if retryable {
+                permit.record_failure(self.now);
+            } else {
+                permit.record_success(self.now);
+            }
+        }
         let hint = if retryable {
             self.op.rate_limit.retry_after(&error)
         } else {
