@@ -40,8 +40,14 @@ impl Subscriber for Recorder {
     fn exit(&self, _: &Id) {}
 }
 
+/// `tracing` caches each callsite's interest process-wide: an event first
+/// reached by one test while another installs its subscriber can be cached
+/// as unwanted. The tests of this file therefore run one at a time.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
 #[test]
 fn retries_rate_limits_and_fallbacks_are_logged_by_name() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let recorder = Recorder::default();
     let clock = FakeClock::new();
     tracing::subscriber::with_default(recorder.clone(), || {
@@ -85,6 +91,7 @@ impl From<resilient_core::CircuitOpen> for Rejected {
 
 #[test]
 fn a_rejection_by_an_open_breaker_is_logged_by_name() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let breaker = resilient_core::CircuitBreaker::builder()
         .failure_threshold(1)
         .build()

@@ -3,7 +3,7 @@
 //! (`tests/ui/fail`, checked against the `.stderr` snapshots).
 //!
 //! Regenerate the snapshots after a deliberate change of a message with
-//! `TRYBUILD=overwrite cargo test --test ui`.
+//! `TRYBUILD=overwrite cargo test -p resilient-ui`.
 
 #[test]
 fn ui() {

@@ -1,7 +1,7 @@
 //! A real HTTP round trip: a local server answers 503, then 429 with
 //! `Retry-After: 1`, then 200; the client retries with one attribute.
 //!
-//! Run with `cargo run --example http_client --features http`.
+//! Run with `cargo run -p resilient-integration --example http_client`.
 
 #[path = "support/client.rs"]
 mod client;

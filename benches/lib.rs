@@ -1,0 +1,2 @@
+//! Nothing to use: this package exists for its benchmarks (`overhead.rs`),
+//! run with `cargo bench` from the workspace root.
