@@ -8,7 +8,7 @@ use std::time::Duration;
 /// removed from the function's external signature.
 ///
 /// ```
-/// use resilient_core::{Backoff, RetryPolicy};
+/// use resilient::{Backoff, RetryPolicy};
 ///
 /// let policy = RetryPolicy::builder()
 ///     .max_attempts(3)

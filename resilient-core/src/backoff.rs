@@ -25,7 +25,7 @@ pub enum Jitter {
 /// The delay schedule between retries.
 ///
 /// ```
-/// use resilient_core::{Backoff, Jitter};
+/// use resilient::{Backoff, Jitter};
 /// use std::time::Duration;
 ///
 /// let backoff = Backoff::exponential(Duration::from_secs(1), Duration::from_secs(5))

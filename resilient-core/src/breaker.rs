@@ -31,7 +31,7 @@ use crate::error::{CircuitOpen, ConfigError};
 /// Where a [`CircuitBreaker`] stands.
 ///
 /// ```
-/// use resilient_core::{CircuitBreaker, CircuitState};
+/// use resilient::{CircuitBreaker, CircuitState};
 /// use std::time::Instant;
 ///
 /// let breaker = CircuitBreaker::builder().build().unwrap();
@@ -57,7 +57,7 @@ pub enum CircuitState {
 /// [`CircuitPermit`], runs, and reports its outcome through the permit.
 ///
 /// ```
-/// use resilient_core::{CircuitBreaker, CircuitState};
+/// use resilient::{CircuitBreaker, CircuitState};
 /// use std::sync::LazyLock;
 /// use std::time::{Duration, Instant};
 ///
@@ -125,7 +125,7 @@ struct RatioConfig {
 /// [`failure_ratio`](CircuitBreakerBuilder::failure_ratio) is set.
 ///
 /// ```
-/// use resilient_core::CircuitBreaker;
+/// use resilient::CircuitBreaker;
 /// use std::time::Duration;
 ///
 /// let breaker = CircuitBreaker::builder()
@@ -174,7 +174,7 @@ impl CircuitBreakerBuilder {
     /// if it is set explicitly too; then either rule opens the breaker.
     ///
     /// ```
-    /// use resilient_core::{CircuitBreaker, ConfigError};
+    /// use resilient::{CircuitBreaker, ConfigError};
     ///
     /// assert!(CircuitBreaker::builder().failure_threshold(1).build().is_ok());
     /// assert_eq!(
@@ -197,7 +197,7 @@ impl CircuitBreakerBuilder {
     /// against the ratio; a success never opens the breaker.
     ///
     /// ```
-    /// use resilient_core::{CircuitBreaker, ConfigError};
+    /// use resilient::{CircuitBreaker, ConfigError};
     /// use std::time::Duration;
     ///
     /// let breaker = CircuitBreaker::builder()
@@ -221,7 +221,7 @@ impl CircuitBreakerBuilder {
     /// [`failure_ratio`](Self::failure_ratio).
     ///
     /// ```
-    /// use resilient_core::CircuitBreaker;
+    /// use resilient::CircuitBreaker;
     ///
     /// let breaker = CircuitBreaker::builder()
     ///     .failure_ratio(0.25)
@@ -239,7 +239,7 @@ impl CircuitBreakerBuilder {
     /// [`failure_ratio`](Self::failure_ratio).
     ///
     /// ```
-    /// use resilient_core::{CircuitBreaker, ConfigError};
+    /// use resilient::{CircuitBreaker, ConfigError};
     /// use std::time::Duration;
     ///
     /// assert_eq!(
@@ -257,7 +257,7 @@ impl CircuitBreakerBuilder {
     /// "forever".
     ///
     /// ```
-    /// use resilient_core::{CircuitBreaker, ConfigError};
+    /// use resilient::{CircuitBreaker, ConfigError};
     /// use std::time::Duration;
     ///
     /// assert!(CircuitBreaker::builder().break_duration(Duration::MAX).build().is_ok());
@@ -275,7 +275,7 @@ impl CircuitBreakerBuilder {
     /// be zero). Values above 2³⁰ − 1 behave like 2³⁰ − 1.
     ///
     /// ```
-    /// use resilient_core::{CircuitBreaker, ConfigError};
+    /// use resilient::{CircuitBreaker, ConfigError};
     ///
     /// assert!(CircuitBreaker::builder().half_open_probes(3).build().is_ok());
     /// assert_eq!(
@@ -298,7 +298,7 @@ impl CircuitBreakerBuilder {
     /// `sampling_window`.
     ///
     /// ```
-    /// use resilient_core::{CircuitBreaker, ConfigError};
+    /// use resilient::{CircuitBreaker, ConfigError};
     ///
     /// let err = CircuitBreaker::builder().failure_ratio(f64::NAN).build().unwrap_err();
     /// assert!(matches!(err, ConfigError::InvalidFailureRatio(r) if r.is_nan()));
@@ -345,7 +345,7 @@ impl CircuitBreaker {
     /// Starts configuring a breaker; see [`CircuitBreakerBuilder`].
     ///
     /// ```
-    /// use resilient_core::CircuitBreaker;
+    /// use resilient::CircuitBreaker;
     /// use std::time::Duration;
     ///
     /// let breaker = CircuitBreaker::builder()
@@ -387,7 +387,7 @@ impl CircuitBreaker {
     /// [`CircuitOpen`] when the call must not run.
     ///
     /// ```
-    /// use resilient_core::{CircuitBreaker, CircuitOpen};
+    /// use resilient::{CircuitBreaker, CircuitOpen};
     /// use std::time::Instant;
     ///
     /// let breaker = CircuitBreaker::builder().failure_threshold(1).build().unwrap();
@@ -433,7 +433,7 @@ impl CircuitBreaker {
     /// [`HalfOpen`](CircuitState::HalfOpen): the next call would run as a probe.
     ///
     /// ```
-    /// use resilient_core::{CircuitBreaker, CircuitState};
+    /// use resilient::{CircuitBreaker, CircuitState};
     /// use std::time::{Duration, Instant};
     ///
     /// let breaker = CircuitBreaker::builder()
@@ -644,7 +644,7 @@ impl Default for CircuitBreaker {
     /// failures, for 30 s, then admits 1 probe at a time.
     ///
     /// ```
-    /// use resilient_core::{CircuitBreaker, CircuitState};
+    /// use resilient::{CircuitBreaker, CircuitState};
     /// use std::time::Instant;
     ///
     /// let breaker = CircuitBreaker::default();
@@ -693,7 +693,7 @@ impl fmt::Debug for CircuitBreaker {
 /// (the call was cancelled) counts as neither and frees its probe slot.
 ///
 /// ```
-/// use resilient_core::{CircuitBreaker, CircuitState};
+/// use resilient::{CircuitBreaker, CircuitState};
 /// use std::time::{Duration, Instant};
 ///
 /// let breaker = CircuitBreaker::builder()
@@ -732,7 +732,7 @@ impl<'a> CircuitPermit<'a> {
     /// whether the breaker closes.
     ///
     /// ```
-    /// use resilient_core::CircuitBreaker;
+    /// use resilient::CircuitBreaker;
     /// use std::time::Instant;
     ///
     /// let breaker = CircuitBreaker::default();
@@ -749,7 +749,7 @@ impl<'a> CircuitPermit<'a> {
     /// since the permit was issued.
     ///
     /// ```
-    /// use resilient_core::{CircuitBreaker, CircuitState};
+    /// use resilient::{CircuitBreaker, CircuitState};
     /// use std::time::Instant;
     ///
     /// let breaker = CircuitBreaker::default();
@@ -770,7 +770,7 @@ impl<'a> CircuitPermit<'a> {
     /// since the permit was issued.
     ///
     /// ```
-    /// use resilient_core::{CircuitBreaker, CircuitState};
+    /// use resilient::{CircuitBreaker, CircuitState};
     /// use std::time::Instant;
     ///
     /// let breaker = CircuitBreaker::builder().failure_threshold(1).build().unwrap();

@@ -53,7 +53,7 @@ impl<C: Clock + ?Sized> Clock for Arc<C> {
 /// so async code normally uses [`TokioClock`] instead.
 ///
 /// ```
-/// use resilient_core::{Clock, SystemClock};
+/// use resilient::{Clock, SystemClock};
 ///
 /// let before = SystemClock.now();
 /// assert!(SystemClock.now() >= before);
@@ -83,7 +83,7 @@ impl Clock for SystemClock {
 /// (paused time cannot advance under a blocked thread).
 ///
 /// ```
-/// use resilient_core::{Clock, TokioClock};
+/// use resilient::{Clock, TokioClock};
 /// use std::time::Duration;
 ///
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
@@ -117,7 +117,7 @@ impl Clock for TokioClock {
 /// one timeline, so a test can keep a handle while the operation owns another.
 ///
 /// ```
-/// use resilient_core::{Clock, FakeClock};
+/// use resilient::{Clock, FakeClock};
 /// use std::time::Duration;
 ///
 /// let clock = FakeClock::new();

@@ -10,7 +10,7 @@ use std::time::Duration;
 /// would make the schedule meaningless is reported here instead.
 ///
 /// ```
-/// use resilient_core::{ConfigError, RetryPolicy};
+/// use resilient::{ConfigError, RetryPolicy};
 ///
 /// let err = RetryPolicy::builder().max_attempts(0).build().unwrap_err();
 /// assert_eq!(err, ConfigError::ZeroAttempts);
@@ -69,7 +69,7 @@ pub enum ConfigError {
 /// attempt's error and how many attempts were made.
 ///
 /// ```
-/// use resilient_core::{Backoff, RetryPolicy};
+/// use resilient::{Backoff, RetryPolicy};
 ///
 /// let policy = RetryPolicy::builder()
 ///     .max_attempts(3)

@@ -99,7 +99,7 @@ impl OnRetry for Silent {
 /// engine will wait before the next one.
 ///
 /// ```
-/// use resilient_core::{Backoff, DelaySource, FakeClock, Operation};
+/// use resilient::{Backoff, DelaySource, FakeClock, Operation};
 /// use std::sync::Mutex;
 /// use std::time::Duration;
 ///

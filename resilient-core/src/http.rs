@@ -26,7 +26,7 @@
 //!
 //! ```
 //! use http::{HeaderMap, HeaderValue, StatusCode, header::RETRY_AFTER};
-//! use resilient_core::http::{HttpError, rate_limit_hint, retryable};
+//! use resilient::http::{HttpError, rate_limit_hint, retryable};
 //! use std::time::{Duration, SystemTime};
 //!
 //! let mut headers = HeaderMap::new();
@@ -58,7 +58,7 @@ use crate::error::{CircuitOpen, TimedOut};
 ///
 /// ```
 /// use http::StatusCode;
-/// use resilient_core::http::is_retryable;
+/// use resilient::http::is_retryable;
 ///
 /// assert!(is_retryable(StatusCode::SERVICE_UNAVAILABLE));
 /// assert!(is_retryable(StatusCode::TOO_MANY_REQUESTS));
@@ -93,7 +93,7 @@ pub fn is_retryable(status: StatusCode) -> bool {
 ///
 /// ```
 /// use http::{HeaderMap, HeaderValue, header::RETRY_AFTER};
-/// use resilient_core::http::retry_after;
+/// use resilient::http::retry_after;
 /// use std::time::{Duration, SystemTime, UNIX_EPOCH};
 ///
 /// let mut headers = HeaderMap::new();
@@ -126,7 +126,7 @@ pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
 ///
 /// ```
 /// use http::StatusCode;
-/// use resilient_core::http::{HttpFailure, retryable};
+/// use resilient::http::{HttpFailure, retryable};
 ///
 /// enum ApiError {
 ///     Status(StatusCode),
@@ -166,7 +166,7 @@ pub trait HttpFailure {
 ///
 /// ```
 /// use http::StatusCode;
-/// use resilient_core::http::retryable;
+/// use resilient::http::retryable;
 ///
 /// assert!(retryable(&StatusCode::GATEWAY_TIMEOUT));
 /// assert!(!retryable(&StatusCode::BAD_REQUEST));
@@ -184,7 +184,7 @@ impl HttpFailure for StatusCode {
 ///
 /// ```
 /// use http::StatusCode;
-/// use resilient_core::http::{HttpError, retryable};
+/// use resilient::http::{HttpError, retryable};
 ///
 /// assert!(retryable(&HttpError::from(StatusCode::BAD_GATEWAY)));
 /// assert!(retryable(&HttpError::transport("connection reset")));
@@ -202,7 +202,7 @@ pub fn retryable<E: HttpFailure + ?Sized>(error: &E) -> bool {
 ///
 /// ```
 /// use http::{HeaderMap, HeaderValue, StatusCode, header::RETRY_AFTER};
-/// use resilient_core::http::{HttpError, rate_limit_hint};
+/// use resilient::http::{HttpError, rate_limit_hint};
 /// use std::time::{Duration, SystemTime};
 ///
 /// let mut headers = HeaderMap::new();
@@ -234,7 +234,7 @@ pub fn rate_limit_hint<E: HttpFailure + ?Sized>(error: &E) -> Option<Duration> {
 ///
 /// ```
 /// use http::{HeaderMap, StatusCode};
-/// use resilient_core::http::HttpError;
+/// use resilient::http::HttpError;
 /// use std::time::SystemTime;
 ///
 /// let error = HttpError::from_response_parts(StatusCode::BAD_GATEWAY, &HeaderMap::new(), SystemTime::now())
@@ -255,7 +255,7 @@ impl HttpError {
     ///
     /// ```
     /// use http::{HeaderMap, HeaderValue, StatusCode, header::RETRY_AFTER};
-    /// use resilient_core::http::HttpError;
+    /// use resilient::http::HttpError;
     /// use std::time::{Duration, SystemTime};
     ///
     /// let mut headers = HeaderMap::new();
@@ -275,7 +275,7 @@ impl HttpError {
     /// reset, DNS failure, …); always [`retryable`].
     ///
     /// ```
-    /// use resilient_core::http::HttpError;
+    /// use resilient::http::HttpError;
     ///
     /// let error = HttpError::transport("connection refused");
     /// assert_eq!(error.status(), None);
@@ -293,7 +293,7 @@ impl HttpError {
     ///
     /// ```
     /// use http::StatusCode;
-    /// use resilient_core::http::HttpError;
+    /// use resilient::http::HttpError;
     ///
     /// let error = HttpError::from(StatusCode::NOT_FOUND).with_message("/users/7");
     /// assert_eq!(error.message(), "/users/7");
@@ -307,7 +307,7 @@ impl HttpError {
     ///
     /// ```
     /// use http::StatusCode;
-    /// use resilient_core::http::HttpError;
+    /// use resilient::http::HttpError;
     ///
     /// assert_eq!(HttpError::from(StatusCode::CONFLICT).status(), Some(StatusCode::CONFLICT));
     /// ```
@@ -319,7 +319,7 @@ impl HttpError {
     ///
     /// ```
     /// use http::StatusCode;
-    /// use resilient_core::http::HttpError;
+    /// use resilient::http::HttpError;
     ///
     /// assert_eq!(HttpError::from(StatusCode::SERVICE_UNAVAILABLE).retry_after(), None);
     /// ```
@@ -330,7 +330,7 @@ impl HttpError {
     /// The message; empty unless one was given.
     ///
     /// ```
-    /// use resilient_core::http::HttpError;
+    /// use resilient::http::HttpError;
     ///
     /// assert_eq!(HttpError::transport("reset").message(), "reset");
     /// ```
@@ -354,7 +354,7 @@ impl From<StatusCode> for HttpError {
     ///
     /// ```
     /// use http::StatusCode;
-    /// use resilient_core::http::HttpError;
+    /// use resilient::http::HttpError;
     ///
     /// let error = HttpError::from(StatusCode::BAD_REQUEST);
     /// assert_eq!(error.to_string(), "HTTP 400 Bad Request");
@@ -372,7 +372,7 @@ impl From<TimedOut> for HttpError {
     /// A transport error saying the attempt timed out.
     ///
     /// ```
-    /// use resilient_core::{TimedOut, http::HttpError};
+    /// use resilient::{TimedOut, http::HttpError};
     ///
     /// assert_eq!(HttpError::from(TimedOut).to_string(), "attempt timed out");
     /// ```
@@ -385,7 +385,7 @@ impl From<CircuitOpen> for HttpError {
     /// A transport error saying the circuit breaker rejected the attempt.
     ///
     /// ```
-    /// use resilient_core::{CircuitOpen, http::HttpError};
+    /// use resilient::{CircuitOpen, http::HttpError};
     ///
     /// assert_eq!(HttpError::from(CircuitOpen).to_string(), "circuit breaker is open");
     /// ```

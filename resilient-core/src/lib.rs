@@ -6,7 +6,7 @@
 //! own too:
 //!
 //! ```
-//! use resilient_core::{Backoff, FakeClock, Jitter, Operation, StopReason};
+//! use resilient::{Backoff, FakeClock, Jitter, Operation, StopReason};
 //! use std::time::Duration;
 //!
 //! let clock = FakeClock::new();

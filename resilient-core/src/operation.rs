@@ -46,7 +46,7 @@ use crate::report::{
 /// of them, and `max_attempts(0)` still makes the first attempt.
 ///
 /// ```
-/// use resilient_core::{Backoff, FakeClock, Jitter, Operation, StopReason};
+/// use resilient::{Backoff, FakeClock, Jitter, Operation, StopReason};
 /// use std::time::Duration;
 ///
 /// #[derive(Debug, PartialEq)]
@@ -409,7 +409,7 @@ type NoFallback<T, E> = fn(Attempt) -> std::future::Ready<Result<T, E>>;
 /// Drive it with a loop; the blocking and async forms are the same:
 ///
 /// ```
-/// use resilient_core::{Backoff, FakeClock, Operation};
+/// use resilient::{Backoff, FakeClock, Operation};
 ///
 /// let clock = FakeClock::new();
 /// let operation = Operation::new()

@@ -78,7 +78,7 @@ impl Settings {
 /// between operations.
 ///
 /// ```
-/// use resilient_core::{Backoff, FakeClock, RetryPolicy};
+/// use resilient::{Backoff, FakeClock, RetryPolicy};
 /// use std::time::Duration;
 ///
 /// let policy = RetryPolicy::builder()
@@ -94,7 +94,7 @@ impl Settings {
 /// });
 /// assert_eq!(value, Ok(3));
 /// assert_eq!(clock.slept(), [Duration::from_secs(1); 2]);
-/// # Ok::<(), resilient_core::ConfigError>(())
+/// # Ok::<(), resilient::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RetryPolicy {
@@ -134,12 +134,12 @@ impl RetryPolicy {
     /// error, on the system clock.
     ///
     /// ```
-    /// use resilient_core::{Backoff, RetryPolicy};
+    /// use resilient::{Backoff, RetryPolicy};
     ///
     /// let policy = RetryPolicy::builder().max_attempts(2).backoff(Backoff::none()).build()?;
     /// let err = policy.run(|attempt| Err::<(), _>(attempt.number())).unwrap_err();
     /// assert_eq!((err.attempts(), *err.cause()), (2, 2));
-    /// # Ok::<(), resilient_core::ConfigError>(())
+    /// # Ok::<(), resilient::ConfigError>(())
     /// ```
     pub fn run<T, E, F>(&self, f: F) -> Result<T, RetryError<E>>
     where
@@ -165,11 +165,11 @@ impl RetryPolicy {
     /// every error, on tokio's clock.
     ///
     /// ```
-    /// use resilient_core::{Backoff, RetryPolicy};
+    /// use resilient::{Backoff, RetryPolicy};
     /// use std::time::Duration;
     ///
     /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-    /// # async fn main() -> Result<(), resilient_core::ConfigError> {
+    /// # async fn main() -> Result<(), resilient::ConfigError> {
     /// let policy = RetryPolicy::builder()
     ///     .max_attempts(3)
     ///     .backoff(Backoff::constant(Duration::from_secs(5)))
@@ -207,7 +207,7 @@ impl RetryPolicy {
 /// the whole configuration once.
 ///
 /// ```
-/// use resilient_core::{ConfigError, RetryPolicy};
+/// use resilient::{ConfigError, RetryPolicy};
 /// use std::time::Duration;
 ///
 /// let err = RetryPolicy::builder()

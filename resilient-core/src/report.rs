@@ -317,7 +317,7 @@ impl Records {
 /// stopped.
 ///
 /// ```
-/// use resilient_core::{Backoff, FakeClock, Operation, StopReason};
+/// use resilient::{Backoff, FakeClock, Operation, StopReason};
 /// use std::time::Duration;
 ///
 /// let clock = FakeClock::new();
@@ -431,7 +431,7 @@ impl fmt::Debug for ExecutionReport {
 /// The result of an operation and the report of how it was reached.
 ///
 /// ```
-/// use resilient_core::Operation;
+/// use resilient::Operation;
 ///
 /// let outcome = Operation::new().run(|_| Ok::<_, String>(5));
 /// assert!(outcome.is_ok());
