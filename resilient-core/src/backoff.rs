@@ -6,8 +6,6 @@
 
 use std::time::Duration;
 
-use rand::{Rng, RngExt};
-
 use crate::error::ConfigError;
 
 /// How a delay is randomised, to keep many clients from retrying in lockstep.
@@ -42,6 +40,12 @@ pub struct Backoff {
 }
 
 impl Backoff {
+    /// The first delay of [`Backoff::default`]: 100 ms.
+    pub const DEFAULT_BASE: Duration = Duration::from_millis(100);
+
+    /// The largest delay of [`Backoff::default`]: 10 s.
+    pub const DEFAULT_MAX: Duration = Duration::from_secs(10);
+
     /// No delay between retries.
     pub const fn none() -> Backoff {
         Backoff::constant(Duration::ZERO)
@@ -95,6 +99,15 @@ impl Backoff {
         self.jitter
     }
 
+    /// The same schedule with a multiplier below 1 (or NaN) counted as 1,
+    /// as an operation built without validation treats it.
+    pub(crate) const fn clamped(mut self) -> Backoff {
+        if self.multiplier.is_nan() || self.multiplier < 1.0 {
+            self.multiplier = 1.0;
+        }
+        self
+    }
+
     pub(crate) fn validate(&self) -> Result<(), ConfigError> {
         if !(self.multiplier.is_finite() && self.multiplier >= 1.0) {
             return Err(ConfigError::InvalidMultiplier(self.multiplier));
@@ -129,25 +142,44 @@ impl Backoff {
         Duration::try_from_secs_f64(secs).map_or(cap, |d| d.min(cap))
     }
 
-    /// The delay before retry `retry` (1-based), jittered with `rng`.
-    pub fn delay<R: Rng + ?Sized>(&self, retry: u32, rng: &mut R) -> Duration {
-        let nominal = self.nominal_delay(retry);
+    /// The delay before retry `retry` (1-based), jittered with `sample`, a
+    /// number drawn uniformly from `[0, 1)`: full jitter gives
+    /// `nominal * sample`, equal jitter `nominal / 2 * (1 + sample)`.
+    /// Samples outside `[0, 1]` (or NaN) are cut to that range.
+    ///
+    /// ```
+    /// use resilient::{Backoff, Jitter};
+    /// use std::time::Duration;
+    ///
+    /// let backoff = Backoff::exponential(Duration::from_secs(1), Duration::from_secs(60));
+    /// assert_eq!(backoff.delay(3, 0.5), Duration::from_secs(2));
+    /// let equal = backoff.jitter(Jitter::Equal);
+    /// assert_eq!(equal.delay(3, 0.5), Duration::from_secs(3));
+    /// ```
+    pub fn delay(&self, retry: u32, sample: f64) -> Duration {
+        self.jitter_nominal(self.nominal_delay(retry), sample)
+    }
+
+    /// `nominal` jittered with `sample`, as [`delay`](Backoff::delay) does.
+    pub(crate) fn jitter_nominal(&self, nominal: Duration, sample: f64) -> Duration {
+        let sample = if sample >= 0.0 { sample.min(1.0) } else { 0.0 };
         match self.jitter {
             Jitter::None => nominal,
             _ if nominal.is_zero() => nominal,
-            Jitter::Full => scale(nominal, rng.random::<f64>()),
+            Jitter::Full => scale(nominal, sample),
             Jitter::Equal => {
                 let half = nominal / 2;
-                half.saturating_add(scale(nominal - half, rng.random::<f64>()))
+                half.saturating_add(scale(nominal - half, sample))
             }
         }
     }
 }
 
 impl Default for Backoff {
-    /// Exponential from 100 ms to 10 s, multiplier 2, full jitter.
+    /// Exponential from [`DEFAULT_BASE`](Backoff::DEFAULT_BASE) (100 ms) to
+    /// [`DEFAULT_MAX`](Backoff::DEFAULT_MAX) (10 s), multiplier 2, full jitter.
     fn default() -> Self {
-        Backoff::exponential(Duration::from_millis(100), Duration::from_secs(10))
+        Backoff::exponential(Backoff::DEFAULT_BASE, Backoff::DEFAULT_MAX)
     }
 }
 
@@ -160,8 +192,11 @@ fn scale(duration: Duration, fraction: f64) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::SeedableRng;
-    use rand::rngs::SmallRng;
+
+    /// Samples spread over `[0, 1)`, the same on every run.
+    fn samples(n: u32) -> impl Iterator<Item = f64> {
+        (0..n).map(move |i| f64::from(i) / f64::from(n))
+    }
 
     const fn secs(n: u64) -> Duration {
         Duration::from_secs(n)
@@ -177,10 +212,11 @@ mod tests {
     #[test]
     fn huge_inputs_saturate_at_max() {
         let b = Backoff::exponential(secs(1), secs(60)).multiplier(1e9);
-        let mut rng = SmallRng::seed_from_u64(1);
         for n in [1, 2, 3, 10_000, u32::MAX] {
-            assert!(b.delay(n, &mut rng) <= secs(60));
+            assert!(b.delay(n, 0.999) <= secs(60));
         }
+        assert_eq!(b.delay(u32::MAX, f64::INFINITY), secs(60));
+        assert_eq!(b.delay(u32::MAX, f64::NAN), Duration::ZERO);
         let b = Backoff::exponential(Duration::MAX, Duration::MAX).multiplier(f64::MAX);
         assert_eq!(b.nominal_delay(u32::MAX), Duration::MAX);
         assert_eq!(b.nominal_delay(1), Duration::MAX);
@@ -205,26 +241,27 @@ mod tests {
     #[test]
     fn full_jitter_stays_within_zero_and_nominal() {
         let b = Backoff::exponential(secs(1), secs(30));
-        let mut rng = SmallRng::seed_from_u64(42);
         for n in 1..200 {
-            assert!(b.delay(n, &mut rng) <= b.nominal_delay(n));
+            for sample in samples(10) {
+                assert!(b.delay(n, sample) <= b.nominal_delay(n));
+            }
         }
+        assert_eq!(b.delay(2, 0.25), Duration::from_millis(500));
     }
 
     #[test]
     fn equal_jitter_keeps_at_least_half() {
         let b = Backoff::exponential(secs(4), secs(4)).jitter(Jitter::Equal);
-        let mut rng = SmallRng::seed_from_u64(7);
-        for _ in 0..1000 {
-            let d = b.delay(1, &mut rng);
+        for sample in samples(1000) {
+            let d = b.delay(1, sample);
             assert!(d >= secs(2) && d <= secs(4), "{d:?}");
         }
+        assert_eq!(b.delay(1, 0.0), secs(2));
     }
 
     #[test]
     fn constant_and_none() {
-        let mut rng = SmallRng::seed_from_u64(0);
-        assert_eq!(Backoff::constant(secs(3)).delay(9, &mut rng), secs(3));
-        assert_eq!(Backoff::none().delay(9, &mut rng), Duration::ZERO);
+        assert_eq!(Backoff::constant(secs(3)).delay(9, 0.3), secs(3));
+        assert_eq!(Backoff::none().delay(9, 0.3), Duration::ZERO);
     }
 }

@@ -22,19 +22,31 @@
 //! assert_eq!(outcome.report().stop_reason(), StopReason::Succeeded);
 //! ```
 //!
+//! # Layout
+//!
+//! * `engine/`: the operation builder, one execution, the retry decision
+//!   (a pure `schedule` function), the race of an attempt against its
+//!   deadline, the user's hooks and the events;
+//! * `breaker/`: the circuit breaker;
+//! * `report/`: the outcome, the attempt records and their table;
+//! * leaves: `settings` (the plain configuration and its defaults),
+//!   `policy`, `backoff`, `clock`, `testing`, `error`, `attempt`,
+//!   `throttle`, `http`.
+//!
 //! # Features
 //!
 //! * `http`: the `http` module (status classification, Retry-After).
 //! * `tracing`: the engine emits `tracing` events with stable names and
-//!   fields, so retries show up in existing logs:
+//!   fields, so retries show up in existing logs. Every event carries the
+//!   operation's name as `operation`:
 //!
 //! | name | level | fields |
 //! |---|---|---|
-//! | `attempt.failed` | `WARN` if retryable, else `ERROR` | `attempt`, `kind`, `retryable`, `error` |
-//! | `retry.scheduled` | `INFO` | `attempt` (the one that failed), `delay_ms`, `source` |
-//! | `rate_limit.wait_exceeded` | `WARN` | `attempt`, `hint_ms`, `waited_ms`, `max_wait_ms` |
-//! | `circuit.rejected` | `WARN` | `attempt` |
-//! | `fallback.used` | `INFO` | `attempt`, `ok` |
+//! | `attempt.failed` | `WARN` if retryable, else `ERROR` | `operation`, `attempt`, `kind`, `retryable`, `error` |
+//! | `retry.scheduled` | `INFO` | `operation`, `attempt` (the one that failed), `delay_ms`, `source` |
+//! | `rate_limit.wait_exceeded` | `WARN` | `operation`, `attempt`, `hint_ms`, `waited_ms`, `max_wait_ms` |
+//! | `circuit.rejected` | `WARN` | `operation`, `attempt` |
+//! | `fallback.used` | `INFO` | `operation`, `attempt`, `ok` |
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -42,26 +54,30 @@ mod attempt;
 mod backoff;
 mod breaker;
 mod clock;
+mod engine;
 mod error;
-mod events;
-mod hooks;
 #[cfg(feature = "http")]
 pub mod http;
-mod operation;
 mod policy;
 mod report;
+mod settings;
+pub mod testing;
+mod throttle;
 
 pub use attempt::Attempt;
 pub use backoff::{Backoff, Jitter};
 pub use breaker::{CircuitBreaker, CircuitBreakerBuilder, CircuitPermit, CircuitState};
-pub use clock::{Clock, FakeClock, SystemClock, TokioClock};
-pub use error::{CircuitOpen, ConfigError, RetryError, TimedOut, ValidationFailed};
-pub use hooks::{
-    AnyValue, Classify, NoHint, OnRetry, RateLimit, RetryAll, RetryEvent, Silent, Validate,
+pub use clock::{Clock, SystemClock, TokioClock};
+pub use engine::hooks::{
+    self, Classify, HookSet, Hooks, OnReport, OnRetry, RateLimit, RetryEvent, Validate,
 };
-pub use operation::{Execution, Operation};
+pub use engine::{Execution, Operation};
+pub use error::{CircuitOpen, ConfigError, RetryError, TimedOut, ValidationFailed};
 pub use policy::{RetryPolicy, RetryPolicyBuilder};
 pub use report::{
     AttemptKind, AttemptRecord, Delay, DelaySource, ExecutionError, ExecutionReport, FailureKind,
     Outcome, StopReason,
 };
+pub use settings::{DEFAULT_MAX_RATE_LIMIT_RETRIES, DEFAULT_MAX_RATE_LIMIT_WAIT};
+pub use testing::FakeClock;
+pub use throttle::RetryBudget;

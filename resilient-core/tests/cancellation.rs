@@ -68,19 +68,22 @@ impl Work {
 }
 
 /// An attempt that takes `took` of virtual time, then fails with `error`.
-fn body(
-    work: &Arc<Work>,
-    took: Duration,
-    error: Fail,
-) -> impl AsyncFnMut(Attempt) -> Result<u32, Fail> {
+fn body(work: &Arc<Work>, took: Duration, error: Fail) -> impl FnMut(Attempt) -> Attempted {
     let work = Arc::clone(work);
-    async move |_| {
-        work.started.fetch_add(1, SeqCst);
-        tokio::time::sleep(took).await;
-        work.finished.fetch_add(1, SeqCst);
-        Err(error.clone())
+    move |_| {
+        let (work, error) = (Arc::clone(&work), error.clone());
+        Box::pin(async move {
+            work.started.fetch_add(1, SeqCst);
+            tokio::time::sleep(took).await;
+            work.finished.fetch_add(1, SeqCst);
+            Err(error)
+        })
     }
 }
+
+/// One attempt's future; each attempt owns what it uses, so that the
+/// operation's future stays `Send`.
+type Attempted = std::pin::Pin<Box<dyn Future<Output = Result<u32, Fail>> + Send>>;
 
 /// A fallback that takes `took` of virtual time, then succeeds.
 fn fallback(work: &Arc<Work>, took: Duration) -> impl AsyncFnOnce(Attempt) -> Result<u32, Fail> {
@@ -255,7 +258,7 @@ async fn aborting_a_spawned_operation_stops_everything() {
             .backoff(Backoff::constant(secs(10)))
             .clock(TokioClock)
             .run_async_with_fallback(
-                async move |_| {
+                async |_| {
                     attempts.started.fetch_add(1, SeqCst);
                     attempts.finished.fetch_add(1, SeqCst);
                     Err::<u32, _>(Fail::Busy)
@@ -376,7 +379,7 @@ async fn a_panicking_async_body_is_not_retried() {
             .timeout(secs(30))
             .clock(TokioClock)
             .run_async_with_fallback(
-                async move |attempt: Attempt| -> Result<u32, Fail> {
+                async |attempt: Attempt| -> Result<u32, Fail> {
                     attempts.started.fetch_add(1, SeqCst);
                     tokio::time::sleep(secs(2)).await;
                     if attempt.number() == 1 {
@@ -410,7 +413,7 @@ async fn a_panic_on_the_first_async_attempt_is_not_retried() {
             .backoff(Backoff::none())
             .clock(TokioClock)
             .run_async_with_fallback(
-                async move |_| -> Result<u32, Fail> {
+                async |_| -> Result<u32, Fail> {
                     attempts.started.fetch_add(1, SeqCst);
                     panic!("boom")
                 },

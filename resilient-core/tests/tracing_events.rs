@@ -52,6 +52,7 @@ fn retries_rate_limits_and_fallbacks_are_logged_by_name() {
     let clock = FakeClock::new();
     tracing::subscriber::with_default(recorder.clone(), || {
         let _ = Operation::new()
+            .name("checkout")
             .max_attempts(2)
             .backoff(Backoff::constant(Duration::from_millis(250)).jitter(Jitter::None))
             .rate_limit(|e: &&str| (*e == "429").then(|| Duration::from_secs(120)))
@@ -65,11 +66,11 @@ fn retries_rate_limits_and_fallbacks_are_logged_by_name() {
     assert_eq!(
         lines,
         [
-            "WARN attempt.failed attempt=1 kind=Operation retryable=true error=\"503\"",
-            "INFO retry.scheduled attempt=1 delay_ms=250 source=Backoff",
-            "WARN attempt.failed attempt=2 kind=Operation retryable=true error=\"429\"",
-            "WARN rate_limit.wait_exceeded attempt=2 hint_ms=120000 waited_ms=0 max_wait_ms=60000",
-            "INFO fallback.used attempt=3 ok=true",
+            "WARN attempt.failed operation=\"checkout\" attempt=1 kind=Operation retryable=true error=\"503\"",
+            "INFO retry.scheduled operation=\"checkout\" attempt=1 delay_ms=250 source=Backoff",
+            "WARN attempt.failed operation=\"checkout\" attempt=2 kind=Operation retryable=true error=\"429\"",
+            "WARN rate_limit.wait_exceeded operation=\"checkout\" attempt=2 hint_ms=120000 waited_ms=0 max_wait_ms=60000",
+            "INFO fallback.used operation=\"checkout\" attempt=3 ok=true",
         ]
     );
 }
@@ -112,8 +113,8 @@ fn a_rejection_by_an_open_breaker_is_logged_by_name() {
     assert_eq!(
         lines,
         [
-            "WARN circuit.rejected attempt=1",
-            "WARN attempt.failed attempt=1 kind=CircuitOpen retryable=true error=\"rejected\"",
+            "WARN circuit.rejected operation=\"operation\" attempt=1",
+            "WARN attempt.failed operation=\"operation\" attempt=1 kind=CircuitOpen retryable=true error=\"rejected\"",
         ]
     );
 }

@@ -1,5 +1,6 @@
 //! `tracing` events, behind the `tracing` feature; their names and fields
-//! are listed in the crate documentation. Without the feature every
+//! are listed in the crate documentation. Every event carries the
+//! operation's name as its `operation` field. Without the feature every
 //! function here is empty and compiles away.
 
 #![cfg_attr(not(feature = "tracing"), allow(unused_variables))]
@@ -13,24 +14,25 @@ fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
-pub(crate) fn attempt_failed(attempt: u32, error: &ExecutionError) {
+pub(crate) fn attempt_failed(operation: &str, attempt: u32, error: &ExecutionError) {
     #[cfg(feature = "tracing")]
     {
         let (kind, retryable, message) = (error.kind(), error.retryable(), error.message());
         if retryable {
-            tracing::warn!(name: "attempt.failed", attempt, ?kind, retryable, error = message);
+            tracing::warn!(name: "attempt.failed", operation, attempt, ?kind, retryable, error = message);
         } else {
-            tracing::error!(name: "attempt.failed", attempt, ?kind, retryable, error = message);
+            tracing::error!(name: "attempt.failed", operation, attempt, ?kind, retryable, error = message);
         }
     }
 }
 
-pub(crate) fn retry_scheduled(attempt: u32, delay: Duration, source: DelaySource) {
+pub(crate) fn retry_scheduled(operation: &str, attempt: u32, delay: Duration, source: DelaySource) {
     #[cfg(feature = "tracing")]
-    tracing::info!(name: "retry.scheduled", attempt, delay_ms = millis(delay), ?source);
+    tracing::info!(name: "retry.scheduled", operation, attempt, delay_ms = millis(delay), ?source);
 }
 
 pub(crate) fn rate_limit_wait_exceeded(
+    operation: &str,
     attempt: u32,
     hint: Duration,
     waited: Duration,
@@ -39,6 +41,7 @@ pub(crate) fn rate_limit_wait_exceeded(
     #[cfg(feature = "tracing")]
     tracing::warn!(
         name: "rate_limit.wait_exceeded",
+        operation,
         attempt,
         hint_ms = millis(hint),
         waited_ms = millis(waited),
@@ -46,12 +49,12 @@ pub(crate) fn rate_limit_wait_exceeded(
     );
 }
 
-pub(crate) fn circuit_rejected(attempt: u32) {
+pub(crate) fn circuit_rejected(operation: &str, attempt: u32) {
     #[cfg(feature = "tracing")]
-    tracing::warn!(name: "circuit.rejected", attempt);
+    tracing::warn!(name: "circuit.rejected", operation, attempt);
 }
 
-pub(crate) fn fallback_used(attempt: u32, ok: bool) {
+pub(crate) fn fallback_used(operation: &str, attempt: u32, ok: bool) {
     #[cfg(feature = "tracing")]
-    tracing::info!(name: "fallback.used", attempt, ok);
+    tracing::info!(name: "fallback.used", operation, attempt, ok);
 }

@@ -2,11 +2,92 @@
 //! a Retry-After hint, which values are valid, who hears about retries.
 //!
 //! Each is a trait implemented by the matching closure type and by a
-//! zero-sized default, so an operation that doesn't use one pays nothing.
+//! zero-sized default ([`RetryAll`], [`NoHint`], [`AnyValue`], [`Silent`],
+//! [`Unobserved`]), so an operation that doesn't use one pays nothing.
 
 use std::time::Duration;
 
-use crate::report::{DelaySource, ExecutionError, FailureKind};
+use crate::report::{DelaySource, ExecutionError, ExecutionReport, FailureKind};
+
+/// The user's hooks of one operation, one type parameter each; built by
+/// [`Operation`](crate::Operation)'s setters (`retry_if`, `rate_limit`,
+/// `validate`, `on_retry`, `on_report`), never by hand.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Hooks<Cl = RetryAll, Rl = NoHint, V = AnyValue, Or = Silent, Rp = Unobserved> {
+    pub(crate) classify: Cl,
+    pub(crate) rate_limit: Rl,
+    pub(crate) validate: V,
+    pub(crate) on_retry: Or,
+    pub(crate) on_report: Rp,
+}
+
+impl Hooks {
+    /// No hooks: every error retryable, no hint, every value valid, nobody
+    /// listening.
+    pub(crate) const NONE: Hooks = Hooks {
+        classify: RetryAll,
+        rate_limit: NoHint,
+        validate: AnyValue,
+        on_retry: Silent,
+        on_report: Unobserved,
+    };
+}
+
+/// What an operation asks of its [`Hooks`] to run on values of `T` and
+/// errors of `E`: implemented by `Hooks` whenever each hook fits (a
+/// classifier of `E`, a validator of `T`, …), and by nothing else.
+pub trait HookSet<T, E>: sealed::Sealed {
+    /// Whether `error` may succeed on another attempt.
+    fn is_retryable(&self, error: &E) -> bool;
+    /// The Retry-After hint of a retryable `error`, if any.
+    fn retry_after(&self, error: &E) -> Option<Duration>;
+    /// Whether a successful value is acceptable.
+    fn is_valid(&self, value: &T) -> bool;
+    /// Who hears about retries.
+    fn on_retry(&self) -> &dyn OnRetry;
+    /// Hands the finished report to its hook.
+    fn on_report(&self, report: &ExecutionReport);
+}
+
+impl<T, E, Cl, Rl, V, Or, Rp> HookSet<T, E> for Hooks<Cl, Rl, V, Or, Rp>
+where
+    Cl: Classify<E>,
+    Rl: RateLimit<E>,
+    V: Validate<T>,
+    Or: OnRetry,
+    Rp: OnReport,
+{
+    #[inline]
+    fn is_retryable(&self, error: &E) -> bool {
+        self.classify.is_retryable(error)
+    }
+
+    #[inline]
+    fn retry_after(&self, error: &E) -> Option<Duration> {
+        self.rate_limit.retry_after(error)
+    }
+
+    #[inline]
+    fn is_valid(&self, value: &T) -> bool {
+        self.validate.is_valid(value)
+    }
+
+    fn on_retry(&self) -> &dyn OnRetry {
+        &self.on_retry
+    }
+
+    #[inline]
+    fn on_report(&self, report: &ExecutionReport) {
+        self.on_report.on_report(report);
+    }
+}
+
+mod sealed {
+    /// Keeps [`HookSet`](super::HookSet) implemented by `Hooks` only.
+    pub trait Sealed {}
+
+    impl<Cl, Rl, V, Or, Rp> Sealed for super::Hooks<Cl, Rl, V, Or, Rp> {}
+}
 
 /// Decides whether an error is retried. Implemented by `Fn(&E) -> bool`.
 pub trait Classify<E> {
@@ -25,6 +106,7 @@ impl<E, F: Fn(&E) -> bool> Classify<E> for F {
 pub struct RetryAll;
 
 impl<E> Classify<E> for RetryAll {
+    #[inline]
     fn is_retryable(&self, _: &E) -> bool {
         true
     }
@@ -48,6 +130,7 @@ impl<E, F: Fn(&E) -> Option<Duration>> RateLimit<E> for F {
 pub struct NoHint;
 
 impl<E> RateLimit<E> for NoHint {
+    #[inline]
     fn retry_after(&self, _: &E) -> Option<Duration> {
         None
     }
@@ -70,6 +153,7 @@ impl<T, F: Fn(&T) -> bool> Validate<T> for F {
 pub struct AnyValue;
 
 impl<T> Validate<T> for AnyValue {
+    #[inline]
     fn is_valid(&self, _: &T) -> bool {
         true
     }
@@ -92,7 +176,30 @@ impl<F: Fn(&RetryEvent<'_>)> OnRetry for F {
 pub struct Silent;
 
 impl OnRetry for Silent {
+    #[inline]
     fn on_retry(&self, _: &RetryEvent<'_>) {}
+}
+
+/// Receives the report of each run, before the result is returned.
+/// Implemented by `Fn(&ExecutionReport)`.
+pub trait OnReport {
+    /// Called once per run, when the operation has ended.
+    fn on_report(&self, report: &ExecutionReport);
+}
+
+impl<F: Fn(&ExecutionReport)> OnReport for F {
+    fn on_report(&self, report: &ExecutionReport) {
+        self(report);
+    }
+}
+
+/// The default: nobody reads the report but the caller.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Unobserved;
+
+impl OnReport for Unobserved {
+    #[inline]
+    fn on_report(&self, _: &ExecutionReport) {}
 }
 
 /// A retry about to happen: which attempt failed, how, and how long the
@@ -116,6 +223,7 @@ impl OnRetry for Silent {
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct RetryEvent<'a> {
+    pub(crate) operation: &'a str,
     pub(crate) attempt: u32,
     pub(crate) delay: Duration,
     pub(crate) source: DelaySource,
@@ -123,6 +231,11 @@ pub struct RetryEvent<'a> {
 }
 
 impl RetryEvent<'_> {
+    /// The name of the operation that retries.
+    pub fn operation(&self) -> &str {
+        self.operation
+    }
+
     /// The number of the attempt that failed.
     pub fn attempt(&self) -> u32 {
         self.attempt

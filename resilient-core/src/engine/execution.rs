@@ -1,0 +1,542 @@
+//! [`Execution`]: one run of an [`Operation`], a small state machine that
+//! records each attempt and, after a failure, asks [`schedule`] whether to
+//! wait or stop.
+//!
+//! It has two halves. The typed shell calls the body, classifies its error
+//! and keeps the result; it is compiled once per operation type, so it is
+//! kept thin. [`Core`] does the bookkeeping (the report, the counters, the
+//! schedule, events, the breaker and the throttle) without knowing `T` or
+//! `E`: it is compiled once, in this crate. A successful first attempt
+//! touches only the few fast fields of `Core`; everything a retry needs
+//! lives in [`Slow`], allocated on the first failure.
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+use super::events;
+use super::hooks::{HookSet, OnRetry, RetryEvent};
+use super::operation::Operation;
+use super::race::race;
+use super::schedule::{Counters, Failure, Stop, schedule};
+use crate::attempt::Attempt;
+use crate::backoff::Jitter;
+use crate::breaker::{CircuitBreaker, CircuitPermit};
+use crate::clock::Clock;
+use crate::error::CircuitOpen;
+use crate::report::{
+    AttemptKind, AttemptRecord, Delay, ExecutionError, ExecutionReport, FailureKind, Nanos,
+    Outcome, StopReason,
+};
+use crate::settings::{LONGEST, Settings};
+use crate::throttle::RetryBudget;
+
+/// A running operation: decides, after each attempt, whether to stop, wait
+/// or try again.
+///
+/// Drive it with a loop; the blocking and async forms are the same:
+///
+/// ```
+/// use resilient::{Backoff, FakeClock, Operation};
+///
+/// let clock = FakeClock::new();
+/// let operation = Operation::new()
+///     .max_attempts(3)
+///     .backoff(Backoff::none())
+///     .clock(&clock);
+/// let mut exec = operation.start();
+/// while exec.next_blocking() {
+///     exec.attempt_blocking(|attempt| if attempt.number() < 3 { Err("busy") } else { Ok(()) });
+/// }
+/// let outcome = exec.finish();
+/// assert_eq!(outcome.report().attempt_count(), 3);
+/// ```
+pub struct Execution<'o, 'b, T, E, C, H> {
+    op: &'o Operation<'b, T, E, C, H>,
+    core: Core<'b>,
+    result: Option<Result<T, E>>,
+}
+
+/// What a failed attempt told the shell, in terms the core understands.
+struct Failed {
+    kind: FailureKind,
+    retryable: bool,
+    hint: Option<Duration>,
+    message: String,
+}
+
+/// The untyped half of an execution.
+pub(crate) struct Core<'b> {
+    /// The clock's reading when the operation started.
+    start: u64,
+    /// The latest reading, reused where no time can have passed.
+    now: u64,
+    report: ExecutionReport,
+    stop: Option<StopReason>,
+    breaker: Option<&'b CircuitBreaker>,
+    throttle: Option<&'b dyn RetryBudget>,
+    slow: Option<Box<Slow>>,
+}
+
+/// What only a retry needs.
+struct Slow {
+    settings: Settings,
+    counters: Counters,
+    /// The wait decided before the next attempt.
+    pending: Option<Delay>,
+    rng: Option<SmallRng>,
+}
+
+impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
+    #[inline]
+    pub(crate) fn new(op: &'o Operation<'b, T, E, C, H>) -> Self {
+        let start = op.clock.now_nanos();
+        Execution {
+            op,
+            core: Core {
+                start,
+                now: start,
+                report: ExecutionReport::new(op.name_cow()),
+                stop: None,
+                breaker: op.breaker.map(|(breaker, _)| breaker),
+                throttle: op.throttle,
+                slow: None,
+            },
+            result: None,
+        }
+    }
+
+    /// Waits (blocking) for the pending delay, if any, and says whether
+    /// another attempt should run.
+    #[inline]
+    pub fn next_blocking(&mut self) -> bool {
+        if self.core.stop.is_some() {
+            return false;
+        }
+        match self.core.pending() {
+            Some(delay) => {
+                self.op.clock.sleep(delay);
+                self.core.after_wait(self.op.clock.now_nanos())
+            }
+            None => true,
+        }
+    }
+
+    /// Waits (async) for the pending delay, if any, and says whether
+    /// another attempt should run.
+    #[inline]
+    pub async fn next_async(&mut self) -> bool {
+        if self.core.stop.is_some() {
+            return false;
+        }
+        match self.core.pending() {
+            Some(delay) => {
+                self.op.clock.sleep_async(delay).await;
+                self.core.after_wait(self.op.clock.now_nanos())
+            }
+            None => true,
+        }
+    }
+
+    /// Runs one blocking primary attempt and records it.
+    #[inline]
+    pub fn attempt_blocking<F>(&mut self, f: F)
+    where
+        F: FnOnce(Attempt) -> Result<T, E>,
+    {
+        let Some((attempt, permit)) = self.begin() else {
+            return;
+        };
+        let result = f(attempt);
+        self.settle(result.map_err(|e| (e, FailureKind::Operation)), permit);
+    }
+
+    /// Runs one async primary attempt, cut at its deadline when the
+    /// operation interrupts, and records it.
+    #[inline]
+    pub async fn attempt_async<F>(&mut self, f: F)
+    where
+        F: AsyncFnOnce(Attempt) -> Result<T, E>,
+    {
+        let Some((attempt, permit)) = self.begin() else {
+            return;
+        };
+        let result = match (attempt.deadline, self.op.timed_out) {
+            (Some(deadline), Some(timed_out)) => {
+                let (clock, started) = (&self.op.clock, self.core.now);
+                // Measured from the attempt's start, not from the first poll.
+                let timer = || {
+                    let spent = clock.now_nanos().saturating_sub(started);
+                    clock.deadline_async(deadline.saturating_sub(Duration::from_nanos(spent)))
+                };
+                match race(f(attempt), timer).await {
+                    Some(result) => result.map_err(|e| (e, FailureKind::Operation)),
+                    None => Err((timed_out(), FailureKind::Timeout)),
+                }
+            }
+            _ => f(attempt).await.map_err(|e| (e, FailureKind::Operation)),
+        };
+        self.settle(result, permit);
+    }
+
+    /// Whether the primary attempts (and any fallback so far) ended in
+    /// failure, so a fallback is due.
+    #[inline]
+    pub fn needs_fallback(&self) -> bool {
+        self.core.stop.is_some() && matches!(self.result, Some(Err(_)))
+    }
+
+    /// Runs one blocking fallback and records it. Call it once per
+    /// candidate, while [`needs_fallback`](Execution::needs_fallback).
+    pub fn fallback_blocking<F>(&mut self, f: F)
+    where
+        F: FnOnce(Attempt) -> Result<T, E>,
+    {
+        let attempt = self.core.begin_fallback(self.op.clock.now_nanos());
+        let result = f(attempt);
+        self.settle_fallback(result);
+    }
+
+    /// Runs one async fallback and records it. Call it once per candidate,
+    /// while [`needs_fallback`](Execution::needs_fallback).
+    pub async fn fallback_async<F>(&mut self, f: F)
+    where
+        F: AsyncFnOnce(Attempt) -> Result<T, E>,
+    {
+        let attempt = self.core.begin_fallback(self.op.clock.now_nanos());
+        let result = f(attempt).await;
+        self.settle_fallback(result);
+    }
+
+    /// Ends the operation: the last result and the report, which the
+    /// operation's report hook (if any) sees first.
+    ///
+    /// # Panics
+    ///
+    /// If no attempt was run: `next_*` always allows the first one.
+    #[inline]
+    pub fn finish(self) -> Outcome<T, E> {
+        let Execution { op, core, result } = self;
+        let report = core.finish();
+        op.hooks.on_report(&report);
+        let result = result.expect("Execution::finish called before any attempt ran");
+        Outcome::new(result, report)
+    }
+
+    /// Prepares a primary attempt; `None` if the breaker rejected it (the
+    /// rejection is already recorded).
+    #[inline]
+    fn begin(&mut self) -> Option<(Attempt, Option<CircuitPermit<'b>>)> {
+        let first = self.core.report.records.as_slice().is_empty();
+        if !first {
+            self.core.now = self.op.clock.now_nanos();
+        }
+        let attempt = self.core.begin(first, &self.op.settings);
+        let Some(breaker) = self.core.breaker else {
+            return Some((attempt, None));
+        };
+        match breaker.try_acquire(self.op.clock.now()) {
+            Ok(permit) => Some((attempt, Some(permit))),
+            Err(CircuitOpen) => {
+                let circuit_open = self.op.breaker.map(|(_, make)| make);
+                let error = circuit_open.expect("a breaker comes with its error")();
+                self.fail(error, FailureKind::CircuitOpen, None);
+                None
+            }
+        }
+    }
+
+    #[inline]
+    fn settle(&mut self, result: Result<T, (E, FailureKind)>, permit: Option<CircuitPermit<'b>>) {
+        self.core.now = self.op.clock.now_nanos();
+        self.core.end_attempt();
+        match result {
+            Ok(value) if self.op.hooks.is_valid(&value) => {
+                if let Some(permit) = permit {
+                    permit.record_success(self.op.clock.now());
+                }
+                if let Some(throttle) = self.core.throttle {
+                    throttle.on_success();
+                }
+                self.result = Some(Ok(value));
+                self.core.stop = Some(StopReason::Succeeded);
+            }
+            Ok(_) => {
+                let invalid = self.op.invalid.expect("a validator comes with its error");
+                self.fail(invalid(), FailureKind::Validation, permit);
+            }
+            Err((error, kind)) => self.fail(error, kind, permit),
+        }
+    }
+
+    /// Records a failed primary attempt, reports it to the breaker that
+    /// admitted it (only retryable failures count against a breaker), and
+    /// decides what comes next.
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, error: E, kind: FailureKind, permit: Option<CircuitPermit<'b>>) {
+        let hooks = &self.op.hooks;
+        let retryable = hooks.is_retryable(&error);
+        if let Some(permit) = permit {
+            let now = self.op.clock.now();
+            if retryable {
+                permit.record_failure(now);
+            } else {
+                permit.record_success(now);
+            }
+        }
+        let failed = Failed {
+            kind,
+            retryable,
+            hint: if retryable {
+                hooks.retry_after(&error)
+            } else {
+                None
+            },
+            message: self.op.describe(&error),
+        };
+        self.result = Some(Err(error));
+        self.core.fail(failed, &self.op.settings, hooks.on_retry());
+    }
+
+    fn settle_fallback(&mut self, result: Result<T, E>) {
+        let failed = result
+            .as_ref()
+            .err()
+            .map(|error| (self.op.hooks.is_retryable(error), self.op.describe(error)));
+        self.core.end_fallback(self.op.clock.now_nanos(), failed);
+        self.result = Some(result);
+    }
+}
+
+impl<'b> Core<'b> {
+    /// The wait decided before the next attempt, if any.
+    #[inline]
+    fn pending(&self) -> Option<Duration> {
+        self.slow.as_ref()?.pending.map(|delay| delay.duration())
+    }
+
+    /// Nanoseconds from the start to the latest reading.
+    #[inline]
+    fn elapsed(&self) -> u64 {
+        self.now.saturating_sub(self.start)
+    }
+
+    /// After a wait at `now`: the budget may have passed while sleeping.
+    #[cold]
+    fn after_wait(&mut self, now: u64) -> bool {
+        self.now = now;
+        let elapsed = Duration::from_nanos(self.elapsed());
+        let slow = self.slow.as_mut().expect("only a retry waits");
+        if slow.settings.budget.is_some_and(|budget| elapsed >= budget) {
+            self.report.unattributed_delay = slow.pending.take();
+            self.stop = Some(StopReason::BudgetExhausted);
+            return false;
+        }
+        true
+    }
+
+    /// Records the start of a primary attempt at the latest reading and
+    /// says what it is granted.
+    #[inline]
+    fn begin(&mut self, first: bool, settings: &Settings) -> Attempt {
+        let started_at = self.elapsed();
+        let deadline = deadline(settings, started_at);
+        let (retry_number, delay_before) = match (&mut self.slow, first) {
+            (Some(slow), false) => (slow.counters.primaries, slow.pending.take()),
+            _ => (0, None),
+        };
+        let number = self.report.attempt_count().saturating_add(1);
+        self.report.push(AttemptRecord::begin(
+            number,
+            AttemptKind::Primary,
+            started_at,
+            Nanos::optional(deadline),
+            delay_before,
+        ));
+        Attempt {
+            number,
+            retry_number,
+            deadline,
+            fallback: false,
+        }
+    }
+
+    /// Marks the latest attempt as ended at the latest reading.
+    #[inline]
+    fn end_attempt(&mut self) {
+        let end = self.elapsed();
+        if let Some(record) = self.report.last_mut() {
+            record.end_at(end);
+        }
+    }
+
+    /// Records a failed primary attempt and decides what comes next.
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, failed: Failed, settings: &Settings, on_retry: &dyn OnRetry) {
+        let Failed {
+            kind,
+            retryable,
+            hint,
+            message,
+        } = failed;
+        let (name, record) = self.report.name_and_last();
+        let number = record.number();
+        let recorded = record.set_error(ExecutionError::new(kind, retryable, message));
+        if kind == FailureKind::CircuitOpen {
+            events::circuit_rejected(name, number);
+        }
+        events::attempt_failed(name, number, recorded);
+        if retryable && let Some(throttle) = self.throttle {
+            throttle.on_failure();
+        }
+        let slow = self.slow.get_or_insert_with(|| {
+            Box::new(Slow {
+                settings: settings.clamped(),
+                counters: Counters::default(),
+                pending: None,
+                rng: None,
+            })
+        });
+        slow.counters.primaries = slow.counters.primaries.saturating_add(1);
+        let failure = Failure {
+            retryable,
+            rejected: kind == FailureKind::CircuitOpen,
+            hint,
+            throttle_allows: self.throttle.is_none_or(|throttle| throttle.allows_retry()),
+        };
+        let elapsed = Duration::from_nanos(self.now.saturating_sub(self.start));
+        let Slow {
+            settings,
+            counters,
+            rng,
+            ..
+        } = &mut **slow;
+        let decision = schedule(settings, counters, elapsed, failure, |nominal| {
+            jittered(settings, rng, nominal)
+        });
+        match decision {
+            Ok(delay) => {
+                slow.counters = slow.counters.after(delay);
+                slow.pending = Some(delay);
+                let record = self
+                    .report
+                    .attempts()
+                    .last()
+                    .expect("begin pushed a record");
+                let event = RetryEvent {
+                    operation: &self.report.name,
+                    attempt: number,
+                    delay: delay.duration(),
+                    source: delay.source(),
+                    error: record.error().expect("just recorded"),
+                };
+                on_retry.on_retry(&event);
+                events::retry_scheduled(
+                    &self.report.name,
+                    number,
+                    delay.duration(),
+                    delay.source(),
+                );
+            }
+            Err(stop) => {
+                if let Stop::RateLimit(refused) = stop {
+                    events::rate_limit_wait_exceeded(
+                        &self.report.name,
+                        number,
+                        refused.hint,
+                        refused.waited,
+                        slow.settings.max_rate_limit_wait,
+                    );
+                }
+                self.stop = Some(stop.reason());
+            }
+        }
+    }
+
+    fn begin_fallback(&mut self, now: u64) -> Attempt {
+        self.now = now;
+        let number = self.report.attempt_count().saturating_add(1);
+        self.report.push(AttemptRecord::begin(
+            number,
+            AttemptKind::Fallback,
+            self.elapsed(),
+            Nanos::NONE,
+            None,
+        ));
+        Attempt {
+            number,
+            retry_number: self
+                .slow
+                .as_ref()
+                .map_or(0, |slow| slow.counters.primaries.saturating_sub(1)),
+            deadline: None,
+            fallback: true,
+        }
+    }
+
+    /// Records the end of a fallback at `now`, and its failure: whether the
+    /// classifier deemed it retryable, and its text.
+    fn end_fallback(&mut self, now: u64, failed: Option<(bool, String)>) {
+        self.now = now;
+        let end = self.elapsed();
+        let (name, record) = self.report.name_and_last();
+        record.end_at(end);
+        let ok = failed.is_none();
+        if let Some((retryable, message)) = failed {
+            record.set_error(ExecutionError::new(
+                FailureKind::Operation,
+                retryable,
+                message,
+            ));
+        }
+        events::fallback_used(name, record.number(), ok);
+    }
+
+    #[inline]
+    fn finish(mut self) -> ExecutionReport {
+        self.report.elapsed = Nanos::from_u64(self.elapsed());
+        self.report.stop_reason = self.stop.unwrap_or(StopReason::Succeeded);
+        self.report
+    }
+}
+
+/// The time granted to an attempt starting `started_at` nanoseconds into
+/// the operation: `min(timeout, budget - started_at)`, at most 584 years.
+#[inline]
+fn deadline(settings: &Settings, started_at: u64) -> Option<Duration> {
+    let remaining = settings
+        .budget
+        .map(|budget| budget.saturating_sub(Duration::from_nanos(started_at)));
+    let deadline = match (settings.timeout, remaining) {
+        (Some(timeout), Some(remaining)) => Some(timeout.min(remaining)),
+        (timeout, remaining) => timeout.or(remaining),
+    };
+    deadline.map(|d| d.min(LONGEST))
+}
+
+/// The backoff's nominal delay, jittered with the operation's random source
+/// (seeded when the settings say so, made on first use).
+fn jittered(settings: &Settings, rng: &mut Option<SmallRng>, nominal: Duration) -> Duration {
+    if settings.backoff.jitter_kind() == Jitter::None || nominal.is_zero() {
+        return nominal;
+    }
+    let rng = rng.get_or_insert_with(|| match settings.seed {
+        Some(seed) => SmallRng::seed_from_u64(seed),
+        None => SmallRng::from_rng(&mut rand::rng()),
+    });
+    let sample: f64 = rng.random();
+    settings.backoff.jitter_nominal(nominal, sample)
+}
+
+/// The name an operation reports: its own, or the default.
+pub(crate) fn name_or_default(name: &Option<Cow<'static, str>>) -> Cow<'static, str> {
+    match name {
+        Some(Cow::Borrowed(name)) => Cow::Borrowed(name),
+        Some(Cow::Owned(name)) => Cow::Owned(name.clone()),
+        None => Cow::Borrowed(crate::report::UNNAMED),
+    }
+}

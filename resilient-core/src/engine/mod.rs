@@ -1,0 +1,21 @@
+//! The retry engine.
+//!
+//! * `operation.rs`: [`Operation`], the builder of one resilient call, and
+//!   the `run` methods (of operations and of [`RetryPolicy`](crate::RetryPolicy));
+//! * `execution.rs`: [`Execution`], one run: records attempts and carries
+//!   out the decisions;
+//! * `schedule.rs`: the decision after a failure, a pure function;
+//! * `race.rs`: an async attempt against its deadline;
+//! * `hooks.rs`: the user's pieces (classifier, Retry-After hint,
+//!   validator, listeners) and their no-op defaults;
+//! * `events.rs`: `tracing` events.
+
+mod events;
+mod execution;
+pub mod hooks;
+mod operation;
+mod race;
+mod schedule;
+
+pub use execution::Execution;
+pub use operation::Operation;

@@ -1,0 +1,482 @@
+//! [`Operation`]: the builder of one resilient call, and the `run` methods
+//! that drive an [`Execution`] to its [`Outcome`]. The plain runs of
+//! [`RetryPolicy`] are here too, since they are operations without a report.
+
+use std::borrow::Cow;
+use std::fmt::Display;
+use std::future::Future;
+use std::marker::PhantomData;
+
+use super::execution::{Execution, name_or_default};
+use super::hooks::{HookSet, Hooks, RetryEvent};
+use crate::attempt::Attempt;
+use crate::breaker::CircuitBreaker;
+use crate::clock::{Clock, SystemClock, TokioClock};
+use crate::error::{CircuitOpen, RetryError, TimedOut, ValidationFailed};
+use crate::policy::RetryPolicy;
+use crate::report::{ExecutionReport, Outcome};
+use crate::settings::{Settings, settings_setters};
+use crate::throttle::RetryBudget;
+
+/// A shared breaker and the error its rejections become.
+pub(crate) type Breaker<'b, E> = (&'b CircuitBreaker, fn() -> E);
+
+/// One resilient operation: the policy, the per-attempt timeout, the
+/// circuit breaker, the clock and the user's hooks. Run it with
+/// [`run`](Operation::run) or [`run_async`](Operation::run_async) to get an
+/// [`Outcome`] with the full report.
+///
+/// This is what `#[resilient]` expands to. Settings made directly on the
+/// operation start from the defaults (one attempt, exponential backoff from
+/// 100 ms to 10 s with full jitter); [`policy`](Operation::policy) replaces
+/// them with a prebuilt [`RetryPolicy`].
+///
+/// Unlike [`RetryPolicy::builder`], an operation does not reject values: it
+/// is built on every call, often from runtime values, and has no error to
+/// return. It makes them harmless instead: a backoff multiplier below 1 (or
+/// NaN) counts as 1, `min_retries` above the retries allowed counts as all
+/// of them, and `max_attempts(0)` still makes the first attempt.
+///
+/// ```
+/// use resilient::{Backoff, FakeClock, Jitter, Operation, StopReason};
+/// use std::time::Duration;
+///
+/// #[derive(Debug, PartialEq)]
+/// enum ApiError { Busy, NotFound }
+/// impl std::fmt::Display for ApiError {
+///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+///         write!(f, "{self:?}")
+///     }
+/// }
+///
+/// let clock = FakeClock::new();
+/// let outcome = Operation::new()
+///     .max_attempts(5)
+///     .backoff(Backoff::exponential(Duration::from_secs(1), Duration::from_secs(60)).jitter(Jitter::None))
+///     .retry_if(|e| *e == ApiError::Busy)
+///     .clock(&clock)
+///     .run(|attempt| if attempt.number() < 3 { Err(ApiError::Busy) } else { Err::<(), _>(ApiError::NotFound) });
+///
+/// assert_eq!(outcome.result(), &Err(ApiError::NotFound));
+/// assert_eq!(outcome.report().stop_reason(), StopReason::NotRetryable);
+/// assert_eq!(clock.slept(), [Duration::from_secs(1), Duration::from_secs(2)]);
+/// ```
+#[must_use = "an operation does nothing until it is run"]
+pub struct Operation<'b, T, E, C = SystemClock, H = Hooks> {
+    pub(crate) settings: Settings,
+    pub(crate) name: Option<Cow<'static, str>>,
+    pub(crate) clock: C,
+    pub(crate) hooks: H,
+    /// Makes the error of an interrupted attempt; `None`: never interrupt.
+    pub(crate) timed_out: Option<fn() -> E>,
+    pub(crate) breaker: Option<Breaker<'b, E>>,
+    pub(crate) throttle: Option<&'b dyn RetryBudget>,
+    pub(crate) invalid: Option<fn() -> E>,
+    /// Renders an error for the report; `None` where no report is kept.
+    pub(crate) describe: Option<fn(&E) -> String>,
+    value: PhantomData<fn() -> T>,
+}
+
+impl<T, E: Display> Operation<'static, T, E> {
+    /// An operation with the defaults: one attempt, every error retryable,
+    /// the system clock. The report records each error's `Display` text.
+    #[inline]
+    pub fn new() -> Self {
+        let mut op = Operation::unreported();
+        op.describe = Some(|error: &E| error.to_string());
+        op
+    }
+}
+
+impl<T, E> Operation<'static, T, E> {
+    /// An operation whose report will not be read: errors are not rendered.
+    #[inline]
+    pub(crate) const fn unreported() -> Self {
+        Operation {
+            settings: Settings::DEFAULT,
+            name: None,
+            clock: SystemClock,
+            hooks: Hooks::NONE,
+            timed_out: None,
+            breaker: None,
+            throttle: None,
+            invalid: None,
+            describe: None,
+            value: PhantomData,
+        }
+    }
+}
+
+impl<T, E: Display> Default for Operation<'static, T, E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Rebuilds an operation with its clock or one of its hooks replaced.
+macro_rules! with_part {
+    ($op:ident, clock = $clock:expr) => {
+        with_part!(@build $op, $clock, $op.hooks)
+    };
+    ($op:ident, hooks.classify = $value:expr) => {
+        with_part!(@hooks $op, $value, $op.hooks.rate_limit, $op.hooks.validate, $op.hooks.on_retry, $op.hooks.on_report)
+    };
+    ($op:ident, hooks.rate_limit = $value:expr) => {
+        with_part!(@hooks $op, $op.hooks.classify, $value, $op.hooks.validate, $op.hooks.on_retry, $op.hooks.on_report)
+    };
+    ($op:ident, hooks.validate = $value:expr) => {
+        with_part!(@hooks $op, $op.hooks.classify, $op.hooks.rate_limit, $value, $op.hooks.on_retry, $op.hooks.on_report)
+    };
+    ($op:ident, hooks.on_retry = $value:expr) => {
+        with_part!(@hooks $op, $op.hooks.classify, $op.hooks.rate_limit, $op.hooks.validate, $value, $op.hooks.on_report)
+    };
+    ($op:ident, hooks.on_report = $value:expr) => {
+        with_part!(@hooks $op, $op.hooks.classify, $op.hooks.rate_limit, $op.hooks.validate, $op.hooks.on_retry, $value)
+    };
+    (@hooks $op:ident, $classify:expr, $rate_limit:expr, $validate:expr, $on_retry:expr, $on_report:expr) => {
+        with_part!(@build $op, $op.clock, Hooks {
+            classify: $classify,
+            rate_limit: $rate_limit,
+            validate: $validate,
+            on_retry: $on_retry,
+            on_report: $on_report,
+        })
+    };
+    (@build $op:ident, $clock:expr, $hooks:expr) => {
+        Operation {
+            settings: $op.settings,
+            name: $op.name,
+            clock: $clock,
+            hooks: $hooks,
+            timed_out: $op.timed_out,
+            breaker: $op.breaker,
+            throttle: $op.throttle,
+            invalid: $op.invalid,
+            describe: $op.describe,
+            value: PhantomData,
+        }
+    };
+}
+
+impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
+    settings_setters!();
+
+    /// Takes attempts, backoff, caps and rate-limit limits from a policy.
+    pub fn policy(mut self, policy: &RetryPolicy) -> Self {
+        let timeout = self.settings.timeout;
+        self.settings = policy.settings;
+        self.settings.timeout = timeout;
+        self
+    }
+
+    /// Names the operation: the report, its table and every event carry
+    /// the name (default `"operation"`; the attribute uses the function's
+    /// name).
+    pub fn name(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Per-attempt timeout. An async attempt still running at its deadline,
+    /// `min(timeout, budget - elapsed)`, is dropped and fails with
+    /// `E::from(TimedOut)`. Blocking attempts cannot be interrupted: they
+    /// see their deadline through [`Attempt::deadline`].
+    pub fn timeout(mut self, timeout: std::time::Duration) -> Self
+    where
+        E: From<TimedOut>,
+    {
+        self.settings.timeout = Some(timeout);
+        self.interrupt_at_deadline()
+    }
+
+    /// Cuts an async attempt at its deadline even without a `timeout`, so
+    /// that the `budget` holds while an attempt runs. Implied by
+    /// [`timeout`](Operation::timeout).
+    pub fn interrupt_at_deadline(mut self) -> Self
+    where
+        E: From<TimedOut>,
+    {
+        self.timed_out = Some(|| E::from(TimedOut));
+        self
+    }
+
+    /// Consults `breaker` before each primary attempt and reports each
+    /// result to it. A rejected attempt doesn't run and fails with
+    /// `E::from(CircuitOpen)`, classified like any other error.
+    pub fn circuit_breaker<'c>(self, breaker: &'c CircuitBreaker) -> Operation<'c, T, E, C, H>
+    where
+        'b: 'c,
+        E: From<CircuitOpen>,
+    {
+        let mut op: Operation<'c, T, E, C, H> = self;
+        op.breaker = Some((breaker, || E::from(CircuitOpen)));
+        op
+    }
+
+    /// Shares a retry budget with other calls: each retryable failure and
+    /// each success is reported to it, and a retry runs only while it
+    /// allows. A refused retry ends the operation with
+    /// [`StopReason::Throttled`](crate::StopReason::Throttled).
+    pub fn throttle<'c>(self, throttle: &'c dyn RetryBudget) -> Operation<'c, T, E, C, H>
+    where
+        'b: 'c,
+    {
+        let mut op: Operation<'c, T, E, C, H> = self;
+        op.throttle = Some(throttle);
+        op
+    }
+
+    /// The time source for deadlines, sleeps and the report.
+    pub fn clock<C2: Clock>(self, clock: C2) -> Operation<'b, T, E, C2, H> {
+        with_part!(self, clock = clock)
+    }
+
+    #[inline]
+    pub(crate) fn name_cow(&self) -> Cow<'static, str> {
+        name_or_default(&self.name)
+    }
+
+    pub(crate) fn describe(&self, error: &E) -> String {
+        self.describe
+            .map(|describe| describe(error))
+            .unwrap_or_default()
+    }
+}
+
+impl<'b, T, E, C, Cl, Rl, V, Or, Rp> Operation<'b, T, E, C, Hooks<Cl, Rl, V, Or, Rp>> {
+    /// Retries only the errors for which `classify` returns `true`.
+    pub fn retry_if<F>(self, classify: F) -> Operation<'b, T, E, C, Hooks<F, Rl, V, Or, Rp>>
+    where
+        F: Fn(&E) -> bool,
+    {
+        with_part!(self, hooks.classify = classify)
+    }
+
+    /// Reads a Retry-After hint from retryable errors: such an error waits
+    /// exactly the hint, without consuming a retry and without the backoff.
+    pub fn rate_limit<F>(self, hint: F) -> Operation<'b, T, E, C, Hooks<Cl, F, V, Or, Rp>>
+    where
+        F: Fn(&E) -> Option<std::time::Duration>,
+    {
+        with_part!(self, hooks.rate_limit = hint)
+    }
+
+    /// Rejects successful values for which `check` returns `false`, as
+    /// `E::from(ValidationFailed)`.
+    pub fn validate<F>(mut self, check: F) -> Operation<'b, T, E, C, Hooks<Cl, Rl, F, Or, Rp>>
+    where
+        F: Fn(&T) -> bool,
+        E: From<ValidationFailed>,
+    {
+        self.invalid = Some(|| E::from(ValidationFailed));
+        with_part!(self, hooks.validate = check)
+    }
+
+    /// Calls `listener` before each wait.
+    pub fn on_retry<F>(self, listener: F) -> Operation<'b, T, E, C, Hooks<Cl, Rl, V, F, Rp>>
+    where
+        F: Fn(&RetryEvent<'_>),
+    {
+        with_part!(self, hooks.on_retry = listener)
+    }
+
+    /// Hands the report of each run to `hook` before the outcome is
+    /// returned: where the report goes when the caller only wants the
+    /// result.
+    ///
+    /// ```
+    /// use resilient::{ExecutionReport, FakeClock, Operation};
+    /// use std::sync::Mutex;
+    ///
+    /// let seen = Mutex::new(Vec::new());
+    /// let result = Operation::new()
+    ///     .name("cache.get")
+    ///     .max_attempts(2)
+    ///     .clock(FakeClock::new())
+    ///     .on_report(|report: &ExecutionReport| {
+    ///         seen.lock().unwrap().push((report.name().to_owned(), report.attempt_count()))
+    ///     })
+    ///     .run(|attempt| if attempt.number() == 1 { Err("miss") } else { Ok(3) })
+    ///     .into_result();
+    /// assert_eq!(result, Ok(3));
+    /// assert_eq!(*seen.lock().unwrap(), [("cache.get".to_owned(), 2)]);
+    /// ```
+    pub fn on_report<F>(self, hook: F) -> Operation<'b, T, E, C, Hooks<Cl, Rl, V, Or, F>>
+    where
+        F: Fn(&ExecutionReport),
+    {
+        with_part!(self, hooks.on_report = hook)
+    }
+}
+
+impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
+    /// Starts the clock. Drive the returned [`Execution`] with
+    /// `next_*` / `attempt_*`, or use [`run`](Operation::run) and
+    /// [`run_async`](Operation::run_async), which do it for you.
+    #[inline]
+    pub fn start(&self) -> Execution<'_, 'b, T, E, C, H> {
+        Execution::new(self)
+    }
+
+    /// Runs the blocking `f` until it succeeds or the operation stops.
+    #[inline]
+    pub fn run<F>(self, f: F) -> Outcome<T, E>
+    where
+        F: FnMut(Attempt) -> Result<T, E>,
+    {
+        self.run_with_fallback(f, None::<fn(Attempt) -> Result<T, E>>)
+    }
+
+    /// [`run`](Operation::run), then `fallback` once if the primary
+    /// attempts failed.
+    #[inline]
+    pub fn run_with_fallback<F, G>(self, mut f: F, fallback: Option<G>) -> Outcome<T, E>
+    where
+        F: FnMut(Attempt) -> Result<T, E>,
+        G: FnOnce(Attempt) -> Result<T, E>,
+    {
+        let mut exec = self.start();
+        while exec.next_blocking() {
+            exec.attempt_blocking(&mut f);
+        }
+        if let Some(fallback) = fallback
+            && exec.needs_fallback()
+        {
+            exec.fallback_blocking(fallback);
+        }
+        exec.finish()
+    }
+
+    /// Runs the async `f` until it succeeds or the operation stops.
+    /// Dropping the future stops everything at once.
+    ///
+    /// `f` makes one future per attempt: an `async |attempt| …` closure
+    /// that borrows what it uses, or `|attempt| { let s = s.clone(); async
+    /// move { … } }`. The future returned is `Send` whenever those are, so
+    /// the call can be spawned on a multi-thread runtime.
+    pub async fn run_async<F, Fut>(self, f: F) -> Outcome<T, E>
+    where
+        F: FnMut(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        self.run_async_with_fallback(f, None::<NoFallback<T, E>>)
+            .await
+    }
+
+    /// [`run_async`](Operation::run_async), then `fallback` once if the
+    /// primary attempts failed.
+    ///
+    /// The fallback runs at most once, so it may be any async closure,
+    /// `async move` ones included.
+    pub async fn run_async_with_fallback<F, Fut, G>(
+        self,
+        mut f: F,
+        fallback: Option<G>,
+    ) -> Outcome<T, E>
+    where
+        F: FnMut(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        G: AsyncFnOnce(Attempt) -> Result<T, E>,
+    {
+        let mut exec = self.start();
+        while exec.next_async().await {
+            // A closure, not `&mut f`: `&mut F` is an async closure only
+            // through `F: AsyncFnMut`, the bound that made futures lose `Send`.
+            #[allow(clippy::redundant_closure)]
+            exec.attempt_async(|attempt| f(attempt)).await;
+        }
+        if let Some(fallback) = fallback
+            && exec.needs_fallback()
+        {
+            exec.fallback_async(fallback).await;
+        }
+        exec.finish()
+    }
+}
+
+/// Stands in for "no fallback" in [`Operation::run_async`].
+type NoFallback<T, E> = fn(Attempt) -> std::future::Ready<Result<T, E>>;
+
+impl RetryPolicy {
+    /// Runs `f` until it succeeds or the policy stops, retrying every
+    /// error, on the system clock.
+    ///
+    /// ```
+    /// use resilient::{Backoff, RetryPolicy};
+    ///
+    /// let policy = RetryPolicy::builder().max_attempts(2).backoff(Backoff::none()).build()?;
+    /// let err = policy.run(|attempt| Err::<(), _>(attempt.number())).unwrap_err();
+    /// assert_eq!((err.attempts(), *err.cause()), (2, 2));
+    /// # Ok::<(), resilient::ConfigError>(())
+    /// ```
+    pub fn run<T, E, F>(&self, f: F) -> Result<T, RetryError<E>>
+    where
+        F: FnMut(Attempt) -> Result<T, E>,
+    {
+        self.run_with_clock(SystemClock, f)
+    }
+
+    /// [`run`](RetryPolicy::run) on the given clock.
+    pub fn run_with_clock<T, E, F, C>(&self, clock: C, f: F) -> Result<T, RetryError<E>>
+    where
+        F: FnMut(Attempt) -> Result<T, E>,
+        C: Clock,
+    {
+        Operation::unreported()
+            .policy(self)
+            .clock(clock)
+            .run(f)
+            .into_retry_result()
+    }
+
+    /// Runs the async `f` until it succeeds or the policy stops, retrying
+    /// every error, on tokio's clock.
+    ///
+    /// `f` makes one future per attempt: an `async |attempt| …` closure
+    /// that borrows what it uses, or `|attempt| { let s = s.clone(); async
+    /// move { … } }`. The returned future is `Send` whenever those are.
+    ///
+    /// ```
+    /// use resilient::{Backoff, RetryPolicy};
+    /// use std::time::Duration;
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() -> Result<(), resilient::ConfigError> {
+    /// let policy = RetryPolicy::builder()
+    ///     .max_attempts(3)
+    ///     .backoff(Backoff::constant(Duration::from_secs(5)))
+    ///     .build()?;
+    /// let value = policy
+    ///     .run_async(async |attempt| if attempt.number() < 3 { Err("busy") } else { Ok("done") })
+    ///     .await;
+    /// assert_eq!(value, Ok("done"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn run_async<T, E, F, Fut>(&self, f: F) -> Result<T, RetryError<E>>
+    where
+        F: FnMut(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        self.run_async_with_clock(TokioClock, f).await
+    }
+
+    /// [`run_async`](RetryPolicy::run_async) on the given clock.
+    pub async fn run_async_with_clock<T, E, F, Fut, C>(
+        &self,
+        clock: C,
+        f: F,
+    ) -> Result<T, RetryError<E>>
+    where
+        F: FnMut(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        C: Clock,
+    {
+        Operation::unreported()
+            .policy(self)
+            .clock(clock)
+            .run_async(f)
+            .await
+            .into_retry_result()
+    }
+}

@@ -1,0 +1,381 @@
+//! The retry decision: after a failed attempt, wait how long, or stop why.
+//!
+//! [`schedule`] is a pure function of the settings, the counters of the
+//! attempts so far, the time elapsed and the failure: no clock, no state,
+//! no side effect. The execution feeds it and carries out its answer.
+
+use std::time::Duration;
+
+use crate::report::{Delay, DelaySource, StopReason};
+use crate::settings::{LONGEST, Settings};
+
+/// What the attempts so far have used up.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Counters {
+    /// Primary attempts made, the one that just failed included.
+    pub(crate) primaries: u32,
+    /// Retries taken on the Retry-After path; they don't spend `retries`.
+    pub(crate) rate_limit_retries: u32,
+    /// Time waited on the Retry-After path so far.
+    pub(crate) rate_limit_waited: Duration,
+}
+
+impl Counters {
+    /// The counters once `delay` has been decided: a Retry-After wait is
+    /// counted against its own limits.
+    pub(crate) fn after(mut self, delay: Delay) -> Counters {
+        if delay.source() == DelaySource::RetryAfter {
+            self.rate_limit_retries = self.rate_limit_retries.saturating_add(1);
+            self.rate_limit_waited = self.rate_limit_waited.saturating_add(delay.duration());
+        }
+        self
+    }
+}
+
+/// How the last attempt failed, as far as the decision cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Failure {
+    /// The classifier's verdict.
+    pub(crate) retryable: bool,
+    /// The circuit breaker rejected the attempt; the body didn't run.
+    pub(crate) rejected: bool,
+    /// A Retry-After hint, read from a retryable error only.
+    pub(crate) hint: Option<Duration>,
+    /// Whether a retry throttle (if any) lets another attempt start.
+    pub(crate) throttle_allows: bool,
+}
+
+/// Why a Retry-After hint was not followed, for the event that says so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RateLimitRefused {
+    pub(crate) hint: Duration,
+    pub(crate) waited: Duration,
+}
+
+/// The decision after a failure at `elapsed`: the wait before the next
+/// attempt, or why the operation stops.
+///
+/// `jitter` turns the backoff's nominal delay into the one to sleep; it is
+/// asked only when the backoff path is taken. Checks run in this order:
+/// not retryable; the hard budget already spent; the soft cap (once
+/// `min_retries` retries have run); the Retry-After path (its count, its
+/// total wait, the budget); the attempts allowed; a backoff wait that would
+/// start the next attempt at or past the budget; last, the throttle.
+///
+/// `settings` must be [clamped](Settings::clamped).
+pub(crate) fn schedule(
+    settings: &Settings,
+    counters: &Counters,
+    elapsed: Duration,
+    failure: Failure,
+    jitter: impl FnOnce(Duration) -> Duration,
+) -> Result<Delay, Stop> {
+    let blocked = |otherwise: StopReason| {
+        if failure.rejected {
+            StopReason::CircuitOpen
+        } else {
+            otherwise
+        }
+    };
+    if !failure.retryable {
+        return Err(Stop::Reason(blocked(StopReason::NotRetryable)));
+    }
+    if settings.budget.is_some_and(|budget| elapsed >= budget) {
+        return Err(Stop::Reason(StopReason::BudgetExhausted));
+    }
+    let retries_run = counters.primaries.saturating_sub(1);
+    if settings
+        .max_elapsed
+        .is_some_and(|cap| elapsed >= cap && retries_run >= settings.min_retries)
+    {
+        return Err(Stop::Reason(StopReason::BudgetExhausted));
+    }
+    let starts_too_late = |wait: Duration| {
+        settings
+            .budget
+            .is_some_and(|budget| elapsed.saturating_add(wait) >= budget)
+    };
+    let delay = if let Some(hint) = failure.hint {
+        let waited = counters.rate_limit_waited.saturating_add(hint);
+        if counters.rate_limit_retries >= settings.max_rate_limit_retries
+            || waited > settings.max_rate_limit_wait
+            || starts_too_late(hint)
+        {
+            return Err(Stop::RateLimit(RateLimitRefused {
+                hint,
+                waited: counters.rate_limit_waited,
+            }));
+        }
+        Delay::new(hint.min(LONGEST), DelaySource::RetryAfter)
+    } else {
+        // Attempts on the backoff path; Retry-After retries don't count.
+        let backoff_attempts = counters
+            .primaries
+            .saturating_sub(counters.rate_limit_retries);
+        if backoff_attempts >= settings.max_attempts {
+            return Err(Stop::Reason(blocked(StopReason::AttemptsExhausted)));
+        }
+        let wait = jitter(settings.backoff.nominal_delay(backoff_attempts));
+        if starts_too_late(wait) {
+            return Err(Stop::Reason(StopReason::BudgetExhausted));
+        }
+        Delay::new(wait.min(LONGEST), DelaySource::Backoff)
+    };
+    if !failure.throttle_allows {
+        return Err(Stop::Reason(StopReason::Throttled));
+    }
+    Ok(delay)
+}
+
+/// Why the operation stops; a refused Retry-After hint keeps its numbers
+/// for the event that reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    Reason(StopReason),
+    RateLimit(RateLimitRefused),
+}
+
+impl Stop {
+    pub(crate) fn reason(self) -> StopReason {
+        match self {
+            Stop::Reason(reason) => reason,
+            Stop::RateLimit(_) => StopReason::RateLimitExhausted,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backoff::{Backoff, Jitter};
+
+    const fn secs(n: u64) -> Duration {
+        Duration::from_secs(n)
+    }
+
+    fn settings(max_attempts: u32) -> Settings {
+        Settings {
+            max_attempts,
+            backoff: Backoff::exponential(secs(1), secs(8)).jitter(Jitter::None),
+            ..Settings::DEFAULT
+        }
+        .clamped()
+    }
+
+    const RETRYABLE: Failure = Failure {
+        retryable: true,
+        rejected: false,
+        hint: None,
+        throttle_allows: true,
+    };
+
+    fn after(primaries: u32) -> Counters {
+        Counters {
+            primaries,
+            ..Counters::default()
+        }
+    }
+
+    fn decide(
+        settings: &Settings,
+        counters: &Counters,
+        elapsed: Duration,
+        failure: Failure,
+    ) -> Result<Delay, StopReason> {
+        schedule(settings, counters, elapsed, failure, |d| d).map_err(Stop::reason)
+    }
+
+    fn backoff(d: Duration) -> Result<Delay, StopReason> {
+        Ok(Delay::new(d, DelaySource::Backoff))
+    }
+
+    #[test]
+    fn backoff_doubles_until_the_attempts_run_out() {
+        let s = settings(5);
+        let waits: Vec<_> = (1..=5)
+            .map(|n| decide(&s, &after(n), Duration::ZERO, RETRYABLE))
+            .collect();
+        assert_eq!(
+            waits,
+            [
+                backoff(secs(1)),
+                backoff(secs(2)),
+                backoff(secs(4)),
+                backoff(secs(8)),
+                Err(StopReason::AttemptsExhausted)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_non_retryable_failure_stops_first() {
+        let s = Settings {
+            budget: Some(secs(1)),
+            ..settings(3)
+        };
+        let fatal = Failure {
+            retryable: false,
+            ..RETRYABLE
+        };
+        assert_eq!(
+            decide(&s, &after(1), secs(5), fatal),
+            Err(StopReason::NotRetryable)
+        );
+        let rejected = Failure {
+            rejected: true,
+            ..fatal
+        };
+        assert_eq!(
+            decide(&s, &after(1), secs(5), rejected),
+            Err(StopReason::CircuitOpen)
+        );
+    }
+
+    #[test]
+    fn the_budget_stops_at_or_past_it_and_refuses_a_wait_into_it() {
+        let s = Settings {
+            budget: Some(secs(30)),
+            ..settings(10)
+        };
+        assert_eq!(
+            decide(&s, &after(1), secs(30), RETRYABLE),
+            Err(StopReason::BudgetExhausted)
+        );
+        // 29 s elapsed plus a 1 s wait would start the retry at the budget.
+        assert_eq!(
+            decide(&s, &after(1), secs(29), RETRYABLE),
+            Err(StopReason::BudgetExhausted)
+        );
+        assert_eq!(
+            decide(&s, &after(1), Duration::from_millis(28_999), RETRYABLE),
+            backoff(secs(1))
+        );
+    }
+
+    #[test]
+    fn the_soft_cap_waits_for_the_retry_floor() {
+        let s = Settings {
+            max_elapsed: Some(secs(10)),
+            min_retries: 2,
+            ..settings(5)
+        };
+        assert_eq!(decide(&s, &after(1), secs(11), RETRYABLE), backoff(secs(1)));
+        assert_eq!(decide(&s, &after(2), secs(12), RETRYABLE), backoff(secs(2)));
+        assert_eq!(
+            decide(&s, &after(3), secs(13), RETRYABLE),
+            Err(StopReason::BudgetExhausted)
+        );
+    }
+
+    #[test]
+    fn a_hint_is_waited_exactly_without_spending_a_retry() {
+        let s = settings(1);
+        let limited = Failure {
+            hint: Some(secs(7)),
+            ..RETRYABLE
+        };
+        assert_eq!(
+            decide(&s, &after(1), Duration::ZERO, limited),
+            Ok(Delay::new(secs(7), DelaySource::RetryAfter))
+        );
+        let counters = after(1).after(Delay::new(secs(7), DelaySource::RetryAfter));
+        assert_eq!(counters.rate_limit_retries, 1);
+        assert_eq!(counters.rate_limit_waited, secs(7));
+        // The retry that followed the hint failed without one: the backoff
+        // path still has its single attempt spent, not two.
+        let counters = Counters {
+            primaries: 2,
+            ..counters
+        };
+        assert_eq!(
+            decide(&s, &counters, secs(7), RETRYABLE),
+            Err(StopReason::AttemptsExhausted)
+        );
+    }
+
+    #[test]
+    fn the_rate_limit_path_has_three_limits() {
+        let s = Settings {
+            max_rate_limit_retries: 2,
+            max_rate_limit_wait: secs(60),
+            budget: Some(secs(100)),
+            ..settings(1)
+        };
+        let hint = |d| Failure {
+            hint: Some(d),
+            ..RETRYABLE
+        };
+        let used = |retries, waited| Counters {
+            primaries: retries + 1,
+            rate_limit_retries: retries,
+            rate_limit_waited: waited,
+        };
+        let refused = |hint, waited| Err(Stop::RateLimit(RateLimitRefused { hint, waited }));
+        let run =
+            |counters: &Counters, elapsed, failure| schedule(&s, counters, elapsed, failure, |d| d);
+        assert_eq!(
+            run(&used(2, secs(2)), secs(2), hint(secs(1))),
+            refused(secs(1), secs(2))
+        );
+        assert_eq!(
+            run(&used(1, secs(50)), secs(50), hint(secs(11))),
+            refused(secs(11), secs(50))
+        );
+        assert_eq!(
+            run(&used(0, Duration::ZERO), secs(95), hint(secs(5))),
+            refused(secs(5), Duration::ZERO)
+        );
+        assert!(run(&used(1, secs(50)), secs(50), hint(secs(10))).is_ok());
+    }
+
+    #[test]
+    fn the_throttle_is_asked_last() {
+        let s = settings(3);
+        let throttled = Failure {
+            throttle_allows: false,
+            ..RETRYABLE
+        };
+        assert_eq!(
+            decide(&s, &after(1), Duration::ZERO, throttled),
+            Err(StopReason::Throttled)
+        );
+        assert_eq!(
+            decide(&s, &after(3), Duration::ZERO, throttled),
+            Err(StopReason::AttemptsExhausted),
+            "no retry was due, so none was throttled"
+        );
+        let limited = Failure {
+            hint: Some(secs(1)),
+            ..throttled
+        };
+        assert_eq!(
+            decide(&s, &after(1), Duration::ZERO, limited),
+            Err(StopReason::Throttled),
+            "a Retry-After retry is a retry too"
+        );
+    }
+
+    #[test]
+    fn jitter_is_applied_to_the_nominal_delay_and_checked_against_the_budget() {
+        let s = Settings {
+            budget: Some(secs(10)),
+            ..settings(4)
+        };
+        let halved = schedule(&s, &after(2), Duration::ZERO, RETRYABLE, |d| d / 2);
+        assert_eq!(halved, Ok(Delay::new(secs(1), DelaySource::Backoff)));
+        let long = schedule(&s, &after(2), secs(9), RETRYABLE, |_| secs(1));
+        assert_eq!(long, Err(Stop::Reason(StopReason::BudgetExhausted)));
+    }
+
+    #[test]
+    fn huge_values_saturate() {
+        let s = Settings {
+            max_attempts: u32::MAX,
+            backoff: Backoff::exponential(Duration::MAX, Duration::MAX).multiplier(f64::MAX),
+            ..Settings::DEFAULT
+        }
+        .clamped();
+        let wait = decide(&s, &after(u32::MAX - 1), Duration::MAX, RETRYABLE);
+        assert_eq!(wait, Ok(Delay::new(LONGEST, DelaySource::Backoff)));
+    }
+}

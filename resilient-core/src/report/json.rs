@@ -1,0 +1,91 @@
+//! The report as data (feature `serde`): `ExecutionReport` and its parts
+//! implement `serde::Serialize`, with stable keys, so a service can log a
+//! report as JSON.
+//!
+//! The keys, written once here and pinned by a test of one real report:
+//!
+//! | key | value |
+//! |---|---|
+//! | `name` | the operation's name |
+//! | `attempt_count`, `retry_count` | numbers |
+//! | `stop_reason` | `succeeded`, `not_retryable`, `attempts_exhausted`, `budget_exhausted`, `rate_limit_exhausted`, `circuit_open`, `throttled` |
+//! | `fallback_used` | bool |
+//! | `elapsed_ms` | float, milliseconds |
+//! | `attempts` | one object per attempt, below |
+//!
+//! Each attempt: `number`, `kind` (`primary`, `fallback`, `hedge`),
+//! `started_ms`, `duration_ms`, `deadline_ms` (or `null`), `delay_ms` and
+//! `delay_source` (`backoff` / `retry_after`, or both `null`), and `error`,
+//! `failure` (`operation`, `timeout`, `circuit_open`, `validation`) and
+//! `retryable`, all three `null` for a successful attempt.
+
+use std::time::Duration;
+
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+
+use super::outcome::{ExecutionReport, StopReason};
+use super::record::{AttemptKind, AttemptRecord, DelaySource, FailureKind};
+
+/// Milliseconds, from whole nanoseconds so that round values stay round.
+#[allow(clippy::cast_precision_loss)]
+fn millis(duration: Duration) -> f64 {
+    super::duration_nanos(duration) as f64 / 1e6
+}
+
+impl Serialize for ExecutionReport {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(7))?;
+        map.serialize_entry("name", self.name())?;
+        map.serialize_entry("attempt_count", &self.attempt_count())?;
+        map.serialize_entry("retry_count", &self.retry_count())?;
+        map.serialize_entry("stop_reason", &self.stop_reason())?;
+        map.serialize_entry("fallback_used", &self.fallback_used())?;
+        map.serialize_entry("elapsed_ms", &millis(self.elapsed()))?;
+        map.serialize_entry("attempts", &Attempts(self.attempts()))?;
+        map.end()
+    }
+}
+
+struct Attempts<'a>(&'a [AttemptRecord]);
+
+impl Serialize for Attempts<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for record in self.0 {
+            seq.serialize_element(record)?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for AttemptRecord {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let delay = self.delay_before();
+        let error = self.error();
+        let mut map = serializer.serialize_map(Some(11))?;
+        map.serialize_entry("number", &self.number())?;
+        map.serialize_entry("kind", &self.kind())?;
+        map.serialize_entry("started_ms", &millis(self.started_at()))?;
+        map.serialize_entry("duration_ms", &millis(self.elapsed()))?;
+        map.serialize_entry("deadline_ms", &self.deadline().map(millis))?;
+        map.serialize_entry("delay_ms", &delay.map(|d| millis(d.duration())))?;
+        map.serialize_entry("delay_source", &delay.map(|d| d.source()))?;
+        map.serialize_entry("error", &error.map(|e| e.message()))?;
+        map.serialize_entry("failure", &error.map(|e| e.kind()))?;
+        map.serialize_entry("retryable", &error.map(|e| e.retryable()))?;
+        map.end()
+    }
+}
+
+/// Serializes an enum of the report as its stable `snake_case` name.
+macro_rules! by_name {
+    ($($kind:ty),*) => {$(
+        impl Serialize for $kind {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.name())
+            }
+        }
+    )*};
+}
+
+by_name!(StopReason, AttemptKind, FailureKind, DelaySource);

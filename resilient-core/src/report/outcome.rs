@@ -1,0 +1,257 @@
+//! [`Outcome`] pairs an operation's result with its [`ExecutionReport`]:
+//! every attempt, every delay, and why the operation stopped.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::time::Duration;
+
+use super::record::{AttemptKind, AttemptRecord, Delay, Nanos, Records};
+use crate::error::RetryError;
+
+/// Why the primary attempts ended.
+///
+/// A fallback doesn't change it: after the attempts failed and a fallback
+/// ran, the stop reason still says why the attempts ended, and
+/// [`ExecutionReport::fallback_used`] says that a fallback ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StopReason {
+    /// A primary (or hedged) attempt succeeded. Never set by a fallback.
+    Succeeded,
+    /// The last error was classified as not retryable.
+    NotRetryable,
+    /// Every attempt the policy allows was made.
+    AttemptsExhausted,
+    /// The hard `budget` or the soft `max_elapsed` cap was reached.
+    BudgetExhausted,
+    /// A Retry-After wait would have overrun `max_rate_limit_wait`, the
+    /// budget, or the number of rate-limited retries.
+    RateLimitExhausted,
+    /// The circuit breaker rejected the last attempt.
+    CircuitOpen,
+    /// A retry throttle refused the next attempt: the dependency is failing
+    /// for many callers, and retries would only add load.
+    Throttled,
+}
+
+impl StopReason {
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    /// The reason's name in the report's JSON form: `snake_case`.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            StopReason::Succeeded => "succeeded",
+            StopReason::NotRetryable => "not_retryable",
+            StopReason::AttemptsExhausted => "attempts_exhausted",
+            StopReason::BudgetExhausted => "budget_exhausted",
+            StopReason::RateLimitExhausted => "rate_limit_exhausted",
+            StopReason::CircuitOpen => "circuit_open",
+            StopReason::Throttled => "throttled",
+        }
+    }
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StopReason::Succeeded => "succeeded",
+            StopReason::NotRetryable => "error not retryable",
+            StopReason::AttemptsExhausted => "attempts exhausted",
+            StopReason::BudgetExhausted => "time budget exhausted",
+            StopReason::RateLimitExhausted => "rate-limit wait exhausted",
+            StopReason::CircuitOpen => "circuit open",
+            StopReason::Throttled => "retries throttled",
+        })
+    }
+}
+
+/// The account of one operation: every attempt, every delay, and why it
+/// stopped.
+///
+/// ```
+/// use resilient::{Backoff, FakeClock, Operation, StopReason};
+/// use std::time::Duration;
+///
+/// let clock = FakeClock::new();
+/// let outcome = Operation::new()
+///     .name("inventory.reserve")
+///     .max_attempts(3)
+///     .backoff(Backoff::constant(Duration::from_secs(1)))
+///     .clock(&clock)
+///     .run(|attempt| if attempt.number() < 2 { Err("busy") } else { Ok(7) });
+/// let report = outcome.report();
+/// assert_eq!(report.name(), "inventory.reserve");
+/// assert_eq!(report.attempt_count(), 2);
+/// assert_eq!(report.retry_count(), 1);
+/// assert_eq!(report.delays(), [Duration::from_secs(1)]);
+/// assert_eq!(report.stop_reason(), StopReason::Succeeded);
+/// assert!(report.attempts()[0].error().unwrap().retryable());
+/// ```
+#[derive(Clone)]
+pub struct ExecutionReport {
+    pub(crate) records: Records,
+    /// A delay slept after which no attempt could start (the budget passed
+    /// during the sleep); kept so that `delays()` lists every sleep.
+    pub(crate) unattributed_delay: Option<Delay>,
+    pub(crate) elapsed: Nanos,
+    pub(crate) stop_reason: StopReason,
+    pub(crate) name: Cow<'static, str>,
+}
+
+/// The name of an operation that was given none.
+pub(crate) const UNNAMED: &str = "operation";
+
+impl ExecutionReport {
+    pub(crate) const fn new(name: Cow<'static, str>) -> Self {
+        ExecutionReport {
+            records: Records::new(),
+            unattributed_delay: None,
+            elapsed: Nanos::ZERO,
+            stop_reason: StopReason::Succeeded,
+            name,
+        }
+    }
+
+    pub(crate) fn push(&mut self, record: AttemptRecord) {
+        self.records.push(record);
+    }
+
+    pub(crate) fn last_mut(&mut self) -> Option<&mut AttemptRecord> {
+        self.records.as_mut_slice().last_mut()
+    }
+
+    /// The operation's name beside the latest record, to update the one
+    /// and report it under the other.
+    pub(crate) fn name_and_last(&mut self) -> (&str, &mut AttemptRecord) {
+        let record = self
+            .records
+            .as_mut_slice()
+            .last_mut()
+            .expect("an attempt was recorded");
+        (&self.name, record)
+    }
+
+    /// The operation's name: `name = "…"`, or the function's identifier
+    /// under the attribute, or `"operation"` when none was given.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Every attempt made: primary, hedged and fallback.
+    pub fn attempt_count(&self) -> u32 {
+        u32::try_from(self.attempts().len()).unwrap_or(u32::MAX)
+    }
+
+    /// Primary attempts after the first. Hedged attempts and fallbacks are
+    /// never retries.
+    pub fn retry_count(&self) -> u32 {
+        let primaries = self
+            .attempts()
+            .iter()
+            .filter(|r| r.kind() == AttemptKind::Primary)
+            .count();
+        u32::try_from(primaries.saturating_sub(1)).unwrap_or(u32::MAX)
+    }
+
+    /// The attempts, in the order they started.
+    pub fn attempts(&self) -> &[AttemptRecord] {
+        self.records.as_slice()
+    }
+
+    /// Every delay slept, in order.
+    pub fn delays(&self) -> Vec<Duration> {
+        self.attempts()
+            .iter()
+            .filter_map(AttemptRecord::delay_before)
+            .chain(self.unattributed_delay)
+            .map(|d| d.duration())
+            .collect()
+    }
+
+    /// Total time the operation took.
+    pub fn elapsed(&self) -> Duration {
+        self.elapsed.get()
+    }
+
+    /// Why the primary attempts ended: [`Succeeded`](StopReason::Succeeded)
+    /// only when a primary (or hedged) attempt succeeded. A fallback that
+    /// ran afterwards doesn't change it; see
+    /// [`fallback_used`](ExecutionReport::fallback_used).
+    pub fn stop_reason(&self) -> StopReason {
+        self.stop_reason
+    }
+
+    /// Whether a fallback ran, whatever its result.
+    pub fn fallback_used(&self) -> bool {
+        self.attempts()
+            .iter()
+            .any(|r| r.kind() == AttemptKind::Fallback)
+    }
+}
+
+impl fmt::Debug for ExecutionReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ExecutionReport")
+            .field("name", &self.name)
+            .field("attempts", &self.attempts())
+            .field("elapsed", &self.elapsed())
+            .field("stop_reason", &self.stop_reason)
+            .finish()
+    }
+}
+
+/// The result of an operation and the report of how it was reached.
+///
+/// ```
+/// use resilient::Operation;
+///
+/// let outcome = Operation::new().run(|_| Ok::<_, String>(5));
+/// assert!(outcome.is_ok());
+/// assert_eq!(outcome.report().attempt_count(), 1);
+/// assert_eq!(outcome.into_result(), Ok(5));
+/// ```
+#[derive(Debug, Clone)]
+#[must_use = "an outcome holds the operation's result"]
+pub struct Outcome<T, E> {
+    result: Result<T, E>,
+    report: ExecutionReport,
+}
+
+impl<T, E> Outcome<T, E> {
+    #[inline]
+    pub(crate) const fn new(result: Result<T, E>, report: ExecutionReport) -> Self {
+        Outcome { result, report }
+    }
+
+    /// The result, borrowed.
+    pub fn result(&self) -> &Result<T, E> {
+        &self.result
+    }
+
+    /// The result, dropping the report.
+    #[inline]
+    pub fn into_result(self) -> Result<T, E> {
+        self.result
+    }
+
+    /// The report.
+    pub fn report(&self) -> &ExecutionReport {
+        &self.report
+    }
+
+    /// The result and the report.
+    #[inline]
+    pub fn into_parts(self) -> (Result<T, E>, ExecutionReport) {
+        (self.result, self.report)
+    }
+
+    /// Whether the operation succeeded.
+    pub fn is_ok(&self) -> bool {
+        self.result.is_ok()
+    }
+
+    pub(crate) fn into_retry_result(self) -> Result<T, RetryError<E>> {
+        let attempts = self.report.attempt_count();
+        self.result
+            .map_err(|cause| RetryError::new(attempts, cause))
+    }
+}

@@ -1,0 +1,454 @@
+//! One attempt, as the report keeps it: [`AttemptRecord`], its kind, the
+//! delay before it and how it failed; and the attempt log, inline for the
+//! first attempt so that a successful call allocates nothing.
+
+use std::fmt;
+use std::time::Duration;
+
+/// Whether an attempt ran the body, a hedge of it, or a fallback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AttemptKind {
+    /// The function's own body.
+    Primary,
+    /// A fallback, after the primary attempts failed.
+    Fallback,
+    /// An extra copy of the body, started while an attempt was still
+    /// running (`hedge`). Counted in `attempt_count`, never in `retry_count`.
+    Hedge,
+}
+
+impl AttemptKind {
+    /// The kind's name in the report's table and in its JSON form.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            AttemptKind::Primary => "primary",
+            AttemptKind::Fallback => "fallback",
+            AttemptKind::Hedge => "hedge",
+        }
+    }
+}
+
+/// What kind of failure an attempt ended with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FailureKind {
+    /// The body returned an error.
+    Operation,
+    /// The attempt outlived its deadline.
+    Timeout,
+    /// The circuit breaker rejected the attempt; the body did not run.
+    CircuitOpen,
+    /// The body returned a value that failed validation.
+    Validation,
+}
+
+impl FailureKind {
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    /// The kind's name in the report's JSON form.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            FailureKind::Operation => "operation",
+            FailureKind::Timeout => "timeout",
+            FailureKind::CircuitOpen => "circuit_open",
+            FailureKind::Validation => "validation",
+        }
+    }
+}
+
+/// Why a delay was slept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DelaySource {
+    /// The backoff schedule; the retry counted against `retries`.
+    Backoff,
+    /// A server's Retry-After hint; the retry did not count against `retries`.
+    RetryAfter,
+}
+
+impl DelaySource {
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    /// The source's name in the report's JSON form.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            DelaySource::Backoff => "backoff",
+            DelaySource::RetryAfter => "retry_after",
+        }
+    }
+}
+
+/// A delay slept before an attempt, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Delay {
+    duration: Duration,
+    source: DelaySource,
+}
+
+impl Delay {
+    pub(crate) const fn new(duration: Duration, source: DelaySource) -> Self {
+        Delay { duration, source }
+    }
+
+    /// How long was slept.
+    pub fn duration(&self) -> Duration {
+        self.duration
+    }
+
+    /// Why.
+    pub fn source(&self) -> DelaySource {
+        self.source
+    }
+}
+
+/// A failed attempt's error, as recorded in the report.
+///
+/// It displays as the error's own text, and is an [`Error`](std::error::Error)
+/// so that it can be logged or wrapped like one.
+///
+/// ```
+/// use resilient::{FakeClock, FailureKind, Operation};
+///
+/// let outcome = Operation::new().clock(FakeClock::new()).run(|_| Err::<(), _>("refused"));
+/// let error = outcome.report().attempts()[0].error().unwrap();
+/// assert_eq!(error.kind(), FailureKind::Operation);
+/// assert_eq!(error.to_string(), "refused");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecutionError {
+    kind: FailureKind,
+    retryable: bool,
+    message: String,
+}
+
+impl ExecutionError {
+    pub(crate) fn new(kind: FailureKind, retryable: bool, message: String) -> Self {
+        ExecutionError {
+            kind,
+            retryable,
+            message,
+        }
+    }
+
+    /// What kind of failure it was.
+    pub fn kind(&self) -> FailureKind {
+        self.kind
+    }
+
+    /// Whether the classifier deemed it retryable. Recorded for every failed
+    /// attempt, the final one and the fallbacks included.
+    pub fn retryable(&self) -> bool {
+        self.retryable
+    }
+
+    /// The error's `Display` text.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for ExecutionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ExecutionError {}
+
+/// A duration stored in 8 bytes (nanoseconds, saturating at 584 years), to
+/// keep attempt records small: they are moved with every outcome.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Nanos(u64);
+
+impl Nanos {
+    /// Marks "no value" where a field is optional.
+    pub(crate) const NONE: Nanos = Nanos(u64::MAX);
+    pub(crate) const ZERO: Nanos = Nanos(0);
+
+    /// `nanos`, kept one below the `NONE` marker.
+    #[inline]
+    pub(crate) const fn from_u64(nanos: u64) -> Nanos {
+        Nanos(if nanos == u64::MAX {
+            u64::MAX - 1
+        } else {
+            nanos
+        })
+    }
+
+    #[inline]
+    pub(crate) const fn from_duration(duration: Duration) -> Nanos {
+        Nanos::from_u64(duration_nanos(duration))
+    }
+
+    #[inline]
+    pub(crate) const fn optional(duration: Option<Duration>) -> Nanos {
+        match duration {
+            Some(duration) => Nanos::from_duration(duration),
+            None => Nanos::NONE,
+        }
+    }
+
+    #[inline]
+    pub(crate) const fn get(self) -> Duration {
+        Duration::from_nanos(self.0)
+    }
+
+    #[inline]
+    pub(crate) const fn as_u64(self) -> u64 {
+        self.0
+    }
+
+    pub(crate) fn get_optional(self) -> Option<Duration> {
+        (self.0 != u64::MAX).then(|| self.get())
+    }
+}
+
+/// A duration as whole nanoseconds, saturating at `u64::MAX`, without the
+/// trip through `u128` that `Duration::as_nanos` takes.
+#[inline]
+pub(crate) const fn duration_nanos(duration: Duration) -> u64 {
+    match duration.as_secs().checked_mul(1_000_000_000) {
+        Some(whole) => whole.saturating_add(duration.subsec_nanos() as u64),
+        None => u64::MAX,
+    }
+}
+
+/// One attempt: when it ran, for how long, what it was granted, what
+/// preceded it and how it failed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct AttemptRecord {
+    number: u32,
+    kind: AttemptKind,
+    delay_source: Option<DelaySource>,
+    started_at: Nanos,
+    elapsed: Nanos,
+    deadline: Nanos,
+    delay: Nanos,
+    // Boxed: only failures pay for it, and they allocate the message anyway.
+    error: Option<Box<ExecutionError>>,
+}
+
+impl AttemptRecord {
+    /// A placeholder for unused inline slots; never visible.
+    pub(crate) const EMPTY: AttemptRecord = AttemptRecord {
+        number: 0,
+        kind: AttemptKind::Primary,
+        delay_source: None,
+        started_at: Nanos::ZERO,
+        elapsed: Nanos::ZERO,
+        deadline: Nanos::NONE,
+        delay: Nanos::ZERO,
+        error: None,
+    };
+
+    /// A record for an attempt starting at `started_at` nanoseconds from
+    /// the operation's start, not yet finished.
+    #[inline]
+    pub(crate) const fn begin(
+        number: u32,
+        kind: AttemptKind,
+        started_at: u64,
+        deadline: Nanos,
+        delay_before: Option<Delay>,
+    ) -> AttemptRecord {
+        let (delay_source, delay) = match delay_before {
+            Some(delay) => (Some(delay.source), Nanos::from_duration(delay.duration)),
+            None => (None, Nanos::ZERO),
+        };
+        AttemptRecord {
+            number,
+            kind,
+            delay_source,
+            started_at: Nanos::from_u64(started_at),
+            elapsed: Nanos::ZERO,
+            deadline,
+            delay,
+            error: None,
+        }
+    }
+
+    /// Marks the attempt as ended at `end` nanoseconds from the operation's
+    /// start.
+    #[inline]
+    pub(crate) const fn end_at(&mut self, end: u64) {
+        self.elapsed = Nanos::from_u64(end.saturating_sub(self.started_at.as_u64()));
+    }
+
+    /// Records the attempt's failure.
+    pub(crate) fn set_error(&mut self, error: ExecutionError) -> &ExecutionError {
+        self.error.insert(Box::new(error))
+    }
+
+    /// 1-based number among all attempts, hedges and fallbacks included.
+    pub fn number(&self) -> u32 {
+        self.number
+    }
+
+    /// Primary, hedge or fallback.
+    pub fn kind(&self) -> AttemptKind {
+        self.kind
+    }
+
+    /// When the attempt started, from the operation's start.
+    pub fn started_at(&self) -> Duration {
+        self.started_at.get()
+    }
+
+    /// How long the attempt ran.
+    pub fn elapsed(&self) -> Duration {
+        self.elapsed.get()
+    }
+
+    /// The time granted to the attempt, `min(timeout, budget - elapsed)`,
+    /// or `None` when neither limit is set.
+    pub fn deadline(&self) -> Option<Duration> {
+        self.deadline.get_optional()
+    }
+
+    /// The delay slept right before this attempt, if any.
+    pub fn delay_before(&self) -> Option<Delay> {
+        self.delay_source
+            .map(|source| Delay::new(self.delay.get(), source))
+    }
+
+    /// The attempt's failure, or `None` if it succeeded.
+    pub fn error(&self) -> Option<&ExecutionError> {
+        self.error.as_deref()
+    }
+}
+
+impl fmt::Debug for AttemptRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AttemptRecord")
+            .field("number", &self.number)
+            .field("kind", &self.kind)
+            .field("started_at", &self.started_at())
+            .field("elapsed", &self.elapsed())
+            .field("deadline", &self.deadline())
+            .field("delay_before", &self.delay_before())
+            .field("error", &self.error())
+            .finish()
+    }
+}
+
+/// Attempts kept inline before the log moves to the heap. One is enough
+/// for a successful first attempt to allocate nothing; a failed attempt
+/// allocates its message anyway, so more inline slots would only make every
+/// outcome bigger to move.
+const INLINE_ATTEMPTS: usize = 1;
+
+/// The attempt log: inline for the first attempts, then on the heap.
+// The inline variant is the larger on purpose: boxing it would allocate on
+// every call, which is what it exists to avoid.
+#[derive(Clone)]
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Records {
+    Inline {
+        len: usize,
+        items: [AttemptRecord; INLINE_ATTEMPTS],
+    },
+    Heap(Vec<AttemptRecord>),
+}
+
+impl Records {
+    pub(crate) const fn new() -> Self {
+        Records::Inline {
+            len: 0,
+            items: [AttemptRecord::EMPTY; INLINE_ATTEMPTS],
+        }
+    }
+
+    pub(crate) fn push(&mut self, record: AttemptRecord) {
+        match self {
+            Records::Inline { len, items } if *len < INLINE_ATTEMPTS => {
+                items[*len] = record;
+                *len += 1;
+            }
+            Records::Inline { items, .. } => {
+                let mut heap = Vec::with_capacity(4);
+                heap.extend(
+                    items
+                        .iter_mut()
+                        .map(|r| std::mem::replace(r, AttemptRecord::EMPTY)),
+                );
+                heap.push(record);
+                *self = Records::Heap(heap);
+            }
+            Records::Heap(heap) => heap.push(record),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn as_slice(&self) -> &[AttemptRecord] {
+        match self {
+            Records::Inline { len, items } => &items[..*len],
+            Records::Heap(heap) => heap,
+        }
+    }
+
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [AttemptRecord] {
+        match self {
+            Records::Inline { len, items } => &mut items[..*len],
+            Records::Heap(heap) => heap,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_stay_small_and_saturate() {
+        assert!(std::mem::size_of::<AttemptRecord>() <= 48);
+        let mut record = AttemptRecord::begin(
+            1,
+            AttemptKind::Fallback,
+            u64::MAX,
+            Nanos::optional(Some(Duration::MAX)),
+            None,
+        );
+        record.end_at(u64::MAX);
+        assert_eq!(record.deadline(), Some(Duration::from_nanos(u64::MAX - 1)));
+        assert_eq!(record.started_at(), Duration::from_nanos(u64::MAX - 1));
+        assert_eq!(record.delay_before(), None);
+    }
+
+    #[test]
+    fn nanos_convert_without_overflow() {
+        assert_eq!(duration_nanos(Duration::MAX), u64::MAX);
+        assert_eq!(duration_nanos(Duration::new(3, 7)), 3_000_000_007);
+        assert_eq!(
+            duration_nanos(Duration::from_nanos(u64::MAX)),
+            u64::MAX,
+            "the largest exact value"
+        );
+    }
+
+    #[test]
+    fn debug_shows_a_missing_deadline_as_none() {
+        let record = AttemptRecord::begin(1, AttemptKind::Primary, 0, Nanos::NONE, None);
+        let text = format!("{record:?}");
+        assert!(text.contains("deadline: None"), "{text}");
+        assert!(!text.contains("18446744073709551615"), "{text}");
+        let granted =
+            AttemptRecord::begin(1, AttemptKind::Primary, 0, Nanos::from_u64(2_000), None);
+        assert!(format!("{granted:?}").contains("deadline: Some(2µs)"));
+    }
+
+    #[test]
+    fn the_log_moves_to_the_heap_past_its_inline_slots_in_order() {
+        let mut records = Records::new();
+        for n in 1..=5 {
+            records.push(AttemptRecord::begin(
+                n,
+                AttemptKind::Primary,
+                0,
+                Nanos::NONE,
+                None,
+            ));
+            let numbers: Vec<_> = records.as_slice().iter().map(|r| r.number).collect();
+            assert_eq!(numbers, (1..=n).collect::<Vec<_>>());
+        }
+        records.as_mut_slice()[4].number = 9;
+        assert_eq!(records.as_slice()[4].number, 9);
+    }
+}

@@ -1,0 +1,152 @@
+//! The report as people read it: a table, one line per attempt, then a
+//! summary line with the operation's name.
+
+use std::fmt;
+use std::time::Duration;
+
+use super::outcome::ExecutionReport;
+use super::record::DelaySource;
+
+impl fmt::Display for ExecutionReport {
+    /// A table, one line per attempt, then a summary line.
+    ///
+    /// ```
+    /// use resilient::{Backoff, FakeClock, Operation};
+    /// use std::time::Duration;
+    ///
+    /// let outcome = Operation::new()
+    ///     .name("users.get")
+    ///     .max_attempts(2)
+    ///     .backoff(Backoff::constant(Duration::from_millis(250)))
+    ///     .clock(FakeClock::new())
+    ///     .run(|attempt| if attempt.number() == 1 { Err("busy") } else { Ok(()) });
+    /// let table = outcome.report().to_string();
+    /// assert!(table.ends_with("users.get: 2 attempt(s), 1 retry, 250.0ms, stopped: succeeded"));
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{:>3}  {:<8}  {:>9}  {:>9}  {:<22}  {:<9}  error",
+            "#", "kind", "started", "took", "delay before", "retryable"
+        )?;
+        for r in self.attempts() {
+            let delay = r.delay_before().map_or_else(
+                || "-".to_owned(),
+                |d| {
+                    let source = match d.source() {
+                        DelaySource::Backoff => "backoff",
+                        DelaySource::RetryAfter => "retry-after",
+                    };
+                    format!("{} ({source})", Short(d.duration()))
+                },
+            );
+            let (retryable, error) = r.error().map_or(("-", "-"), |e| {
+                (if e.retryable() { "yes" } else { "no" }, e.message())
+            });
+            writeln!(
+                f,
+                "{:>3}  {:<8}  {:>9}  {:>9}  {:<22}  {:<9}  {}",
+                r.number(),
+                r.kind().name(),
+                Short(r.started_at()).to_string(),
+                Short(r.elapsed()).to_string(),
+                delay,
+                retryable,
+                error
+            )?;
+        }
+        let retries = self.retry_count();
+        write!(
+            f,
+            "{}: {} attempt(s), {retries} retr{}, {}, stopped: {}{}",
+            self.name(),
+            self.attempt_count(),
+            if retries == 1 { "y" } else { "ies" },
+            Short(self.elapsed()),
+            self.stop_reason(),
+            if self.fallback_used() {
+                ", fallback used"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
+/// A duration rounded for people: `850µs`, `201.7ms`, `1.250s`.
+pub(crate) struct Short(pub(crate) Duration);
+
+impl fmt::Display for Short {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = self.0;
+        if d.is_zero() {
+            f.write_str("0s")
+        } else if d < Duration::from_millis(1) {
+            write!(f, "{}µs", d.as_micros())
+        } else if d < Duration::from_secs(1) {
+            write!(f, "{:.1}ms", d.as_secs_f64() * 1e3)
+        } else {
+            write!(f, "{:.3}s", d.as_secs_f64())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::outcome::StopReason;
+    use super::super::record::{
+        AttemptKind, AttemptRecord, Delay, ExecutionError, FailureKind, Nanos,
+    };
+    use super::*;
+
+    fn record(number: u32, delay: Option<Delay>, error: Option<ExecutionError>) -> AttemptRecord {
+        let started_at = u64::from(number) * 100_000_000;
+        let mut record =
+            AttemptRecord::begin(number, AttemptKind::Primary, started_at, Nanos::NONE, delay);
+        record.end_at(started_at + 1_500_000);
+        if let Some(error) = error {
+            record.set_error(error);
+        }
+        record
+    }
+
+    #[test]
+    fn display_is_a_table_with_a_named_summary() {
+        let mut report = ExecutionReport::new("users.get".into());
+        let busy = ExecutionError::new(FailureKind::Operation, true, "busy".into());
+        report.push(record(1, None, Some(busy)));
+        report.push(record(
+            2,
+            Some(Delay::new(
+                Duration::from_millis(250),
+                DelaySource::RetryAfter,
+            )),
+            None,
+        ));
+        report.elapsed = Nanos::from_u64(2_000_000_000);
+        report.stop_reason = StopReason::Succeeded;
+        let text = report.to_string();
+        let lines: Vec<_> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert!(
+            lines[1].contains("100.0ms")
+                && lines[1].contains("1.5ms")
+                && lines[1].ends_with("yes        busy"),
+            "{text}"
+        );
+        assert!(lines[2].contains("250.0ms (retry-after)"), "{text}");
+        assert_eq!(
+            lines[3],
+            "users.get: 2 attempt(s), 1 retry, 2.000s, stopped: succeeded"
+        );
+    }
+
+    #[test]
+    fn short_durations_round_for_people() {
+        let shown = |d| Short(d).to_string();
+        assert_eq!(shown(Duration::ZERO), "0s");
+        assert_eq!(shown(Duration::from_micros(850)), "850µs");
+        assert_eq!(shown(Duration::from_micros(201_740)), "201.7ms");
+        assert_eq!(shown(Duration::from_millis(1250)), "1.250s");
+    }
+}

@@ -1,0 +1,204 @@
+//! [`Settings`]: the plain data of a retry configuration, its one set of
+//! defaults, and the two ways a value is made safe: [`Settings::validate`]
+//! for builders, which return `Err(ConfigError)`, and [`Settings::clamped`]
+//! for operations built on every call, which have no error to return.
+//!
+//! The setters that write these fields are declared once, by
+//! [`settings_setters!`], for every type that carries a `Settings`.
+
+use std::time::Duration;
+
+use crate::backoff::Backoff;
+use crate::error::ConfigError;
+
+/// Default total time the Retry-After path may wait.
+pub const DEFAULT_MAX_RATE_LIMIT_WAIT: Duration = Duration::from_secs(60);
+
+/// Default number of retries the Retry-After path may add.
+pub const DEFAULT_MAX_RATE_LIMIT_RETRIES: u32 = 10;
+
+/// The longest wait or deadline the engine uses: 584 years, what the report
+/// can record exactly. Longer values (`Duration::MAX`) are cut to it, so the
+/// report always shows what was slept and granted.
+pub(crate) const LONGEST: Duration = Duration::from_nanos(u64::MAX - 1);
+
+/// The plain data of a policy. `Copy`, so operations take it by value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Settings {
+    pub(crate) max_attempts: u32,
+    pub(crate) backoff: Backoff,
+    pub(crate) budget: Option<Duration>,
+    pub(crate) max_elapsed: Option<Duration>,
+    pub(crate) min_retries: u32,
+    pub(crate) max_rate_limit_wait: Duration,
+    pub(crate) max_rate_limit_retries: u32,
+    pub(crate) seed: Option<u64>,
+    /// Time allowed to each attempt; only operations set it.
+    pub(crate) timeout: Option<Duration>,
+}
+
+impl Settings {
+    /// One attempt, exponential backoff from 100 ms to 10 s with full
+    /// jitter, no caps, the Retry-After path bounded by 60 s and 10 retries.
+    pub(crate) const DEFAULT: Settings = Settings {
+        max_attempts: 1,
+        backoff: Backoff::exponential(Backoff::DEFAULT_BASE, Backoff::DEFAULT_MAX),
+        budget: None,
+        max_elapsed: None,
+        min_retries: 0,
+        max_rate_limit_wait: DEFAULT_MAX_RATE_LIMIT_WAIT,
+        max_rate_limit_retries: DEFAULT_MAX_RATE_LIMIT_RETRIES,
+        seed: None,
+        timeout: None,
+    };
+
+    /// Checks every value a builder must reject.
+    pub(crate) fn validate(&self) -> Result<(), ConfigError> {
+        if self.max_attempts == 0 {
+            return Err(ConfigError::ZeroAttempts);
+        }
+        self.backoff.validate()?;
+        if self.budget == Some(Duration::ZERO) {
+            return Err(ConfigError::ZeroDuration("budget"));
+        }
+        if let (Some(budget), Some(max_elapsed)) = (self.budget, self.max_elapsed)
+            && budget < max_elapsed
+        {
+            return Err(ConfigError::BudgetBelowMaxElapsed {
+                budget,
+                max_elapsed,
+            });
+        }
+        let retries = self.max_attempts - 1;
+        if self.min_retries > retries {
+            return Err(ConfigError::MinRetriesAboveRetries {
+                min_retries: self.min_retries,
+                retries,
+            });
+        }
+        Ok(())
+    }
+
+    /// The same settings made harmless instead of rejected: the first
+    /// attempt always runs, a multiplier below 1 (or NaN) counts as 1, and
+    /// a retry floor above the retries allowed counts as all of them.
+    /// Durations need nothing: waits and deadlines stop at [`LONGEST`]
+    /// where they are computed.
+    pub(crate) fn clamped(mut self) -> Settings {
+        self.max_attempts = self.max_attempts.max(1);
+        self.backoff = self.backoff.clamped();
+        self.min_retries = self.min_retries.min(self.max_attempts - 1);
+        self
+    }
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings::DEFAULT
+    }
+}
+
+/// Declares the setters of the plain settings, once, for a type with a
+/// `settings: Settings` field: the policy builder (which validates in
+/// `build`) and the operation (which clamps when it runs).
+macro_rules! settings_setters {
+    () => {
+        /// Attempts on the backoff path, the first included: `retries + 1`.
+        pub fn max_attempts(mut self, max_attempts: u32) -> Self {
+            self.settings.max_attempts = max_attempts;
+            self
+        }
+
+        /// The delay schedule between retries.
+        pub fn backoff(mut self, backoff: $crate::Backoff) -> Self {
+            self.settings.backoff = backoff;
+            self
+        }
+
+        /// Hard cap on the whole operation: no attempt starts at or after
+        /// it and no sleep runs into it.
+        pub fn budget(mut self, budget: ::std::time::Duration) -> Self {
+            self.settings.budget = Some(budget);
+            self
+        }
+
+        /// Soft cap: once elapsed, and once `min_retries` retries have run,
+        /// the next failure ends the operation.
+        pub fn max_elapsed(mut self, max_elapsed: ::std::time::Duration) -> Self {
+            self.settings.max_elapsed = Some(max_elapsed);
+            self
+        }
+
+        /// Retries guaranteed before the soft cap may stop the operation.
+        pub fn min_retries(mut self, min_retries: u32) -> Self {
+            self.settings.min_retries = min_retries;
+            self
+        }
+
+        /// Total time the Retry-After path may wait (default 60 s).
+        pub fn max_rate_limit_wait(mut self, max_wait: ::std::time::Duration) -> Self {
+            self.settings.max_rate_limit_wait = max_wait;
+            self
+        }
+
+        /// Retries the Retry-After path may add on top of `max_attempts`
+        /// (default 10), so that even zero-second hints end.
+        pub fn max_rate_limit_retries(mut self, retries: u32) -> Self {
+            self.settings.max_rate_limit_retries = retries;
+            self
+        }
+
+        /// Seeds the jitter so that schedules are reproducible.
+        pub fn jitter_seed(mut self, seed: u64) -> Self {
+            self.settings.seed = Some(seed);
+            self
+        }
+    };
+}
+
+pub(crate) use settings_setters;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clamping_makes_every_value_harmless() {
+        let wild = Settings {
+            max_attempts: 0,
+            backoff: Backoff::exponential(Duration::from_secs(1), Duration::from_secs(9))
+                .multiplier(f64::NAN),
+            budget: Some(Duration::MAX),
+            max_elapsed: Some(Duration::MAX),
+            min_retries: 7,
+            timeout: Some(Duration::MAX),
+            ..Settings::DEFAULT
+        };
+        assert!(wild.validate().is_err());
+        let safe = wild.clamped();
+        assert_eq!(safe.max_attempts, 1);
+        assert_eq!(safe.min_retries, 0);
+        assert_eq!(safe.budget, Some(Duration::MAX), "never reached, as asked");
+        assert_eq!(safe.backoff.nominal_delay(4), Duration::from_secs(1));
+        let five = Settings {
+            max_attempts: 5,
+            min_retries: 9,
+            ..Settings::DEFAULT
+        };
+        assert_eq!(five.clamped().min_retries, 4);
+    }
+
+    #[test]
+    fn valid_settings_pass_unchanged_through_clamping() {
+        let settings = Settings {
+            max_attempts: 4,
+            min_retries: 2,
+            budget: Some(Duration::from_secs(30)),
+            max_elapsed: Some(Duration::from_secs(10)),
+            timeout: Some(Duration::from_secs(5)),
+            ..Settings::DEFAULT
+        };
+        assert_eq!(settings.validate(), Ok(()));
+        assert_eq!(settings.clamped(), settings);
+    }
+}
