@@ -80,8 +80,22 @@ pub enum ConfigError {
 /// assert_eq!(err.attempts(), 3);
 /// assert_eq!(*err.cause(), "down");
 /// ```
+///
+/// Its `Display` says how many attempts failed; the last attempt's error is
+/// its [`source`](std::error::Error::source), so that error chains (anyhow,
+/// eyre) print it once:
+///
+/// ```
+/// use resilient::{Backoff, RetryPolicy};
+/// use std::error::Error;
+///
+/// let policy = RetryPolicy::builder().max_attempts(2).backoff(Backoff::none()).build().unwrap();
+/// let err = policy.run(|_| Err::<(), _>(std::fmt::Error)).unwrap_err();
+/// assert_eq!(err.to_string(), "failed after 2 attempt(s)");
+/// assert_eq!(err.source().unwrap().to_string(), std::fmt::Error.to_string());
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("failed after {attempts} attempt(s): {cause}")]
+#[error("failed after {attempts} attempt(s)")]
 pub struct RetryError<E> {
     attempts: u32,
     #[source]
