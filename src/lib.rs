@@ -50,6 +50,12 @@ pub use resilient_core::*;
 pub use resilient_core::http;
 pub use resilient_macros::resilient;
 
+/// README.md's examples, compiled and run as doctests so that the first
+/// code a newcomer reads stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 /// Items the expansion of `#[resilient]` names. Not public API: no
 /// stability promise.
 #[doc(hidden)]
