@@ -34,67 +34,639 @@ use proc_macro::TokenStream;
 /// Each attempt runs the original body again; `return` and `?` end the
 /// attempt, not the operation.
 ///
-/// ```no_run
-/// use resilient::resilient;
-/// # #[derive(Debug)]
-/// # enum ProviderError { Timeout, Transient, BadRequest }
-/// # impl std::fmt::Display for ProviderError {
-/// #     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { write!(f, "{self:?}") }
-/// # }
-/// # async fn complete(_: &str) -> Result<String, ProviderError> { Err(ProviderError::BadRequest) }
+/// ```
+/// use resilient::{Attempt, TimedOut, resilient};
+/// use std::time::Duration;
 ///
-/// #[resilient(retries = 3, retry_on = [Timeout, Transient], backoff = exponential(base = "100ms"))]
-/// async fn call_provider(prompt: &str) -> Result<String, ProviderError> {
-///     complete(prompt).await
+/// #[derive(Debug, thiserror::Error)]
+/// enum ProviderError {
+///     #[error("timed out")]
+///     Timeout,
+///     #[error("overloaded")]
+///     Transient,
+///     #[error("bad request")]
+///     BadRequest,
 /// }
 ///
-/// # async fn run() -> Result<(), ProviderError> {
+/// // `timeout` turns an attempt that runs too long into this error.
+/// impl From<TimedOut> for ProviderError {
+///     fn from(_: TimedOut) -> Self {
+///         ProviderError::Timeout
+///     }
+/// }
+///
+/// #[resilient(retries = 3, retry_on = [Timeout, Transient], backoff = exponential(base = "100ms", jitter = none), timeout = "10s")]
+/// async fn call_provider(prompt: &str, #[attempt] attempt: Attempt) -> Result<String, ProviderError> {
+///     // Stands in for a network call: overloaded twice, then an answer.
+///     if prompt.is_empty() {
+///         return Err(ProviderError::BadRequest);
+///     }
+///     if attempt.number() < 3 {
+///         return Err(ProviderError::Transient);
+///     }
+///     Ok(format!("echo: {prompt}"))
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() -> Result<(), ProviderError> {
 /// let outcome = call_provider("hi").await;
-/// println!("{} attempts", outcome.report().attempt_count());
+/// assert_eq!(outcome.report().attempt_count(), 3);
+/// assert_eq!(outcome.report().delays(), [Duration::from_millis(100), Duration::from_millis(200)]);
 /// let text = outcome.into_result()?;
-/// # let _ = text;
+/// assert_eq!(text, "echo: hi");
+///
+/// // `BadRequest` is not in `retry_on`: one attempt.
+/// assert_eq!(call_provider("").await.report().attempt_count(), 1);
 /// # Ok(())
 /// # }
 /// ```
+///
+/// Each option below has a section with an example; all of them run as tests.
 ///
 /// # Options
 ///
 /// | option | value |
 /// |---|---|
-/// | `retries` | integer literal: retries after the first attempt (`max_attempts` is `retries + 1`); without it, one attempt |
-/// | `retry_on` | `[Timeout, MyError::Transient, …]`: the enum variants that are retried, whatever their fields; a bare name is a variant of the `E` in `Result<T, E>` |
-/// | `retry_if` | expression `Fn(&E) -> bool`: which errors are retried |
-/// | `backoff` | `exponential(base = "100ms", max = "10s", multiplier = 2.0, jitter = full)` (each argument optional; `jitter` is `full`, `equal` or `none`), `constant("1s")`, `none`, or an expression of type `Backoff` |
-/// | `retry` | expression of type `RetryPolicy`: a whole policy, instead of `retries`, `retry_on`, `retry_if` and `backoff` |
-/// | `timeout` | duration: time allowed to each attempt (`async fn` only); an expired attempt fails with `E::from(TimedOut)` |
-/// | `budget` | duration: hard cap on the whole operation |
-/// | `max_elapsed` | duration: soft cap, honoured once `min_retries` retries have run |
-/// | `min_retries` | integer literal, at most `retries` |
-/// | `rate_limit` | expression `Fn(&E) -> Option<Duration>`: a server-given wait, which doesn't use up `retries` |
-/// | `max_rate_limit_wait` | duration: total time the `rate_limit` waits may take |
-/// | `circuit_breaker` | expression of type `&CircuitBreaker` |
-/// | `validate` | path to a `fn(&T) -> bool`; a failed check is `E::from(ValidationFailed)` |
-/// | `fallback` | path to a function called with the same arguments (the receiver first) once the attempts have failed |
-/// | `clock` | expression implementing `Clock`; `TokioClock` for an `async fn` and `SystemClock` for a `fn` by default |
-/// | `on_retry` | expression `Fn(&RetryEvent)`, called before each wait |
-/// | `crate` | `"path::to::resilient"`, for a re-exported runtime |
+/// | [`retries`](#which-errors-are-retried-retries-retry_on-retry_if) | integer literal: retries after the first attempt (`retries = N` makes at most `N + 1` attempts); without it, one attempt |
+/// | [`retry_on`](#which-errors-are-retried-retries-retry_on-retry_if) | `[Timeout, MyError::Transient, …]`: the enum variants that are retried, whatever their fields; a bare name is a variant of the `E` in `Result<T, E>`. Needs `retries`. Default: every error is retried |
+/// | [`retry_if`](#which-errors-are-retried-retries-retry_on-retry_if) | expression `Fn(&E) -> bool`: which errors are retried, for errors that are not enums. Needs `retries`; not with `retry_on` |
+/// | [`backoff`](#the-wait-between-attempts-backoff) | `exponential(base = "100ms", max = "10s", multiplier = 2.0, jitter = full)` (each argument optional, these are the defaults; `jitter` is `full`, `equal` or `none`), `constant("1s")`, `none`, or an expression of type `Backoff`. Needs `retries`. Default: `exponential()` |
+/// | [`retry`](#a-shared-policy-retry) | expression of type `RetryPolicy`: a whole policy, instead of `retries`, `retry_on`, `retry_if` and `backoff` |
+/// | [`timeout`](#time-limits-timeout-budget) | duration: time allowed to each attempt (`async fn` only); an expired attempt fails with `E::from(TimedOut)` |
+/// | [`budget`](#time-limits-timeout-budget) | duration: hard cap on the whole operation; no attempt starts and no wait runs past it, and an `async fn`'s attempt is cut at it (so it needs `E: From<TimedOut>` there) |
+/// | [`max_elapsed`](#a-soft-cap-with-a-floor-max_elapsed-min_retries) | duration: soft cap, honoured once `min_retries` retries have run |
+/// | [`min_retries`](#a-soft-cap-with-a-floor-max_elapsed-min_retries) | integer literal, at most `retries`: the retries that run even past `max_elapsed` |
+/// | [`rate_limit`](#server-hints-rate_limit-max_rate_limit_wait) | expression `Fn(&E) -> Option<Duration>`: a server-given wait, taken instead of the backoff and without using up `retries` |
+/// | [`max_rate_limit_wait`](#server-hints-rate_limit-max_rate_limit_wait) | duration: total time the `rate_limit` waits may take (default 60 s) |
+/// | [`circuit_breaker`](#a-shared-circuit-breaker-circuit_breaker) | expression of type `&CircuitBreaker`, usually a `static`; a rejected attempt fails with `E::from(CircuitOpen)` |
+/// | [`validate`](#checking-values-validate) | path to a `fn(&T) -> bool`; a failed check is `E::from(ValidationFailed)` |
+/// | [`fallback`](#when-every-attempt-fails-fallback) | path to a function called with the same arguments (the receiver first) once the attempts have failed |
+/// | [`on_retry`](#hearing-about-retries-on_retry) | expression `Fn(&RetryEvent)`, called before each wait |
+/// | [`clock`](#time-in-tests-clock) | expression implementing `Clock`; `TokioClock` for an `async fn` and `SystemClock` for a `fn` by default |
+/// | [`crate`](#a-re-exported-runtime-crate) | `"path::to::resilient"`, for a re-exported runtime |
 ///
 /// A duration is a string literal with a unit, checked at compile time
 /// (`"250ms"`, `"10s"`, `"1.5s"`, `"2m"`; units `ns`, `us`, `ms`, `s`, `m`,
 /// `h`), or any expression of type `std::time::Duration`. Option expressions
-/// are evaluated on every call, inside the function: `budget = self.budget`
-/// works.
+/// are evaluated on every call, inside the function, with its arguments in
+/// scope: `budget = self.budget` and `clock = clock.clone()` work.
+///
+/// A parameter marked [`#[attempt]`](#the-attempts-context-attempt) is
+/// filled in by the runtime: the body learns which attempt it is running.
+///
+/// Misuse that the attribute can see (a missing `retries`, conflicting
+/// options, a malformed duration, a `timeout` on a blocking fn, …) is a
+/// compile error pointing at the option, saying what to write instead.
+///
+/// ## Which errors are retried: `retries`, `retry_on`, `retry_if`
+///
+/// `retries = N` allows `N` retries after the first attempt. Without
+/// `retry_on` or `retry_if`, every error is retried; `retry_on` lists the
+/// variants worth another try, and any other error ends the call at once.
+///
+/// ```
+/// use resilient::{Attempt, StopReason, resilient};
+///
+/// #[derive(Debug, PartialEq, thiserror::Error)]
+/// enum FetchError {
+///     #[error("busy, {queued} requests queued")]
+///     Busy { queued: u32 },
+///     #[error("unavailable")]
+///     Unavailable,
+///     #[error("{0} not found")]
+///     NotFound(String),
+/// }
+///
+/// #[resilient(retries = 3, retry_on = [Busy, FetchError::Unavailable], backoff = none)]
+/// fn fetch(key: &str, #[attempt] attempt: Attempt) -> Result<String, FetchError> {
+///     match (key, attempt.number()) {
+///         ("hot", _) => Err(FetchError::Busy { queued: 9 }),
+///         (_, 1) => Err(FetchError::Unavailable),
+///         _ => Err(FetchError::NotFound(key.to_owned())),
+///     }
+/// }
+///
+/// // Always busy: the first attempt and 3 retries.
+/// let hot = fetch("hot");
+/// assert_eq!(hot.report().attempt_count(), 4);
+/// assert_eq!(hot.report().retry_count(), 3);
+/// assert_eq!(hot.report().stop_reason(), StopReason::AttemptsExhausted);
+///
+/// // `NotFound` is not in `retry_on`: the second attempt's error ends the call.
+/// let cold = fetch("user:7");
+/// assert_eq!(cold.report().attempt_count(), 2);
+/// assert_eq!(cold.report().stop_reason(), StopReason::NotRetryable);
+/// assert_eq!(cold.into_result(), Err(FetchError::NotFound("user:7".into())));
+/// ```
+///
+/// For an error that is not an enum, `retry_if` takes a classifier: a path
+/// to a function or a closure (write the closure's parameter type,
+/// `|e: &io::Error| …`).
+///
+/// ```
+/// use resilient::{Attempt, StopReason, resilient};
+/// use std::io;
+///
+/// fn is_transient(error: &io::Error) -> bool {
+///     matches!(error.kind(), io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock)
+/// }
+///
+/// #[resilient(retries = 2, retry_if = is_transient, backoff = none)]
+/// fn read_config(#[attempt] attempt: Attempt) -> io::Result<String> {
+///     match attempt.number() {
+///         1 => Err(io::ErrorKind::Interrupted.into()),
+///         _ => Err(io::ErrorKind::NotFound.into()),
+///     }
+/// }
+///
+/// let outcome = read_config();
+/// assert_eq!(outcome.report().attempt_count(), 2);
+/// assert_eq!(outcome.report().stop_reason(), StopReason::NotRetryable);
+/// assert_eq!(outcome.into_result().unwrap_err().kind(), io::ErrorKind::NotFound);
+/// ```
+///
+/// ## The wait between attempts: `backoff`
+///
+/// The delay before retry `n` is `base × multiplier^(n−1)`, capped at `max`.
+/// The default jitter, `full`, draws each delay uniformly between zero and
+/// that value, so that many clients don't retry in step; `equal` keeps at
+/// least half of it, `none` waits exactly. No delay follows the last attempt.
+///
+/// ```
+/// use resilient::{Backoff, Jitter, resilient};
+/// use std::time::Duration;
+///
+/// #[derive(Debug, thiserror::Error)]
+/// #[error("busy")]
+/// struct Busy;
+///
+/// #[resilient(retries = 4, backoff = exponential(base = "100ms", max = "300ms", jitter = none))]
+/// async fn exponential() -> Result<(), Busy> {
+///     Err(Busy)
+/// }
+///
+/// #[resilient(retries = 2, backoff = constant("1s"))]
+/// async fn constant() -> Result<(), Busy> {
+///     Err(Busy)
+/// }
+///
+/// // Any `Backoff` value, here with equal jitter.
+/// #[resilient(retries = 3, backoff = Backoff::exponential(Duration::from_secs(1), Duration::from_secs(10)).jitter(Jitter::Equal))]
+/// async fn jittered() -> Result<(), Busy> {
+///     Err(Busy)
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let millis = Duration::from_millis;
+/// assert_eq!(exponential().await.report().delays(), [100, 200, 300, 300].map(millis));
+/// assert_eq!(constant().await.report().delays(), [Duration::from_secs(1); 2]);
+///
+/// // Equal jitter: each delay between half its nominal value and all of it.
+/// let delays = jittered().await.report().delays();
+/// for (delay, nominal) in delays.iter().zip([1, 2, 4].map(Duration::from_secs)) {
+///     assert!(nominal / 2 <= *delay && *delay <= nominal);
+/// }
+/// # }
+/// ```
+///
+/// ## A shared policy: `retry`
+///
+/// Build a `RetryPolicy` once, checked when it is built, and share it
+/// between the functions that call the same service. It replaces `retries`,
+/// `retry_on`, `retry_if` and `backoff`; the other options still apply.
+///
+/// ```
+/// use resilient::{Backoff, RetryPolicy, resilient};
+/// use std::sync::LazyLock;
+/// use std::time::Duration;
+///
+/// #[derive(Debug, thiserror::Error)]
+/// #[error("unreachable")]
+/// struct Unreachable;
+///
+/// static POLICY: LazyLock<RetryPolicy> = LazyLock::new(|| {
+///     RetryPolicy::builder()
+///         .max_attempts(3)
+///         .backoff(Backoff::constant(Duration::from_millis(250)))
+///         .build()
+///         .expect("a valid policy")
+/// });
+///
+/// #[resilient(retry = POLICY)]
+/// async fn ping() -> Result<(), Unreachable> {
+///     Err(Unreachable)
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let outcome = ping().await;
+/// assert_eq!(outcome.report().attempt_count(), 3);
+/// assert_eq!(outcome.report().delays(), [Duration::from_millis(250); 2]);
+/// # }
+/// ```
+///
+/// ## Time limits: `timeout`, `budget`
+///
+/// `timeout` bounds each attempt of an `async fn`; `budget` bounds the whole
+/// call, waits included. Each attempt gets `min(timeout, budget − elapsed)`,
+/// and no attempt starts, nor wait runs, past the budget. An attempt cut
+/// short fails with `E::from(TimedOut)`.
+///
+/// ```
+/// use resilient::{FailureKind, StopReason, TimedOut, resilient};
+/// use std::time::Duration;
+///
+/// #[derive(Debug, thiserror::Error)]
+/// enum LookupError {
+///     #[error("timed out")]
+///     Timeout,
+/// }
+///
+/// impl From<TimedOut> for LookupError {
+///     fn from(_: TimedOut) -> Self {
+///         LookupError::Timeout
+///     }
+/// }
+///
+/// #[resilient(retries = 5, backoff = constant("1s"), timeout = "2s", budget = "4500ms")]
+/// async fn lookup() -> Result<String, LookupError> {
+///     // A call that hangs for a minute.
+///     tokio::time::sleep(Duration::from_secs(60)).await;
+///     Ok("found".to_owned())
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let outcome = lookup().await;
+/// let report = outcome.report();
+/// let millis = Duration::from_millis;
+/// // Attempt 1 runs 0–2 s; after a 1 s wait, attempt 2 gets what is left of the budget.
+/// let deadlines: Vec<_> = report.attempts().iter().map(|a| a.deadline()).collect();
+/// assert_eq!(deadlines, [Some(millis(2000)), Some(millis(1500))]);
+/// assert_eq!(report.attempts()[1].error().unwrap().kind(), FailureKind::Timeout);
+/// assert_eq!(report.stop_reason(), StopReason::BudgetExhausted);
+/// assert_eq!(report.elapsed(), millis(4500));
+/// # }
+/// ```
+///
+/// On a blocking `fn`, a running attempt can't be interrupted: `budget` stops
+/// the retries, and the attempt can read its deadline from `#[attempt]`.
+///
+/// ## A soft cap with a floor: `max_elapsed`, `min_retries`
+///
+/// `max_elapsed` stops retrying once that much time has passed, but only after
+/// `min_retries` retries have run: a slow first attempt still gets its
+/// retries. Stopping for a cap ends with the last error and
+/// `StopReason::BudgetExhausted`.
+///
+/// ```
+/// use resilient::{Attempt, StopReason, resilient};
+/// use std::time::Duration;
+///
+/// #[derive(Debug, thiserror::Error)]
+/// #[error("export failed")]
+/// struct ExportError;
+///
+/// #[resilient(retries = 5, backoff = constant("1s"), max_elapsed = "5m", min_retries = 2)]
+/// async fn export(#[attempt] attempt: Attempt) -> Result<(), ExportError> {
+///     // The first attempt is slow (a cold cache), the next ones quick.
+///     let took = if attempt.number() == 1 { 400 } else { 1 };
+///     tokio::time::sleep(Duration::from_secs(took)).await;
+///     Err(ExportError)
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let outcome = export().await;
+/// // 400 s is past the 5-minute cap, yet 2 retries still run.
+/// assert_eq!(outcome.report().retry_count(), 2);
+/// assert_eq!(outcome.report().stop_reason(), StopReason::BudgetExhausted);
+/// assert_eq!(outcome.report().elapsed(), Duration::from_secs(404));
+/// # }
+/// ```
+///
+/// ## Server hints: `rate_limit`, `max_rate_limit_wait`
+///
+/// When a server says how long to wait (HTTP 429 with `Retry-After`),
+/// `rate_limit` reads that hint from the error: the engine waits exactly that
+/// long instead of the backoff, and the retry is not counted against
+/// `retries`. `max_rate_limit_wait` bounds the total of these waits (60 s by
+/// default), and at most 10 of them run; a hint that would overrun either,
+/// or the `budget`, is not waited for and the call stops.
+///
+/// ```
+/// use resilient::{Attempt, DelaySource, StopReason, resilient};
+/// use std::time::Duration;
+///
+/// #[derive(Debug, thiserror::Error)]
+/// enum ApiError {
+///     #[error("rate limited, retry after {0:?}")]
+///     RateLimited(Duration),
+/// }
+///
+/// fn retry_after(error: &ApiError) -> Option<Duration> {
+///     match error {
+///         ApiError::RateLimited(wait) => Some(*wait),
+///     }
+/// }
+///
+/// #[resilient(retries = 1, rate_limit = retry_after)]
+/// async fn quote(#[attempt] attempt: Attempt) -> Result<u32, ApiError> {
+///     match attempt.number() {
+///         1 | 2 => Err(ApiError::RateLimited(Duration::from_secs(2))),
+///         _ => Ok(42),
+///     }
+/// }
+///
+/// #[resilient(retries = 1, rate_limit = retry_after, max_rate_limit_wait = "3s")]
+/// async fn impatient() -> Result<u32, ApiError> {
+///     Err(ApiError::RateLimited(Duration::from_secs(2)))
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// // Two hinted waits, though `retries = 1`.
+/// let outcome = quote().await;
+/// assert_eq!(outcome.report().delays(), [Duration::from_secs(2); 2]);
+/// let delay = outcome.report().attempts()[1].delay_before().unwrap();
+/// assert_eq!(delay.source(), DelaySource::RetryAfter);
+/// assert_eq!(outcome.into_result().unwrap(), 42);
+///
+/// // A second 2 s wait would pass the 3 s allowed.
+/// let outcome = impatient().await;
+/// assert_eq!(outcome.report().delays(), [Duration::from_secs(2)]);
+/// assert_eq!(outcome.report().stop_reason(), StopReason::RateLimitExhausted);
+/// # }
+/// ```
+///
+/// ## A shared circuit breaker: `circuit_breaker`
+///
+/// A `CircuitBreaker` is shared state, usually a `static`: after enough
+/// failures it opens, and every function consulting it fails at once with
+/// `E::from(CircuitOpen)`, without running its body, until the break is
+/// over. The rejection is classified like any other error: leave it out of
+/// `retry_on` so that it ends the call.
+///
+/// ```
+/// use resilient::{CircuitBreaker, CircuitOpen, FailureKind, StopReason, resilient};
+/// use std::sync::LazyLock;
+/// use std::sync::atomic::{AtomicU32, Ordering};
+/// use std::time::Duration;
+///
+/// #[derive(Debug, thiserror::Error)]
+/// enum StockError {
+///     #[error("warehouse down")]
+///     Down,
+///     #[error("circuit open")]
+///     CircuitOpen,
+/// }
+///
+/// impl From<CircuitOpen> for StockError {
+///     fn from(_: CircuitOpen) -> Self {
+///         StockError::CircuitOpen
+///     }
+/// }
+///
+/// // One breaker for the warehouse, whichever function calls it.
+/// static WAREHOUSE: LazyLock<CircuitBreaker> = LazyLock::new(|| {
+///     CircuitBreaker::builder()
+///         .failure_threshold(2)
+///         .break_duration(Duration::from_secs(30))
+///         .build()
+///         .expect("a valid breaker")
+/// });
+///
+/// static CALLS: AtomicU32 = AtomicU32::new(0);
+///
+/// #[resilient(retries = 3, retry_on = [Down], backoff = none, circuit_breaker = &WAREHOUSE)]
+/// async fn stock() -> Result<u32, StockError> {
+///     CALLS.fetch_add(1, Ordering::SeqCst);
+///     Err(StockError::Down)
+/// }
+///
+/// #[resilient(retries = 3, retry_on = [Down], backoff = none, circuit_breaker = &WAREHOUSE)]
+/// async fn reserve() -> Result<(), StockError> {
+///     CALLS.fetch_add(1, Ordering::SeqCst);
+///     Ok(())
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// // Two failures open the breaker; the third attempt is rejected unrun.
+/// let outcome = stock().await;
+/// let kinds: Vec<_> = outcome.report().attempts().iter().map(|a| a.error().unwrap().kind()).collect();
+/// assert_eq!(kinds, [FailureKind::Operation, FailureKind::Operation, FailureKind::CircuitOpen]);
+/// assert_eq!(CALLS.load(Ordering::SeqCst), 2);
+///
+/// // Another function on the same breaker fails at once, without calling out.
+/// let outcome = reserve().await;
+/// assert_eq!(outcome.report().stop_reason(), StopReason::CircuitOpen);
+/// assert!(matches!(outcome.into_result(), Err(StockError::CircuitOpen)));
+/// assert_eq!(CALLS.load(Ordering::SeqCst), 2);
+/// # }
+/// ```
+///
+/// ## Checking values: `validate`
+///
+/// A successful value that fails the check becomes `E::from(ValidationFailed)`,
+/// an error like any other: retried when it is retryable.
+///
+/// ```
+/// use resilient::{Attempt, FailureKind, ValidationFailed, resilient};
+///
+/// #[derive(Debug, thiserror::Error)]
+/// enum SensorError {
+///     #[error("implausible reading")]
+///     Implausible,
+/// }
+///
+/// impl From<ValidationFailed> for SensorError {
+///     fn from(_: ValidationFailed) -> Self {
+///         SensorError::Implausible
+///     }
+/// }
+///
+/// fn plausible(celsius: &f64) -> bool {
+///     (-50.0..=60.0).contains(celsius)
+/// }
+///
+/// #[resilient(retries = 2, backoff = none, validate = plausible)]
+/// fn temperature(#[attempt] attempt: Attempt) -> Result<f64, SensorError> {
+///     // The sensor glitches on its first read.
+///     Ok(if attempt.number() == 1 { 999.0 } else { 21.5 })
+/// }
+///
+/// let outcome = temperature();
+/// let first = outcome.report().attempts()[0].error().unwrap();
+/// assert_eq!(first.kind(), FailureKind::Validation);
+/// assert_eq!(outcome.into_result().unwrap(), 21.5);
+/// ```
+///
+/// ## When every attempt fails: `fallback`
+///
+/// The fallback runs once, after the attempts end in failure for any reason
+/// (a non-retryable error, the retries used up, a cap, an open circuit). It
+/// must take the function's parameters in the same order (a method's
+/// receiver first), return the same `Result<T, E>`, and be `async` exactly
+/// when the function is. It counts as an attempt, never as a retry, and its
+/// result is the call's result.
+///
+/// ```
+/// use resilient::{AttemptKind, resilient};
+/// use std::collections::HashMap;
+///
+/// #[derive(Debug, thiserror::Error)]
+/// #[error("catalog down, looking up {0}")]
+/// struct CatalogDown(String);
+///
+/// struct Catalog {
+///     cache: HashMap<u32, String>,
+/// }
+///
+/// impl Catalog {
+///     #[resilient(retries = 1, backoff = none, fallback = Self::cached)]
+///     async fn name(&self, id: u32) -> Result<String, CatalogDown> {
+///         Err(CatalogDown(format!("item {id}")))
+///     }
+///
+///     // Same parameters, receiver first; same `Result`; `async` like `name`.
+///     async fn cached(&self, id: u32) -> Result<String, CatalogDown> {
+///         self.cache.get(&id).cloned().ok_or(CatalogDown(format!("item {id}")))
+///     }
+/// }
+///
+/// // A blocking function takes a blocking fallback.
+/// #[resilient(retries = 1, backoff = none, fallback = unknown)]
+/// fn stock(shelf: &str) -> Result<u32, CatalogDown> {
+///     Err(CatalogDown(format!("shelf {shelf}")))
+/// }
+///
+/// fn unknown(_shelf: &str) -> Result<u32, CatalogDown> {
+///     Ok(0)
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let catalog = Catalog { cache: HashMap::from([(7, "kettle".to_owned())]) };
+/// let outcome = catalog.name(7).await;
+/// let kinds: Vec<_> = outcome.report().attempts().iter().map(|a| a.kind()).collect();
+/// assert_eq!(kinds, [AttemptKind::Primary, AttemptKind::Primary, AttemptKind::Fallback]);
+/// assert_eq!(outcome.report().retry_count(), 1);
+/// assert!(outcome.report().fallback_used());
+/// assert_eq!(outcome.into_result().unwrap(), "kettle");
+///
+/// assert_eq!(stock("top").into_result().unwrap(), 0);
+/// # }
+/// ```
+///
+/// ## Hearing about retries: `on_retry`
+///
+/// Called before each wait with a `RetryEvent`: which attempt failed, how,
+/// and how long the wait will be. A place for logs and metrics.
+///
+/// ```
+/// use resilient::{RetryEvent, resilient};
+/// use std::sync::Mutex;
+/// use std::time::Duration;
+///
+/// #[derive(Debug, thiserror::Error)]
+/// #[error("connection reset")]
+/// struct Reset;
+///
+/// static LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());
+///
+/// fn log_retry(event: &RetryEvent<'_>) {
+///     let line = format!("attempt {} failed; next in {:?}", event.attempt(), event.delay());
+///     LOG.lock().unwrap().push(line);
+/// }
+///
+/// #[resilient(retries = 2, backoff = constant("500ms"), on_retry = log_retry)]
+/// async fn sync_orders() -> Result<(), Reset> {
+///     Err(Reset)
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let outcome = sync_orders().await;
+/// assert_eq!(outcome.report().delays(), [Duration::from_millis(500); 2]);
+/// assert_eq!(
+///     *LOG.lock().unwrap(),
+///     ["attempt 1 failed; next in 500ms", "attempt 2 failed; next in 500ms"]
+/// );
+/// # }
+/// ```
+///
+/// ## Time in tests: `clock`
+///
+/// Sleeps and deadlines go through a `Clock`. Pass one as an argument so
+/// that a test can hand in a `FakeClock`: its sleeps return at once, and
+/// it records every one of them.
+///
+/// ```
+/// use resilient::{Clock, FakeClock, resilient};
+/// use std::time::Duration;
+///
+/// #[derive(Debug, thiserror::Error)]
+/// #[error("disk full")]
+/// struct DiskFull;
+///
+/// // In production: `flush(&resilient::SystemClock)`.
+/// #[resilient(retries = 3, backoff = exponential(base = "1s", jitter = none), clock = clock)]
+/// fn flush(clock: &impl Clock) -> Result<(), DiskFull> {
+///     Err(DiskFull)
+/// }
+///
+/// let clock = FakeClock::new();
+/// let outcome = flush(&clock);
+/// assert_eq!(clock.slept(), [1, 2, 4].map(Duration::from_secs));
+/// assert_eq!(outcome.report().elapsed(), Duration::from_secs(7));
+/// ```
+///
+/// An `async fn` uses `TokioClock` by default, which follows tokio's paused
+/// time: under `#[tokio::test(start_paused = true)]` its waits take no real
+/// time, as in every async example here.
+///
+/// ## A re-exported runtime: `crate`
+///
+/// The expansion names the runtime as `::resilient`. A crate that re-exports
+/// `resilient` to its own users, who don't depend on it, says where it is:
+///
+/// ```
+/// mod sdk {
+///     // In a real SDK: `pub use resilient;` at the crate root.
+///     pub use resilient;
+/// }
+///
+/// #[derive(Debug, thiserror::Error)]
+/// #[error("offline")]
+/// struct Offline;
+///
+/// #[sdk::resilient::resilient(crate = "sdk::resilient", retries = 2, backoff = none)]
+/// fn connect() -> Result<(), Offline> {
+///     Err(Offline)
+/// }
+///
+/// let outcome: sdk::resilient::Outcome<(), Offline> = connect();
+/// assert_eq!(outcome.report().attempt_count(), 3);
+/// ```
+///
+/// ## The attempt's context: `#[attempt]`
 ///
 /// A parameter marked `#[attempt]` (of type `resilient::Attempt`) is supplied
-/// by the runtime and removed from the function's signature:
+/// by the runtime and removed from the function's signature: callers don't
+/// pass it. It tells the body `number()` (from 1), `retry_number()` (0 on the
+/// first attempt), `deadline()` (the time granted to this attempt, with
+/// `timeout` or `budget`) and `is_fallback()`.
 ///
 /// ```
 /// use resilient::{Attempt, resilient};
 /// use std::num::ParseIntError;
 ///
-/// #[resilient(retries = 2, backoff = none)]
+/// #[resilient(retries = 2, backoff = none, budget = "10s")]
 /// fn parse(text: &str, #[attempt] attempt: Attempt) -> Result<u32, ParseIntError> {
-///     println!("attempt {} at parsing {text:?}", attempt.number());
+///     assert_eq!(attempt.retry_number(), attempt.number() - 1);
+///     assert!(attempt.deadline().unwrap() <= std::time::Duration::from_secs(10));
 ///     text.trim().parse()
 /// }
 ///
@@ -104,10 +676,6 @@ use proc_macro::TokenStream;
 ///
 /// assert_eq!(parse("x").report().attempt_count(), 3);
 /// ```
-///
-/// Misuse that the attribute can see (a missing `retries`, conflicting
-/// options, a malformed duration, a `timeout` on a blocking fn, …) is a
-/// compile error pointing at the option, saying what to write instead.
 #[proc_macro_attribute]
 pub fn resilient(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(attr.into(), item.into()).into()
