@@ -50,6 +50,7 @@ pub mod http;
 mod operation;
 mod policy;
 mod report;
+mod throttle;
 
 pub use attempt::Attempt;
 pub use backoff::{Backoff, Jitter};
@@ -65,3 +66,4 @@ pub use report::{
     AttemptKind, AttemptRecord, Delay, DelaySource, ExecutionError, ExecutionReport, FailureKind,
     Outcome, StopReason,
 };
+pub use throttle::{RetryBudget, RetryThrottle};
