@@ -328,12 +328,22 @@ impl fmt::Debug for RetryThrottle {
 ///    further attempt and ends with the last attempt's error. The first
 ///    attempt of a call is never asked about.
 ///
-/// An implementation may spend the retry when it answers `true`
-/// ([`RetryThrottle`] only reads its count), which is why the question is
-/// asked once and only when the retry would really start.
+/// An implementation may spend the retry when it answers `true` (tower's
+/// `TpsBudget` does; [`RetryThrottle`] only reads its count), which is why
+/// the question is asked once and only when the retry would really start.
 ///
-/// Implemented by [`RetryThrottle`], and by references and [`Arc`]s of any
-/// implementation.
+/// Implemented by [`RetryThrottle`], by references and [`Arc`]s of any
+/// implementation, and, with the feature `tower`, by
+/// `tower::retry::budget::TpsBudget`:
+///
+/// * `record_success` deposits;
+/// * `record_failure` does nothing, since a `TpsBudget` charges retries
+///   rather than failures;
+/// * `allows_retry` withdraws, so it spends one retry of the budget when it
+///   answers `true`.
+///
+/// Its `retry_percent` is then a share of the successful attempts, and
+/// with no success at all only its `min_per_sec` reserve allows retries.
 ///
 /// ```
 /// use resilient::{RetryBudget, RetryThrottle};
@@ -404,6 +414,22 @@ macro_rules! forward_to_pointee {
 }
 
 forward_to_pointee!(&B, Arc<B>);
+
+#[cfg(feature = "tower")]
+impl RetryBudget for tower::retry::budget::TpsBudget {
+    fn record_failure(&self) {
+        // A `TpsBudget` is charged by `withdraw`, for each retry it allows;
+        // charging failures as well would count every failed call twice.
+    }
+
+    fn record_success(&self) {
+        tower::retry::budget::Budget::deposit(self);
+    }
+
+    fn allows_retry(&self) -> bool {
+        tower::retry::budget::Budget::withdraw(self)
+    }
+}
 
 #[cfg(test)]
 mod tests {

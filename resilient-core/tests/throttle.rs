@@ -270,3 +270,23 @@ fn concurrent_mixed_calls_that_never_reach_a_bound_end_where_a_sequence_would() 
     assert_eq!(throttle.tokens(), 300.0);
     seen.assert_within(bounds);
 }
+
+#[cfg(feature = "tower")]
+#[tokio::test(start_paused = true)]
+async fn tower_tps_budget_deposits_on_success_and_withdraws_on_retry() {
+    use std::time::Duration;
+    use tower::retry::budget::TpsBudget;
+
+    // No reserve and one retry per deposit; tokio's clock is paused, so no
+    // deposit expires while the test runs.
+    let budget = TpsBudget::new(Duration::from_secs(10), 0, 1.0);
+    let budget: &dyn RetryBudget = &budget;
+    assert!(!budget.allows_retry());
+
+    budget.record_success();
+    budget.record_success();
+    budget.record_failure(); // charges nothing
+    let answers: Vec<bool> = (0..3).map(|_| budget.allows_retry()).collect();
+    // Two deposits pay for two retries; each answer of `true` spent one.
+    assert_eq!(answers, [true, true, false]);
+}
