@@ -62,6 +62,14 @@ pub enum ConfigError {
     /// The circuit breaker allows no half-open probe, so it could never close again.
     #[error("half_open_probes must be at least 1")]
     ZeroHalfOpenProbes,
+    /// A retry throttle's `max_tokens` was outside `1..=1000`, the range gRPC's A6 allows.
+    #[error("max_tokens must be within 1..=1000, got {0}")]
+    InvalidMaxTokens(u32),
+    /// A retry throttle's `token_ratio` was not finite, or below one thousandth once rounded to three decimals.
+    #[error(
+        "token_ratio must be a finite number of at least 0.001 (three decimals are kept), got {0}"
+    )]
+    InvalidTokenRatio(f64),
 }
 
 /// The error of [`RetryPolicy::run`](crate::RetryPolicy::run) and

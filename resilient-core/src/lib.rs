@@ -36,6 +36,8 @@
 //! # Features
 //!
 //! * `http`: the `http` module (status classification, Retry-After).
+//! * `serde`: `Serialize` for the report, with stable keys.
+//! * `tower`: tower's `TpsBudget` can serve as a [`RetryBudget`].
 //! * `tracing`: the engine emits `tracing` events with stable names and
 //!   fields, so retries show up in existing logs. Every event carries the
 //!   operation's name as `operation`:
@@ -80,4 +82,4 @@ pub use report::{
 };
 pub use settings::{DEFAULT_MAX_RATE_LIMIT_RETRIES, DEFAULT_MAX_RATE_LIMIT_WAIT};
 pub use testing::FakeClock;
-pub use throttle::RetryBudget;
+pub use throttle::{RetryBudget, RetryThrottle};

@@ -258,7 +258,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
                     permit.record_success(self.op.clock.now());
                 }
                 if let Some(throttle) = self.core.throttle {
-                    throttle.on_success();
+                    throttle.record_success();
                 }
                 self.result = Some(Ok(value));
                 self.core.stop = Some(StopReason::Succeeded);
@@ -391,7 +391,7 @@ impl<'b> Core<'b> {
         }
         events::attempt_failed(name, number, recorded);
         if retryable && let Some(throttle) = self.throttle {
-            throttle.on_failure();
+            throttle.record_failure();
         }
         let slow = self.slow.get_or_insert_with(|| {
             Box::new(Slow {
