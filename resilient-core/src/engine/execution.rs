@@ -406,8 +406,8 @@ impl<'b> Core<'b> {
             retryable,
             rejected: kind == FailureKind::CircuitOpen,
             hint,
-            throttle_allows: self.throttle.is_none_or(|throttle| throttle.allows_retry()),
         };
+        let throttle = self.throttle;
         let elapsed = Duration::from_nanos(self.now.saturating_sub(self.start));
         let Slow {
             settings,
@@ -415,9 +415,14 @@ impl<'b> Core<'b> {
             rng,
             ..
         } = &mut **slow;
-        let decision = schedule(settings, counters, elapsed, failure, |nominal| {
-            jittered(settings, rng, nominal)
-        });
+        let decision = schedule(
+            settings,
+            counters,
+            elapsed,
+            failure,
+            |nominal| jittered(settings, rng, nominal),
+            || throttle.is_none_or(RetryBudget::allows_retry),
+        );
         match decision {
             Ok(delay) => {
                 slow.counters = slow.counters.after(delay);

@@ -41,8 +41,6 @@ pub(crate) struct Failure {
     pub(crate) rejected: bool,
     /// A Retry-After hint, read from a retryable error only.
     pub(crate) hint: Option<Duration>,
-    /// Whether a retry throttle (if any) lets another attempt start.
-    pub(crate) throttle_allows: bool,
 }
 
 /// Why a Retry-After hint was not followed, for the event that says so.
@@ -56,11 +54,14 @@ pub(crate) struct RateLimitRefused {
 /// attempt, or why the operation stops.
 ///
 /// `jitter` turns the backoff's nominal delay into the one to sleep; it is
-/// asked only when the backoff path is taken. Checks run in this order:
-/// not retryable; the hard budget already spent; the soft cap (once
-/// `min_retries` retries have run); the Retry-After path (its count, its
-/// total wait, the budget); the attempts allowed; a backoff wait that would
-/// start the next attempt at or past the budget; last, the throttle.
+/// asked only when the backoff path is taken. `throttle` says whether a
+/// retry throttle lets the retry start; it is asked last, only when every
+/// other rule allows a retry (a budget may spend a token when it says yes).
+/// Checks run in this order: not retryable; the hard budget already spent;
+/// the soft cap (once `min_retries` retries have run); the Retry-After path
+/// (its count, its total wait, the budget); the attempts allowed; a backoff
+/// wait that would start the next attempt at or past the budget; last, the
+/// throttle.
 ///
 /// `settings` must be [clamped](Settings::clamped).
 pub(crate) fn schedule(
@@ -69,6 +70,7 @@ pub(crate) fn schedule(
     elapsed: Duration,
     failure: Failure,
     jitter: impl FnOnce(Duration) -> Duration,
+    throttle: impl FnOnce() -> bool,
 ) -> Result<Delay, Stop> {
     let blocked = |otherwise: StopReason| {
         if failure.rejected {
@@ -121,7 +123,7 @@ pub(crate) fn schedule(
         }
         Delay::new(wait.min(LONGEST), DelaySource::Backoff)
     };
-    if !failure.throttle_allows {
+    if !throttle() {
         return Err(Stop::Reason(StopReason::Throttled));
     }
     Ok(delay)
@@ -166,7 +168,6 @@ mod tests {
         retryable: true,
         rejected: false,
         hint: None,
-        throttle_allows: true,
     };
 
     fn after(primaries: u32) -> Counters {
@@ -182,7 +183,7 @@ mod tests {
         elapsed: Duration,
         failure: Failure,
     ) -> Result<Delay, StopReason> {
-        schedule(settings, counters, elapsed, failure, |d| d).map_err(Stop::reason)
+        schedule(settings, counters, elapsed, failure, |d| d, || true).map_err(Stop::reason)
     }
 
     fn backoff(d: Duration) -> Result<Delay, StopReason> {
@@ -311,8 +312,9 @@ mod tests {
             rate_limit_waited: waited,
         };
         let refused = |hint, waited| Err(Stop::RateLimit(RateLimitRefused { hint, waited }));
-        let run =
-            |counters: &Counters, elapsed, failure| schedule(&s, counters, elapsed, failure, |d| d);
+        let run = |counters: &Counters, elapsed, failure| {
+            schedule(&s, counters, elapsed, failure, |d| d, || true)
+        };
         assert_eq!(
             run(&used(2, secs(2)), secs(2), hint(secs(1))),
             refused(secs(1), secs(2))
@@ -329,27 +331,35 @@ mod tests {
     }
 
     #[test]
-    fn the_throttle_is_asked_last() {
+    fn the_throttle_is_asked_last_and_only_when_a_retry_is_due() {
         let s = settings(3);
-        let throttled = Failure {
-            throttle_allows: false,
-            ..RETRYABLE
+        let asked = std::cell::Cell::new(0);
+        let refuse = || {
+            asked.set(asked.get() + 1);
+            false
         };
+        let run = |counters: &Counters, failure| {
+            schedule(&s, counters, Duration::ZERO, failure, |d| d, refuse).map_err(Stop::reason)
+        };
+        assert_eq!(run(&after(1), RETRYABLE), Err(StopReason::Throttled));
+        assert_eq!(asked.get(), 1);
         assert_eq!(
-            decide(&s, &after(1), Duration::ZERO, throttled),
-            Err(StopReason::Throttled)
-        );
-        assert_eq!(
-            decide(&s, &after(3), Duration::ZERO, throttled),
+            run(&after(3), RETRYABLE),
             Err(StopReason::AttemptsExhausted),
             "no retry was due, so none was throttled"
         );
+        let fatal = Failure {
+            retryable: false,
+            ..RETRYABLE
+        };
+        assert_eq!(run(&after(1), fatal), Err(StopReason::NotRetryable));
+        assert_eq!(asked.get(), 1, "a throttle is not asked about a stop");
         let limited = Failure {
             hint: Some(secs(1)),
-            ..throttled
+            ..RETRYABLE
         };
         assert_eq!(
-            decide(&s, &after(1), Duration::ZERO, limited),
+            run(&after(1), limited),
             Err(StopReason::Throttled),
             "a Retry-After retry is a retry too"
         );
@@ -361,9 +371,9 @@ mod tests {
             budget: Some(secs(10)),
             ..settings(4)
         };
-        let halved = schedule(&s, &after(2), Duration::ZERO, RETRYABLE, |d| d / 2);
+        let halved = schedule(&s, &after(2), Duration::ZERO, RETRYABLE, |d| d / 2, || true);
         assert_eq!(halved, Ok(Delay::new(secs(1), DelaySource::Backoff)));
-        let long = schedule(&s, &after(2), secs(9), RETRYABLE, |_| secs(1));
+        let long = schedule(&s, &after(2), secs(9), RETRYABLE, |_| secs(1), || true);
         assert_eq!(long, Err(Stop::Reason(StopReason::BudgetExhausted)));
     }
 

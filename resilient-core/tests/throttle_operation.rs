@@ -1,0 +1,81 @@
+//! The retry throttle inside operations: gRPC A6's sequence as calls see
+//! it, the stop reason, and what a refused retry leaves in the report.
+
+use std::time::Duration;
+
+use resilient_core::{Backoff, FakeClock, Operation, Outcome, RetryThrottle, StopReason};
+
+static THROTTLE: RetryThrottle = RetryThrottle::new(4, 0.1);
+
+/// A call with `retries = 5` whose every attempt fails.
+fn failing(throttle: &RetryThrottle, clock: &FakeClock) -> Outcome<(), String> {
+    Operation::new()
+        .max_attempts(6)
+        .backoff(Backoff::constant(Duration::from_secs(1)))
+        .throttle(throttle)
+        .clock(clock)
+        .run(|attempt| Err(format!("attempt {} failed", attempt.number())))
+}
+
+fn succeeding(throttle: &RetryThrottle) -> Outcome<u32, String> {
+    Operation::new()
+        .max_attempts(6)
+        .throttle(throttle)
+        .clock(FakeClock::new())
+        .run(|_| Ok(1))
+}
+
+#[test]
+fn a6_sequence_through_operations() {
+    let clock = FakeClock::new();
+    let first = failing(&THROTTLE, &clock);
+    // 4 -> 3 (above 2: retry) -> 2 (not above 2: refused).
+    assert_eq!(first.report().attempt_count(), 2);
+    assert_eq!(first.report().stop_reason(), StopReason::Throttled);
+    assert_eq!(
+        clock.slept(),
+        [Duration::from_secs(1)],
+        "one wait, none after the refusal"
+    );
+    assert_eq!(first.result(), &Err("attempt 2 failed".to_owned()));
+    assert_eq!(THROTTLE.tokens(), 2.0);
+
+    // The first attempt always runs; its failure leaves 1.
+    let second = failing(&THROTTLE, &clock);
+    assert_eq!(second.report().attempt_count(), 1);
+    assert_eq!(second.report().stop_reason(), StopReason::Throttled);
+    assert_eq!(THROTTLE.tokens(), 1.0);
+
+    // Each success adds 0.1: 21 of them lift 1 to 3.1.
+    for _ in 0..21 {
+        assert!(succeeding(&THROTTLE).is_ok());
+    }
+    assert_eq!(THROTTLE.tokens(), 3.1);
+    let third = failing(&THROTTLE, &clock);
+    // 3.1 -> 2.1 (retry) -> 1.1 (refused).
+    assert_eq!(third.report().attempt_count(), 2);
+    assert_eq!(third.report().stop_reason(), StopReason::Throttled);
+    assert_eq!(THROTTLE.tokens(), 1.1);
+}
+
+#[test]
+fn a_throttled_stop_shows_in_the_table() {
+    let throttle = RetryThrottle::new(2, 0.1);
+    let outcome = failing(&throttle, &FakeClock::new());
+    assert_eq!(outcome.report().attempt_count(), 1);
+    let table = outcome.report().to_string();
+    assert!(table.ends_with("stopped: retries throttled"), "{table}");
+}
+
+#[test]
+fn a_non_retryable_failure_takes_no_token() {
+    let throttle = RetryThrottle::new(4, 0.1);
+    let outcome = Operation::new()
+        .max_attempts(3)
+        .retry_if(|_: &String| false)
+        .throttle(&throttle)
+        .clock(FakeClock::new())
+        .run(|_| Err::<(), _>("bad request".to_owned()));
+    assert_eq!(outcome.report().stop_reason(), StopReason::NotRetryable);
+    assert_eq!(throttle.tokens(), 4.0);
+}
