@@ -214,10 +214,10 @@ fn violations(s: &Settings) -> Vec<&'static str> {
     if s.budget == Some(Duration::ZERO) {
         v.push("ZeroDuration");
     }
-    if let (Some(budget), Some(cap)) = (s.budget, s.max_elapsed) {
-        if budget < cap {
-            v.push("BudgetBelowMaxElapsed");
-        }
+    if let (Some(budget), Some(cap)) = (s.budget, s.max_elapsed)
+        && budget < cap
+    {
+        v.push("BudgetBelowMaxElapsed");
     }
     if s.max_attempts > 0 && s.min_retries > s.max_attempts - 1 {
         v.push("MinRetriesAboveRetries");
@@ -808,13 +808,11 @@ fn check(
                     );
                 }
             }
-            if exact {
-                if let Some(budget) = p.budget {
-                    prop_assert!(
-                        elapsed.saturating_add(d) < budget,
-                        "slept {d:?} at {elapsed:?} into the budget {budget:?}"
-                    );
-                }
+            if exact && let Some(budget) = p.budget {
+                prop_assert!(
+                    elapsed.saturating_add(d) < budget,
+                    "slept {d:?} at {elapsed:?} into the budget {budget:?}"
+                );
             }
             elapsed = elapsed.saturating_add(obs.listener).saturating_add(d);
         }
@@ -828,16 +826,16 @@ fn check(
                 number
             );
         }
-        if k > 0 {
-            if let Some(budget) = p.budget {
-                prop_assert!(
-                    rec.started_at() < budget,
-                    "attempt {} started at {:?}, budget {:?}",
-                    number,
-                    rec.started_at(),
-                    budget
-                );
-            }
+        if k > 0
+            && let Some(budget) = p.budget
+        {
+            prop_assert!(
+                rec.started_at() < budget,
+                "attempt {} started at {:?}, budget {:?}",
+                number,
+                rec.started_at(),
+                budget
+            );
         }
 
         let s = script[k % script.len()];
@@ -1545,7 +1543,7 @@ fn extreme_settings_never_panic() {
         max_rate_limit_wait: Some(Duration::MAX),
         max_rate_limit_retries: Some(3),
         seed: Some(1),
-        via_policy: i % 2 == 0,
+        via_policy: i.is_multiple_of(2),
     };
     // Ten thousand attempts, one jitter per shape.
     let failing = [
