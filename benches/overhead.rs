@@ -68,6 +68,13 @@ fn blocking(c: &mut Criterion) {
     use backon::BlockingRetryable;
     let mut g = c.benchmark_group("blocking success");
     g.bench_function("direct call", |b| b.iter(|| work(black_box(7))));
+    g.bench_function("two Instant::now() around the call", |b| {
+        b.iter(|| {
+            let start = std::time::Instant::now();
+            let result = work(black_box(7));
+            (black_box(start), std::time::Instant::now(), result)
+        })
+    });
     g.bench_function("#[resilient] retries=3", |b| {
         b.iter(|| resilient_blocking(black_box(7)).into_result())
     });

@@ -31,6 +31,17 @@ pub struct Attempt {
 }
 
 impl Attempt {
+    /// The first attempt, granted `deadline`.
+    #[inline]
+    pub(crate) const fn first(deadline: Option<Duration>) -> Attempt {
+        Attempt {
+            number: 1,
+            retry_number: 0,
+            deadline,
+            fallback: false,
+        }
+    }
+
     /// The attempt's number, 1-based, counting every attempt made so far
     /// (the fallback included).
     pub fn number(&self) -> u32 {

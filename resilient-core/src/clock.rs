@@ -128,6 +128,17 @@ impl Clock for SystemClock {
         Instant::now()
     }
 
+    /// `CLOCK_MONOTONIC`, the clock `Instant` reads, as one number.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[inline]
+    fn now_nanos(&self) -> u64 {
+        let now = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+        // A monotonic reading is never negative.
+        let secs = u64::try_from(now.tv_sec).unwrap_or(0);
+        let nanos = u64::try_from(now.tv_nsec).unwrap_or(0);
+        secs.saturating_mul(1_000_000_000).saturating_add(nanos)
+    }
+
     fn sleep(&self, duration: Duration) {
         std::thread::sleep(duration);
     }

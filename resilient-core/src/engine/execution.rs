@@ -11,6 +11,7 @@
 //! lives in [`Slow`], allocated on the first failure.
 
 use std::borrow::Cow;
+use std::future::Future;
 use std::time::Duration;
 
 use rand::rngs::SmallRng;
@@ -53,8 +54,8 @@ use crate::throttle::RetryBudget;
 /// let outcome = exec.finish();
 /// assert_eq!(outcome.report().attempt_count(), 3);
 /// ```
-pub struct Execution<'o, 'b, T, E, C, H> {
-    op: &'o Operation<'b, T, E, C, H>,
+pub struct Execution<'b, T, E, C, H> {
+    op: Operation<'b, T, E, C, H>,
     core: Core<'b>,
     result: Option<Result<T, E>>,
 }
@@ -68,13 +69,22 @@ struct Failed {
 }
 
 /// The untyped half of an execution.
+///
+/// Until an attempt fails, the report is not built: the first attempt's
+/// start, end and deadline are three numbers, and a successful first
+/// attempt turns them into a report of one record in place. The first
+/// failure moves them into [`Slow`] with everything a retry needs.
 pub(crate) struct Core<'b> {
     /// The clock's reading when the operation started.
     start: u64,
     /// The latest reading, reused where no time can have passed.
     now: u64,
-    report: ExecutionReport,
+    /// The first attempt's deadline, until its record is made.
+    first_deadline: Option<Duration>,
+    /// Whether the first attempt has begun.
+    begun: bool,
     stop: Option<StopReason>,
+    name: Option<Cow<'static, str>>,
     breaker: Option<&'b CircuitBreaker>,
     throttle: Option<&'b dyn RetryBudget>,
     slow: Option<Box<Slow>>,
@@ -82,6 +92,7 @@ pub(crate) struct Core<'b> {
 
 /// What only a retry needs.
 struct Slow {
+    report: ExecutionReport,
     settings: Settings,
     counters: Counters,
     /// The wait decided before the next attempt.
@@ -89,23 +100,75 @@ struct Slow {
     rng: Option<SmallRng>,
 }
 
-impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
+impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'b, T, E, C, H> {
     #[inline]
-    pub(crate) fn new(op: &'o Operation<'b, T, E, C, H>) -> Self {
+    pub(crate) fn new(op: Operation<'b, T, E, C, H>) -> Self {
         let start = op.clock.now_nanos();
+        Execution::new_at(op, start)
+    }
+
+    /// An execution that started at `start` on the operation's clock.
+    #[inline]
+    fn new_at(mut op: Operation<'b, T, E, C, H>, start: u64) -> Self {
+        let first_deadline = deadline(&op.settings, 0);
+        let core = Core {
+            start,
+            now: start,
+            first_deadline,
+            begun: false,
+            stop: None,
+            name: op.name.take(),
+            breaker: op.breaker.map(|(breaker, _)| breaker),
+            throttle: op.throttle,
+            slow: None,
+        };
         Execution {
             op,
-            core: Core {
-                start,
-                now: start,
-                report: ExecutionReport::new(op.name_cow()),
-                stop: None,
-                breaker: op.breaker.map(|(breaker, _)| breaker),
-                throttle: op.throttle,
-                slow: None,
-            },
+            core,
             result: None,
         }
+    }
+
+    /// The execution of an operation whose first attempt, started at
+    /// `start`, ended at `end` with `result` without a breaker to consult.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn after_first(
+        op: Operation<'b, T, E, C, H>,
+        start: u64,
+        end: u64,
+        result: Result<T, (E, FailureKind)>,
+    ) -> Self {
+        let mut exec = Execution::new_at(op, start);
+        exec.core.begun = true;
+        exec.core.now = end;
+        exec.settle(result, None);
+        exec
+    }
+
+    /// Runs the remaining primary attempts: the outcome if one succeeded,
+    /// or else the execution, failed.
+    #[inline(never)]
+    // The large `Err` is the failure path, moved once to the fallbacks.
+    #[allow(clippy::result_large_err)]
+    pub(crate) fn run_rest<F>(mut self, f: &mut F) -> Result<Outcome<T, E>, Self>
+    where
+        F: FnMut(Attempt) -> Result<T, E>,
+    {
+        while self.next_blocking() {
+            self.attempt_blocking(&mut *f);
+        }
+        if self.succeeded() {
+            Ok(self.finish())
+        } else {
+            Err(self)
+        }
+    }
+
+    /// Whether a primary attempt succeeded.
+    #[inline]
+    pub fn succeeded(&self) -> bool {
+        matches!(self.result, Some(Ok(_)))
     }
 
     /// Waits (blocking) for the pending delay, if any, and says whether
@@ -150,15 +213,19 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             return;
         };
         let result = f(attempt);
+        self.core.now = self.op.clock.now_nanos();
         self.settle(result.map_err(|e| (e, FailureKind::Operation)), permit);
     }
 
     /// Runs one async primary attempt, cut at its deadline when the
-    /// operation interrupts, and records it.
+    /// operation interrupts, and records it. `f` makes the attempt's future
+    /// from its [`Attempt`]: an `async` closure, or a closure calling one
+    /// that lives across attempts (`|attempt| body(attempt)`).
     #[inline]
-    pub async fn attempt_async<F>(&mut self, f: F)
+    pub async fn attempt_async<F, Fut>(&mut self, f: F)
     where
-        F: AsyncFnOnce(Attempt) -> Result<T, E>,
+        F: FnOnce(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
     {
         let Some((attempt, permit)) = self.begin() else {
             return;
@@ -178,6 +245,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             }
             _ => f(attempt).await.map_err(|e| (e, FailureKind::Operation)),
         };
+        self.core.now = self.op.clock.now_nanos();
         self.settle(result, permit);
     }
 
@@ -194,7 +262,9 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     where
         F: FnOnce(Attempt) -> Result<T, E>,
     {
-        let attempt = self.core.begin_fallback(self.op.clock.now_nanos());
+        let attempt = self
+            .core
+            .begin_fallback(self.op.clock.now_nanos(), &self.op.settings);
         let result = f(attempt);
         self.settle_fallback(result);
     }
@@ -205,7 +275,9 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     where
         F: AsyncFnOnce(Attempt) -> Result<T, E>,
     {
-        let attempt = self.core.begin_fallback(self.op.clock.now_nanos());
+        let attempt = self
+            .core
+            .begin_fallback(self.op.clock.now_nanos(), &self.op.settings);
         let result = f(attempt).await;
         self.settle_fallback(result);
     }
@@ -219,9 +291,9 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     #[inline]
     pub fn finish(self) -> Outcome<T, E> {
         let Execution { op, core, result } = self;
+        let result = result.expect("Execution::finish called before any attempt ran");
         let report = core.finish();
         op.hooks.on_report(&report);
-        let result = result.expect("Execution::finish called before any attempt ran");
         Outcome::new(result, report)
     }
 
@@ -229,11 +301,10 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// rejection is already recorded).
     #[inline]
     fn begin(&mut self) -> Option<(Attempt, Option<CircuitPermit<'b>>)> {
-        let first = self.core.report.records.as_slice().is_empty();
-        if !first {
+        if self.core.begun {
             self.core.now = self.op.clock.now_nanos();
         }
-        let attempt = self.core.begin(first, &self.op.settings);
+        let attempt = self.core.begin(&self.op.settings);
         let Some(breaker) = self.core.breaker else {
             return Some((attempt, None));
         };
@@ -248,9 +319,9 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         }
     }
 
+    /// Records the end of the latest attempt at the latest reading.
     #[inline]
     fn settle(&mut self, result: Result<T, (E, FailureKind)>, permit: Option<CircuitPermit<'b>>) {
-        self.core.now = self.op.clock.now_nanos();
         self.core.end_attempt();
         match result {
             Ok(value) if self.op.hooks.is_valid(&value) => {
@@ -331,25 +402,38 @@ impl<'b> Core<'b> {
         let elapsed = Duration::from_nanos(self.elapsed());
         let slow = self.slow.as_mut().expect("only a retry waits");
         if slow.settings.budget.is_some_and(|budget| elapsed >= budget) {
-            self.report.unattributed_delay = slow.pending.take();
+            slow.report.unattributed_delay = slow.pending.take();
             self.stop = Some(StopReason::BudgetExhausted);
             return false;
         }
         true
     }
 
-    /// Records the start of a primary attempt at the latest reading and
-    /// says what it is granted.
+    /// Begins a primary attempt at the latest reading and says what it is
+    /// granted. The first attempt leaves no record yet.
     #[inline]
-    fn begin(&mut self, first: bool, settings: &Settings) -> Attempt {
+    fn begin(&mut self, settings: &Settings) -> Attempt {
+        if !self.begun {
+            self.begun = true;
+            return Attempt {
+                number: 1,
+                retry_number: 0,
+                deadline: self.first_deadline,
+                fallback: false,
+            };
+        }
+        self.begin_retry(settings)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn begin_retry(&mut self, settings: &Settings) -> Attempt {
         let started_at = self.elapsed();
         let deadline = deadline(settings, started_at);
-        let (retry_number, delay_before) = match (&mut self.slow, first) {
-            (Some(slow), false) => (slow.counters.primaries, slow.pending.take()),
-            _ => (0, None),
-        };
-        let number = self.report.attempt_count().saturating_add(1);
-        self.report.push(AttemptRecord::begin(
+        let slow = self.slow.as_mut().expect("a retry follows a failure");
+        let number = slow.report.attempt_count().saturating_add(1);
+        let delay_before = slow.pending.take();
+        slow.report.push(AttemptRecord::begin(
             number,
             AttemptKind::Primary,
             started_at,
@@ -358,7 +442,7 @@ impl<'b> Core<'b> {
         ));
         Attempt {
             number,
-            retry_number,
+            retry_number: slow.counters.primaries,
             deadline,
             fallback: false,
         }
@@ -368,9 +452,31 @@ impl<'b> Core<'b> {
     #[inline]
     fn end_attempt(&mut self) {
         let end = self.elapsed();
-        if let Some(record) = self.report.last_mut() {
+        if let Some(slow) = &mut self.slow
+            && let Some(record) = slow.report.last_mut()
+        {
             record.end_at(end);
         }
+    }
+
+    /// The state a retry needs, made on the first failure with the record
+    /// of the first attempt, which ended at the latest reading.
+    fn slow(&mut self, settings: &Settings) -> &mut Slow {
+        let (elapsed, deadline) = (self.elapsed(), Nanos::optional(self.first_deadline));
+        let name = &mut self.name;
+        self.slow.get_or_insert_with(|| {
+            let mut report = ExecutionReport::new(name_or_default(name.take()));
+            let mut first = AttemptRecord::begin(1, AttemptKind::Primary, 0, deadline, None);
+            first.end_at(elapsed);
+            report.push(first);
+            Box::new(Slow {
+                report,
+                settings: settings.clamped(),
+                counters: Counters::default(),
+                pending: None,
+                rng: None,
+            })
+        })
     }
 
     /// Records a failed primary attempt and decides what comes next.
@@ -383,38 +489,32 @@ impl<'b> Core<'b> {
             hint,
             message,
         } = failed;
-        let (name, record) = self.report.name_and_last();
+        let (throttle, now, start) = (self.throttle, self.now, self.start);
+        let slow = self.slow(settings);
+        let (name, record) = slow.report.name_and_last();
         let number = record.number();
         let recorded = record.set_error(ExecutionError::new(kind, retryable, message));
         if kind == FailureKind::CircuitOpen {
             events::circuit_rejected(name, number);
         }
         events::attempt_failed(name, number, recorded);
-        if retryable && let Some(throttle) = self.throttle {
+        if retryable && let Some(throttle) = throttle {
             throttle.record_failure();
         }
-        let slow = self.slow.get_or_insert_with(|| {
-            Box::new(Slow {
-                settings: settings.clamped(),
-                counters: Counters::default(),
-                pending: None,
-                rng: None,
-            })
-        });
         slow.counters.primaries = slow.counters.primaries.saturating_add(1);
         let failure = Failure {
             retryable,
             rejected: kind == FailureKind::CircuitOpen,
             hint,
         };
-        let throttle = self.throttle;
-        let elapsed = Duration::from_nanos(self.now.saturating_sub(self.start));
+        let elapsed = Duration::from_nanos(now.saturating_sub(start));
         let Slow {
+            report,
             settings,
             counters,
             rng,
-            ..
-        } = &mut **slow;
+            pending,
+        } = slow;
         let decision = schedule(
             settings,
             counters,
@@ -425,36 +525,27 @@ impl<'b> Core<'b> {
         );
         match decision {
             Ok(delay) => {
-                slow.counters = slow.counters.after(delay);
-                slow.pending = Some(delay);
-                let record = self
-                    .report
-                    .attempts()
-                    .last()
-                    .expect("begin pushed a record");
+                *counters = counters.after(delay);
+                *pending = Some(delay);
+                let (name, record) = report.name_and_last();
                 let event = RetryEvent {
-                    operation: &self.report.name,
+                    operation: name,
                     attempt: number,
                     delay: delay.duration(),
                     source: delay.source(),
                     error: record.error().expect("just recorded"),
                 };
                 on_retry.on_retry(&event);
-                events::retry_scheduled(
-                    &self.report.name,
-                    number,
-                    delay.duration(),
-                    delay.source(),
-                );
+                events::retry_scheduled(name, number, delay.duration(), delay.source());
             }
             Err(stop) => {
                 if let Stop::RateLimit(refused) = stop {
                     events::rate_limit_wait_exceeded(
-                        &self.report.name,
+                        report.name(),
                         number,
                         refused.hint,
                         refused.waited,
-                        slow.settings.max_rate_limit_wait,
+                        settings.max_rate_limit_wait,
                     );
                 }
                 self.stop = Some(stop.reason());
@@ -462,22 +553,21 @@ impl<'b> Core<'b> {
         }
     }
 
-    fn begin_fallback(&mut self, now: u64) -> Attempt {
+    fn begin_fallback(&mut self, now: u64, settings: &Settings) -> Attempt {
         self.now = now;
-        let number = self.report.attempt_count().saturating_add(1);
-        self.report.push(AttemptRecord::begin(
+        let started_at = self.elapsed();
+        let slow = self.slow(settings);
+        let number = slow.report.attempt_count().saturating_add(1);
+        slow.report.push(AttemptRecord::begin(
             number,
             AttemptKind::Fallback,
-            self.elapsed(),
+            started_at,
             Nanos::NONE,
             None,
         ));
         Attempt {
             number,
-            retry_number: self
-                .slow
-                .as_ref()
-                .map_or(0, |slow| slow.counters.primaries.saturating_sub(1)),
+            retry_number: slow.counters.primaries.saturating_sub(1),
             deadline: None,
             fallback: true,
         }
@@ -488,7 +578,8 @@ impl<'b> Core<'b> {
     fn end_fallback(&mut self, now: u64, failed: Option<(bool, String)>) {
         self.now = now;
         let end = self.elapsed();
-        let (name, record) = self.report.name_and_last();
+        let slow = self.slow.as_mut().expect("a fallback follows a failure");
+        let (name, record) = slow.report.name_and_last();
         record.end_at(end);
         let ok = failed.is_none();
         if let Some((retryable, message)) = failed {
@@ -502,17 +593,32 @@ impl<'b> Core<'b> {
     }
 
     #[inline]
-    fn finish(mut self) -> ExecutionReport {
-        self.report.elapsed = Nanos::from_u64(self.elapsed());
-        self.report.stop_reason = self.stop.unwrap_or(StopReason::Succeeded);
-        self.report
+    fn finish(self) -> ExecutionReport {
+        let elapsed = self.elapsed();
+        match self.slow {
+            None => ExecutionReport::first_success(
+                name_or_default(self.name),
+                elapsed,
+                Nanos::optional(self.first_deadline),
+            ),
+            Some(slow) => finish_slow(*slow, elapsed, self.stop),
+        }
     }
+}
+
+#[cold]
+#[inline(never)]
+fn finish_slow(slow: Slow, elapsed: u64, stop: Option<StopReason>) -> ExecutionReport {
+    let mut report = slow.report;
+    report.elapsed = Nanos::from_u64(elapsed);
+    report.stop_reason = stop.unwrap_or(StopReason::Succeeded);
+    report
 }
 
 /// The time granted to an attempt starting `started_at` nanoseconds into
 /// the operation: `min(timeout, budget - started_at)`, at most 584 years.
 #[inline]
-fn deadline(settings: &Settings, started_at: u64) -> Option<Duration> {
+pub(crate) fn deadline(settings: &Settings, started_at: u64) -> Option<Duration> {
     let remaining = settings
         .budget
         .map(|budget| budget.saturating_sub(Duration::from_nanos(started_at)));
@@ -538,10 +644,7 @@ fn jittered(settings: &Settings, rng: &mut Option<SmallRng>, nominal: Duration) 
 }
 
 /// The name an operation reports: its own, or the default.
-pub(crate) fn name_or_default(name: &Option<Cow<'static, str>>) -> Cow<'static, str> {
-    match name {
-        Some(Cow::Borrowed(name)) => Cow::Borrowed(name),
-        Some(Cow::Owned(name)) => Cow::Owned(name.clone()),
-        None => Cow::Borrowed(crate::report::UNNAMED),
-    }
+#[inline]
+pub(crate) fn name_or_default(name: Option<Cow<'static, str>>) -> Cow<'static, str> {
+    name.unwrap_or(Cow::Borrowed(crate::report::UNNAMED))
 }

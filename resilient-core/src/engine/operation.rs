@@ -6,15 +6,16 @@ use std::borrow::Cow;
 use std::fmt::Display;
 use std::future::Future;
 use std::marker::PhantomData;
+use std::time::Duration;
 
-use super::execution::{Execution, name_or_default};
+use super::execution::{Execution, deadline, name_or_default};
 use super::hooks::{HookSet, Hooks, RetryEvent};
 use crate::attempt::Attempt;
 use crate::breaker::CircuitBreaker;
 use crate::clock::{Clock, SystemClock, TokioClock};
 use crate::error::{CircuitOpen, RetryError, TimedOut, ValidationFailed};
 use crate::policy::RetryPolicy;
-use crate::report::{ExecutionReport, Outcome};
+use crate::report::{ExecutionReport, FailureKind, Nanos, Outcome};
 use crate::settings::{Settings, settings_setters};
 use crate::throttle::RetryBudget;
 
@@ -231,11 +232,6 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         with_part!(self, clock = clock)
     }
 
-    #[inline]
-    pub(crate) fn name_cow(&self) -> Cow<'static, str> {
-        name_or_default(&self.name)
-    }
-
     pub(crate) fn describe(&self, error: &E) -> String {
         self.describe
             .map(|describe| describe(error))
@@ -314,7 +310,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// `next_*` / `attempt_*`, or use [`run`](Operation::run) and
     /// [`run_async`](Operation::run_async), which do it for you.
     #[inline]
-    pub fn start(&self) -> Execution<'_, 'b, T, E, C, H> {
+    pub fn start(self) -> Execution<'b, T, E, C, H> {
         Execution::new(self)
     }
 
@@ -324,27 +320,93 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     where
         F: FnMut(Attempt) -> Result<T, E>,
     {
-        self.run_with_fallback(f, None::<fn(Attempt) -> Result<T, E>>)
+        self.run_primary(f).unwrap_or_else(Execution::finish)
     }
 
     /// [`run`](Operation::run), then `fallback` once if the primary
     /// attempts failed.
     #[inline]
-    pub fn run_with_fallback<F, G>(self, mut f: F, fallback: Option<G>) -> Outcome<T, E>
+    pub fn run_with_fallback<F, G>(self, f: F, fallback: Option<G>) -> Outcome<T, E>
     where
         F: FnMut(Attempt) -> Result<T, E>,
         G: FnOnce(Attempt) -> Result<T, E>,
     {
-        let mut exec = self.start();
-        while exec.next_blocking() {
-            exec.attempt_blocking(&mut f);
+        match self.run_primary(f) {
+            Ok(outcome) => outcome,
+            Err(mut exec) => {
+                if let Some(fallback) = fallback {
+                    exec.fallback_blocking(fallback);
+                }
+                exec.finish()
+            }
         }
-        if let Some(fallback) = fallback
-            && exec.needs_fallback()
-        {
-            exec.fallback_blocking(fallback);
+    }
+
+    /// Runs the blocking primary attempts: the outcome if one succeeded,
+    /// or else the failed execution, ready for fallbacks
+    /// ([`fallback_blocking`](Execution::fallback_blocking)) and
+    /// [`finish`](Execution::finish).
+    ///
+    /// A first attempt that succeeds costs two clock readings and a report
+    /// of one record built in place; the rest of the engine runs only after
+    /// a failure.
+    ///
+    /// ```
+    /// use resilient::{FakeClock, Operation};
+    ///
+    /// let failed = Operation::new()
+    ///     .max_attempts(2)
+    ///     .clock(FakeClock::new())
+    ///     .run_primary(|_| Err::<u32, _>("down"));
+    /// let Err(mut exec) = failed else { unreachable!() };
+    /// exec.fallback_blocking(|attempt| Ok(attempt.number() * 10));
+    /// let outcome = exec.finish();
+    /// assert_eq!(outcome.into_result(), Ok(30));
+    /// ```
+    #[inline]
+    // The large `Err` is the failure path, moved once to the fallbacks.
+    #[allow(clippy::result_large_err)]
+    pub fn run_primary<F>(self, mut f: F) -> Result<Outcome<T, E>, Execution<'b, T, E, C, H>>
+    where
+        F: FnMut(Attempt) -> Result<T, E>,
+    {
+        if self.breaker.is_some() {
+            return Execution::new(self).run_rest(&mut f);
         }
-        exec.finish()
+        let deadline = deadline(&self.settings, 0);
+        let start = self.clock.now_nanos();
+        let result = f(Attempt::first(deadline));
+        let end = self.clock.now_nanos();
+        match result {
+            Ok(value) if self.hooks.is_valid(&value) => {
+                Ok(self.first_success(value, start, end, deadline))
+            }
+            result => {
+                let result = result.map_err(|e| (e, FailureKind::Operation));
+                Execution::after_first(self, start, end, result).run_rest(&mut f)
+            }
+        }
+    }
+
+    /// The outcome of a first attempt that succeeded with `value`.
+    #[inline]
+    fn first_success(
+        self,
+        value: T,
+        start: u64,
+        end: u64,
+        deadline: Option<Duration>,
+    ) -> Outcome<T, E> {
+        if let Some(throttle) = self.throttle {
+            throttle.record_success();
+        }
+        let report = ExecutionReport::first_success(
+            name_or_default(self.name),
+            end.saturating_sub(start),
+            Nanos::optional(deadline),
+        );
+        self.hooks.on_report(&report);
+        Outcome::new(Ok(value), report)
     }
 
     /// Runs the async `f` until it succeeds or the operation stops.

@@ -111,6 +111,25 @@ impl ExecutionReport {
         }
     }
 
+    /// The report of an operation whose first attempt succeeded, built in
+    /// place: one record, no allocation.
+    #[inline]
+    pub(crate) const fn first_success(
+        name: Cow<'static, str>,
+        elapsed: u64,
+        deadline: Nanos,
+    ) -> Self {
+        let mut record = AttemptRecord::begin(1, AttemptKind::Primary, 0, deadline, None);
+        record.end_at(elapsed);
+        ExecutionReport {
+            records: Records::one(record),
+            unattributed_delay: None,
+            elapsed: Nanos::from_u64(elapsed),
+            stop_reason: StopReason::Succeeded,
+            name,
+        }
+    }
+
     pub(crate) fn push(&mut self, record: AttemptRecord) {
         self.records.push(record);
     }

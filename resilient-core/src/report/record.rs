@@ -356,6 +356,15 @@ impl Records {
         }
     }
 
+    /// A log of exactly one record, built in place.
+    #[inline]
+    pub(crate) const fn one(record: AttemptRecord) -> Self {
+        Records::Inline {
+            len: 1,
+            items: [record],
+        }
+    }
+
     pub(crate) fn push(&mut self, record: AttemptRecord) {
         match self {
             Records::Inline { len, items } if *len < INLINE_ATTEMPTS => {
