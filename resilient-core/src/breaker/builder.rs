@@ -1,0 +1,253 @@
+//! [`CircuitBreakerBuilder`]: the breaker's options, their defaults, and the
+//! validation that turns them into a [`Config`].
+
+use std::time::Duration;
+
+use super::window::RatioConfig;
+use super::word::MAX_PROBES;
+use super::{CircuitBreaker, saturating_nanos};
+use crate::error::ConfigError;
+
+const DEFAULT_FAILURE_THRESHOLD: u32 = 5;
+const DEFAULT_MINIMUM_THROUGHPUT: u32 = 10;
+const DEFAULT_SAMPLING_WINDOW: Duration = Duration::from_secs(30);
+const DEFAULT_BREAK_DURATION: Duration = Duration::from_secs(30);
+const DEFAULT_HALF_OPEN_PROBES: u32 = 1;
+
+/// A validated configuration.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Config {
+    pub(super) failure_threshold: Option<u32>,
+    pub(super) ratio: Option<RatioConfig>,
+    pub(super) break_nanos: u64,
+    pub(super) half_open_probes: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            failure_threshold: Some(DEFAULT_FAILURE_THRESHOLD),
+            ratio: None,
+            break_nanos: saturating_nanos(DEFAULT_BREAK_DURATION),
+            half_open_probes: DEFAULT_HALF_OPEN_PROBES,
+        }
+    }
+}
+
+/// Builder of a [`CircuitBreaker`]; validates everything once, in
+/// [`build`](CircuitBreakerBuilder::build).
+///
+/// Defaults: opens after 5 consecutive failures, stays open 30 s, then
+/// admits 1 probe at a time. No failure-ratio rule unless
+/// [`failure_ratio`](CircuitBreakerBuilder::failure_ratio) is set.
+///
+/// ```
+/// use resilient::CircuitBreaker;
+/// use std::time::Duration;
+///
+/// let breaker = CircuitBreaker::builder()
+///     .failure_threshold(3)
+///     .break_duration(Duration::from_secs(5))
+///     .half_open_probes(2)
+///     .build()
+///     .unwrap();
+/// # let _ = breaker;
+/// ```
+#[derive(Debug, Clone)]
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct CircuitBreakerBuilder {
+    failure_threshold: Option<u32>,
+    failure_ratio: Option<f64>,
+    minimum_throughput: u32,
+    sampling_window: Duration,
+    break_duration: Duration,
+    half_open_probes: u32,
+}
+
+impl Default for CircuitBreakerBuilder {
+    fn default() -> Self {
+        Self {
+            failure_threshold: None,
+            failure_ratio: None,
+            minimum_throughput: DEFAULT_MINIMUM_THROUGHPUT,
+            sampling_window: DEFAULT_SAMPLING_WINDOW,
+            break_duration: DEFAULT_BREAK_DURATION,
+            half_open_probes: DEFAULT_HALF_OPEN_PROBES,
+        }
+    }
+}
+
+impl CircuitBreakerBuilder {
+    /// Opens the breaker after this many consecutive failures (default 5).
+    ///
+    /// A success resets the count. When a
+    /// [`failure_ratio`](Self::failure_ratio) is set, this rule applies only
+    /// if it is set explicitly too; then either rule opens the breaker.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, ConfigError};
+    ///
+    /// assert!(CircuitBreaker::builder().failure_threshold(1).build().is_ok());
+    /// assert_eq!(
+    ///     CircuitBreaker::builder().failure_threshold(0).build().unwrap_err(),
+    ///     ConfigError::ZeroFailureThreshold,
+    /// );
+    /// ```
+    pub fn failure_threshold(mut self, failures: u32) -> Self {
+        self.failure_threshold = Some(failures);
+        self
+    }
+
+    /// Opens the breaker when, within one sampling window, at least
+    /// [`minimum_throughput`](Self::minimum_throughput) calls were recorded
+    /// and `failures / calls >= ratio`. Must be within `(0.0, 1.0]`.
+    ///
+    /// Windows are fixed: a window starts with the first outcome recorded
+    /// after the previous one ended (or after the breaker closed) and lasts
+    /// [`sampling_window`](Self::sampling_window). Only a failure is checked
+    /// against the ratio; a success never opens the breaker.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, ConfigError};
+    /// use std::time::Duration;
+    ///
+    /// let breaker = CircuitBreaker::builder()
+    ///     .failure_ratio(0.5)
+    ///     .minimum_throughput(20)
+    ///     .sampling_window(Duration::from_secs(60))
+    ///     .build();
+    /// assert!(breaker.is_ok());
+    /// assert_eq!(
+    ///     CircuitBreaker::builder().failure_ratio(1.5).build().unwrap_err(),
+    ///     ConfigError::InvalidFailureRatio(1.5),
+    /// );
+    /// ```
+    pub fn failure_ratio(mut self, ratio: f64) -> Self {
+        self.failure_ratio = Some(ratio);
+        self
+    }
+
+    /// Calls a sampling window needs before the failure ratio is checked
+    /// (default 10; 0 behaves like 1). Has no effect without
+    /// [`failure_ratio`](Self::failure_ratio).
+    ///
+    /// ```
+    /// use resilient::CircuitBreaker;
+    ///
+    /// let breaker = CircuitBreaker::builder()
+    ///     .failure_ratio(0.25)
+    ///     .minimum_throughput(100)
+    ///     .build();
+    /// assert!(breaker.is_ok());
+    /// ```
+    pub fn minimum_throughput(mut self, calls: u32) -> Self {
+        self.minimum_throughput = calls;
+        self
+    }
+
+    /// Length of a sampling window of the failure-ratio rule (default 30 s;
+    /// must not be zero). Has no effect without
+    /// [`failure_ratio`](Self::failure_ratio).
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, ConfigError};
+    /// use std::time::Duration;
+    ///
+    /// assert_eq!(
+    ///     CircuitBreaker::builder().sampling_window(Duration::ZERO).build().unwrap_err(),
+    ///     ConfigError::ZeroDuration("sampling_window"),
+    /// );
+    /// ```
+    pub fn sampling_window(mut self, window: Duration) -> Self {
+        self.sampling_window = window;
+        self
+    }
+
+    /// How long the breaker stays open before admitting probes (default
+    /// 30 s; must not be zero). Durations beyond about 584 years behave like
+    /// "forever".
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, ConfigError};
+    /// use std::time::Duration;
+    ///
+    /// assert!(CircuitBreaker::builder().break_duration(Duration::MAX).build().is_ok());
+    /// assert_eq!(
+    ///     CircuitBreaker::builder().break_duration(Duration::ZERO).build().unwrap_err(),
+    ///     ConfigError::ZeroDuration("break_duration"),
+    /// );
+    /// ```
+    pub fn break_duration(mut self, duration: Duration) -> Self {
+        self.break_duration = duration;
+        self
+    }
+
+    /// How many probes may run at once while half-open (default 1; must not
+    /// be zero). Values above 2³⁰ − 1 behave like 2³⁰ − 1.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, ConfigError};
+    ///
+    /// assert!(CircuitBreaker::builder().half_open_probes(3).build().is_ok());
+    /// assert_eq!(
+    ///     CircuitBreaker::builder().half_open_probes(0).build().unwrap_err(),
+    ///     ConfigError::ZeroHalfOpenProbes,
+    /// );
+    /// ```
+    pub fn half_open_probes(mut self, probes: u32) -> Self {
+        self.half_open_probes = probes;
+        self
+    }
+
+    /// Validates the configuration and makes a closed breaker.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::ZeroFailureThreshold`], [`ConfigError::InvalidFailureRatio`]
+    /// (NaN, not above 0 or above 1), [`ConfigError::ZeroHalfOpenProbes`], or
+    /// [`ConfigError::ZeroDuration`] naming `break_duration` or
+    /// `sampling_window`.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, ConfigError};
+    ///
+    /// let err = CircuitBreaker::builder().failure_ratio(f64::NAN).build().unwrap_err();
+    /// assert!(matches!(err, ConfigError::InvalidFailureRatio(r) if r.is_nan()));
+    /// ```
+    pub fn build(self) -> Result<CircuitBreaker, ConfigError> {
+        if self.failure_threshold == Some(0) {
+            return Err(ConfigError::ZeroFailureThreshold);
+        }
+        if let Some(ratio) = self.failure_ratio {
+            // Written so that NaN fails the check.
+            if !(ratio > 0.0 && ratio <= 1.0) {
+                return Err(ConfigError::InvalidFailureRatio(ratio));
+            }
+        }
+        if self.half_open_probes == 0 {
+            return Err(ConfigError::ZeroHalfOpenProbes);
+        }
+        if self.break_duration.is_zero() {
+            return Err(ConfigError::ZeroDuration("break_duration"));
+        }
+        if self.sampling_window.is_zero() {
+            return Err(ConfigError::ZeroDuration("sampling_window"));
+        }
+        let ratio = self.failure_ratio.map(|failure_ratio| RatioConfig {
+            failure_ratio,
+            minimum_throughput: self.minimum_throughput.max(1),
+            window_nanos: saturating_nanos(self.sampling_window),
+        });
+        let failure_threshold = match (self.failure_threshold, ratio) {
+            (Some(threshold), _) => Some(threshold),
+            (None, None) => Some(DEFAULT_FAILURE_THRESHOLD),
+            (None, Some(_)) => None,
+        };
+        Ok(CircuitBreaker::with_config(Config {
+            failure_threshold,
+            ratio,
+            break_nanos: saturating_nanos(self.break_duration),
+            half_open_probes: self.half_open_probes.min(MAX_PROBES),
+        }))
+    }
+}

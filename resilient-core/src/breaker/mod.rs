@@ -1,0 +1,491 @@
+//! [`CircuitBreaker`]: shared state that stops calling a dependency that keeps
+//! failing, and lets a few trial calls through once it may have recovered.
+//!
+//! The breaker is closed until enough failures are recorded, then open: it
+//! rejects every call for the break duration. After that it is half-open: a
+//! limited number of probes run, and the first probe to report decides — a
+//! success closes the breaker, a failure opens it for another break.
+//!
+//! Time comes from the caller as an [`Instant`], so a breaker follows whatever
+//! clock the operation consulting it uses, virtual clocks included.
+//!
+//! # Concurrency
+//!
+//! All state lives in atomics. The closed path costs one atomic load to admit
+//! a call and a few uncontended atomic updates to record its outcome; no lock
+//! is ever taken. Every state change is a single compare-and-swap on one word
+//! holding the state, the number of probes in flight and a generation that
+//! changes on every transition. A [`CircuitPermit`] remembers the generation
+//! it was issued in, and its outcome only counts if the breaker is still in
+//! that generation: a call admitted before the breaker opened cannot close it
+//! later, and a probe that outlives its half-open period cannot free a slot
+//! of the next one.
+//!
+//! # Layout
+//!
+//! This file holds the public API. `builder` validates the options into a
+//! configuration; `word` packs the state into atomic words and owns the one
+//! compare-and-swap loop every change goes through; `window` counts the
+//! failure-ratio rule's sampling windows.
+
+mod builder;
+#[cfg(test)]
+mod tests;
+mod window;
+mod word;
+
+use std::fmt;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+pub use builder::CircuitBreakerBuilder;
+use builder::Config;
+use window::Window;
+use word::{Packed, Tag, Word};
+
+use crate::error::CircuitOpen;
+
+/// Where a [`CircuitBreaker`] stands.
+///
+/// ```
+/// use resilient::{CircuitBreaker, CircuitState};
+/// use std::time::Instant;
+///
+/// let breaker = CircuitBreaker::builder().build().unwrap();
+/// assert_eq!(breaker.state(Instant::now()), CircuitState::Closed);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CircuitState {
+    /// Calls run; failures are counted.
+    Closed,
+    /// Calls are rejected until the break duration has elapsed.
+    Open,
+    /// A limited number of probe calls run; the first to report decides
+    /// whether the breaker closes or opens again.
+    HalfOpen,
+}
+
+/// Shared state that rejects calls to a failing dependency.
+///
+/// Build one with [`CircuitBreaker::builder`] and share it between the
+/// operations that call the same dependency, usually through a `static`
+/// (with [`LazyLock`](std::sync::LazyLock)) or an [`Arc`](std::sync::Arc).
+/// Each call asks [`try_acquire`](CircuitBreaker::try_acquire) for a
+/// [`CircuitPermit`], runs, and reports its outcome through the permit.
+///
+/// ```
+/// use resilient::{CircuitBreaker, CircuitState};
+/// use std::sync::LazyLock;
+/// use std::time::{Duration, Instant};
+///
+/// static BREAKER: LazyLock<CircuitBreaker> = LazyLock::new(|| {
+///     CircuitBreaker::builder()
+///         .failure_threshold(2)
+///         .break_duration(Duration::from_secs(10))
+///         .build()
+///         .unwrap()
+/// });
+///
+/// let t0 = Instant::now();
+/// for _ in 0..2 {
+///     let permit = BREAKER.try_acquire(t0).unwrap();
+///     permit.record_failure(t0);
+/// }
+/// assert!(BREAKER.try_acquire(t0).is_err());
+///
+/// // After the break, one probe may run; its success closes the breaker.
+/// let later = t0 + Duration::from_secs(10);
+/// let probe = BREAKER.try_acquire(later).unwrap();
+/// assert!(probe.is_probe());
+/// probe.record_success(later);
+/// assert_eq!(BREAKER.state(later), CircuitState::Closed);
+/// ```
+pub struct CircuitBreaker {
+    config: Config,
+    /// State, probes in flight and generation.
+    word: Packed<Word>,
+    /// When the current open period started (nanoseconds since `base`).
+    /// Written only by the thread that moved the state to `Opening`, before
+    /// it publishes `Open`.
+    opened_at: AtomicU64,
+    /// Consecutive failures recorded while closed.
+    consecutive_failures: AtomicU32,
+    window: Window,
+    /// The first instant the breaker was given; times are stored relative to it.
+    base: OnceLock<Instant>,
+}
+
+impl CircuitBreaker {
+    /// Starts configuring a breaker; see [`CircuitBreakerBuilder`].
+    ///
+    /// ```
+    /// use resilient::CircuitBreaker;
+    /// use std::time::Duration;
+    ///
+    /// let breaker = CircuitBreaker::builder()
+    ///     .failure_threshold(5)
+    ///     .break_duration(Duration::from_secs(30))
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = breaker;
+    /// ```
+    pub fn builder() -> CircuitBreakerBuilder {
+        CircuitBreakerBuilder::default()
+    }
+
+    fn with_config(config: Config) -> Self {
+        Self {
+            config,
+            word: Packed::new(Word::new(Tag::Closed, 0, 0)),
+            opened_at: AtomicU64::new(0),
+            consecutive_failures: AtomicU32::new(0),
+            window: Window::new(),
+            base: OnceLock::new(),
+        }
+    }
+
+    /// Asks to run a call at `now`.
+    ///
+    /// Closed: always admitted. Open: rejected until the break duration has
+    /// elapsed since the breaker opened; the first call after that turns it
+    /// half-open and runs as a probe. Half-open: admitted as a probe while
+    /// fewer than `half_open_probes` probes are in flight, rejected otherwise.
+    ///
+    /// Report the call's outcome through the returned permit. Dropping the
+    /// permit without reporting (the call was cancelled) counts as neither
+    /// success nor failure and frees its probe slot.
+    ///
+    /// # Errors
+    ///
+    /// [`CircuitOpen`] when the call must not run.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, CircuitOpen};
+    /// use std::time::Instant;
+    ///
+    /// let breaker = CircuitBreaker::builder().failure_threshold(1).build().unwrap();
+    /// let now = Instant::now();
+    /// breaker.try_acquire(now).unwrap().record_failure(now);
+    /// assert_eq!(breaker.try_acquire(now).unwrap_err(), CircuitOpen);
+    /// ```
+    pub fn try_acquire(&self, now: Instant) -> Result<CircuitPermit<'_>, CircuitOpen> {
+        let word = self.word.load();
+        if word.tag == Tag::Closed {
+            return Ok(CircuitPermit::new(self, word.generation, false));
+        }
+        let admit = |word: Word| match word.tag {
+            // Closed since the load above: admitted without a change.
+            Tag::Closed => Some(word),
+            Tag::Opening => None,
+            Tag::Open => self.break_elapsed(now).then(|| word.next(Tag::HalfOpen, 1)),
+            Tag::HalfOpen => (word.probes < self.config.half_open_probes)
+                .then(|| Word::new(Tag::HalfOpen, word.probes + 1, word.generation)),
+        };
+        match self.word.transition(admit) {
+            Ok((_, word)) => Ok(CircuitPermit::new(
+                self,
+                word.generation,
+                word.tag == Tag::HalfOpen,
+            )),
+            Err(_) => Err(CircuitOpen),
+        }
+    }
+
+    /// Where the breaker stands at `now`, without changing it.
+    ///
+    /// An open breaker whose break has elapsed reports
+    /// [`HalfOpen`](CircuitState::HalfOpen): the next call would run as a probe.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, CircuitState};
+    /// use std::time::{Duration, Instant};
+    ///
+    /// let breaker = CircuitBreaker::builder()
+    ///     .failure_threshold(1)
+    ///     .break_duration(Duration::from_secs(1))
+    ///     .build()
+    ///     .unwrap();
+    /// let t0 = Instant::now();
+    /// breaker.try_acquire(t0).unwrap().record_failure(t0);
+    /// assert_eq!(breaker.state(t0), CircuitState::Open);
+    /// assert_eq!(breaker.state(t0 + Duration::from_secs(1)), CircuitState::HalfOpen);
+    /// ```
+    pub fn state(&self, now: Instant) -> CircuitState {
+        match self.word.load().tag {
+            Tag::Closed => CircuitState::Closed,
+            Tag::Opening => CircuitState::Open,
+            Tag::Open if self.break_elapsed(now) => CircuitState::HalfOpen,
+            Tag::Open => CircuitState::Open,
+            Tag::HalfOpen => CircuitState::HalfOpen,
+        }
+    }
+
+    fn break_elapsed(&self, now: Instant) -> bool {
+        // Acquire on the word that said `Open` makes this value visible.
+        let opened_at = self.opened_at.load(Ordering::Relaxed);
+        self.nanos(now) >= opened_at.saturating_add(self.config.break_nanos)
+    }
+
+    /// `now` as nanoseconds since the first instant the breaker was given,
+    /// saturating at both ends.
+    fn nanos(&self, now: Instant) -> u64 {
+        let base = *self.base.get_or_init(|| now);
+        saturating_nanos(now.saturating_duration_since(base))
+    }
+
+    fn on_success(&self, generation: u32, probe: bool, now: Instant) {
+        if probe {
+            self.close_after_probe(generation, now);
+            return;
+        }
+        if !self.is_current_closed(generation) {
+            return;
+        }
+        if self.config.failure_threshold.is_some()
+            && self.consecutive_failures.load(Ordering::Relaxed) != 0
+        {
+            self.consecutive_failures.store(0, Ordering::Relaxed);
+        }
+        if let Some(ratio) = &self.config.ratio {
+            self.window.record(ratio, self.nanos(now), false);
+        }
+    }
+
+    fn on_failure(&self, generation: u32, probe: bool, now: Instant) {
+        let now = self.nanos(now);
+        if probe {
+            self.open(Tag::HalfOpen, generation, now);
+            return;
+        }
+        if !self.is_current_closed(generation) {
+            return;
+        }
+        let mut trip = false;
+        if let Some(threshold) = self.config.failure_threshold {
+            let previous = self
+                .consecutive_failures
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                    Some(n.saturating_add(1))
+                })
+                .unwrap_or_else(|n| n);
+            trip |= previous.saturating_add(1) >= threshold;
+        }
+        if let Some(ratio) = &self.config.ratio {
+            trip |= self.window.record(ratio, now, true);
+        }
+        if trip {
+            // Losing the race means another failure already opened it.
+            self.open(Tag::Closed, generation, now);
+        }
+    }
+
+    fn is_current_closed(&self, generation: u32) -> bool {
+        self.word.load().is(Tag::Closed, generation)
+    }
+
+    fn close_after_probe(&self, generation: u32, now: Instant) {
+        let now = self.nanos(now);
+        let _ = self.word.transition(|word| {
+            if !word.is(Tag::HalfOpen, generation) {
+                return None;
+            }
+            // Nothing else writes the counters while half-open (records of
+            // older generations are ignored), so they can be reset before
+            // the swap that makes them live again.
+            self.consecutive_failures.store(0, Ordering::Relaxed);
+            self.window.reset(now);
+            Some(word.next(Tag::Closed, 0))
+        });
+    }
+
+    fn release_probe(&self, generation: u32) {
+        let _ = self.word.transition(|word| {
+            word.is(Tag::HalfOpen, generation)
+                .then(|| Word::new(Tag::HalfOpen, word.probes.saturating_sub(1), generation))
+        });
+    }
+
+    /// Opens the breaker if it is still `tag` in `generation`, starting the
+    /// break at `now`. Readers see `Opening` (and reject) until `opened_at`
+    /// holds the new value.
+    fn open(&self, tag: Tag, generation: u32, now: u64) {
+        let Ok((_, opening)) = self
+            .word
+            .transition(|word| word.is(tag, generation).then(|| word.next(Tag::Opening, 0)))
+        else {
+            return;
+        };
+        self.opened_at.store(now, Ordering::Relaxed);
+        // Only the thread that swapped in `Opening` gets here, so this step
+        // finds its own word.
+        let _ = self.word.transition(|word| {
+            (word == opening).then(|| Word::new(Tag::Open, 0, opening.generation))
+        });
+    }
+
+    #[cfg(test)]
+    fn probes_in_flight(&self) -> u32 {
+        self.word.load().probes
+    }
+}
+
+impl Default for CircuitBreaker {
+    /// A breaker with the builder's defaults: opens after 5 consecutive
+    /// failures, for 30 s, then admits 1 probe at a time.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, CircuitState};
+    /// use std::time::Instant;
+    ///
+    /// let breaker = CircuitBreaker::default();
+    /// assert_eq!(breaker.state(Instant::now()), CircuitState::Closed);
+    /// ```
+    fn default() -> Self {
+        Self::with_config(Config::default())
+    }
+}
+
+impl fmt::Debug for CircuitBreaker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let word = self.word.load();
+        let mut s = f.debug_struct("CircuitBreaker");
+        s.field("state", &word.tag);
+        if word.tag == Tag::HalfOpen {
+            s.field("probes_in_flight", &word.probes);
+        }
+        if let Some(threshold) = self.config.failure_threshold {
+            s.field("failure_threshold", &threshold);
+        }
+        if let Some(ratio) = &self.config.ratio {
+            s.field("failure_ratio", &ratio.failure_ratio)
+                .field("minimum_throughput", &ratio.minimum_throughput)
+                .field("sampling_window", &Duration::from_nanos(ratio.window_nanos));
+        }
+        s.field(
+            "break_duration",
+            &Duration::from_nanos(self.config.break_nanos),
+        )
+        .field("half_open_probes", &self.config.half_open_probes)
+        .finish()
+    }
+}
+
+/// Leave to run one call, from [`CircuitBreaker::try_acquire`].
+///
+/// Hold it while the call runs, then report the outcome with
+/// [`record_success`](CircuitPermit::record_success) or
+/// [`record_failure`](CircuitPermit::record_failure). Dropping it unreported
+/// (the call was cancelled) counts as neither and frees its probe slot.
+///
+/// ```
+/// use resilient::{CircuitBreaker, CircuitState};
+/// use std::time::{Duration, Instant};
+///
+/// let breaker = CircuitBreaker::builder()
+///     .failure_threshold(1)
+///     .break_duration(Duration::from_secs(1))
+///     .build()
+///     .unwrap();
+/// let t0 = Instant::now();
+/// breaker.try_acquire(t0).unwrap().record_failure(t0);
+///
+/// let t1 = t0 + Duration::from_secs(1);
+/// let probe = breaker.try_acquire(t1).unwrap();
+/// assert!(breaker.try_acquire(t1).is_err()); // one probe at a time
+/// drop(probe); // cancelled: the slot is free again
+/// assert!(breaker.try_acquire(t1).is_ok());
+/// ```
+#[must_use = "report the call's outcome through the permit; dropping it counts as neither"]
+pub struct CircuitPermit<'a> {
+    breaker: &'a CircuitBreaker,
+    generation: u32,
+    probe: bool,
+    reported: bool,
+}
+
+impl<'a> CircuitPermit<'a> {
+    fn new(breaker: &'a CircuitBreaker, generation: u32, probe: bool) -> Self {
+        Self {
+            breaker,
+            generation,
+            probe,
+            reported: false,
+        }
+    }
+
+    /// Whether the call runs as a half-open probe, whose outcome decides
+    /// whether the breaker closes.
+    ///
+    /// ```
+    /// use resilient::CircuitBreaker;
+    /// use std::time::Instant;
+    ///
+    /// let breaker = CircuitBreaker::default();
+    /// assert!(!breaker.try_acquire(Instant::now()).unwrap().is_probe());
+    /// ```
+    pub fn is_probe(&self) -> bool {
+        self.probe
+    }
+
+    /// Reports that the call succeeded at `now`.
+    ///
+    /// Closed: resets the consecutive-failure count. A probe: closes the
+    /// breaker with fresh counts. Ignored if the breaker has changed state
+    /// since the permit was issued.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, CircuitState};
+    /// use std::time::Instant;
+    ///
+    /// let breaker = CircuitBreaker::default();
+    /// let now = Instant::now();
+    /// breaker.try_acquire(now).unwrap().record_success(now);
+    /// assert_eq!(breaker.state(now), CircuitState::Closed);
+    /// ```
+    pub fn record_success(mut self, now: Instant) {
+        self.reported = true;
+        self.breaker.on_success(self.generation, self.probe, now);
+    }
+
+    /// Reports that the call failed at `now`.
+    ///
+    /// Closed: counts towards the failure threshold and ratio, opening the
+    /// breaker when one is reached. A probe: opens the breaker again, for a
+    /// new break starting at `now`. Ignored if the breaker has changed state
+    /// since the permit was issued.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, CircuitState};
+    /// use std::time::Instant;
+    ///
+    /// let breaker = CircuitBreaker::builder().failure_threshold(1).build().unwrap();
+    /// let now = Instant::now();
+    /// breaker.try_acquire(now).unwrap().record_failure(now);
+    /// assert_eq!(breaker.state(now), CircuitState::Open);
+    /// ```
+    pub fn record_failure(mut self, now: Instant) {
+        self.reported = true;
+        self.breaker.on_failure(self.generation, self.probe, now);
+    }
+}
+
+impl Drop for CircuitPermit<'_> {
+    fn drop(&mut self) {
+        if self.probe && !self.reported {
+            self.breaker.release_probe(self.generation);
+        }
+    }
+}
+
+impl fmt::Debug for CircuitPermit<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CircuitPermit")
+            .field("probe", &self.probe)
+            .finish_non_exhaustive()
+    }
+}
+
+fn saturating_nanos(duration: Duration) -> u64 {
+    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
+}

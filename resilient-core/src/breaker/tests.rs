@@ -1,0 +1,567 @@
+//! Unit tests of the breaker, on explicit instants.
+
+use super::word::{MAX_PROBES, Pack};
+use super::*;
+use crate::error::ConfigError;
+use std::sync::atomic::AtomicU32;
+
+fn secs(n: u64) -> Duration {
+    Duration::from_secs(n)
+}
+
+fn breaker(threshold: u32, break_secs: u64) -> CircuitBreaker {
+    CircuitBreaker::builder()
+        .failure_threshold(threshold)
+        .break_duration(secs(break_secs))
+        .build()
+        .unwrap()
+}
+
+fn fail(breaker: &CircuitBreaker, now: Instant) {
+    breaker.try_acquire(now).unwrap().record_failure(now);
+}
+
+fn succeed(breaker: &CircuitBreaker, now: Instant) {
+    breaker.try_acquire(now).unwrap().record_success(now);
+}
+
+/// Opens `breaker` (threshold 1) at `now`.
+fn open_at(breaker: &CircuitBreaker, now: Instant) {
+    fail(breaker, now);
+    assert_eq!(breaker.state(now), CircuitState::Open);
+}
+
+#[test]
+fn breaker_and_permit_are_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<CircuitBreaker>();
+    assert_send_sync::<CircuitPermit<'static>>();
+    assert_send_sync::<CircuitBreakerBuilder>();
+}
+
+#[test]
+fn opens_exactly_at_the_threshold() {
+    let b = breaker(3, 30);
+    let t0 = Instant::now();
+    fail(&b, t0);
+    fail(&b, t0);
+    assert_eq!(b.state(t0), CircuitState::Closed);
+    assert!(b.try_acquire(t0).is_ok());
+    fail(&b, t0);
+    assert_eq!(b.state(t0), CircuitState::Open);
+}
+
+#[test]
+fn default_threshold_is_five_consecutive_failures() {
+    let b = CircuitBreaker::default();
+    let t0 = Instant::now();
+    for _ in 0..4 {
+        fail(&b, t0);
+    }
+    assert_eq!(b.state(t0), CircuitState::Closed);
+    fail(&b, t0);
+    assert_eq!(b.state(t0), CircuitState::Open);
+    assert_eq!(b.state(t0 + secs(29)), CircuitState::Open);
+    assert_eq!(b.state(t0 + secs(30)), CircuitState::HalfOpen);
+}
+
+#[test]
+fn success_resets_the_consecutive_count() {
+    let b = breaker(2, 30);
+    let t0 = Instant::now();
+    fail(&b, t0);
+    succeed(&b, t0);
+    fail(&b, t0);
+    assert_eq!(b.state(t0), CircuitState::Closed);
+    fail(&b, t0);
+    assert_eq!(b.state(t0), CircuitState::Open);
+}
+
+#[test]
+fn rejects_while_open() {
+    let b = breaker(1, 10);
+    let t0 = Instant::now();
+    open_at(&b, t0);
+    for n in [0, 1, 5, 9] {
+        assert_eq!(b.try_acquire(t0 + secs(n)).unwrap_err(), CircuitOpen);
+    }
+    let just_before = t0 + secs(10) - Duration::from_nanos(1);
+    assert!(b.try_acquire(just_before).is_err());
+    assert_eq!(b.state(just_before), CircuitState::Open);
+}
+
+#[test]
+fn half_opens_once_the_break_has_elapsed() {
+    let b = breaker(1, 10);
+    let t0 = Instant::now();
+    open_at(&b, t0);
+    let t10 = t0 + secs(10);
+    assert_eq!(b.state(t10), CircuitState::HalfOpen);
+    let probe = b.try_acquire(t10).unwrap();
+    assert!(probe.is_probe());
+    assert_eq!(b.state(t10), CircuitState::HalfOpen);
+    drop(probe);
+}
+
+#[test]
+fn successful_probe_closes_with_fresh_counts() {
+    let b = breaker(2, 10);
+    let t0 = Instant::now();
+    fail(&b, t0);
+    fail(&b, t0);
+    let t10 = t0 + secs(10);
+    let probe = b.try_acquire(t10).unwrap();
+    probe.record_success(t10);
+    assert_eq!(b.state(t10), CircuitState::Closed);
+    let permit = b.try_acquire(t10).unwrap();
+    assert!(!permit.is_probe());
+    permit.record_failure(t10);
+    assert_eq!(b.state(t10), CircuitState::Closed);
+    fail(&b, t10);
+    assert_eq!(b.state(t10), CircuitState::Open);
+}
+
+#[test]
+fn failed_probe_reopens_and_restarts_the_break() {
+    let b = breaker(1, 10);
+    let t0 = Instant::now();
+    open_at(&b, t0);
+    let t15 = t0 + secs(15);
+    b.try_acquire(t15).unwrap().record_failure(t15);
+    assert_eq!(b.state(t15), CircuitState::Open);
+    // The new break runs from 15 s, not from 0 s.
+    assert!(b.try_acquire(t0 + secs(20)).is_err());
+    assert!(
+        b.try_acquire(t0 + secs(25) - Duration::from_nanos(1))
+            .is_err()
+    );
+    assert_eq!(b.state(t0 + secs(25)), CircuitState::HalfOpen);
+    assert!(b.try_acquire(t0 + secs(25)).unwrap().is_probe());
+}
+
+#[test]
+fn half_open_admits_at_most_the_probe_limit() {
+    let b = CircuitBreaker::builder()
+        .failure_threshold(1)
+        .break_duration(secs(10))
+        .half_open_probes(2)
+        .build()
+        .unwrap();
+    let t0 = Instant::now();
+    open_at(&b, t0);
+    let t10 = t0 + secs(10);
+    let first = b.try_acquire(t10).unwrap();
+    let second = b.try_acquire(t10).unwrap();
+    assert!(first.is_probe() && second.is_probe());
+    assert_eq!(b.try_acquire(t10).unwrap_err(), CircuitOpen);
+    assert_eq!(b.try_acquire(t10 + secs(100)).unwrap_err(), CircuitOpen);
+    assert_eq!(b.probes_in_flight(), 2);
+    // The first probe to report decides; the other becomes stale.
+    first.record_success(t10);
+    assert_eq!(b.state(t10), CircuitState::Closed);
+    second.record_failure(t10);
+    assert_eq!(b.state(t10), CircuitState::Closed);
+}
+
+#[test]
+fn cancelled_probe_frees_its_slot() {
+    let b = breaker(1, 10);
+    let t0 = Instant::now();
+    open_at(&b, t0);
+    let t10 = t0 + secs(10);
+    let probe = b.try_acquire(t10).unwrap();
+    assert!(b.try_acquire(t10).is_err());
+    drop(probe);
+    assert_eq!(b.probes_in_flight(), 0);
+    assert_eq!(b.state(t10), CircuitState::HalfOpen);
+    let again = b.try_acquire(t10).unwrap();
+    assert!(again.is_probe());
+    again.record_success(t10);
+    assert_eq!(b.state(t10), CircuitState::Closed);
+}
+
+#[test]
+fn cancelled_call_counts_as_neither_success_nor_failure() {
+    let b = breaker(2, 10);
+    let t0 = Instant::now();
+    fail(&b, t0);
+    // A success would reset the count; a failure would open the breaker.
+    drop(b.try_acquire(t0).unwrap());
+    assert_eq!(b.state(t0), CircuitState::Closed);
+    fail(&b, t0);
+    assert_eq!(b.state(t0), CircuitState::Open);
+}
+
+#[test]
+fn outcome_of_a_call_admitted_before_opening_is_ignored() {
+    let b = breaker(1, 10);
+    let t0 = Instant::now();
+    let slow = b.try_acquire(t0).unwrap();
+    open_at(&b, t0);
+    let t10 = t0 + secs(10);
+    let probe = b.try_acquire(t10).unwrap();
+    // The old call's success must not close the breaker under the probe.
+    slow.record_success(t10);
+    assert_eq!(b.state(t10), CircuitState::HalfOpen);
+    assert!(b.try_acquire(t10).is_err());
+    probe.record_failure(t10);
+    assert_eq!(b.state(t10), CircuitState::Open);
+}
+
+#[test]
+fn stale_probe_cannot_free_a_slot_of_the_next_half_open_period() {
+    let b = CircuitBreaker::builder()
+        .failure_threshold(1)
+        .break_duration(secs(10))
+        .half_open_probes(2)
+        .build()
+        .unwrap();
+    let t0 = Instant::now();
+    open_at(&b, t0);
+    let t10 = t0 + secs(10);
+    let stale = b.try_acquire(t10).unwrap();
+    b.try_acquire(t10).unwrap().record_failure(t10);
+    let t20 = t0 + secs(20);
+    let a = b.try_acquire(t20).unwrap();
+    let c = b.try_acquire(t20).unwrap();
+    drop(stale);
+    assert_eq!(b.probes_in_flight(), 2);
+    assert!(b.try_acquire(t20).is_err());
+    drop((a, c));
+    assert_eq!(b.probes_in_flight(), 0);
+}
+
+#[test]
+fn ratio_opens_once_minimum_throughput_is_reached() {
+    let b = CircuitBreaker::builder()
+        .failure_ratio(0.5)
+        .minimum_throughput(4)
+        .sampling_window(secs(60))
+        .break_duration(secs(10))
+        .build()
+        .unwrap();
+    let t0 = Instant::now();
+    fail(&b, t0);
+    fail(&b, t0);
+    fail(&b, t0);
+    // 3 of 3 failed, but only 3 calls: below the minimum throughput.
+    assert_eq!(b.state(t0), CircuitState::Closed);
+    // 3 of 4 failed, but a success never opens the breaker.
+    succeed(&b, t0);
+    assert_eq!(b.state(t0), CircuitState::Closed);
+    succeed(&b, t0);
+    succeed(&b, t0);
+    succeed(&b, t0);
+    // 4 of 8 failed: 0.5 >= 0.5.
+    fail(&b, t0 + secs(1));
+    assert_eq!(b.state(t0 + secs(1)), CircuitState::Open);
+}
+
+#[test]
+fn ratio_below_threshold_stays_closed() {
+    let b = CircuitBreaker::builder()
+        .failure_ratio(0.5)
+        .minimum_throughput(4)
+        .build()
+        .unwrap();
+    let t0 = Instant::now();
+    for _ in 0..10 {
+        succeed(&b, t0);
+        succeed(&b, t0);
+        fail(&b, t0);
+    }
+    assert_eq!(b.state(t0), CircuitState::Closed);
+}
+
+#[test]
+fn ratio_windows_reset() {
+    let b = CircuitBreaker::builder()
+        .failure_ratio(0.5)
+        .minimum_throughput(4)
+        .sampling_window(secs(10))
+        .build()
+        .unwrap();
+    let t0 = Instant::now();
+    fail(&b, t0);
+    fail(&b, t0);
+    fail(&b, t0);
+    // The window that started at 0 s ended at 10 s; its failures are gone.
+    let t10 = t0 + secs(10);
+    fail(&b, t10);
+    fail(&b, t10);
+    fail(&b, t10);
+    assert_eq!(b.state(t10), CircuitState::Closed);
+    fail(&b, t10 + secs(9));
+    assert_eq!(b.state(t10 + secs(9)), CircuitState::Open);
+}
+
+#[test]
+fn ratio_alone_ignores_the_default_consecutive_threshold() {
+    let b = CircuitBreaker::builder()
+        .failure_ratio(0.9)
+        .minimum_throughput(100)
+        .build()
+        .unwrap();
+    let t0 = Instant::now();
+    for _ in 0..50 {
+        fail(&b, t0);
+    }
+    assert_eq!(b.state(t0), CircuitState::Closed);
+}
+
+#[test]
+fn ratio_with_explicit_threshold_opens_on_either_rule() {
+    let b = CircuitBreaker::builder()
+        .failure_ratio(0.9)
+        .minimum_throughput(100)
+        .failure_threshold(3)
+        .build()
+        .unwrap();
+    let t0 = Instant::now();
+    for _ in 0..3 {
+        fail(&b, t0);
+    }
+    assert_eq!(b.state(t0), CircuitState::Open);
+}
+
+#[test]
+fn closing_resets_the_ratio_window() {
+    let b = CircuitBreaker::builder()
+        .failure_ratio(0.5)
+        .minimum_throughput(2)
+        .sampling_window(secs(1000))
+        .break_duration(secs(10))
+        .build()
+        .unwrap();
+    let t0 = Instant::now();
+    fail(&b, t0);
+    fail(&b, t0);
+    assert_eq!(b.state(t0), CircuitState::Open);
+    let t10 = t0 + secs(10);
+    succeed(&b, t10);
+    assert_eq!(b.state(t10), CircuitState::Closed);
+    // The old window's two failures would make this 3 of 3.
+    fail(&b, t10);
+    assert_eq!(b.state(t10), CircuitState::Closed);
+    fail(&b, t10);
+    assert_eq!(b.state(t10), CircuitState::Open);
+}
+
+#[test]
+fn builder_rejects_meaningless_values() {
+    let err = |builder: CircuitBreakerBuilder| builder.build().unwrap_err();
+    let b = CircuitBreaker::builder;
+    assert_eq!(
+        err(b().failure_threshold(0)),
+        ConfigError::ZeroFailureThreshold
+    );
+    for ratio in [
+        0.0,
+        -0.0,
+        -0.5,
+        1.000_001,
+        2.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    ] {
+        assert_eq!(
+            err(b().failure_ratio(ratio)),
+            ConfigError::InvalidFailureRatio(ratio)
+        );
+    }
+    assert!(matches!(
+        err(b().failure_ratio(f64::NAN)),
+        ConfigError::InvalidFailureRatio(r) if r.is_nan()
+    ));
+    assert_eq!(
+        err(b().half_open_probes(0)),
+        ConfigError::ZeroHalfOpenProbes
+    );
+    assert_eq!(
+        err(b().break_duration(Duration::ZERO)),
+        ConfigError::ZeroDuration("break_duration")
+    );
+    assert_eq!(
+        err(b().failure_ratio(0.5).sampling_window(Duration::ZERO)),
+        ConfigError::ZeroDuration("sampling_window")
+    );
+}
+
+#[test]
+fn builder_accepts_boundary_values() {
+    let b = CircuitBreaker::builder;
+    assert!(b().failure_ratio(1.0).build().is_ok());
+    assert!(b().failure_ratio(f64::MIN_POSITIVE).build().is_ok());
+    assert!(b().failure_threshold(u32::MAX).build().is_ok());
+    assert!(b().half_open_probes(u32::MAX).build().is_ok());
+    assert!(b().minimum_throughput(0).failure_ratio(0.5).build().is_ok());
+    assert!(b().break_duration(Duration::from_nanos(1)).build().is_ok());
+}
+
+#[test]
+fn huge_durations_do_not_panic() {
+    let b = CircuitBreaker::builder()
+        .failure_threshold(1)
+        .break_duration(Duration::MAX)
+        .failure_ratio(1.0)
+        .sampling_window(Duration::MAX)
+        .half_open_probes(u32::MAX)
+        .build()
+        .unwrap();
+    let t0 = Instant::now();
+    open_at(&b, t0);
+    let far = t0 + Duration::from_secs(100 * 365 * 24 * 3600);
+    assert_eq!(b.state(far), CircuitState::Open);
+    assert!(b.try_acquire(far).is_err());
+    let _ = format!("{b:?}");
+}
+
+#[test]
+fn instants_before_the_first_one_count_as_the_first() {
+    let b = breaker(1, 10);
+    let t0 = Instant::now() + secs(100);
+    open_at(&b, t0);
+    let earlier = t0 - secs(50);
+    assert_eq!(b.state(earlier), CircuitState::Open);
+    assert!(b.try_acquire(earlier).is_err());
+    assert!(b.try_acquire(t0 + secs(10)).is_ok());
+}
+
+#[test]
+fn probe_limit_is_clamped_to_what_the_word_can_count() {
+    let b = CircuitBreaker::builder()
+        .half_open_probes(u32::MAX)
+        .build()
+        .unwrap();
+    assert_eq!(b.config.half_open_probes, MAX_PROBES);
+    let w = Word::new(Tag::HalfOpen, MAX_PROBES, u32::MAX);
+    assert_eq!(Word::unpack(w.pack()), w);
+}
+
+#[test]
+fn debug_shows_state_and_configuration() {
+    let b = breaker(3, 7);
+    let text = format!("{b:?}");
+    assert!(text.contains("state: Closed"), "{text}");
+    assert!(text.contains("failure_threshold: 3"), "{text}");
+    assert!(text.contains("break_duration: 7s"), "{text}");
+}
+
+/// A small xorshift generator: the hammer needs cheap, seedable noise,
+/// not quality randomness.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Tally {
+    calls: u64,
+    admitted: u64,
+    rejected: u64,
+    succeeded: u64,
+    failed: u64,
+    cancelled: u64,
+    probes: u64,
+}
+
+#[test]
+fn two_threads_hammering_lose_no_call() {
+    const CALLS: u64 = 20_000;
+    let b = CircuitBreaker::builder()
+        .failure_threshold(3)
+        .break_duration(Duration::from_micros(20))
+        .half_open_probes(1)
+        .build()
+        .unwrap();
+    let t0 = Instant::now();
+    // Virtual time in microseconds, advanced by both threads.
+    let clock = AtomicU64::new(0);
+    let probes_running = AtomicU32::new(0);
+    let tallies = std::thread::scope(|scope| {
+        let workers: Vec<_> = [0x9E37_79B9_7F4A_7C15_u64, 0xD1B5_4A32_D192_ED03]
+            .into_iter()
+            .map(|seed| {
+                let (b, clock, probes_running) = (&b, &clock, &probes_running);
+                scope.spawn(move || {
+                    let mut rng = XorShift(seed);
+                    let mut tally = Tally::default();
+                    for _ in 0..CALLS {
+                        tally.calls += 1;
+                        let step = rng.next() % 8;
+                        let now =
+                            t0 + Duration::from_micros(clock.fetch_add(step, Ordering::Relaxed));
+                        let Ok(permit) = b.try_acquire(now) else {
+                            tally.rejected += 1;
+                            continue;
+                        };
+                        tally.admitted += 1;
+                        if permit.is_probe() {
+                            tally.probes += 1;
+                            let running = probes_running.fetch_add(1, Ordering::SeqCst) + 1;
+                            assert!(running <= 1, "{running} probes ran at once");
+                        }
+                        let probe = permit.is_probe();
+                        let later = now + Duration::from_micros(rng.next() % 4);
+                        for _ in 0..rng.next() % 64 {
+                            std::hint::spin_loop();
+                        }
+                        // Count the probe as finished before reporting:
+                        // once reported, its slot may go to the other thread.
+                        if probe {
+                            probes_running.fetch_sub(1, Ordering::SeqCst);
+                        }
+                        match rng.next() % 10 {
+                            0..=2 => {
+                                permit.record_failure(later);
+                                tally.failed += 1;
+                            }
+                            3..=8 => {
+                                permit.record_success(later);
+                                tally.succeeded += 1;
+                            }
+                            _ => {
+                                drop(permit);
+                                tally.cancelled += 1;
+                            }
+                        }
+                    }
+                    tally
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap())
+            .collect::<Vec<_>>()
+    });
+    for tally in &tallies {
+        assert_eq!(tally.calls, CALLS);
+        assert_eq!(tally.admitted + tally.rejected, tally.calls, "{tally:?}");
+        assert_eq!(
+            tally.succeeded + tally.failed + tally.cancelled,
+            tally.admitted,
+            "{tally:?}"
+        );
+    }
+    let total = |f: fn(&Tally) -> u64| tallies.iter().map(f).sum::<u64>();
+    // A third of the outcomes fail, so the breaker must have opened, rejected
+    // and probed many times.
+    assert!(total(|t| t.rejected) > 0);
+    assert!(total(|t| t.probes) > 0);
+    // Every permit is gone: no probe slot may have leaked.
+    assert_eq!(b.probes_in_flight(), 0);
+    let end = t0 + Duration::from_micros(clock.load(Ordering::Relaxed));
+    // Outcomes are reported at most 3 µs after the clock's last reading.
+    let later = end + Duration::from_micros(100);
+    if let Ok(permit) = b.try_acquire(later) {
+        permit.record_success(later);
+    }
+    assert_eq!(b.state(later), CircuitState::Closed);
+}
