@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::window::RatioConfig;
+use super::window::{MAX_WINDOW_CALLS, RatioConfig};
 use super::word::MAX_PROBES;
 use super::{CircuitBreaker, saturating_nanos};
 use crate::error::ConfigError;
@@ -128,7 +128,8 @@ impl CircuitBreakerBuilder {
     }
 
     /// Calls a sampling window needs before the failure ratio is checked
-    /// (default 10; 0 behaves like 1). Has no effect without
+    /// (default 10; 0 behaves like 1). A window counts at most 2²⁴ − 1
+    /// calls, so larger values behave like 2²⁴ − 1. Has no effect without
     /// [`failure_ratio`](Self::failure_ratio).
     ///
     /// ```
@@ -183,7 +184,7 @@ impl CircuitBreakerBuilder {
     }
 
     /// How many probes may run at once while half-open (default 1; must not
-    /// be zero). Values above 2³⁰ − 1 behave like 2³⁰ − 1.
+    /// be zero). Values above 2²⁹ − 1 behave like 2²⁹ − 1.
     ///
     /// ```
     /// use resilient::{CircuitBreaker, ConfigError};
@@ -235,7 +236,7 @@ impl CircuitBreakerBuilder {
         }
         let ratio = self.failure_ratio.map(|failure_ratio| RatioConfig {
             failure_ratio,
-            minimum_throughput: self.minimum_throughput.max(1),
+            minimum_throughput: self.minimum_throughput.clamp(1, MAX_WINDOW_CALLS),
             window_nanos: saturating_nanos(self.sampling_window),
         });
         let failure_threshold = match (self.failure_threshold, ratio) {

@@ -12,14 +12,25 @@
 //! # Concurrency
 //!
 //! All state lives in atomics. The closed path costs one atomic load to admit
-//! a call and a few uncontended atomic updates to record its outcome; no lock
-//! is ever taken. Every state change is a single compare-and-swap on one word
-//! holding the state, the number of probes in flight and a generation that
-//! changes on every transition. A [`CircuitPermit`] remembers the generation
-//! it was issued in, and its outcome only counts if the breaker is still in
-//! that generation: a call admitted before the breaker opened cannot close it
-//! later, and a probe that outlives its half-open period cannot free a slot
-//! of the next one.
+//! a call and one or two uncontended compare-and-swaps to record its outcome;
+//! no lock is ever taken. The state, the number of probes in flight and a
+//! generation that changes on every transition share one word, and every
+//! change of that word is a compare-and-swap. A [`CircuitPermit`] remembers
+//! the generation it was issued in, and its outcome only counts if the
+//! breaker is still in that generation: a call admitted before the breaker
+//! opened cannot close it later, and a probe that outlives its half-open
+//! period cannot free a slot of the next one.
+//!
+//! The closed period's counts (consecutive failures, the sampling window)
+//! carry the generation they count, and an outcome is added by a swap that
+//! expects its permit's generation. A call admitted in one closed period
+//! whose failure arrives after the breaker opened and closed again therefore
+//! counts in neither, however the threads interleave.
+//!
+//! Opening and closing take two swaps: the first moves the word to an
+//! intermediate state that rejects calls, the thread that made it writes what
+//! the new state reads (when the break started, or fresh counts), and the
+//! second publishes the new state.
 //!
 //! # Layout
 //!
@@ -36,13 +47,13 @@ mod word;
 
 use std::fmt;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 pub use builder::CircuitBreakerBuilder;
 use builder::Config;
 use window::Window;
-use word::{Packed, Tag, Word};
+use word::{Packed, Streak, Tag, Word};
 
 use crate::error::CircuitOpen;
 
@@ -109,8 +120,8 @@ pub struct CircuitBreaker {
     /// Written only by the thread that moved the state to `Opening`, before
     /// it publishes `Open`.
     opened_at: AtomicU64,
-    /// Consecutive failures recorded while closed.
-    consecutive_failures: AtomicU32,
+    /// Consecutive failures of the latest closed period.
+    streak: Packed<Streak>,
     window: Window,
     /// The first instant the breaker was given; times are stored relative to it.
     base: OnceLock<Instant>,
@@ -139,8 +150,8 @@ impl CircuitBreaker {
             config,
             word: Packed::new(Word::new(Tag::Closed, 0, 0)),
             opened_at: AtomicU64::new(0),
-            consecutive_failures: AtomicU32::new(0),
-            window: Window::new(),
+            streak: Packed::new(Streak::new(0)),
+            window: Window::new(0, 0),
             base: OnceLock::new(),
         }
     }
@@ -177,7 +188,7 @@ impl CircuitBreaker {
         let admit = |word: Word| match word.tag {
             // Closed since the load above: admitted without a change.
             Tag::Closed => Some(word),
-            Tag::Opening => None,
+            Tag::Opening | Tag::Closing => None,
             Tag::Open => self.break_elapsed(now).then(|| word.next(Tag::HalfOpen, 1)),
             Tag::HalfOpen => (word.probes < self.config.half_open_probes)
                 .then(|| Word::new(Tag::HalfOpen, word.probes + 1, word.generation)),
@@ -217,7 +228,7 @@ impl CircuitBreaker {
             Tag::Opening => CircuitState::Open,
             Tag::Open if self.break_elapsed(now) => CircuitState::HalfOpen,
             Tag::Open => CircuitState::Open,
-            Tag::HalfOpen => CircuitState::HalfOpen,
+            Tag::HalfOpen | Tag::Closing => CircuitState::HalfOpen,
         }
     }
 
@@ -235,68 +246,46 @@ impl CircuitBreaker {
     }
 
     fn on_success(&self, generation: u32, probe: bool, now: Instant) {
+        let now = self.nanos(now);
         if probe {
-            self.close_after_probe(generation, now);
+            self.switch(Tag::HalfOpen, generation, Tag::Closed, |closed| {
+                self.streak.store(Streak::new(closed));
+                self.window.reset(closed, now);
+            });
             return;
         }
-        if !self.is_current_closed(generation) {
-            return;
-        }
-        if self.config.failure_threshold.is_some()
-            && self.consecutive_failures.load(Ordering::Relaxed) != 0
-        {
-            self.consecutive_failures.store(0, Ordering::Relaxed);
+        if self.config.failure_threshold.is_some() {
+            // Unchanged (no write) when the count is already zero.
+            let _ = self.streak.transition(|streak| {
+                (streak.generation == generation).then(|| Streak::new(generation))
+            });
         }
         if let Some(ratio) = &self.config.ratio {
-            self.window.record(ratio, self.nanos(now), false);
+            self.window.record(ratio, generation, now, false);
         }
     }
 
     fn on_failure(&self, generation: u32, probe: bool, now: Instant) {
         let now = self.nanos(now);
+        let open = |_| self.opened_at.store(now, Ordering::Relaxed);
         if probe {
-            self.open(Tag::HalfOpen, generation, now);
-            return;
-        }
-        if !self.is_current_closed(generation) {
+            self.switch(Tag::HalfOpen, generation, Tag::Open, open);
             return;
         }
         let mut trip = false;
         if let Some(threshold) = self.config.failure_threshold {
-            let previous = self
-                .consecutive_failures
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
-                    Some(n.saturating_add(1))
-                })
-                .unwrap_or_else(|n| n);
-            trip |= previous.saturating_add(1) >= threshold;
+            let counted = self
+                .streak
+                .transition(|streak| (streak.generation == generation).then(|| streak.bump()));
+            trip |= counted.is_ok_and(|(_, streak)| streak.failures >= threshold);
         }
         if let Some(ratio) = &self.config.ratio {
-            trip |= self.window.record(ratio, now, true);
+            trip |= self.window.record(ratio, generation, now, true);
         }
         if trip {
-            // Losing the race means another failure already opened it.
-            self.open(Tag::Closed, generation, now);
+            // Does nothing if another failure already opened it.
+            self.switch(Tag::Closed, generation, Tag::Open, open);
         }
-    }
-
-    fn is_current_closed(&self, generation: u32) -> bool {
-        self.word.load().is(Tag::Closed, generation)
-    }
-
-    fn close_after_probe(&self, generation: u32, now: Instant) {
-        let now = self.nanos(now);
-        let _ = self.word.transition(|word| {
-            if !word.is(Tag::HalfOpen, generation) {
-                return None;
-            }
-            // Nothing else writes the counters while half-open (records of
-            // older generations are ignored), so they can be reset before
-            // the swap that makes them live again.
-            self.consecutive_failures.store(0, Ordering::Relaxed);
-            self.window.reset(now);
-            Some(word.next(Tag::Closed, 0))
-        });
     }
 
     fn release_probe(&self, generation: u32) {
@@ -306,22 +295,30 @@ impl CircuitBreaker {
         });
     }
 
-    /// Opens the breaker if it is still `tag` in `generation`, starting the
-    /// break at `now`. Readers see `Opening` (and reject) until `opened_at`
-    /// holds the new value.
-    fn open(&self, tag: Tag, generation: u32, now: u64) {
-        let Ok((_, opening)) = self
+    /// Moves the breaker, if it is still `from` in `generation`, to `to`
+    /// (`Open` or `Closed`) in the next generation.
+    ///
+    /// The move goes through `Opening` or `Closing`, which readers take as
+    /// "not yet", while `prepare` writes what the new state reads (the
+    /// break's start, or the fresh counts of a closed period; it is given
+    /// the new generation). Only the thread that swapped in the
+    /// intermediate word runs `prepare`, so it needs no compare-and-swap.
+    fn switch(&self, from: Tag, generation: u32, to: Tag, prepare: impl FnOnce(u32)) {
+        let via = match to {
+            Tag::Open => Tag::Opening,
+            _ => Tag::Closing,
+        };
+        let Ok((_, held)) = self
             .word
-            .transition(|word| word.is(tag, generation).then(|| word.next(Tag::Opening, 0)))
+            .transition(|word| word.is(from, generation).then(|| word.next(via, 0)))
         else {
             return;
         };
-        self.opened_at.store(now, Ordering::Relaxed);
-        // Only the thread that swapped in `Opening` gets here, so this step
-        // finds its own word.
-        let _ = self.word.transition(|word| {
-            (word == opening).then(|| Word::new(Tag::Open, 0, opening.generation))
-        });
+        prepare(held.generation);
+        // Nothing else changes a word in `via`, so this finds `held`.
+        let _ = self
+            .word
+            .transition(|word| (word == held).then(|| Word::new(to, 0, held.generation)));
     }
 
     #[cfg(test)]

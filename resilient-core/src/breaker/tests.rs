@@ -1,6 +1,7 @@
 //! Unit tests of the breaker, on explicit instants.
 
-use super::word::{MAX_PROBES, Pack};
+use super::window::{Counts, MAX_WINDOW_CALLS};
+use super::word::{MAX_PROBES, Pack, Streak};
 use super::*;
 use crate::error::ConfigError;
 use std::sync::atomic::AtomicU32;
@@ -23,6 +24,15 @@ fn fail(breaker: &CircuitBreaker, now: Instant) {
 
 fn succeed(breaker: &CircuitBreaker, now: Instant) {
     breaker.try_acquire(now).unwrap().record_success(now);
+}
+
+/// A breaker with the failure-ratio rule (and a 10 s break).
+fn ratio(failure_ratio: f64, minimum_throughput: u32, window_secs: u64) -> CircuitBreakerBuilder {
+    CircuitBreaker::builder()
+        .failure_ratio(failure_ratio)
+        .minimum_throughput(minimum_throughput)
+        .sampling_window(secs(window_secs))
+        .break_duration(secs(10))
 }
 
 /// Opens `breaker` (threshold 1) at `now`.
@@ -233,13 +243,7 @@ fn stale_probe_cannot_free_a_slot_of_the_next_half_open_period() {
 
 #[test]
 fn ratio_opens_once_minimum_throughput_is_reached() {
-    let b = CircuitBreaker::builder()
-        .failure_ratio(0.5)
-        .minimum_throughput(4)
-        .sampling_window(secs(60))
-        .break_duration(secs(10))
-        .build()
-        .unwrap();
+    let b = ratio(0.5, 4, 60).build().unwrap();
     let t0 = Instant::now();
     fail(&b, t0);
     fail(&b, t0);
@@ -259,11 +263,7 @@ fn ratio_opens_once_minimum_throughput_is_reached() {
 
 #[test]
 fn ratio_below_threshold_stays_closed() {
-    let b = CircuitBreaker::builder()
-        .failure_ratio(0.5)
-        .minimum_throughput(4)
-        .build()
-        .unwrap();
+    let b = ratio(0.5, 4, 30).build().unwrap();
     let t0 = Instant::now();
     for _ in 0..10 {
         succeed(&b, t0);
@@ -275,12 +275,7 @@ fn ratio_below_threshold_stays_closed() {
 
 #[test]
 fn ratio_windows_reset() {
-    let b = CircuitBreaker::builder()
-        .failure_ratio(0.5)
-        .minimum_throughput(4)
-        .sampling_window(secs(10))
-        .build()
-        .unwrap();
+    let b = ratio(0.5, 4, 10).build().unwrap();
     let t0 = Instant::now();
     fail(&b, t0);
     fail(&b, t0);
@@ -297,11 +292,7 @@ fn ratio_windows_reset() {
 
 #[test]
 fn ratio_alone_ignores_the_default_consecutive_threshold() {
-    let b = CircuitBreaker::builder()
-        .failure_ratio(0.9)
-        .minimum_throughput(100)
-        .build()
-        .unwrap();
+    let b = ratio(0.9, 100, 30).build().unwrap();
     let t0 = Instant::now();
     for _ in 0..50 {
         fail(&b, t0);
@@ -311,12 +302,7 @@ fn ratio_alone_ignores_the_default_consecutive_threshold() {
 
 #[test]
 fn ratio_with_explicit_threshold_opens_on_either_rule() {
-    let b = CircuitBreaker::builder()
-        .failure_ratio(0.9)
-        .minimum_throughput(100)
-        .failure_threshold(3)
-        .build()
-        .unwrap();
+    let b = ratio(0.9, 100, 30).failure_threshold(3).build().unwrap();
     let t0 = Instant::now();
     for _ in 0..3 {
         fail(&b, t0);
@@ -326,13 +312,7 @@ fn ratio_with_explicit_threshold_opens_on_either_rule() {
 
 #[test]
 fn closing_resets_the_ratio_window() {
-    let b = CircuitBreaker::builder()
-        .failure_ratio(0.5)
-        .minimum_throughput(2)
-        .sampling_window(secs(1000))
-        .break_duration(secs(10))
-        .build()
-        .unwrap();
+    let b = ratio(0.5, 2, 1000).build().unwrap();
     let t0 = Instant::now();
     fail(&b, t0);
     fail(&b, t0);
@@ -434,8 +414,120 @@ fn probe_limit_is_clamped_to_what_the_word_can_count() {
         .build()
         .unwrap();
     assert_eq!(b.config.half_open_probes, MAX_PROBES);
-    let w = Word::new(Tag::HalfOpen, MAX_PROBES, u32::MAX);
-    assert_eq!(Word::unpack(w.pack()), w);
+    for tag in [
+        Tag::Closed,
+        Tag::Opening,
+        Tag::Open,
+        Tag::HalfOpen,
+        Tag::Closing,
+    ] {
+        let w = Word::new(tag, MAX_PROBES, u32::MAX);
+        assert_eq!(Word::unpack(w.pack()), w);
+    }
+}
+
+#[test]
+fn minimum_throughput_is_clamped_to_what_a_window_can_count() {
+    let b = ratio(0.5, u32::MAX, 30).build().unwrap();
+    let config = b.config.ratio.unwrap();
+    assert_eq!(config.minimum_throughput, MAX_WINDOW_CALLS);
+}
+
+#[test]
+fn counted_words_round_trip() {
+    let counts = Counts {
+        period: u16::MAX,
+        calls: MAX_WINDOW_CALLS,
+        failures: MAX_WINDOW_CALLS - 1,
+    };
+    assert_eq!(Counts::unpack(counts.pack()), counts);
+    let streak = Streak {
+        generation: u32::MAX,
+        failures: u32::MAX - 1,
+    };
+    assert_eq!(Streak::unpack(streak.pack()), streak);
+}
+
+#[test]
+fn a_full_window_stops_counting() {
+    let full = Counts {
+        period: 7,
+        calls: MAX_WINDOW_CALLS,
+        failures: 3,
+    };
+    assert_eq!(full.record(true), full);
+    assert_eq!(full.record(false), full);
+}
+
+/// Admits a call at `t0`, then opens `b` (two failures open it) at `t0`.
+/// Returns the call's permit, still unreported.
+fn admit_then_open(b: &CircuitBreaker, t0: Instant) -> CircuitPermit<'_> {
+    let late = b.try_acquire(t0).unwrap();
+    fail(b, t0);
+    fail(b, t0);
+    assert_eq!(b.state(t0), CircuitState::Open);
+    late
+}
+
+/// Asserts that `b` (two failures open it) counts from zero at `now`.
+fn assert_opens_on_the_second_failure(b: &CircuitBreaker, now: Instant) {
+    fail(b, now);
+    assert_eq!(b.state(now), CircuitState::Closed);
+    fail(b, now);
+    assert_eq!(b.state(now), CircuitState::Open);
+}
+
+#[test]
+fn late_failure_of_an_earlier_closed_period_does_not_count_in_the_next() {
+    let b = breaker(2, 10);
+    let t0 = Instant::now();
+    let late = admit_then_open(&b, t0);
+    let t10 = t0 + secs(10);
+    succeed(&b, t10);
+    assert_eq!(b.state(t10), CircuitState::Closed);
+    // Counting it would make the next failure the second.
+    late.record_failure(t10);
+    assert_opens_on_the_second_failure(&b, t10);
+}
+
+#[test]
+fn failure_counted_after_opening_is_dropped_when_closing() {
+    let b = breaker(2, 10);
+    let t0 = Instant::now();
+    let late = admit_then_open(&b, t0);
+    // Still the period's own count while open; closing starts from zero.
+    late.record_failure(t0 + secs(5));
+    let t10 = t0 + secs(10);
+    succeed(&b, t10);
+    assert_opens_on_the_second_failure(&b, t10);
+}
+
+#[test]
+fn late_failure_of_an_earlier_closed_period_does_not_count_in_the_next_window() {
+    let b = ratio(1.0, 2, 1000).build().unwrap();
+    let t0 = Instant::now();
+    let late = admit_then_open(&b, t0);
+    let t10 = t0 + secs(10);
+    succeed(&b, t10);
+    // Counting it would make the next failure 2 of 2.
+    late.record_failure(t10);
+    assert_opens_on_the_second_failure(&b, t10);
+}
+
+#[test]
+fn late_outcome_cannot_restart_the_window_of_the_next_closed_period() {
+    let b = ratio(1.0, 2, 10).build().unwrap();
+    let t0 = Instant::now();
+    let late = admit_then_open(&b, t0);
+    let t10 = t0 + secs(10);
+    succeed(&b, t10);
+    fail(&b, t10);
+    // A late outcome of the old period at 20 s must not start the new
+    // period's next window: the window that started at 10 s ended at 20 s,
+    // so a failure at 29 s starts the next one, and is its only call.
+    late.record_success(t0 + secs(20));
+    fail(&b, t0 + secs(29));
+    assert_eq!(b.state(t0 + secs(29)), CircuitState::Closed);
 }
 
 #[test]

@@ -5,6 +5,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::word::{Pack, Packed};
 
+/// Most calls one window counts; outcomes past it wait for the next window.
+pub(super) const MAX_WINDOW_CALLS: u32 = (1 << 24) - 1;
+
 /// The failure-ratio rule, as validated by the builder.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct RatioConfig {
@@ -13,24 +16,38 @@ pub(super) struct RatioConfig {
     pub(super) window_nanos: u64,
 }
 
-/// Calls and failures of one window, packed so that a ratio is always
-/// computed from one snapshot.
+/// Calls and failures of one window and the closed period they belong to:
+/// `period (16) | calls (24) | failures (24)`, so that a ratio is always
+/// computed from one snapshot and an outcome of an older closed period is
+/// refused by the very swap that would count it.
+///
+/// `period` is the low half of the closed period's generation. A permit
+/// would have to outlive 2¹⁶ generations, more than 20 000 trips of the
+/// breaker, to be mistaken for one of the current period.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Counts {
-    calls: u32,
-    failures: u32,
+pub(super) struct Counts {
+    pub(super) period: u16,
+    pub(super) calls: u32,
+    pub(super) failures: u32,
 }
 
 impl Counts {
-    const EMPTY: Self = Self {
-        calls: 0,
-        failures: 0,
-    };
-
-    fn record(self, failed: bool) -> Self {
+    pub(super) fn empty(period: u16) -> Self {
         Self {
-            calls: self.calls.saturating_add(1),
-            failures: self.failures.saturating_add(u32::from(failed)),
+            period,
+            calls: 0,
+            failures: 0,
+        }
+    }
+
+    pub(super) fn record(self, failed: bool) -> Self {
+        if self.calls >= MAX_WINDOW_CALLS {
+            return self;
+        }
+        Self {
+            calls: self.calls + 1,
+            failures: self.failures + u32::from(failed),
+            ..self
         }
     }
 
@@ -42,15 +59,25 @@ impl Counts {
 
 impl Pack for Counts {
     fn pack(self) -> u64 {
-        (u64::from(self.calls) << 32) | u64::from(self.failures)
+        let mask = u64::from(MAX_WINDOW_CALLS);
+        (u64::from(self.period) << 48)
+            | ((u64::from(self.calls) & mask) << 24)
+            | (u64::from(self.failures) & mask)
     }
 
     fn unpack(bits: u64) -> Self {
+        let mask = u64::from(MAX_WINDOW_CALLS);
         Self {
-            calls: (bits >> 32) as u32,
-            failures: bits as u32,
+            period: (bits >> 48) as u16,
+            calls: ((bits >> 24) & mask) as u32,
+            failures: (bits & mask) as u32,
         }
     }
+}
+
+/// The closed period a generation's outcomes are counted under.
+fn period(generation: u32) -> u16 {
+    generation as u16
 }
 
 /// The current sampling window of a breaker.
@@ -61,38 +88,62 @@ pub(super) struct Window {
 }
 
 impl Window {
-    pub(super) fn new() -> Self {
+    /// An empty window of the closed period `generation`, started at `now`.
+    pub(super) fn new(generation: u32, now: u64) -> Self {
         Self {
-            counts: Packed::new(Counts::EMPTY),
-            start: AtomicU64::new(0),
+            counts: Packed::new(Counts::empty(period(generation))),
+            start: AtomicU64::new(now),
         }
     }
 
-    /// Counts one outcome at `now`, starting a new window first if the
-    /// current one has ended; says whether it was a failure that makes the
-    /// window breach the ratio.
-    pub(super) fn record(&self, ratio: &RatioConfig, now: u64, failed: bool) -> bool {
-        let start = self.start.load(Ordering::Relaxed);
-        if now.saturating_sub(start) >= ratio.window_nanos
+    /// Counts the outcome, at `now`, of a call admitted in the closed period
+    /// `generation`, starting a new window first if the current one has
+    /// ended. Says whether it was a failure that makes the window breach
+    /// the ratio; an outcome of an older closed period counts nowhere.
+    pub(super) fn record(
+        &self,
+        ratio: &RatioConfig,
+        generation: u32,
+        now: u64,
+        failed: bool,
+    ) -> bool {
+        let period = period(generation);
+        // `reset` writes the counts before the start, so a permit of an older
+        // period that sees the new start sees the new period too, and stops
+        // here instead of restarting the new period's window.
+        let start = self.start.load(Ordering::Acquire);
+        if self.counts.load().period != period {
+            return false;
+        }
+        let rolled = now.saturating_sub(start) >= ratio.window_nanos
             && self
                 .start
-                .compare_exchange(start, now, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok()
+                .compare_exchange(start, now, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok();
+        // After a roll, an outcome counted by another thread between the swap
+        // above and this one is discarded with the old window, as if it had
+        // been recorded just before the window ended.
+        let count = |counts: Counts| {
+            let counts = if rolled {
+                Counts::empty(period)
+            } else {
+                counts
+            };
+            counts.record(failed)
+        };
+        match self
+            .counts
+            .transition(|counts| (counts.period == period).then(|| count(counts)))
         {
-            // An outcome counted by another thread between the swap above and
-            // this store is discarded with the old window, as if it had been
-            // recorded just before the window ended.
-            self.counts.store(Counts::EMPTY);
-        }
-        match self.counts.transition(|counts| Some(counts.record(failed))) {
             Ok((_, counts)) => failed && counts.breaches(ratio),
             Err(_) => false,
         }
     }
 
-    /// Starts an empty window at `now`.
-    pub(super) fn reset(&self, now: u64) {
-        self.start.store(now, Ordering::Relaxed);
-        self.counts.store(Counts::EMPTY);
+    /// Starts an empty window of the closed period `generation` at `now`.
+    /// Only the thread closing the breaker calls it, before the period opens.
+    pub(super) fn reset(&self, generation: u32, now: u64) {
+        self.counts.store(Counts::empty(period(generation)));
+        self.start.store(now, Ordering::Release);
     }
 }

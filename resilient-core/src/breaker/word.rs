@@ -71,19 +71,22 @@ impl<T: Pack> Packed<T> {
 }
 
 /// Largest number of probes the state word can count.
-pub(super) const MAX_PROBES: u32 = (1 << 30) - 1;
+pub(super) const MAX_PROBES: u32 = (1 << 29) - 1;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Tag {
     Closed = 0,
-    /// Open, but `opened_at` is still being written: reject, like `Open`
-    /// before its break has elapsed.
+    /// On the way to `Open`: `opened_at` is still being written. Rejects,
+    /// like `Open` before its break has elapsed.
     Opening = 1,
     Open = 2,
     HalfOpen = 3,
+    /// On the way to `Closed`: the closed period's counts are still being
+    /// reset. Rejects, like a half-open breaker with every probe slot taken.
+    Closing = 4,
 }
 
-/// The breaker's state word: `generation (32) | probes in flight (30) | tag (2)`.
+/// The breaker's state word: `generation (32) | probes in flight (29) | tag (3)`.
 ///
 /// The generation changes on every transition, so a permit can tell whether
 /// the state it was issued in is still current.
@@ -118,21 +121,64 @@ impl Word {
 impl Pack for Word {
     fn pack(self) -> u64 {
         (u64::from(self.generation) << 32)
-            | (u64::from(self.probes & MAX_PROBES) << 2)
+            | (u64::from(self.probes & MAX_PROBES) << 3)
             | self.tag as u64
     }
 
     fn unpack(bits: u64) -> Self {
-        let tag = match bits & 0b11 {
+        let tag = match bits & 0b111 {
             0 => Tag::Closed,
             1 => Tag::Opening,
             2 => Tag::Open,
-            _ => Tag::HalfOpen,
+            3 => Tag::HalfOpen,
+            // Only `pack` writes the word, and it never writes 5 to 7.
+            _ => Tag::Closing,
         };
         Self {
             tag,
-            probes: ((bits >> 2) as u32) & MAX_PROBES,
+            probes: ((bits >> 3) as u32) & MAX_PROBES,
             generation: (bits >> 32) as u32,
+        }
+    }
+}
+
+/// Consecutive failures of one closed period: `generation (32) | failures (32)`.
+///
+/// The count carries the generation of the closed period it counts, so a
+/// failure reported by a permit of an older period, however late, can't
+/// add to it: the update is a swap that expects the permit's generation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Streak {
+    pub(super) generation: u32,
+    pub(super) failures: u32,
+}
+
+impl Streak {
+    /// No failure yet in the closed period `generation`.
+    pub(super) fn new(generation: u32) -> Self {
+        Self {
+            generation,
+            failures: 0,
+        }
+    }
+
+    pub(super) fn bump(self) -> Self {
+        Self {
+            failures: self.failures.saturating_add(1),
+            ..self
+        }
+    }
+}
+
+impl Pack for Streak {
+    fn pack(self) -> u64 {
+        (u64::from(self.generation) << 32) | u64::from(self.failures)
+    }
+
+    fn unpack(bits: u64) -> Self {
+        Self {
+            generation: (bits >> 32) as u32,
+            failures: bits as u32,
         }
     }
 }
