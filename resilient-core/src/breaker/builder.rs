@@ -21,6 +21,7 @@ pub(super) struct Config {
     pub(super) ratio: Option<RatioConfig>,
     pub(super) break_nanos: u64,
     pub(super) half_open_probes: u32,
+    pub(super) probe_timeout_nanos: u64,
 }
 
 impl Default for Config {
@@ -30,6 +31,7 @@ impl Default for Config {
             ratio: None,
             break_nanos: saturating_nanos(DEFAULT_BREAK_DURATION),
             half_open_probes: DEFAULT_HALF_OPEN_PROBES,
+            probe_timeout_nanos: saturating_nanos(DEFAULT_BREAK_DURATION),
         }
     }
 }
@@ -38,7 +40,8 @@ impl Default for Config {
 /// [`build`](CircuitBreakerBuilder::build).
 ///
 /// Defaults: opens after 5 consecutive failures, stays open 30 s, then
-/// admits 1 probe at a time. No failure-ratio rule unless
+/// admits 1 probe at a time, whose slot is taken back if it stays silent for
+/// as long as the break lasted. No failure-ratio rule unless
 /// [`failure_ratio`](CircuitBreakerBuilder::failure_ratio) is set.
 ///
 /// ```
@@ -62,6 +65,8 @@ pub struct CircuitBreakerBuilder {
     sampling_window: Duration,
     break_duration: Duration,
     half_open_probes: u32,
+    /// `None` follows the break duration.
+    probe_timeout: Option<Duration>,
 }
 
 impl Default for CircuitBreakerBuilder {
@@ -73,6 +78,7 @@ impl Default for CircuitBreakerBuilder {
             sampling_window: DEFAULT_SAMPLING_WINDOW,
             break_duration: DEFAULT_BREAK_DURATION,
             half_open_probes: DEFAULT_HALF_OPEN_PROBES,
+            probe_timeout: None,
         }
     }
 }
@@ -200,14 +206,52 @@ impl CircuitBreakerBuilder {
         self
     }
 
+    /// How long half-open probes may stay silent before their slots are
+    /// taken back (default: the [break duration](Self::break_duration); must
+    /// not be zero).
+    ///
+    /// A probe that never reports (its call hangs, or its permit was leaked
+    /// with [`mem::forget`](std::mem::forget)) would otherwise hold its slot
+    /// for good, and the breaker would never close nor open again. When every
+    /// slot is taken and no probe has been admitted for this long, the next
+    /// call starts a new half-open period and runs as its first probe; the
+    /// silent probes' permits then change nothing, whenever they report.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, CircuitState};
+    /// use std::time::{Duration, Instant};
+    ///
+    /// let breaker = CircuitBreaker::builder()
+    ///     .failure_threshold(1)
+    ///     .break_duration(Duration::from_secs(30))
+    ///     .probe_timeout(Duration::from_secs(5))
+    ///     .build()
+    ///     .unwrap();
+    /// let t0 = Instant::now();
+    /// breaker.try_acquire(t0).unwrap().record_failure(t0);
+    ///
+    /// let t30 = t0 + Duration::from_secs(30);
+    /// let hung = breaker.try_acquire(t30).unwrap();
+    /// assert!(breaker.try_acquire(t30 + Duration::from_secs(4)).is_err());
+    /// let probe = breaker.try_acquire(t30 + Duration::from_secs(5)).unwrap();
+    /// assert!(probe.is_probe());
+    ///
+    /// hung.record_failure(t30 + Duration::from_secs(6)); // too late: ignored
+    /// assert_eq!(breaker.state(t30 + Duration::from_secs(6)), CircuitState::HalfOpen);
+    /// ```
+    pub fn probe_timeout(mut self, timeout: Duration) -> Self {
+        self.probe_timeout = Some(timeout);
+        self
+    }
+
     /// Validates the configuration and makes a closed breaker.
     ///
     /// # Errors
     ///
     /// [`ConfigError::ZeroFailureThreshold`], [`ConfigError::InvalidFailureRatio`]
     /// (NaN, not above 0 or above 1), [`ConfigError::ZeroHalfOpenProbes`], or
-    /// [`ConfigError::ZeroDuration`] naming `break_duration` or
-    /// `sampling_window`.
+    /// [`ConfigError::ZeroDuration`] naming `break_duration`, `probe_timeout`
+    /// or `sampling_window`.
     ///
     /// ```
     /// use resilient::{CircuitBreaker, ConfigError};
@@ -231,6 +275,9 @@ impl CircuitBreakerBuilder {
         if self.break_duration.is_zero() {
             return Err(ConfigError::ZeroDuration("break_duration"));
         }
+        if self.probe_timeout.is_some_and(|timeout| timeout.is_zero()) {
+            return Err(ConfigError::ZeroDuration("probe_timeout"));
+        }
         if self.sampling_window.is_zero() {
             return Err(ConfigError::ZeroDuration("sampling_window"));
         }
@@ -249,6 +296,9 @@ impl CircuitBreakerBuilder {
             ratio,
             break_nanos: saturating_nanos(self.break_duration),
             half_open_probes: self.half_open_probes.min(MAX_PROBES),
+            probe_timeout_nanos: saturating_nanos(
+                self.probe_timeout.unwrap_or(self.break_duration),
+            ),
         }))
     }
 }

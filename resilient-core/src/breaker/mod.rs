@@ -120,6 +120,9 @@ pub struct CircuitBreaker {
     /// Written only by the thread that moved the state to `Opening`, before
     /// it publishes `Open`.
     opened_at: AtomicU64,
+    /// When a half-open probe slot was last granted (or about to be; see
+    /// `acquire_probe`). Only ever grows.
+    granted_at: AtomicU64,
     /// Consecutive failures of the latest closed period.
     streak: Packed<Streak>,
     window: Window,
@@ -150,6 +153,7 @@ impl CircuitBreaker {
             config,
             word: Packed::new(Word::new(Tag::Closed, 0, 0)),
             opened_at: AtomicU64::new(0),
+            granted_at: AtomicU64::new(0),
             streak: Packed::new(Streak::new(0)),
             window: Window::new(0, 0),
             base: OnceLock::new(),
@@ -161,7 +165,11 @@ impl CircuitBreaker {
     /// Closed: always admitted. Open: rejected until the break duration has
     /// elapsed since the breaker opened; the first call after that turns it
     /// half-open and runs as a probe. Half-open: admitted as a probe while
-    /// fewer than `half_open_probes` probes are in flight, rejected otherwise.
+    /// fewer than `half_open_probes` probes are in flight, rejected otherwise;
+    /// once every slot has been taken and no probe was admitted for the
+    /// [probe timeout](CircuitBreakerBuilder::probe_timeout), the probes in
+    /// flight are given up on and the call runs as a probe of a new half-open
+    /// period.
     ///
     /// Report the call's outcome through the returned permit. Dropping the
     /// permit without reporting (the call was cancelled) counts as neither
@@ -185,14 +193,38 @@ impl CircuitBreaker {
         if word.tag == Tag::Closed {
             return Ok(CircuitPermit::new(self, word.generation, false));
         }
+        self.acquire_probe(word, self.nanos(now))
+    }
+
+    /// `try_acquire` when the breaker was not closed at `word`.
+    fn acquire_probe(&self, mut word: Word, now: u64) -> Result<CircuitPermit<'_>, CircuitOpen> {
+        if self.probes_lost(word, now) {
+            // A new half-open generation with no probe in flight: the silent
+            // probes' permits become stale, so their outcomes and drops can't
+            // touch the slots handed out from here on.
+            let renewed = self
+                .word
+                .transition(|current| (current == word).then(|| word.next(Tag::HalfOpen, 0)));
+            word = match renewed {
+                Ok((_, current)) | Err(current) => current,
+            };
+        }
         let admit = |word: Word| match word.tag {
-            // Closed since the load above: admitted without a change.
+            // Closed since it was loaded: admitted without a change.
             Tag::Closed => Some(word),
             Tag::Opening | Tag::Closing => None,
             Tag::Open => self.break_elapsed(now).then(|| word.next(Tag::HalfOpen, 1)),
             Tag::HalfOpen => (word.probes < self.config.half_open_probes)
                 .then(|| Word::new(Tag::HalfOpen, word.probes + 1, word.generation)),
         };
+        if admit(word).is_none() {
+            return Err(CircuitOpen);
+        }
+        // Written before the swap that takes a slot, so whoever then finds
+        // every slot taken reads a time no older than any probe's admission.
+        // If the swap is lost, the time is later than the latest admission,
+        // which only postpones the slots' expiry, never hastens it.
+        self.granted_at.fetch_max(now, Ordering::AcqRel);
         match self.word.transition(admit) {
             Ok((_, word)) => Ok(CircuitPermit::new(
                 self,
@@ -201,6 +233,18 @@ impl CircuitBreaker {
             )),
             Err(_) => Err(CircuitOpen),
         }
+    }
+
+    /// Whether every probe slot of `word` is taken by probes that have been
+    /// silent for the probe timeout: none was admitted for that long.
+    fn probes_lost(&self, word: Word, now: u64) -> bool {
+        // Every change of the word is a releasing swap and `word` was loaded
+        // with acquire, so this load sees the admission time each of its
+        // probes wrote before taking its slot.
+        word.tag == Tag::HalfOpen
+            && word.probes >= self.config.half_open_probes
+            && now.saturating_sub(self.granted_at.load(Ordering::Acquire))
+                >= self.config.probe_timeout_nanos
     }
 
     /// Where the breaker stands at `now`, without changing it.
@@ -226,16 +270,16 @@ impl CircuitBreaker {
         match self.word.load().tag {
             Tag::Closed => CircuitState::Closed,
             Tag::Opening => CircuitState::Open,
-            Tag::Open if self.break_elapsed(now) => CircuitState::HalfOpen,
+            Tag::Open if self.break_elapsed(self.nanos(now)) => CircuitState::HalfOpen,
             Tag::Open => CircuitState::Open,
             Tag::HalfOpen | Tag::Closing => CircuitState::HalfOpen,
         }
     }
 
-    fn break_elapsed(&self, now: Instant) -> bool {
+    fn break_elapsed(&self, now: u64) -> bool {
         // Acquire on the word that said `Open` makes this value visible.
         let opened_at = self.opened_at.load(Ordering::Relaxed);
-        self.nanos(now) >= opened_at.saturating_add(self.config.break_nanos)
+        now >= opened_at.saturating_add(self.config.break_nanos)
     }
 
     /// `now` as nanoseconds since the first instant the breaker was given,
@@ -364,6 +408,10 @@ impl fmt::Debug for CircuitBreaker {
             &Duration::from_nanos(self.config.break_nanos),
         )
         .field("half_open_probes", &self.config.half_open_probes)
+        .field(
+            "probe_timeout",
+            &Duration::from_nanos(self.config.probe_timeout_nanos),
+        )
         .finish()
     }
 }

@@ -151,12 +151,7 @@ fn failed_probe_reopens_and_restarts_the_break() {
 
 #[test]
 fn half_open_admits_at_most_the_probe_limit() {
-    let b = CircuitBreaker::builder()
-        .failure_threshold(1)
-        .break_duration(secs(10))
-        .half_open_probes(2)
-        .build()
-        .unwrap();
+    let b = probing(2, 10);
     let t0 = Instant::now();
     open_at(&b, t0);
     let t10 = t0 + secs(10);
@@ -164,7 +159,8 @@ fn half_open_admits_at_most_the_probe_limit() {
     let second = b.try_acquire(t10).unwrap();
     assert!(first.is_probe() && second.is_probe());
     assert_eq!(b.try_acquire(t10).unwrap_err(), CircuitOpen);
-    assert_eq!(b.try_acquire(t10 + secs(100)).unwrap_err(), CircuitOpen);
+    let until_timeout = t10 + secs(10) - Duration::from_nanos(1);
+    assert_eq!(b.try_acquire(until_timeout).unwrap_err(), CircuitOpen);
     assert_eq!(b.probes_in_flight(), 2);
     // The first probe to report decides; the other becomes stale.
     first.record_success(t10);
@@ -220,12 +216,7 @@ fn outcome_of_a_call_admitted_before_opening_is_ignored() {
 
 #[test]
 fn stale_probe_cannot_free_a_slot_of_the_next_half_open_period() {
-    let b = CircuitBreaker::builder()
-        .failure_threshold(1)
-        .break_duration(secs(10))
-        .half_open_probes(2)
-        .build()
-        .unwrap();
+    let b = probing(2, 10);
     let t0 = Instant::now();
     open_at(&b, t0);
     let t10 = t0 + secs(10);
@@ -239,6 +230,124 @@ fn stale_probe_cannot_free_a_slot_of_the_next_half_open_period() {
     assert!(b.try_acquire(t20).is_err());
     drop((a, c));
     assert_eq!(b.probes_in_flight(), 0);
+}
+
+/// A breaker that one failure opens for 10 s, with `probes` slots and a
+/// probe timeout of `timeout_secs`.
+fn probing(probes: u32, timeout_secs: u64) -> CircuitBreaker {
+    CircuitBreaker::builder()
+        .failure_threshold(1)
+        .break_duration(secs(10))
+        .half_open_probes(probes)
+        .probe_timeout(secs(timeout_secs))
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn leaked_probe_holds_its_slot_until_exactly_the_probe_timeout() {
+    let b = probing(1, 5);
+    let t0 = Instant::now();
+    open_at(&b, t0);
+    let t10 = t0 + secs(10);
+    std::mem::forget(b.try_acquire(t10).unwrap());
+    let just_before = t0 + secs(15) - Duration::from_nanos(1);
+    assert_eq!(b.try_acquire(just_before).unwrap_err(), CircuitOpen);
+    assert_eq!(b.state(just_before), CircuitState::HalfOpen);
+    let t15 = t0 + secs(15);
+    let probe = b.try_acquire(t15).unwrap();
+    assert!(probe.is_probe());
+    assert_eq!(b.probes_in_flight(), 1);
+    assert_eq!(b.try_acquire(t15).unwrap_err(), CircuitOpen);
+    probe.record_success(t15);
+    assert_eq!(b.state(t15), CircuitState::Closed);
+}
+
+#[test]
+fn probe_timeout_defaults_to_the_break_duration() {
+    let b = breaker(1, 10);
+    let t0 = Instant::now();
+    open_at(&b, t0);
+    std::mem::forget(b.try_acquire(t0 + secs(10)).unwrap());
+    assert!(
+        b.try_acquire(t0 + secs(20) - Duration::from_nanos(1))
+            .is_err()
+    );
+    assert!(b.try_acquire(t0 + secs(20)).unwrap().is_probe());
+}
+
+#[test]
+fn silent_probe_reporting_after_its_timeout_changes_nothing() {
+    let b = probing(1, 5);
+    let t0 = Instant::now();
+    open_at(&b, t0);
+    let t10 = t0 + secs(10);
+    let failing = b.try_acquire(t10).unwrap();
+    let t15 = t0 + secs(15);
+    let succeeding = b.try_acquire(t15).unwrap();
+    let probe = b.try_acquire(t0 + secs(20)).unwrap();
+    // Each expired in turn: neither can close, open, or free the live slot.
+    let t21 = t0 + secs(21);
+    failing.record_failure(t21);
+    succeeding.record_success(t21);
+    assert_eq!(b.state(t21), CircuitState::HalfOpen);
+    assert_eq!(b.probes_in_flight(), 1);
+    assert_eq!(b.try_acquire(t21).unwrap_err(), CircuitOpen);
+    probe.record_failure(t21);
+    assert_eq!(b.state(t21), CircuitState::Open);
+    assert!(b.try_acquire(t0 + secs(31)).unwrap().is_probe());
+}
+
+#[test]
+fn dropping_an_expired_probe_frees_no_slot_of_the_new_period() {
+    let b = probing(1, 5);
+    let t0 = Instant::now();
+    open_at(&b, t0);
+    let expired = b.try_acquire(t0 + secs(10)).unwrap();
+    let t15 = t0 + secs(15);
+    let probe = b.try_acquire(t15).unwrap();
+    drop(expired);
+    assert_eq!(b.probes_in_flight(), 1);
+    assert_eq!(b.try_acquire(t15).unwrap_err(), CircuitOpen);
+    drop(probe);
+    assert_eq!(b.probes_in_flight(), 0);
+}
+
+#[test]
+fn probe_timeout_counts_from_the_latest_admission() {
+    let b = probing(2, 5);
+    let t0 = Instant::now();
+    open_at(&b, t0);
+    std::mem::forget(b.try_acquire(t0 + secs(10)).unwrap());
+    std::mem::forget(b.try_acquire(t0 + secs(12)).unwrap());
+    // The first has been silent for 5 s, but the second only for 3 s.
+    assert!(b.try_acquire(t0 + secs(15)).is_err());
+    assert!(
+        b.try_acquire(t0 + secs(17) - Duration::from_nanos(1))
+            .is_err()
+    );
+    let t17 = t0 + secs(17);
+    let first = b.try_acquire(t17).unwrap();
+    let second = b.try_acquire(t17).unwrap();
+    assert!(first.is_probe() && second.is_probe());
+    assert_eq!(b.try_acquire(t17).unwrap_err(), CircuitOpen);
+}
+
+#[test]
+fn free_slots_are_not_taken_back() {
+    let b = probing(2, 5);
+    let t0 = Instant::now();
+    open_at(&b, t0);
+    let t10 = t0 + secs(10);
+    let slow = b.try_acquire(t10).unwrap();
+    // Long after the timeout, but a slot is still free: the slow probe
+    // keeps its own.
+    let t30 = t0 + secs(30);
+    let other = b.try_acquire(t30).unwrap();
+    assert_eq!(b.probes_in_flight(), 2);
+    drop(other);
+    slow.record_success(t30);
+    assert_eq!(b.state(t30), CircuitState::Closed);
 }
 
 #[test]
@@ -362,6 +471,10 @@ fn builder_rejects_meaningless_values() {
         ConfigError::ZeroDuration("break_duration")
     );
     assert_eq!(
+        err(b().probe_timeout(Duration::ZERO)),
+        ConfigError::ZeroDuration("probe_timeout")
+    );
+    assert_eq!(
         err(b().failure_ratio(0.5).sampling_window(Duration::ZERO)),
         ConfigError::ZeroDuration("sampling_window")
     );
@@ -386,6 +499,7 @@ fn huge_durations_do_not_panic() {
         .failure_ratio(1.0)
         .sampling_window(Duration::MAX)
         .half_open_probes(u32::MAX)
+        .probe_timeout(Duration::MAX)
         .build()
         .unwrap();
     let t0 = Instant::now();
@@ -537,6 +651,7 @@ fn debug_shows_state_and_configuration() {
     assert!(text.contains("state: Closed"), "{text}");
     assert!(text.contains("failure_threshold: 3"), "{text}");
     assert!(text.contains("break_duration: 7s"), "{text}");
+    assert!(text.contains("probe_timeout: 7s"), "{text}");
 }
 
 /// A small xorshift generator: the hammer needs cheap, seedable noise,
@@ -570,6 +685,10 @@ fn two_threads_hammering_lose_no_call() {
         .failure_threshold(3)
         .break_duration(Duration::from_micros(20))
         .half_open_probes(1)
+        // Every probe here reports, and the shared clock may run far ahead
+        // of a slow probe's own reading: a short timeout would start a
+        // second probe while the first still runs.
+        .probe_timeout(Duration::from_secs(3600))
         .build()
         .unwrap();
     let t0 = Instant::now();
