@@ -39,17 +39,19 @@
 //! compare-and-swap loop every change goes through; `window` counts the
 //! failure-ratio rule's sampling windows.
 
+mod atomic;
 mod builder;
-#[cfg(test)]
+#[cfg(all(test, loom))]
+mod loom;
+#[cfg(all(test, not(loom)))]
 mod tests;
 mod window;
 mod word;
 
 use std::fmt;
-use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use atomic::{AtomicU64, Ordering};
 pub use builder::CircuitBreakerBuilder;
 use builder::Config;
 use window::Window;
@@ -116,7 +118,7 @@ pub struct CircuitBreaker {
     config: Config,
     /// State, probes in flight and generation.
     word: Packed<Word>,
-    /// When the current open period started (nanoseconds since `base`).
+    /// When the current open period started (see `nanos`).
     /// Written only by the thread that moved the state to `Opening`, before
     /// it publishes `Open`.
     opened_at: AtomicU64,
@@ -126,8 +128,8 @@ pub struct CircuitBreaker {
     /// Consecutive failures of the latest closed period.
     streak: Packed<Streak>,
     window: Window,
-    /// The first instant the breaker was given; times are stored relative to it.
-    base: OnceLock<Instant>,
+    /// Where the breaker's own time scale starts; see `nanos`.
+    anchor: Instant,
 }
 
 impl CircuitBreaker {
@@ -156,7 +158,7 @@ impl CircuitBreaker {
             granted_at: AtomicU64::new(0),
             streak: Packed::new(Streak::new(0)),
             window: Window::new(0, 0),
-            base: OnceLock::new(),
+            anchor: Instant::now(),
         }
     }
 
@@ -282,18 +284,22 @@ impl CircuitBreaker {
         now >= opened_at.saturating_add(self.config.break_nanos)
     }
 
-    /// `now` as nanoseconds since the first instant the breaker was given,
-    /// saturating at both ends.
+    /// `now` on the breaker's time scale: nanoseconds from the instant it
+    /// was built, shifted by 2⁶³ so that earlier instants (a virtual clock
+    /// may well have started before the breaker) keep their order too.
+    /// About 292 years either way; saturates beyond.
     fn nanos(&self, now: Instant) -> u64 {
-        let base = *self.base.get_or_init(|| now);
-        saturating_nanos(now.saturating_duration_since(base))
+        const ANCHOR: u64 = 1 << 63;
+        let after = saturating_nanos(now.saturating_duration_since(self.anchor));
+        let before = saturating_nanos(self.anchor.saturating_duration_since(now));
+        ANCHOR.saturating_add(after).saturating_sub(before)
     }
 
     fn on_success(&self, generation: u32, probe: bool, now: Instant) {
         let now = self.nanos(now);
         if probe {
             self.switch(Tag::HalfOpen, generation, Tag::Closed, |closed| {
-                self.streak.store(Streak::new(closed));
+                self.streak.replace(Streak::new(closed));
                 self.window.reset(closed, now);
             });
             return;

@@ -1,8 +1,7 @@
 //! The failure-ratio rule: fixed sampling windows counting calls and
 //! failures, and the check of a window against the configured ratio.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
+use super::atomic::{AtomicU64, Ordering};
 use super::word::{Pack, Packed};
 
 /// Most calls one window counts; outcomes past it wait for the next window.
@@ -143,7 +142,9 @@ impl Window {
     /// Starts an empty window of the closed period `generation` at `now`.
     /// Only the thread closing the breaker calls it, before the period opens.
     pub(super) fn reset(&self, generation: u32, now: u64) {
-        self.counts.store(Counts::empty(period(generation)));
-        self.start.store(now, Ordering::Release);
+        self.counts.replace(Counts::empty(period(generation)));
+        // A swap for the reason `Packed::replace` gives: the start is also
+        // changed by compare-and-swap.
+        self.start.swap(now, Ordering::AcqRel);
     }
 }

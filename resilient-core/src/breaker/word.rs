@@ -8,8 +8,8 @@
 //! retries the step when another thread changed the word first is written
 //! once, here.
 
+use super::atomic::{AtomicU64, Ordering};
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A value that fits in one atomic 64-bit word.
 pub(super) trait Pack: Copy {
@@ -35,8 +35,14 @@ impl<T: Pack> Packed<T> {
         T::unpack(self.bits.load(Ordering::Acquire))
     }
 
-    pub(super) fn store(&self, value: T) {
-        self.bits.store(value.pack(), Ordering::Release);
+    /// Sets the value whatever it was.
+    ///
+    /// A swap rather than a store, so that every write to a packed word is a
+    /// read-modify-write: loom lets a plain store slip between the read and
+    /// the write of another thread's swap (tokio-rs/loom#254), which would
+    /// make the models report histories no real machine can produce.
+    pub(super) fn replace(&self, value: T) {
+        self.bits.swap(value.pack(), Ordering::AcqRel);
     }
 
     /// Replaces the value by `step(current)` in one compare-and-swap,
