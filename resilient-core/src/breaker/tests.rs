@@ -4,7 +4,7 @@ use super::window::{Counts, MAX_WINDOW_CALLS};
 use super::word::{MAX_PROBES, Pack, Streak};
 use super::*;
 use crate::error::ConfigError;
-use std::sync::atomic::AtomicU32;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 fn secs(n: u64) -> Duration {
     Duration::from_secs(n)
@@ -511,14 +511,18 @@ fn huge_durations_do_not_panic() {
 }
 
 #[test]
-fn instants_before_the_first_one_count_as_the_first() {
+fn instants_keep_their_order_whichever_the_breaker_sees_first() {
     let b = breaker(1, 10);
-    let t0 = Instant::now() + secs(100);
+    // Before the breaker was built, as a virtual clock's instants may be.
+    let t0 = Instant::now()
+        .checked_sub(secs(100))
+        .expect("the monotonic clock has run for 100 s");
+    assert_eq!(b.state(t0 + secs(200)), CircuitState::Closed);
     open_at(&b, t0);
-    let earlier = t0 - secs(50);
-    assert_eq!(b.state(earlier), CircuitState::Open);
-    assert!(b.try_acquire(earlier).is_err());
-    assert!(b.try_acquire(t0 + secs(10)).is_ok());
+    let just_before = t0 + secs(10) - Duration::from_nanos(1);
+    assert_eq!(b.state(just_before), CircuitState::Open);
+    assert!(b.try_acquire(just_before).is_err());
+    assert!(b.try_acquire(t0 + secs(10)).unwrap().is_probe());
 }
 
 #[test]
@@ -675,35 +679,34 @@ struct Tally {
     succeeded: u64,
     failed: u64,
     cancelled: u64,
+    leaked: u64,
     probes: u64,
 }
 
-#[test]
-fn two_threads_hammering_lose_no_call() {
-    const CALLS: u64 = 20_000;
-    let b = CircuitBreaker::builder()
-        .failure_threshold(3)
-        .break_duration(Duration::from_micros(20))
-        .half_open_probes(1)
-        // Every probe here reports, and the shared clock may run far ahead
-        // of a slow probe's own reading: a short timeout would start a
-        // second probe while the first still runs.
-        .probe_timeout(Duration::from_secs(3600))
-        .build()
-        .unwrap();
+const HAMMER_CALLS: u64 = 20_000;
+
+/// Two threads calling through `b` on one virtual clock (in microseconds,
+/// advanced by both) until each made `HAMMER_CALLS` calls: a third of the
+/// outcomes fail, a tenth are cancelled, and one in `leak_one_in` permits (if
+/// given) is leaked. While `probes_run_alone`, asserts that no two probes
+/// ever run at once. Returns each thread's tally and the clock's last reading.
+fn hammer(
+    b: &CircuitBreaker,
+    leak_one_in: Option<u64>,
+    probes_run_alone: bool,
+) -> (Vec<Tally>, Instant) {
     let t0 = Instant::now();
-    // Virtual time in microseconds, advanced by both threads.
     let clock = AtomicU64::new(0);
     let probes_running = AtomicU32::new(0);
     let tallies = std::thread::scope(|scope| {
         let workers: Vec<_> = [0x9E37_79B9_7F4A_7C15_u64, 0xD1B5_4A32_D192_ED03]
             .into_iter()
             .map(|seed| {
-                let (b, clock, probes_running) = (&b, &clock, &probes_running);
+                let (clock, probes_running) = (&clock, &probes_running);
                 scope.spawn(move || {
                     let mut rng = XorShift(seed);
                     let mut tally = Tally::default();
-                    for _ in 0..CALLS {
+                    for _ in 0..HAMMER_CALLS {
                         tally.calls += 1;
                         let step = rng.next() % 8;
                         let now =
@@ -713,12 +716,15 @@ fn two_threads_hammering_lose_no_call() {
                             continue;
                         };
                         tally.admitted += 1;
-                        if permit.is_probe() {
+                        let probe = permit.is_probe();
+                        if probe {
                             tally.probes += 1;
                             let running = probes_running.fetch_add(1, Ordering::SeqCst) + 1;
-                            assert!(running <= 1, "{running} probes ran at once");
+                            assert!(
+                                !probes_run_alone || running <= 1,
+                                "{running} probes ran at once"
+                            );
                         }
-                        let probe = permit.is_probe();
                         let later = now + Duration::from_micros(rng.next() % 4);
                         for _ in 0..rng.next() % 64 {
                             std::hint::spin_loop();
@@ -727,6 +733,11 @@ fn two_threads_hammering_lose_no_call() {
                         // once reported, its slot may go to the other thread.
                         if probe {
                             probes_running.fetch_sub(1, Ordering::SeqCst);
+                        }
+                        if leak_one_in.is_some_and(|n| rng.next() % n == 0) {
+                            std::mem::forget(permit);
+                            tally.leaked += 1;
+                            continue;
                         }
                         match rng.next() % 10 {
                             0..=2 => {
@@ -753,26 +764,61 @@ fn two_threads_hammering_lose_no_call() {
             .collect::<Vec<_>>()
     });
     for tally in &tallies {
-        assert_eq!(tally.calls, CALLS);
+        assert_eq!(tally.calls, HAMMER_CALLS);
         assert_eq!(tally.admitted + tally.rejected, tally.calls, "{tally:?}");
         assert_eq!(
-            tally.succeeded + tally.failed + tally.cancelled,
+            tally.succeeded + tally.failed + tally.cancelled + tally.leaked,
             tally.admitted,
             "{tally:?}"
         );
     }
-    let total = |f: fn(&Tally) -> u64| tallies.iter().map(f).sum::<u64>();
     // A third of the outcomes fail, so the breaker must have opened, rejected
     // and probed many times.
+    let total = |f: fn(&Tally) -> u64| tallies.iter().map(f).sum::<u64>();
     assert!(total(|t| t.rejected) > 0);
     assert!(total(|t| t.probes) > 0);
+    let end = t0 + Duration::from_micros(clock.load(Ordering::Relaxed));
+    (tallies, end)
+}
+
+/// Asserts that, well after `end`, one call gets through `b` and its success
+/// closes it.
+fn assert_recovers(b: &CircuitBreaker, end: Instant) {
+    let later = end + Duration::from_secs(1);
+    b.try_acquire(later).unwrap().record_success(later);
+    assert_eq!(b.state(later), CircuitState::Closed);
+}
+
+#[test]
+fn two_threads_hammering_lose_no_call_and_no_probe_slot() {
+    let b = CircuitBreaker::builder()
+        .failure_threshold(3)
+        .break_duration(Duration::from_micros(20))
+        .half_open_probes(1)
+        // Every probe here reports, and the shared clock may run far ahead
+        // of a slow probe's own reading: a short timeout would start a
+        // second probe while the first still runs.
+        .probe_timeout(Duration::from_secs(3600))
+        .build()
+        .unwrap();
+    let (_, end) = hammer(&b, None, true);
     // Every permit is gone: no probe slot may have leaked.
     assert_eq!(b.probes_in_flight(), 0);
-    let end = t0 + Duration::from_micros(clock.load(Ordering::Relaxed));
-    // Outcomes are reported at most 3 µs after the clock's last reading.
-    let later = end + Duration::from_micros(100);
-    if let Ok(permit) = b.try_acquire(later) {
-        permit.record_success(later);
-    }
-    assert_eq!(b.state(later), CircuitState::Closed);
+    assert_recovers(&b, end);
+}
+
+#[test]
+fn two_threads_hammering_recover_from_leaked_probes() {
+    let b = CircuitBreaker::builder()
+        .failure_threshold(3)
+        .break_duration(Duration::from_micros(20))
+        .half_open_probes(2)
+        .probe_timeout(Duration::from_micros(50))
+        .build()
+        .unwrap();
+    let (tallies, end) = hammer(&b, Some(20), false);
+    assert!(tallies.iter().map(|t| t.leaked).sum::<u64>() > 0);
+    // Without a probe timeout, two leaked probes would hold both slots and
+    // keep it half-open for good.
+    assert_recovers(&b, end);
 }
