@@ -1,6 +1,7 @@
 //! [`CircuitBreakerBuilder`]: the breaker's options, their defaults, and the
 //! validation that turns them into a [`Config`].
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use super::window::{MAX_WINDOW_CALLS, RatioConfig};
@@ -8,6 +9,7 @@ use super::word::MAX_PROBES;
 use super::{CircuitBreaker, saturating_nanos};
 use crate::error::ConfigError;
 
+const DEFAULT_NAME: &str = "circuit_breaker";
 const DEFAULT_FAILURE_THRESHOLD: u32 = 5;
 const DEFAULT_MINIMUM_THROUGHPUT: u32 = 10;
 const DEFAULT_SAMPLING_WINDOW: Duration = Duration::from_secs(30);
@@ -15,8 +17,9 @@ const DEFAULT_BREAK_DURATION: Duration = Duration::from_secs(30);
 const DEFAULT_HALF_OPEN_PROBES: u32 = 1;
 
 /// A validated configuration.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(super) struct Config {
+    pub(super) name: Cow<'static, str>,
     pub(super) failure_threshold: Option<u32>,
     pub(super) ratio: Option<RatioConfig>,
     pub(super) break_nanos: u64,
@@ -27,6 +30,7 @@ pub(super) struct Config {
 impl Default for Config {
     fn default() -> Self {
         Self {
+            name: Cow::Borrowed(DEFAULT_NAME),
             failure_threshold: Some(DEFAULT_FAILURE_THRESHOLD),
             ratio: None,
             break_nanos: saturating_nanos(DEFAULT_BREAK_DURATION),
@@ -59,6 +63,7 @@ impl Default for Config {
 #[derive(Debug, Clone)]
 #[must_use = "a builder does nothing until `build` is called"]
 pub struct CircuitBreakerBuilder {
+    name: Cow<'static, str>,
     failure_threshold: Option<u32>,
     failure_ratio: Option<f64>,
     minimum_throughput: u32,
@@ -72,6 +77,7 @@ pub struct CircuitBreakerBuilder {
 impl Default for CircuitBreakerBuilder {
     fn default() -> Self {
         Self {
+            name: Cow::Borrowed(DEFAULT_NAME),
             failure_threshold: None,
             failure_ratio: None,
             minimum_throughput: DEFAULT_MINIMUM_THROUGHPUT,
@@ -84,6 +90,22 @@ impl Default for CircuitBreakerBuilder {
 }
 
 impl CircuitBreakerBuilder {
+    /// Names the breaker (default `"circuit_breaker"`), for its `Debug`
+    /// output and, with the `metrics` feature, the `breaker` label of its
+    /// `resilient_circuit_state` gauge.
+    ///
+    /// ```
+    /// use resilient::CircuitBreaker;
+    ///
+    /// let breaker = CircuitBreaker::builder().name("payments").build().unwrap();
+    /// assert_eq!(breaker.name(), "payments");
+    /// assert!(format!("{breaker:?}").contains(r#"name: "payments""#));
+    /// ```
+    pub fn name(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.name = name.into();
+        self
+    }
+
     /// Opens the breaker after this many consecutive failures (default 5).
     ///
     /// A success resets the count. When a
@@ -292,6 +314,7 @@ impl CircuitBreakerBuilder {
             (None, Some(_)) => None,
         };
         Ok(CircuitBreaker::with_config(Config {
+            name: self.name,
             failure_threshold,
             ratio,
             break_nanos: saturating_nanos(self.break_duration),

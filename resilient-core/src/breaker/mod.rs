@@ -32,6 +32,15 @@
 //! the new state reads (when the break started, or fresh counts), and the
 //! second publishes the new state.
 //!
+//! # Metrics
+//!
+//! With the `metrics` feature, every transition sets the gauge
+//! `resilient_circuit_state`, labelled `breaker` with the breaker's
+//! [name](CircuitBreakerBuilder::name): 0 when it closes, 1 when it turns
+//! half-open (as the first probe is admitted, not merely because the break
+//! has elapsed), 2 when it opens. The thread that makes a transition sets
+//! the gauge once; a breaker that never changed state has set nothing.
+//!
 //! # Layout
 //!
 //! This file holds the public API. `builder` validates the options into a
@@ -58,6 +67,11 @@ use window::Window;
 use word::{Packed, Streak, Tag, Word};
 
 use crate::error::CircuitOpen;
+
+/// The gauge every transition sets, labelled `breaker` with the breaker's
+/// name: 0 closed, 1 half-open, 2 open.
+#[cfg(feature = "metrics")]
+const STATE_GAUGE: &str = "resilient_circuit_state";
 
 /// Where a [`CircuitBreaker`] stands.
 ///
@@ -133,6 +147,17 @@ pub struct CircuitBreaker {
 }
 
 impl CircuitBreaker {
+    /// The breaker's name, set with [`CircuitBreakerBuilder::name`].
+    ///
+    /// ```
+    /// use resilient::CircuitBreaker;
+    ///
+    /// assert_eq!(CircuitBreaker::default().name(), "circuit_breaker");
+    /// ```
+    pub fn name(&self) -> &str {
+        &self.config.name
+    }
+
     /// Starts configuring a breaker; see [`CircuitBreakerBuilder`].
     ///
     /// ```
@@ -204,9 +229,8 @@ impl CircuitBreaker {
             // A new half-open generation with no probe in flight: the silent
             // probes' permits become stale, so their outcomes and drops can't
             // touch the slots handed out from here on.
-            let renewed = self
-                .word
-                .transition(|current| (current == word).then(|| word.next(Tag::HalfOpen, 0)));
+            let renewed =
+                self.shift(|current| (current == word).then(|| word.next(Tag::HalfOpen, 0)));
             word = match renewed {
                 Ok((_, current)) | Err(current) => current,
             };
@@ -227,7 +251,7 @@ impl CircuitBreaker {
         // If the swap is lost, the time is later than the latest admission,
         // which only postpones the slots' expiry, never hastens it.
         self.granted_at.fetch_max(now, Ordering::AcqRel);
-        match self.word.transition(admit) {
+        match self.shift(admit) {
             Ok((_, word)) => Ok(CircuitPermit::new(
                 self,
                 word.generation,
@@ -339,7 +363,7 @@ impl CircuitBreaker {
     }
 
     fn release_probe(&self, generation: u32) {
-        let _ = self.word.transition(|word| {
+        let _ = self.shift(|word| {
             word.is(Tag::HalfOpen, generation)
                 .then(|| Word::new(Tag::HalfOpen, word.probes.saturating_sub(1), generation))
         });
@@ -358,17 +382,40 @@ impl CircuitBreaker {
             Tag::Open => Tag::Opening,
             _ => Tag::Closing,
         };
-        let Ok((_, held)) = self
-            .word
-            .transition(|word| word.is(from, generation).then(|| word.next(via, 0)))
+        let Ok((_, held)) = self.shift(|word| word.is(from, generation).then(|| word.next(via, 0)))
         else {
             return;
         };
         prepare(held.generation);
         // Nothing else changes a word in `via`, so this finds `held`.
-        let _ = self
-            .word
-            .transition(|word| (word == held).then(|| Word::new(to, 0, held.generation)));
+        let _ = self.shift(|word| (word == held).then(|| Word::new(to, 0, held.generation)));
+    }
+
+    /// Changes the state word by `step` (see [`Packed::transition`]). Every
+    /// change of the state goes through here, so that each transition is
+    /// reported exactly once, by the thread that made it.
+    fn shift(&self, step: impl Fn(Word) -> Option<Word>) -> Result<(Word, Word), Word> {
+        let shifted = self.word.transition(step);
+        if let Ok((old, new)) = shifted {
+            if old.tag != new.tag {
+                if let Some(state) = new.settled() {
+                    self.entered(state);
+                }
+            }
+        }
+        shifted
+    }
+
+    /// Reports that the breaker has just entered `state`.
+    fn entered(&self, state: CircuitState) {
+        #[cfg(feature = "metrics")]
+        metrics::gauge!(STATE_GAUGE, "breaker" => self.config.name.clone()).set(match state {
+            CircuitState::Closed => 0.0,
+            CircuitState::HalfOpen => 1.0,
+            CircuitState::Open => 2.0,
+        });
+        #[cfg(not(feature = "metrics"))]
+        let _ = state;
     }
 
     #[cfg(test)]
@@ -397,7 +444,7 @@ impl fmt::Debug for CircuitBreaker {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let word = self.word.load();
         let mut s = f.debug_struct("CircuitBreaker");
-        s.field("state", &word.tag);
+        s.field("name", &self.config.name).field("state", &word.tag);
         if word.tag == Tag::HalfOpen {
             s.field("probes_in_flight", &word.probes);
         }

@@ -652,10 +652,161 @@ fn late_outcome_cannot_restart_the_window_of_the_next_closed_period() {
 fn debug_shows_state_and_configuration() {
     let b = breaker(3, 7);
     let text = format!("{b:?}");
-    assert!(text.contains("state: Closed"), "{text}");
+    assert!(
+        text.starts_with(r#"CircuitBreaker { name: "circuit_breaker", state: Closed"#),
+        "{text}"
+    );
     assert!(text.contains("failure_threshold: 3"), "{text}");
     assert!(text.contains("break_duration: 7s"), "{text}");
     assert!(text.contains("probe_timeout: 7s"), "{text}");
+}
+
+#[test]
+fn name_is_set_by_the_builder_and_defaults_to_circuit_breaker() {
+    assert_eq!(CircuitBreaker::default().name(), "circuit_breaker");
+    assert_eq!(breaker(3, 7).name(), "circuit_breaker");
+    let owned = String::from("payments");
+    let named = CircuitBreaker::builder().name(owned).build().unwrap();
+    assert_eq!(named.name(), "payments");
+    assert!(format!("{named:?}").contains(r#"name: "payments""#));
+}
+
+/// The `resilient_circuit_state` gauge, read through a recorder local to
+/// each test so that tests running at once don't see each other's values.
+#[cfg(feature = "metrics")]
+mod gauge {
+    use std::sync::{Arc, Mutex};
+
+    use metrics::{
+        Counter, Gauge, GaugeFn, Histogram, Key, KeyName, Metadata, Recorder, SharedString, Unit,
+    };
+    use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
+
+    use super::*;
+
+    /// A breaker named `name` that one failure opens for 10 s, with a probe
+    /// timeout of 5 s.
+    fn named(name: &'static str) -> CircuitBreaker {
+        CircuitBreaker::builder()
+            .name(name)
+            .failure_threshold(1)
+            .break_duration(secs(10))
+            .probe_timeout(secs(5))
+            .build()
+            .unwrap()
+    }
+
+    /// The state gauge of the breaker named `name`, if it was ever set.
+    fn state_gauge(snapshotter: &Snapshotter, name: &str) -> Option<f64> {
+        let snapshot = snapshotter.snapshot().into_vec();
+        snapshot.into_iter().find_map(|(key, _, _, value)| {
+            let key = key.key();
+            let ours = key.name() == STATE_GAUGE
+                && key
+                    .labels()
+                    .any(|label| label.key() == "breaker" && label.value() == name);
+            match value {
+                DebugValue::Gauge(value) if ours => Some(value.into_inner()),
+                _ => None,
+            }
+        })
+    }
+
+    #[test]
+    fn state_gauge_follows_trip_half_open_and_close() {
+        let recorder = DebuggingRecorder::new();
+        let snapshotter = recorder.snapshotter();
+        metrics::with_local_recorder(&recorder, || {
+            let b = named("payments");
+            let t0 = Instant::now();
+            succeed(&b, t0);
+            assert_eq!(state_gauge(&snapshotter, "payments"), None);
+            open_at(&b, t0);
+            assert_eq!(state_gauge(&snapshotter, "payments"), Some(2.0));
+            let t10 = t0 + secs(10);
+            let probe = b.try_acquire(t10).unwrap();
+            assert_eq!(state_gauge(&snapshotter, "payments"), Some(1.0));
+            probe.record_success(t10);
+            assert_eq!(state_gauge(&snapshotter, "payments"), Some(0.0));
+        });
+    }
+
+    /// Every value any gauge is set to, in order, with its `breaker` label.
+    #[derive(Clone, Default)]
+    struct Sets(Arc<Mutex<Vec<(String, f64)>>>);
+
+    struct LabelledGauge {
+        breaker: String,
+        sets: Sets,
+    }
+
+    impl GaugeFn for LabelledGauge {
+        fn increment(&self, _: f64) {
+            unreachable!("the state gauge is only set");
+        }
+
+        fn decrement(&self, _: f64) {
+            unreachable!("the state gauge is only set");
+        }
+
+        fn set(&self, value: f64) {
+            let mut sets = self.sets.0.lock().unwrap();
+            sets.push((self.breaker.clone(), value));
+        }
+    }
+
+    impl Recorder for Sets {
+        fn describe_counter(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+        fn describe_gauge(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+        fn describe_histogram(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+
+        fn register_counter(&self, _: &Key, _: &Metadata<'_>) -> Counter {
+            Counter::noop()
+        }
+
+        fn register_gauge(&self, key: &Key, _: &Metadata<'_>) -> Gauge {
+            assert_eq!(key.name(), STATE_GAUGE);
+            let label = key.labels().find(|label| label.key() == "breaker");
+            Gauge::from_arc(Arc::new(LabelledGauge {
+                breaker: label
+                    .map(|label| label.value().to_owned())
+                    .unwrap_or_default(),
+                sets: self.clone(),
+            }))
+        }
+
+        fn register_histogram(&self, _: &Key, _: &Metadata<'_>) -> Histogram {
+            Histogram::noop()
+        }
+    }
+
+    #[test]
+    fn each_transition_sets_the_state_gauge_exactly_once() {
+        let sets = Sets::default();
+        metrics::with_local_recorder(&sets, || {
+            let b = named("inventory");
+            let t0 = Instant::now();
+            let late = b.try_acquire(t0).unwrap();
+            open_at(&b, t0);
+            // A late outcome, a rejection and a second probe slot asked for
+            // change no state.
+            late.record_failure(t0);
+            assert!(b.try_acquire(t0).is_err());
+            let t10 = t0 + secs(10);
+            b.try_acquire(t10).unwrap().record_failure(t10);
+            let t20 = t0 + secs(20);
+            std::mem::forget(b.try_acquire(t20).unwrap());
+            assert!(b.try_acquire(t20).is_err());
+            // A new half-open period, after the probe timeout, is no change
+            // of state either.
+            let t25 = t0 + secs(25);
+            b.try_acquire(t25).unwrap().record_success(t25);
+        });
+        let sets = sets.0.lock().unwrap();
+        let values: Vec<f64> = sets.iter().map(|(_, value)| *value).collect();
+        assert_eq!(values, [2.0, 1.0, 2.0, 1.0, 0.0]);
+        assert!(sets.iter().all(|(breaker, _)| breaker == "inventory"));
+    }
 }
 
 /// A small xorshift generator: the hammer needs cheap, seedable noise,

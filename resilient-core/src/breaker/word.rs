@@ -8,6 +8,7 @@
 //! retries the step when another thread changed the word first is written
 //! once, here.
 
+use super::CircuitState;
 use super::atomic::{AtomicU64, Ordering};
 use std::marker::PhantomData;
 
@@ -115,6 +116,17 @@ impl Word {
     /// Whether this is `tag` in `generation`.
     pub(super) fn is(self, tag: Tag, generation: u32) -> bool {
         self.tag == tag && self.generation == generation
+    }
+
+    /// The state this word shows once it is settled; `None` while it is on
+    /// its way to another.
+    pub(super) fn settled(self) -> Option<CircuitState> {
+        match self.tag {
+            Tag::Closed => Some(CircuitState::Closed),
+            Tag::Open => Some(CircuitState::Open),
+            Tag::HalfOpen => Some(CircuitState::HalfOpen),
+            Tag::Opening | Tag::Closing => None,
+        }
     }
 
     /// The first word of the next generation, in state `tag` with `probes`
