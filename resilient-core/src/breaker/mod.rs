@@ -4,7 +4,9 @@
 //! The breaker is closed until enough failures are recorded, then open: it
 //! rejects every call for the break duration. After that it is half-open: a
 //! limited number of probes run, and the first probe to report decides — a
-//! success closes the breaker, a failure opens it for another break.
+//! success closes the breaker, a failure opens it for another break. Probes
+//! that stay silent for the probe timeout are given up on, so that a hung
+//! or leaked probe can't keep the breaker half-open for good.
 //!
 //! Time comes from the caller as an [`Instant`], so a breaker follows whatever
 //! clock the operation consulting it uses, virtual clocks included.

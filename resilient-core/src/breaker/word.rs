@@ -2,8 +2,9 @@
 //! changes them.
 //!
 //! What the breaker decides on lives in 64-bit words that are replaced whole,
-//! so that a reader never sees half of a change: the state word ([`Word`])
-//! and the sampling window's counts. A change is a pure step
+//! so that a reader never sees half of a change: the state word ([`Word`]),
+//! the consecutive-failure count ([`Streak`]) and the sampling window's
+//! counts. A change is a pure step
 //! `current -> Option<next>` handed to [`Packed::transition`]; the loop that
 //! retries the step when another thread changed the word first is written
 //! once, here.
