@@ -36,6 +36,8 @@
 //! # Features
 //!
 //! * `http`: the `http` module (status classification, Retry-After).
+//! * `metrics`: counters and histograms of the `metrics` facade, and a
+//!   gauge of each circuit breaker's state.
 //! * `serde`: `Serialize` for the report, with stable keys.
 //! * `tower`: tower's `TpsBudget` can serve as a [`RetryBudget`].
 //! * `tracing`: the engine emits `tracing` events with stable names and

@@ -1,0 +1,8 @@
+//! The atomics the breaker is built on: std's, or loom's while the loom
+//! models run (`RUSTFLAGS="--cfg loom"`, unit tests only), so that loom can
+//! explore every interleaving of the breaker's own loads and swaps.
+
+#[cfg(all(test, loom))]
+pub(super) use loom::sync::atomic::{AtomicU64, Ordering};
+#[cfg(not(all(test, loom)))]
+pub(super) use std::sync::atomic::{AtomicU64, Ordering};

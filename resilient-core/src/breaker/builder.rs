@@ -1,0 +1,327 @@
+//! [`CircuitBreakerBuilder`]: the breaker's options, their defaults, and the
+//! validation that turns them into a [`Config`].
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use super::window::{MAX_WINDOW_CALLS, RatioConfig};
+use super::word::MAX_PROBES;
+use super::{CircuitBreaker, saturating_nanos};
+use crate::error::ConfigError;
+
+const DEFAULT_NAME: &str = "circuit_breaker";
+const DEFAULT_FAILURE_THRESHOLD: u32 = 5;
+const DEFAULT_MINIMUM_THROUGHPUT: u32 = 10;
+const DEFAULT_SAMPLING_WINDOW: Duration = Duration::from_secs(30);
+const DEFAULT_BREAK_DURATION: Duration = Duration::from_secs(30);
+const DEFAULT_HALF_OPEN_PROBES: u32 = 1;
+
+/// A validated configuration.
+#[derive(Debug, Clone)]
+pub(super) struct Config {
+    pub(super) name: Cow<'static, str>,
+    pub(super) failure_threshold: Option<u32>,
+    pub(super) ratio: Option<RatioConfig>,
+    pub(super) break_nanos: u64,
+    pub(super) half_open_probes: u32,
+    pub(super) probe_timeout_nanos: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            name: Cow::Borrowed(DEFAULT_NAME),
+            failure_threshold: Some(DEFAULT_FAILURE_THRESHOLD),
+            ratio: None,
+            break_nanos: saturating_nanos(DEFAULT_BREAK_DURATION),
+            half_open_probes: DEFAULT_HALF_OPEN_PROBES,
+            probe_timeout_nanos: saturating_nanos(DEFAULT_BREAK_DURATION),
+        }
+    }
+}
+
+/// Builder of a [`CircuitBreaker`]; validates everything once, in
+/// [`build`](CircuitBreakerBuilder::build).
+///
+/// Defaults: opens after 5 consecutive failures, stays open 30 s, then
+/// admits 1 probe at a time, whose slot is taken back if it stays silent for
+/// as long as the break lasted. No failure-ratio rule unless
+/// [`failure_ratio`](CircuitBreakerBuilder::failure_ratio) is set.
+///
+/// ```
+/// use resilient::CircuitBreaker;
+/// use std::time::Duration;
+///
+/// let breaker = CircuitBreaker::builder()
+///     .failure_threshold(3)
+///     .break_duration(Duration::from_secs(5))
+///     .half_open_probes(2)
+///     .build()
+///     .unwrap();
+/// # let _ = breaker;
+/// ```
+#[derive(Debug, Clone)]
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct CircuitBreakerBuilder {
+    name: Cow<'static, str>,
+    failure_threshold: Option<u32>,
+    failure_ratio: Option<f64>,
+    minimum_throughput: u32,
+    sampling_window: Duration,
+    break_duration: Duration,
+    half_open_probes: u32,
+    /// `None` follows the break duration.
+    probe_timeout: Option<Duration>,
+}
+
+impl Default for CircuitBreakerBuilder {
+    fn default() -> Self {
+        Self {
+            name: Cow::Borrowed(DEFAULT_NAME),
+            failure_threshold: None,
+            failure_ratio: None,
+            minimum_throughput: DEFAULT_MINIMUM_THROUGHPUT,
+            sampling_window: DEFAULT_SAMPLING_WINDOW,
+            break_duration: DEFAULT_BREAK_DURATION,
+            half_open_probes: DEFAULT_HALF_OPEN_PROBES,
+            probe_timeout: None,
+        }
+    }
+}
+
+impl CircuitBreakerBuilder {
+    /// Names the breaker (default `"circuit_breaker"`), for its `Debug`
+    /// output and, with the `metrics` feature, the `breaker` label of its
+    /// `resilient_circuit_state` gauge.
+    ///
+    /// ```
+    /// use resilient::CircuitBreaker;
+    ///
+    /// let breaker = CircuitBreaker::builder().name("payments").build().unwrap();
+    /// assert_eq!(breaker.name(), "payments");
+    /// assert!(format!("{breaker:?}").contains(r#"name: "payments""#));
+    /// ```
+    pub fn name(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Opens the breaker after this many consecutive failures (default 5).
+    ///
+    /// A success resets the count. When a
+    /// [`failure_ratio`](Self::failure_ratio) is set, this rule applies only
+    /// if it is set explicitly too; then either rule opens the breaker.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, ConfigError};
+    ///
+    /// assert!(CircuitBreaker::builder().failure_threshold(1).build().is_ok());
+    /// assert_eq!(
+    ///     CircuitBreaker::builder().failure_threshold(0).build().unwrap_err(),
+    ///     ConfigError::ZeroFailureThreshold,
+    /// );
+    /// ```
+    pub fn failure_threshold(mut self, failures: u32) -> Self {
+        self.failure_threshold = Some(failures);
+        self
+    }
+
+    /// Opens the breaker when, within one sampling window, at least
+    /// [`minimum_throughput`](Self::minimum_throughput) calls were recorded
+    /// and `failures / calls >= ratio`. Must be within `(0.0, 1.0]`.
+    ///
+    /// Windows are fixed: a window starts with the first outcome recorded
+    /// after the previous one ended (or after the breaker closed) and lasts
+    /// [`sampling_window`](Self::sampling_window). Only a failure is checked
+    /// against the ratio; a success never opens the breaker.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, ConfigError};
+    /// use std::time::Duration;
+    ///
+    /// let breaker = CircuitBreaker::builder()
+    ///     .failure_ratio(0.5)
+    ///     .minimum_throughput(20)
+    ///     .sampling_window(Duration::from_secs(60))
+    ///     .build();
+    /// assert!(breaker.is_ok());
+    /// assert_eq!(
+    ///     CircuitBreaker::builder().failure_ratio(1.5).build().unwrap_err(),
+    ///     ConfigError::InvalidFailureRatio(1.5),
+    /// );
+    /// ```
+    pub fn failure_ratio(mut self, ratio: f64) -> Self {
+        self.failure_ratio = Some(ratio);
+        self
+    }
+
+    /// Calls a sampling window needs before the failure ratio is checked
+    /// (default 10; 0 behaves like 1). A window counts at most 2²⁴ − 1
+    /// calls, so larger values behave like 2²⁴ − 1. Has no effect without
+    /// [`failure_ratio`](Self::failure_ratio).
+    ///
+    /// ```
+    /// use resilient::CircuitBreaker;
+    ///
+    /// let breaker = CircuitBreaker::builder()
+    ///     .failure_ratio(0.25)
+    ///     .minimum_throughput(100)
+    ///     .build();
+    /// assert!(breaker.is_ok());
+    /// ```
+    pub fn minimum_throughput(mut self, calls: u32) -> Self {
+        self.minimum_throughput = calls;
+        self
+    }
+
+    /// Length of a sampling window of the failure-ratio rule (default 30 s;
+    /// must not be zero). Has no effect without
+    /// [`failure_ratio`](Self::failure_ratio).
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, ConfigError};
+    /// use std::time::Duration;
+    ///
+    /// assert_eq!(
+    ///     CircuitBreaker::builder().sampling_window(Duration::ZERO).build().unwrap_err(),
+    ///     ConfigError::ZeroDuration("sampling_window"),
+    /// );
+    /// ```
+    pub fn sampling_window(mut self, window: Duration) -> Self {
+        self.sampling_window = window;
+        self
+    }
+
+    /// How long the breaker stays open before admitting probes (default
+    /// 30 s; must not be zero). Durations beyond about 584 years behave like
+    /// "forever".
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, ConfigError};
+    /// use std::time::Duration;
+    ///
+    /// assert!(CircuitBreaker::builder().break_duration(Duration::MAX).build().is_ok());
+    /// assert_eq!(
+    ///     CircuitBreaker::builder().break_duration(Duration::ZERO).build().unwrap_err(),
+    ///     ConfigError::ZeroDuration("break_duration"),
+    /// );
+    /// ```
+    pub fn break_duration(mut self, duration: Duration) -> Self {
+        self.break_duration = duration;
+        self
+    }
+
+    /// How many probes may run at once while half-open (default 1; must not
+    /// be zero). Values above 2²⁹ − 1 behave like 2²⁹ − 1.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, ConfigError};
+    ///
+    /// assert!(CircuitBreaker::builder().half_open_probes(3).build().is_ok());
+    /// assert_eq!(
+    ///     CircuitBreaker::builder().half_open_probes(0).build().unwrap_err(),
+    ///     ConfigError::ZeroHalfOpenProbes,
+    /// );
+    /// ```
+    pub fn half_open_probes(mut self, probes: u32) -> Self {
+        self.half_open_probes = probes;
+        self
+    }
+
+    /// How long half-open probes may stay silent before their slots are
+    /// taken back (default: the [break duration](Self::break_duration); must
+    /// not be zero).
+    ///
+    /// A probe that never reports (its call hangs, or its permit was leaked
+    /// with [`mem::forget`](std::mem::forget)) would otherwise hold its slot
+    /// for good, and the breaker would never close nor open again. When every
+    /// slot is taken and no probe has been admitted for this long, the next
+    /// call starts a new half-open period and runs as its first probe; the
+    /// silent probes' permits then change nothing, whenever they report.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, CircuitState};
+    /// use std::time::{Duration, Instant};
+    ///
+    /// let breaker = CircuitBreaker::builder()
+    ///     .failure_threshold(1)
+    ///     .break_duration(Duration::from_secs(30))
+    ///     .probe_timeout(Duration::from_secs(5))
+    ///     .build()
+    ///     .unwrap();
+    /// let t0 = Instant::now();
+    /// breaker.try_acquire(t0).unwrap().record_failure(t0);
+    ///
+    /// let t30 = t0 + Duration::from_secs(30);
+    /// let hung = breaker.try_acquire(t30).unwrap();
+    /// assert!(breaker.try_acquire(t30 + Duration::from_secs(4)).is_err());
+    /// let probe = breaker.try_acquire(t30 + Duration::from_secs(5)).unwrap();
+    /// assert!(probe.is_probe());
+    ///
+    /// hung.record_failure(t30 + Duration::from_secs(6)); // too late: ignored
+    /// assert_eq!(breaker.state(t30 + Duration::from_secs(6)), CircuitState::HalfOpen);
+    /// ```
+    pub fn probe_timeout(mut self, timeout: Duration) -> Self {
+        self.probe_timeout = Some(timeout);
+        self
+    }
+
+    /// Validates the configuration and makes a closed breaker.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::ZeroFailureThreshold`], [`ConfigError::InvalidFailureRatio`]
+    /// (NaN, not above 0 or above 1), [`ConfigError::ZeroHalfOpenProbes`], or
+    /// [`ConfigError::ZeroDuration`] naming `break_duration`, `probe_timeout`
+    /// or `sampling_window`.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, ConfigError};
+    ///
+    /// let err = CircuitBreaker::builder().failure_ratio(f64::NAN).build().unwrap_err();
+    /// assert!(matches!(err, ConfigError::InvalidFailureRatio(r) if r.is_nan()));
+    /// ```
+    pub fn build(self) -> Result<CircuitBreaker, ConfigError> {
+        if self.failure_threshold == Some(0) {
+            return Err(ConfigError::ZeroFailureThreshold);
+        }
+        if let Some(ratio) = self.failure_ratio {
+            // Written so that NaN fails the check.
+            if !(ratio > 0.0 && ratio <= 1.0) {
+                return Err(ConfigError::InvalidFailureRatio(ratio));
+            }
+        }
+        if self.half_open_probes == 0 {
+            return Err(ConfigError::ZeroHalfOpenProbes);
+        }
+        if self.break_duration.is_zero() {
+            return Err(ConfigError::ZeroDuration("break_duration"));
+        }
+        if self.probe_timeout.is_some_and(|timeout| timeout.is_zero()) {
+            return Err(ConfigError::ZeroDuration("probe_timeout"));
+        }
+        if self.sampling_window.is_zero() {
+            return Err(ConfigError::ZeroDuration("sampling_window"));
+        }
+        let ratio = self.failure_ratio.map(|failure_ratio| RatioConfig {
+            failure_ratio,
+            minimum_throughput: self.minimum_throughput.clamp(1, MAX_WINDOW_CALLS),
+            window_nanos: saturating_nanos(self.sampling_window),
+        });
+        let failure_threshold = match (self.failure_threshold, ratio) {
+            (Some(threshold), _) => Some(threshold),
+            (None, None) => Some(DEFAULT_FAILURE_THRESHOLD),
+            (None, Some(_)) => None,
+        };
+        Ok(CircuitBreaker::with_config(Config {
+            name: self.name,
+            failure_threshold,
+            ratio,
+            break_nanos: saturating_nanos(self.break_duration),
+            half_open_probes: self.half_open_probes.min(MAX_PROBES),
+            probe_timeout_nanos: saturating_nanos(
+                self.probe_timeout.unwrap_or(self.break_duration),
+            ),
+        }))
+    }
+}

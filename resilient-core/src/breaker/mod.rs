@@ -1,0 +1,590 @@
+//! [`CircuitBreaker`]: shared state that stops calling a dependency that keeps
+//! failing, and lets a few trial calls through once it may have recovered.
+//!
+//! The breaker is closed until enough failures are recorded, then open: it
+//! rejects every call for the break duration. After that it is half-open: a
+//! limited number of probes run, and the first probe to report decides — a
+//! success closes the breaker, a failure opens it for another break. Probes
+//! that stay silent for the probe timeout are given up on, so that a hung
+//! or leaked probe can't keep the breaker half-open for good.
+//!
+//! Time comes from the caller as an [`Instant`], so a breaker follows whatever
+//! clock the operation consulting it uses, virtual clocks included.
+//!
+//! # Concurrency
+//!
+//! All state lives in atomics. The closed path costs one atomic load to admit
+//! a call and one or two uncontended compare-and-swaps to record its outcome;
+//! no lock is ever taken. The state, the number of probes in flight and a
+//! generation that changes on every transition share one word, and every
+//! change of that word is a compare-and-swap. A [`CircuitPermit`] remembers
+//! the generation it was issued in, and its outcome only counts if the
+//! breaker is still in that generation: a call admitted before the breaker
+//! opened cannot close it later, and a probe that outlives its half-open
+//! period cannot free a slot of the next one.
+//!
+//! The closed period's counts (consecutive failures, the sampling window)
+//! carry the generation they count, and an outcome is added by a swap that
+//! expects its permit's generation. A call admitted in one closed period
+//! whose failure arrives after the breaker opened and closed again therefore
+//! counts in neither, however the threads interleave.
+//!
+//! Opening and closing take two swaps: the first moves the word to an
+//! intermediate state that rejects calls, the thread that made it writes what
+//! the new state reads (when the break started, or fresh counts), and the
+//! second publishes the new state.
+//!
+//! # Metrics
+//!
+//! With the `metrics` feature, every transition sets the gauge
+//! `resilient_circuit_state`, labelled `breaker` with the breaker's
+//! [name](CircuitBreakerBuilder::name): 0 when it closes, 1 when it turns
+//! half-open (as the first probe is admitted, not merely because the break
+//! has elapsed), 2 when it opens. The thread that makes a transition sets
+//! the gauge once; a breaker that never changed state has set nothing.
+//!
+//! # Layout
+//!
+//! This file holds the public API. `builder` validates the options into a
+//! configuration; `word` packs the state into atomic words and owns the one
+//! compare-and-swap loop every change goes through; `window` counts the
+//! failure-ratio rule's sampling windows.
+
+mod atomic;
+mod builder;
+#[cfg(all(test, loom))]
+mod loom;
+#[cfg(all(test, not(loom)))]
+mod tests;
+mod window;
+mod word;
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use atomic::{AtomicU64, Ordering};
+pub use builder::CircuitBreakerBuilder;
+use builder::Config;
+use window::Window;
+use word::{Packed, Streak, Tag, Word};
+
+use crate::error::CircuitOpen;
+
+/// The gauge every transition sets, labelled `breaker` with the breaker's
+/// name: 0 closed, 1 half-open, 2 open.
+#[cfg(feature = "metrics")]
+const STATE_GAUGE: &str = "resilient_circuit_state";
+
+/// Where a [`CircuitBreaker`] stands.
+///
+/// ```
+/// use resilient::{CircuitBreaker, CircuitState};
+/// use std::time::Instant;
+///
+/// let breaker = CircuitBreaker::builder().build().unwrap();
+/// assert_eq!(breaker.state(Instant::now()), CircuitState::Closed);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CircuitState {
+    /// Calls run; failures are counted.
+    Closed,
+    /// Calls are rejected until the break duration has elapsed.
+    Open,
+    /// A limited number of probe calls run; the first to report decides
+    /// whether the breaker closes or opens again.
+    HalfOpen,
+}
+
+/// Shared state that rejects calls to a failing dependency.
+///
+/// Build one with [`CircuitBreaker::builder`] and share it between the
+/// operations that call the same dependency, usually through a `static`
+/// (with [`LazyLock`](std::sync::LazyLock)) or an [`Arc`](std::sync::Arc).
+/// Each call asks [`try_acquire`](CircuitBreaker::try_acquire) for a
+/// [`CircuitPermit`], runs, and reports its outcome through the permit.
+///
+/// ```
+/// use resilient::{CircuitBreaker, CircuitState};
+/// use std::sync::LazyLock;
+/// use std::time::{Duration, Instant};
+///
+/// static BREAKER: LazyLock<CircuitBreaker> = LazyLock::new(|| {
+///     CircuitBreaker::builder()
+///         .failure_threshold(2)
+///         .break_duration(Duration::from_secs(10))
+///         .build()
+///         .unwrap()
+/// });
+///
+/// let t0 = Instant::now();
+/// for _ in 0..2 {
+///     let permit = BREAKER.try_acquire(t0).unwrap();
+///     permit.record_failure(t0);
+/// }
+/// assert!(BREAKER.try_acquire(t0).is_err());
+///
+/// // After the break, one probe may run; its success closes the breaker.
+/// let later = t0 + Duration::from_secs(10);
+/// let probe = BREAKER.try_acquire(later).unwrap();
+/// assert!(probe.is_probe());
+/// probe.record_success(later);
+/// assert_eq!(BREAKER.state(later), CircuitState::Closed);
+/// ```
+pub struct CircuitBreaker {
+    config: Config,
+    /// State, probes in flight and generation.
+    word: Packed<Word>,
+    /// When the current open period started (see `nanos`).
+    /// Written only by the thread that moved the state to `Opening`, before
+    /// it publishes `Open`.
+    opened_at: AtomicU64,
+    /// When a half-open probe slot was last granted (or about to be; see
+    /// `acquire_probe`). Only ever grows.
+    granted_at: AtomicU64,
+    /// Consecutive failures of the latest closed period.
+    streak: Packed<Streak>,
+    window: Window,
+    /// Where the breaker's own time scale starts; see `nanos`.
+    anchor: Instant,
+}
+
+impl CircuitBreaker {
+    /// The breaker's name, set with [`CircuitBreakerBuilder::name`].
+    ///
+    /// ```
+    /// use resilient::CircuitBreaker;
+    ///
+    /// assert_eq!(CircuitBreaker::default().name(), "circuit_breaker");
+    /// ```
+    pub fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    /// Starts configuring a breaker; see [`CircuitBreakerBuilder`].
+    ///
+    /// ```
+    /// use resilient::CircuitBreaker;
+    /// use std::time::Duration;
+    ///
+    /// let breaker = CircuitBreaker::builder()
+    ///     .failure_threshold(5)
+    ///     .break_duration(Duration::from_secs(30))
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = breaker;
+    /// ```
+    pub fn builder() -> CircuitBreakerBuilder {
+        CircuitBreakerBuilder::default()
+    }
+
+    fn with_config(config: Config) -> Self {
+        Self {
+            config,
+            word: Packed::new(Word::new(Tag::Closed, 0, 0)),
+            opened_at: AtomicU64::new(0),
+            granted_at: AtomicU64::new(0),
+            streak: Packed::new(Streak::new(0)),
+            window: Window::new(0, 0),
+            anchor: Instant::now(),
+        }
+    }
+
+    /// Asks to run a call at `now`.
+    ///
+    /// Closed: always admitted. Open: rejected until the break duration has
+    /// elapsed since the breaker opened; the first call after that turns it
+    /// half-open and runs as a probe. Half-open: admitted as a probe while
+    /// fewer than `half_open_probes` probes are in flight, rejected otherwise;
+    /// once every slot has been taken and no probe was admitted for the
+    /// [probe timeout](CircuitBreakerBuilder::probe_timeout), the probes in
+    /// flight are given up on and the call runs as a probe of a new half-open
+    /// period.
+    ///
+    /// Report the call's outcome through the returned permit. Dropping the
+    /// permit without reporting (the call was cancelled) counts as neither
+    /// success nor failure and frees its probe slot.
+    ///
+    /// # Errors
+    ///
+    /// [`CircuitOpen`] when the call must not run.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, CircuitOpen};
+    /// use std::time::Instant;
+    ///
+    /// let breaker = CircuitBreaker::builder().failure_threshold(1).build().unwrap();
+    /// let now = Instant::now();
+    /// breaker.try_acquire(now).unwrap().record_failure(now);
+    /// assert_eq!(breaker.try_acquire(now).unwrap_err(), CircuitOpen);
+    /// ```
+    pub fn try_acquire(&self, now: Instant) -> Result<CircuitPermit<'_>, CircuitOpen> {
+        let word = self.word.load();
+        if word.tag == Tag::Closed {
+            return Ok(CircuitPermit::new(self, word.generation, false));
+        }
+        self.acquire_probe(word, self.nanos(now))
+    }
+
+    /// `try_acquire` when the breaker was not closed at `word`.
+    fn acquire_probe(&self, mut word: Word, now: u64) -> Result<CircuitPermit<'_>, CircuitOpen> {
+        if self.probes_lost(word, now) {
+            // A new half-open generation with no probe in flight: the silent
+            // probes' permits become stale, so their outcomes and drops can't
+            // touch the slots handed out from here on.
+            let renewed =
+                self.shift(|current| (current == word).then(|| word.next(Tag::HalfOpen, 0)));
+            word = match renewed {
+                Ok((_, current)) | Err(current) => current,
+            };
+        }
+        let admit = |word: Word| match word.tag {
+            // Closed since it was loaded: admitted without a change.
+            Tag::Closed => Some(word),
+            Tag::Opening | Tag::Closing => None,
+            Tag::Open => self.break_elapsed(now).then(|| word.next(Tag::HalfOpen, 1)),
+            Tag::HalfOpen => (word.probes < self.config.half_open_probes)
+                .then(|| Word::new(Tag::HalfOpen, word.probes + 1, word.generation)),
+        };
+        if admit(word).is_none() {
+            return Err(CircuitOpen);
+        }
+        // Written before the swap that takes a slot, so whoever then finds
+        // every slot taken reads a time no older than any probe's admission.
+        // If the swap is lost, the time is later than the latest admission,
+        // which only postpones the slots' expiry, never hastens it.
+        self.granted_at.fetch_max(now, Ordering::AcqRel);
+        match self.shift(admit) {
+            Ok((_, word)) => Ok(CircuitPermit::new(
+                self,
+                word.generation,
+                word.tag == Tag::HalfOpen,
+            )),
+            Err(_) => Err(CircuitOpen),
+        }
+    }
+
+    /// Whether every probe slot of `word` is taken by probes that have been
+    /// silent for the probe timeout: none was admitted for that long.
+    fn probes_lost(&self, word: Word, now: u64) -> bool {
+        // Every change of the word is a releasing swap and `word` was loaded
+        // with acquire, so this load sees the admission time each of its
+        // probes wrote before taking its slot.
+        word.tag == Tag::HalfOpen
+            && word.probes >= self.config.half_open_probes
+            && now.saturating_sub(self.granted_at.load(Ordering::Acquire))
+                >= self.config.probe_timeout_nanos
+    }
+
+    /// Where the breaker stands at `now`, without changing it.
+    ///
+    /// An open breaker whose break has elapsed reports
+    /// [`HalfOpen`](CircuitState::HalfOpen): the next call would run as a probe.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, CircuitState};
+    /// use std::time::{Duration, Instant};
+    ///
+    /// let breaker = CircuitBreaker::builder()
+    ///     .failure_threshold(1)
+    ///     .break_duration(Duration::from_secs(1))
+    ///     .build()
+    ///     .unwrap();
+    /// let t0 = Instant::now();
+    /// breaker.try_acquire(t0).unwrap().record_failure(t0);
+    /// assert_eq!(breaker.state(t0), CircuitState::Open);
+    /// assert_eq!(breaker.state(t0 + Duration::from_secs(1)), CircuitState::HalfOpen);
+    /// ```
+    pub fn state(&self, now: Instant) -> CircuitState {
+        match self.word.load().tag {
+            Tag::Closed => CircuitState::Closed,
+            Tag::Opening => CircuitState::Open,
+            Tag::Open if self.break_elapsed(self.nanos(now)) => CircuitState::HalfOpen,
+            Tag::Open => CircuitState::Open,
+            Tag::HalfOpen | Tag::Closing => CircuitState::HalfOpen,
+        }
+    }
+
+    fn break_elapsed(&self, now: u64) -> bool {
+        // Acquire on the word that said `Open` makes this value visible.
+        let opened_at = self.opened_at.load(Ordering::Relaxed);
+        now >= opened_at.saturating_add(self.config.break_nanos)
+    }
+
+    /// `now` on the breaker's time scale: nanoseconds from the instant it
+    /// was built, shifted by 2⁶³ so that earlier instants (a virtual clock
+    /// may well have started before the breaker) keep their order too.
+    /// About 292 years either way; saturates beyond.
+    fn nanos(&self, now: Instant) -> u64 {
+        const ANCHOR: u64 = 1 << 63;
+        let after = saturating_nanos(now.saturating_duration_since(self.anchor));
+        let before = saturating_nanos(self.anchor.saturating_duration_since(now));
+        ANCHOR.saturating_add(after).saturating_sub(before)
+    }
+
+    fn on_success(&self, generation: u32, probe: bool, now: Instant) {
+        let now = self.nanos(now);
+        if probe {
+            self.switch(Tag::HalfOpen, generation, Tag::Closed, |closed| {
+                self.streak.replace(Streak::new(closed));
+                self.window.reset(closed, now);
+            });
+            return;
+        }
+        if self.config.failure_threshold.is_some() {
+            // Unchanged (no write) when the count is already zero.
+            let _ = self.streak.transition(|streak| {
+                (streak.generation == generation).then(|| Streak::new(generation))
+            });
+        }
+        if let Some(ratio) = &self.config.ratio {
+            self.window.record(ratio, generation, now, false);
+        }
+    }
+
+    fn on_failure(&self, generation: u32, probe: bool, now: Instant) {
+        let now = self.nanos(now);
+        let open = |_| self.opened_at.store(now, Ordering::Relaxed);
+        if probe {
+            self.switch(Tag::HalfOpen, generation, Tag::Open, open);
+            return;
+        }
+        let mut trip = false;
+        if let Some(threshold) = self.config.failure_threshold {
+            let counted = self
+                .streak
+                .transition(|streak| (streak.generation == generation).then(|| streak.bump()));
+            trip |= counted.is_ok_and(|(_, streak)| streak.failures >= threshold);
+        }
+        if let Some(ratio) = &self.config.ratio {
+            trip |= self.window.record(ratio, generation, now, true);
+        }
+        if trip {
+            // Does nothing if another failure already opened it.
+            self.switch(Tag::Closed, generation, Tag::Open, open);
+        }
+    }
+
+    fn release_probe(&self, generation: u32) {
+        let _ = self.shift(|word| {
+            word.is(Tag::HalfOpen, generation)
+                .then(|| Word::new(Tag::HalfOpen, word.probes.saturating_sub(1), generation))
+        });
+    }
+
+    /// Moves the breaker, if it is still `from` in `generation`, to `to`
+    /// (`Open` or `Closed`) in the next generation.
+    ///
+    /// The move goes through `Opening` or `Closing`, which readers take as
+    /// "not yet", while `prepare` writes what the new state reads (the
+    /// break's start, or the fresh counts of a closed period; it is given
+    /// the new generation). Only the thread that swapped in the
+    /// intermediate word runs `prepare`, so it needs no compare-and-swap.
+    fn switch(&self, from: Tag, generation: u32, to: Tag, prepare: impl FnOnce(u32)) {
+        let via = match to {
+            Tag::Open => Tag::Opening,
+            _ => Tag::Closing,
+        };
+        let Ok((_, held)) = self.shift(|word| word.is(from, generation).then(|| word.next(via, 0)))
+        else {
+            return;
+        };
+        prepare(held.generation);
+        // Nothing else changes a word in `via`, so this finds `held`.
+        let _ = self.shift(|word| (word == held).then(|| Word::new(to, 0, held.generation)));
+    }
+
+    /// Changes the state word by `step` (see [`Packed::transition`]). Every
+    /// change of the state goes through here, so that each transition is
+    /// reported exactly once, by the thread that made it.
+    fn shift(&self, step: impl Fn(Word) -> Option<Word>) -> Result<(Word, Word), Word> {
+        let shifted = self.word.transition(step);
+        if let Ok((old, new)) = shifted
+            && old.tag != new.tag
+            && let Some(state) = new.settled()
+        {
+            self.entered(state);
+        }
+        shifted
+    }
+
+    /// Reports that the breaker has just entered `state`.
+    fn entered(&self, state: CircuitState) {
+        #[cfg(feature = "metrics")]
+        metrics::gauge!(STATE_GAUGE, "breaker" => self.config.name.clone()).set(match state {
+            CircuitState::Closed => 0.0,
+            CircuitState::HalfOpen => 1.0,
+            CircuitState::Open => 2.0,
+        });
+        #[cfg(not(feature = "metrics"))]
+        let _ = state;
+    }
+
+    #[cfg(test)]
+    fn probes_in_flight(&self) -> u32 {
+        self.word.load().probes
+    }
+}
+
+impl Default for CircuitBreaker {
+    /// A breaker with the builder's defaults: opens after 5 consecutive
+    /// failures, for 30 s, then admits 1 probe at a time.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, CircuitState};
+    /// use std::time::Instant;
+    ///
+    /// let breaker = CircuitBreaker::default();
+    /// assert_eq!(breaker.state(Instant::now()), CircuitState::Closed);
+    /// ```
+    fn default() -> Self {
+        Self::with_config(Config::default())
+    }
+}
+
+impl fmt::Debug for CircuitBreaker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let word = self.word.load();
+        let mut s = f.debug_struct("CircuitBreaker");
+        s.field("name", &self.config.name).field("state", &word.tag);
+        if word.tag == Tag::HalfOpen {
+            s.field("probes_in_flight", &word.probes);
+        }
+        if let Some(threshold) = self.config.failure_threshold {
+            s.field("failure_threshold", &threshold);
+        }
+        if let Some(ratio) = &self.config.ratio {
+            s.field("failure_ratio", &ratio.failure_ratio)
+                .field("minimum_throughput", &ratio.minimum_throughput)
+                .field("sampling_window", &Duration::from_nanos(ratio.window_nanos));
+        }
+        s.field(
+            "break_duration",
+            &Duration::from_nanos(self.config.break_nanos),
+        )
+        .field("half_open_probes", &self.config.half_open_probes)
+        .field(
+            "probe_timeout",
+            &Duration::from_nanos(self.config.probe_timeout_nanos),
+        )
+        .finish()
+    }
+}
+
+/// Leave to run one call, from [`CircuitBreaker::try_acquire`].
+///
+/// Hold it while the call runs, then report the outcome with
+/// [`record_success`](CircuitPermit::record_success) or
+/// [`record_failure`](CircuitPermit::record_failure). Dropping it unreported
+/// (the call was cancelled) counts as neither and frees its probe slot.
+///
+/// ```
+/// use resilient::{CircuitBreaker, CircuitState};
+/// use std::time::{Duration, Instant};
+///
+/// let breaker = CircuitBreaker::builder()
+///     .failure_threshold(1)
+///     .break_duration(Duration::from_secs(1))
+///     .build()
+///     .unwrap();
+/// let t0 = Instant::now();
+/// breaker.try_acquire(t0).unwrap().record_failure(t0);
+///
+/// let t1 = t0 + Duration::from_secs(1);
+/// let probe = breaker.try_acquire(t1).unwrap();
+/// assert!(breaker.try_acquire(t1).is_err()); // one probe at a time
+/// drop(probe); // cancelled: the slot is free again
+/// assert!(breaker.try_acquire(t1).is_ok());
+/// ```
+#[must_use = "report the call's outcome through the permit; dropping it counts as neither"]
+pub struct CircuitPermit<'a> {
+    breaker: &'a CircuitBreaker,
+    generation: u32,
+    probe: bool,
+    reported: bool,
+}
+
+impl<'a> CircuitPermit<'a> {
+    fn new(breaker: &'a CircuitBreaker, generation: u32, probe: bool) -> Self {
+        Self {
+            breaker,
+            generation,
+            probe,
+            reported: false,
+        }
+    }
+
+    /// Whether the call runs as a half-open probe, whose outcome decides
+    /// whether the breaker closes.
+    ///
+    /// ```
+    /// use resilient::CircuitBreaker;
+    /// use std::time::Instant;
+    ///
+    /// let breaker = CircuitBreaker::default();
+    /// assert!(!breaker.try_acquire(Instant::now()).unwrap().is_probe());
+    /// ```
+    pub fn is_probe(&self) -> bool {
+        self.probe
+    }
+
+    /// Reports that the call succeeded at `now`.
+    ///
+    /// Closed: resets the consecutive-failure count. A probe: closes the
+    /// breaker with fresh counts. Ignored if the breaker has changed state
+    /// since the permit was issued.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, CircuitState};
+    /// use std::time::Instant;
+    ///
+    /// let breaker = CircuitBreaker::default();
+    /// let now = Instant::now();
+    /// breaker.try_acquire(now).unwrap().record_success(now);
+    /// assert_eq!(breaker.state(now), CircuitState::Closed);
+    /// ```
+    pub fn record_success(mut self, now: Instant) {
+        self.reported = true;
+        self.breaker.on_success(self.generation, self.probe, now);
+    }
+
+    /// Reports that the call failed at `now`.
+    ///
+    /// Closed: counts towards the failure threshold and ratio, opening the
+    /// breaker when one is reached. A probe: opens the breaker again, for a
+    /// new break starting at `now`. Ignored if the breaker has changed state
+    /// since the permit was issued.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, CircuitState};
+    /// use std::time::Instant;
+    ///
+    /// let breaker = CircuitBreaker::builder().failure_threshold(1).build().unwrap();
+    /// let now = Instant::now();
+    /// breaker.try_acquire(now).unwrap().record_failure(now);
+    /// assert_eq!(breaker.state(now), CircuitState::Open);
+    /// ```
+    pub fn record_failure(mut self, now: Instant) {
+        self.reported = true;
+        self.breaker.on_failure(self.generation, self.probe, now);
+    }
+}
+
+impl Drop for CircuitPermit<'_> {
+    fn drop(&mut self) {
+        if self.probe && !self.reported {
+            self.breaker.release_probe(self.generation);
+        }
+    }
+}
+
+impl fmt::Debug for CircuitPermit<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CircuitPermit")
+            .field("probe", &self.probe)
+            .finish_non_exhaustive()
+    }
+}
+
+fn saturating_nanos(duration: Duration) -> u64 {
+    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
+}
