@@ -60,6 +60,15 @@ fn operation_once(x: u64) -> Result<u64, Failure> {
         .into_result()
 }
 
+async fn operation_async_once(x: u64) -> Result<u64, Failure> {
+    resilient::Operation::new()
+        .max_attempts(4)
+        .clock(resilient::TokioClock)
+        .run_async(async |_| work(x))
+        .await
+        .into_result()
+}
+
 #[inline(never)]
 fn blocking_once(x: u64) -> Result<u64, Failure> {
     resilient_blocking(x).into_result()
@@ -83,6 +92,11 @@ fn main() {
         }),
         "operation" => (0..CALLS).for_each(|i| {
             black_box(operation_once(i).ok());
+        }),
+        "operation_async" => rt.block_on(async {
+            for i in 0..CALLS {
+                black_box(operation_async_once(i).await.ok());
+            }
         }),
         "clock" => (0..CALLS).for_each(|i| {
             let (start, end, result) = two_clock_reads(i);

@@ -54,9 +54,9 @@ use crate::throttle::RetryBudget;
 /// let outcome = exec.finish();
 /// assert_eq!(outcome.report().attempt_count(), 3);
 /// ```
-pub struct Execution<'b, T, E, C, H> {
-    op: Operation<'b, T, E, C, H>,
-    core: Core<'b>,
+pub struct Execution<'o, 'b, T, E, C, H> {
+    op: &'o Operation<'b, T, E, C, H>,
+    core: Core<'o, 'b>,
     result: Option<Result<T, E>>,
 }
 
@@ -74,7 +74,7 @@ struct Failed {
 /// start, end and deadline are three numbers, and a successful first
 /// attempt turns them into a report of one record in place. The first
 /// failure moves them into [`Slow`] with everything a retry needs.
-pub(crate) struct Core<'b> {
+pub(crate) struct Core<'o, 'b> {
     /// The clock's reading when the operation started.
     start: u64,
     /// The latest reading, reused where no time can have passed.
@@ -84,7 +84,7 @@ pub(crate) struct Core<'b> {
     /// Whether the first attempt has begun.
     begun: bool,
     stop: Option<StopReason>,
-    name: Option<Cow<'static, str>>,
+    name: &'o Cow<'static, str>,
     breaker: Option<&'b CircuitBreaker>,
     throttle: Option<&'b dyn RetryBudget>,
     slow: Option<Box<Slow>>,
@@ -100,16 +100,16 @@ struct Slow {
     rng: Option<SmallRng>,
 }
 
-impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'b, T, E, C, H> {
+impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     #[inline]
-    pub(crate) fn new(op: Operation<'b, T, E, C, H>) -> Self {
+    pub(crate) fn new(op: &'o Operation<'b, T, E, C, H>) -> Self {
         let start = op.clock.now_nanos();
         Execution::new_at(op, start)
     }
 
     /// An execution that started at `start` on the operation's clock.
     #[inline]
-    fn new_at(mut op: Operation<'b, T, E, C, H>, start: u64) -> Self {
+    fn new_at(op: &'o Operation<'b, T, E, C, H>, start: u64) -> Self {
         let first_deadline = deadline(&op.settings, 0);
         let core = Core {
             start,
@@ -117,7 +117,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'b, T, E, C, H> {
             first_deadline,
             begun: false,
             stop: None,
-            name: op.name.take(),
+            name: &op.name,
             breaker: op.breaker.map(|(breaker, _)| breaker),
             throttle: op.throttle,
             slow: None,
@@ -134,7 +134,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'b, T, E, C, H> {
     #[cold]
     #[inline(never)]
     pub(crate) fn after_first(
-        op: Operation<'b, T, E, C, H>,
+        op: &'o Operation<'b, T, E, C, H>,
         start: u64,
         end: u64,
         result: Result<T, (E, FailureKind)>,
@@ -157,6 +157,27 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'b, T, E, C, H> {
     {
         while self.next_blocking() {
             self.attempt_blocking(&mut *f);
+        }
+        if self.succeeded() {
+            Ok(self.finish())
+        } else {
+            Err(self)
+        }
+    }
+
+    /// Runs the remaining async primary attempts: the outcome if one
+    /// succeeded, or else the execution, failed.
+    // The large `Err` is the failure path, moved once to the fallbacks.
+    #[allow(clippy::result_large_err)]
+    pub(crate) async fn run_rest_async<F, Fut>(mut self, mut f: F) -> Result<Outcome<T, E>, Self>
+    where
+        F: FnMut(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        while self.next_async().await {
+            // A closure, not `&mut f`: see `Operation::run_primary_async`.
+            #[allow(clippy::redundant_closure)]
+            self.attempt_async(|attempt| f(attempt)).await;
         }
         if self.succeeded() {
             Ok(self.finish())
@@ -382,7 +403,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'b, T, E, C, H> {
     }
 }
 
-impl<'b> Core<'b> {
+impl<'o, 'b> Core<'o, 'b> {
     /// The wait decided before the next attempt, if any.
     #[inline]
     fn pending(&self) -> Option<Duration> {
@@ -463,9 +484,9 @@ impl<'b> Core<'b> {
     /// of the first attempt, which ended at the latest reading.
     fn slow(&mut self, settings: &Settings) -> &mut Slow {
         let (elapsed, deadline) = (self.elapsed(), Nanos::optional(self.first_deadline));
-        let name = &mut self.name;
+        let name = self.name;
         self.slow.get_or_insert_with(|| {
-            let mut report = ExecutionReport::new(name_or_default(name.take()));
+            let mut report = ExecutionReport::new(name.clone());
             let mut first = AttemptRecord::begin(1, AttemptKind::Primary, 0, deadline, None);
             first.end_at(elapsed);
             report.push(first);
@@ -597,7 +618,7 @@ impl<'b> Core<'b> {
         let elapsed = self.elapsed();
         match self.slow {
             None => ExecutionReport::first_success(
-                name_or_default(self.name),
+                self.name.clone(),
                 elapsed,
                 Nanos::optional(self.first_deadline),
             ),
@@ -641,10 +662,4 @@ fn jittered(settings: &Settings, rng: &mut Option<SmallRng>, nominal: Duration) 
     });
     let sample: f64 = rng.random();
     settings.backoff.jitter_nominal(nominal, sample)
-}
-
-/// The name an operation reports: its own, or the default.
-#[inline]
-pub(crate) fn name_or_default(name: Option<Cow<'static, str>>) -> Cow<'static, str> {
-    name.unwrap_or(Cow::Borrowed(crate::report::UNNAMED))
 }

@@ -8,14 +8,15 @@ use std::future::Future;
 use std::marker::PhantomData;
 use std::time::Duration;
 
-use super::execution::{Execution, deadline, name_or_default};
+use super::execution::{Execution, deadline};
 use super::hooks::{HookSet, Hooks, RetryEvent};
+use super::race::race;
 use crate::attempt::Attempt;
 use crate::breaker::CircuitBreaker;
 use crate::clock::{Clock, SystemClock, TokioClock};
 use crate::error::{CircuitOpen, RetryError, TimedOut, ValidationFailed};
 use crate::policy::RetryPolicy;
-use crate::report::{ExecutionReport, FailureKind, Nanos, Outcome};
+use crate::report::{ExecutionReport, FailureKind, Nanos, Outcome, UNNAMED};
 use crate::settings::{Settings, settings_setters};
 use crate::throttle::RetryBudget;
 
@@ -65,7 +66,7 @@ pub(crate) type Breaker<'b, E> = (&'b CircuitBreaker, fn() -> E);
 #[must_use = "an operation does nothing until it is run"]
 pub struct Operation<'b, T, E, C = SystemClock, H = Hooks> {
     pub(crate) settings: Settings,
-    pub(crate) name: Option<Cow<'static, str>>,
+    pub(crate) name: Cow<'static, str>,
     pub(crate) clock: C,
     pub(crate) hooks: H,
     /// Makes the error of an interrupted attempt; `None`: never interrupt.
@@ -95,7 +96,7 @@ impl<T, E> Operation<'static, T, E> {
     pub(crate) const fn unreported() -> Self {
         Operation {
             settings: Settings::DEFAULT,
-            name: None,
+            name: Cow::Borrowed(UNNAMED),
             clock: SystemClock,
             hooks: Hooks::NONE,
             timed_out: None,
@@ -174,7 +175,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// the name (default `"operation"`; the attribute uses the function's
     /// name).
     pub fn name(mut self, name: impl Into<Cow<'static, str>>) -> Self {
-        self.name = Some(name.into());
+        self.name = name.into();
         self
     }
 
@@ -310,7 +311,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// `next_*` / `attempt_*`, or use [`run`](Operation::run) and
     /// [`run_async`](Operation::run_async), which do it for you.
     #[inline]
-    pub fn start(self) -> Execution<'b, T, E, C, H> {
+    pub fn start(&self) -> Execution<'_, 'b, T, E, C, H> {
         Execution::new(self)
     }
 
@@ -354,10 +355,8 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// ```
     /// use resilient::{FakeClock, Operation};
     ///
-    /// let failed = Operation::new()
-    ///     .max_attempts(2)
-    ///     .clock(FakeClock::new())
-    ///     .run_primary(|_| Err::<u32, _>("down"));
+    /// let operation = Operation::new().max_attempts(2).clock(FakeClock::new());
+    /// let failed = operation.run_primary(|_| Err::<u32, _>("down"));
     /// let Err(mut exec) = failed else { unreachable!() };
     /// exec.fallback_blocking(|attempt| Ok(attempt.number() * 10));
     /// let outcome = exec.finish();
@@ -366,7 +365,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     #[inline]
     // The large `Err` is the failure path, moved once to the fallbacks.
     #[allow(clippy::result_large_err)]
-    pub fn run_primary<F>(self, mut f: F) -> Result<Outcome<T, E>, Execution<'b, T, E, C, H>>
+    pub fn run_primary<F>(&self, mut f: F) -> Result<Outcome<T, E>, Execution<'_, 'b, T, E, C, H>>
     where
         F: FnMut(Attempt) -> Result<T, E>,
     {
@@ -391,7 +390,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// The outcome of a first attempt that succeeded with `value`.
     #[inline]
     fn first_success(
-        self,
+        &self,
         value: T,
         start: u64,
         end: u64,
@@ -401,7 +400,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             throttle.record_success();
         }
         let report = ExecutionReport::first_success(
-            name_or_default(self.name),
+            self.name.clone(),
             end.saturating_sub(start),
             Nanos::optional(deadline),
         );
@@ -421,8 +420,92 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         F: FnMut(Attempt) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        self.run_async_with_fallback(f, None::<NoFallback<T, E>>)
-            .await
+        match self.run_primary_async(f).await {
+            Ok(outcome) => outcome,
+            Err(exec) => exec.finish(),
+        }
+    }
+
+    /// Runs the async primary attempts: the outcome if one succeeded, or
+    /// else the failed execution, ready for fallbacks
+    /// ([`fallback_async`](Execution::fallback_async)) and
+    /// [`finish`](Execution::finish).
+    ///
+    /// The first attempt runs in this future; the rest of the engine is
+    /// boxed and runs only after a failure, so a call that succeeds at once
+    /// neither allocates nor carries the retry loop's state.
+    // The large `Err` is the failure path, moved once to the fallbacks.
+    #[allow(clippy::result_large_err)]
+    pub async fn run_primary_async<F, Fut>(
+        &self,
+        f: F,
+    ) -> Result<Outcome<T, E>, Execution<'_, 'b, T, E, C, H>>
+    where
+        F: FnMut(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        let mut f = f;
+        // A closure, not `&mut f`: `&mut F` is an async closure only
+        // through `F: AsyncFnMut`, the bound that made futures lose `Send`.
+        #[allow(clippy::redundant_closure)]
+        let exec = match self.first_attempt_async(|attempt| f(attempt)).await {
+            Ok(outcome) => return Ok(outcome),
+            Err(exec) => exec,
+        };
+        Box::pin(exec.run_rest_async(f)).await
+    }
+
+    /// Runs the first async attempt: the outcome if it succeeded, or else
+    /// the execution, to drive through the retries (`next_async` /
+    /// `attempt_async`), fallbacks and [`finish`](Execution::finish).
+    ///
+    /// This is the success path `#[resilient]` takes: two clock readings
+    /// and a report of one record built in place.
+    // The large `Err` is the failure path, moved once to the retries.
+    #[allow(clippy::result_large_err)]
+    #[inline]
+    pub async fn first_attempt_async<F, Fut>(
+        &self,
+        f: F,
+    ) -> Result<Outcome<T, E>, Execution<'_, 'b, T, E, C, H>>
+    where
+        F: FnOnce(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        if self.breaker.is_some() {
+            let mut exec = self.start();
+            exec.attempt_async(f).await;
+            return if exec.succeeded() {
+                Ok(exec.finish())
+            } else {
+                Err(exec)
+            };
+        }
+        let deadline = deadline(&self.settings, 0);
+        let start = self.clock.now_nanos();
+        let attempt = Attempt::first(deadline);
+        let result = match (deadline, self.timed_out) {
+            (Some(deadline), Some(timed_out)) => {
+                let clock = &self.clock;
+                // Measured from the attempt's start, not from the first poll.
+                let timer = || {
+                    let spent = clock.now_nanos().saturating_sub(start);
+                    clock.deadline_async(deadline.saturating_sub(Duration::from_nanos(spent)))
+                };
+                match race(f(attempt), timer).await {
+                    Some(result) => result.map_err(|e| (e, FailureKind::Operation)),
+                    None => Err((timed_out(), FailureKind::Timeout)),
+                }
+            }
+            _ => f(attempt).await.map_err(|e| (e, FailureKind::Operation)),
+        };
+        let end = self.clock.now_nanos();
+        match result {
+            Ok(value) if self.hooks.is_valid(&value) => {
+                Ok(self.first_success(value, start, end, deadline))
+            }
+            result => Err(Execution::after_first(self, start, end, result)),
+        }
     }
 
     /// [`run_async`](Operation::run_async), then `fallback` once if the
@@ -432,7 +515,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// `async move` ones included.
     pub async fn run_async_with_fallback<F, Fut, G>(
         self,
-        mut f: F,
+        f: F,
         fallback: Option<G>,
     ) -> Outcome<T, E>
     where
@@ -440,24 +523,16 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         Fut: Future<Output = Result<T, E>>,
         G: AsyncFnOnce(Attempt) -> Result<T, E>,
     {
-        let mut exec = self.start();
-        while exec.next_async().await {
-            // A closure, not `&mut f`: `&mut F` is an async closure only
-            // through `F: AsyncFnMut`, the bound that made futures lose `Send`.
-            #[allow(clippy::redundant_closure)]
-            exec.attempt_async(|attempt| f(attempt)).await;
-        }
-        if let Some(fallback) = fallback
-            && exec.needs_fallback()
-        {
+        let mut exec = match self.run_primary_async(f).await {
+            Ok(outcome) => return outcome,
+            Err(exec) => exec,
+        };
+        if let Some(fallback) = fallback {
             exec.fallback_async(fallback).await;
         }
         exec.finish()
     }
 }
-
-/// Stands in for "no fallback" in [`Operation::run_async`].
-type NoFallback<T, E> = fn(Attempt) -> std::future::Ready<Result<T, E>>;
 
 impl RetryPolicy {
     /// Runs `f` until it succeeds or the policy stops, retrying every
