@@ -42,6 +42,28 @@ pub struct Backoff {
 }
 
 impl Backoff {
+    /// The first delay of the default backoff: 100 ms.
+    ///
+    /// ```
+    /// use resilient::Backoff;
+    /// use std::time::Duration;
+    ///
+    /// assert_eq!(Backoff::DEFAULT_BASE, Duration::from_millis(100));
+    /// assert_eq!(Backoff::default().base(), Backoff::DEFAULT_BASE);
+    /// ```
+    pub const DEFAULT_BASE: Duration = Duration::from_millis(100);
+
+    /// The largest delay of the default backoff: 10 s.
+    ///
+    /// ```
+    /// use resilient::Backoff;
+    /// use std::time::Duration;
+    ///
+    /// assert_eq!(Backoff::DEFAULT_MAX, Duration::from_secs(10));
+    /// assert_eq!(Backoff::default().max(), Backoff::DEFAULT_MAX);
+    /// ```
+    pub const DEFAULT_MAX: Duration = Duration::from_secs(10);
+
     /// No delay between retries.
     pub const fn none() -> Backoff {
         Backoff::constant(Duration::ZERO)
@@ -145,9 +167,10 @@ impl Backoff {
 }
 
 impl Default for Backoff {
-    /// Exponential from 100 ms to 10 s, multiplier 2, full jitter.
+    /// Exponential from [`DEFAULT_BASE`](Backoff::DEFAULT_BASE) (100 ms) to
+    /// [`DEFAULT_MAX`](Backoff::DEFAULT_MAX) (10 s), multiplier 2, full jitter.
     fn default() -> Self {
-        Backoff::exponential(Duration::from_millis(100), Duration::from_secs(10))
+        Backoff::exponential(Backoff::DEFAULT_BASE, Backoff::DEFAULT_MAX)
     }
 }
 
