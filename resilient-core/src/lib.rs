@@ -55,7 +55,10 @@ pub use attempt::Attempt;
 pub use backoff::{Backoff, Jitter};
 pub use breaker::{CircuitBreaker, CircuitBreakerBuilder, CircuitPermit, CircuitState};
 pub use clock::{Clock, FakeClock, SystemClock, TokioClock};
-pub use error::{CircuitOpen, ConfigError, RetryError, TimedOut, ValidationFailed};
+pub use error::{
+    CircuitOpen, CircuitOpenError, ConfigError, ReportableError, RetryError, TimedOut,
+    TimeoutError, ValidationError, ValidationFailed,
+};
 pub use hooks::{
     AnyValue, Classify, NoHint, OnRetry, RateLimit, RetryAll, RetryEvent, Silent, Validate,
 };

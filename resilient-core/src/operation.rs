@@ -4,7 +4,6 @@
 //! again. The blocking and async drivers share every decision, so both
 //! follow one schedule.
 
-use std::fmt::Display;
 use std::future::{Future, poll_fn};
 use std::marker::PhantomData;
 use std::pin::pin;
@@ -18,7 +17,7 @@ use crate::attempt::Attempt;
 use crate::backoff::{Backoff, Jitter};
 use crate::breaker::{CircuitBreaker, CircuitPermit as Permit};
 use crate::clock::{Clock, SystemClock};
-use crate::error::{CircuitOpen, TimedOut, ValidationFailed};
+use crate::error::{CircuitOpen, CircuitOpenError, ReportableError, TimeoutError, ValidationError};
 use crate::events;
 use crate::hooks::{
     AnyValue, Classify, NoHint, OnRetry, RateLimit, RetryAll, RetryEvent, Silent, Validate,
@@ -109,12 +108,12 @@ struct Common<'b, E> {
     describe: Option<fn(&E) -> String>,
 }
 
-impl<T, E: Display> Operation<'static, T, E> {
+impl<T, E: ReportableError> Operation<'static, T, E> {
     /// An operation with the defaults: one attempt, every error retryable,
     /// the system clock. The report records each error's `Display` text.
     pub fn new() -> Self {
         let mut op = Operation::unreported();
-        op.common.describe = Some(|error: &E| error.to_string());
+        op.common.describe = Some(E::describe);
         op
     }
 }
@@ -141,7 +140,7 @@ impl<T, E> Operation<'static, T, E> {
     }
 }
 
-impl<T, E: Display> Default for Operation<'static, T, E> {
+impl<T, E: ReportableError> Default for Operation<'static, T, E> {
     fn default() -> Self {
         Self::new()
     }
@@ -239,7 +238,7 @@ impl<'b, T, E, C, Cl, Rl, V, Or> Operation<'b, T, E, C, Cl, Rl, V, Or> {
     /// see their deadline through [`Attempt::deadline`].
     pub fn timeout(mut self, timeout: Duration) -> Self
     where
-        E: From<TimedOut>,
+        E: TimeoutError,
     {
         self.common.timeout = Some(timeout);
         self.interrupt_at_deadline()
@@ -250,9 +249,9 @@ impl<'b, T, E, C, Cl, Rl, V, Or> Operation<'b, T, E, C, Cl, Rl, V, Or> {
     /// [`timeout`](Operation::timeout).
     pub fn interrupt_at_deadline(mut self) -> Self
     where
-        E: From<TimedOut>,
+        E: TimeoutError,
     {
-        self.common.timed_out = Some(|| E::from(TimedOut));
+        self.common.timed_out = Some(E::timed_out);
         self
     }
 
@@ -265,10 +264,10 @@ impl<'b, T, E, C, Cl, Rl, V, Or> Operation<'b, T, E, C, Cl, Rl, V, Or> {
     ) -> Operation<'c, T, E, C, Cl, Rl, V, Or>
     where
         'b: 'c,
-        E: From<CircuitOpen>,
+        E: CircuitOpenError,
     {
         let mut op: Operation<'c, T, E, C, Cl, Rl, V, Or> = self;
-        op.common.breaker = Some((breaker, || E::from(CircuitOpen)));
+        op.common.breaker = Some((breaker, E::circuit_open));
         op
     }
 
@@ -299,9 +298,9 @@ impl<'b, T, E, C, Cl, Rl, V, Or> Operation<'b, T, E, C, Cl, Rl, V, Or> {
     pub fn validate<F>(mut self, check: F) -> Operation<'b, T, E, C, Cl, Rl, F, Or>
     where
         F: Fn(&T) -> bool,
-        E: From<ValidationFailed>,
+        E: ValidationError,
     {
-        self.common.invalid = Some(|| E::from(ValidationFailed));
+        self.common.invalid = Some(E::validation_failed);
         with_part!(self, validate = check)
     }
 
