@@ -87,34 +87,4 @@ pub struct ReadmeDoctests;
 /// Items the expansion of `#[resilient]` names. Not public API: no
 /// stability promise.
 #[doc(hidden)]
-pub mod __private {
-    pub use resilient_core::{
-        Backoff, FakeClock, Jitter, Operation, Outcome, SystemClock, TokioClock,
-    };
-
-    /// Splits a `Result` type into its parts, so the expansion can name
-    /// them even behind an alias such as `io::Result<T>`.
-    pub trait ResultLike {
-        /// The success type.
-        type Ok;
-        /// The error type.
-        type Err;
-    }
-
-    impl<T, E> ResultLike for Result<T, E> {
-        type Ok = T;
-        type Err = E;
-    }
-
-    /// The `Outcome` of a function returning `R`.
-    pub type OutcomeOf<R> = Outcome<<R as ResultLike>::Ok, <R as ResultLike>::Err>;
-
-    /// A fresh operation for a function returning `R`.
-    #[inline]
-    pub fn operation<R: ResultLike>() -> Operation<'static, R::Ok, R::Err>
-    where
-        R::Err: ::core::fmt::Display,
-    {
-        Operation::new()
-    }
-}
+pub mod __private;

@@ -516,3 +516,220 @@ fn a_value_failing_validation_is_a_retryable_failure_heard_by_on_retry() {
     assert_eq!(clock.slept(), [secs(1), secs(1)]);
     assert_eq!(outcome.into_result().unwrap(), "forty-two");
 }
+
+// ---- `mut` parameters ---------------------------------------------------------
+
+#[resilient(retries = 2, backoff = none, clock = clock)]
+fn counts_up(
+    clock: &FakeClock,
+    mut count: u32,
+    seen: &std::sync::Mutex<Vec<u32>>,
+) -> Result<u32, ProviderError> {
+    count += 1;
+    seen.lock().unwrap().push(count);
+    Err(ProviderError::Transient(count))
+}
+
+#[test]
+fn each_attempt_starts_from_the_callers_mut_argument() {
+    let (clock, seen) = (FakeClock::new(), std::sync::Mutex::new(Vec::new()));
+    let outcome = counts_up(&clock, 0, &seen);
+    assert_eq!(*seen.lock().unwrap(), [1, 1, 1]);
+    assert_eq!(outcome.into_result(), Err(ProviderError::Transient(1)));
+}
+
+#[resilient(retries = 2, backoff = none)]
+async fn fills_up(mut buffer: Vec<u8>, (mut a, b): (u8, u8)) -> Result<Vec<u8>, ProviderError> {
+    a += b;
+    buffer.push(a);
+    if buffer.len() < 3 {
+        return Err(ProviderError::Transient(
+            u32::try_from(buffer.len()).unwrap(),
+        ));
+    }
+    Ok(buffer)
+}
+
+#[tokio::test(start_paused = true)]
+async fn async_attempts_start_from_the_callers_mut_arguments_even_in_patterns() {
+    let outcome = fills_up(vec![9], (1, 2)).await;
+    let errors: Vec<_> = outcome
+        .report()
+        .attempts()
+        .iter()
+        .map(|r| r.error().unwrap().message().to_owned())
+        .collect();
+    assert_eq!(errors, ["transient failure 2"; 3]);
+    assert_eq!(outcome.into_result(), Err(ProviderError::Transient(2)));
+    assert_eq!(
+        fills_up(vec![7, 8], (1, 2)).await.into_result(),
+        Ok(vec![7, 8, 3])
+    );
+}
+
+#[derive(Clone)]
+struct Tally {
+    count: u32,
+}
+
+impl Tally {
+    #[resilient(retries = 2, backoff = none, fallback = Self::cached)]
+    fn bump(mut self, seen: &std::sync::Mutex<Vec<u32>>) -> Result<u32, ProviderError> {
+        self.count += 1;
+        seen.lock().unwrap().push(self.count);
+        Err(ProviderError::Transient(self.count))
+    }
+
+    fn cached(self, _seen: &std::sync::Mutex<Vec<u32>>) -> Result<u32, ProviderError> {
+        Ok(self.count)
+    }
+}
+
+#[test]
+fn mut_self_by_value_is_fresh_per_attempt_and_the_fallback_gets_the_callers() {
+    let seen = std::sync::Mutex::new(Vec::new());
+    let outcome = Tally { count: 10 }.bump(&seen);
+    assert_eq!(*seen.lock().unwrap(), [11, 11, 11]);
+    assert_eq!(outcome.into_result(), Ok(10));
+}
+
+// ---- Retry-After -----------------------------------------------------------------
+
+#[derive(Debug, thiserror::Error)]
+#[error("429: retry after {0:?}")]
+struct TooManyRequests(Duration);
+
+#[resilient(rate_limit = |e: &TooManyRequests| Some(e.0), max_rate_limit_retries = 2, clock = clock)]
+fn capped_rate_limit(clock: &FakeClock, calls: &AtomicU32) -> Result<(), TooManyRequests> {
+    let call = calls.fetch_add(1, Ordering::SeqCst) + 1;
+    Err(TooManyRequests(secs(u64::from(call))))
+}
+
+#[resilient(rate_limit = |e: &TooManyRequests| Some(e.0), clock = clock)]
+fn default_rate_limit(clock: &FakeClock, calls: &AtomicU32) -> Result<(), TooManyRequests> {
+    calls.fetch_add(1, Ordering::SeqCst);
+    Err(TooManyRequests(millis(1)))
+}
+
+#[test]
+fn max_rate_limit_retries_caps_the_retry_after_path() {
+    let (clock, calls) = (FakeClock::new(), AtomicU32::new(0));
+    let outcome = capped_rate_limit(&clock, &calls);
+    assert_eq!(calls.load(Ordering::SeqCst), 3);
+    assert_eq!(outcome.report().attempt_count(), 3);
+    assert_eq!(outcome.report().retry_count(), 2);
+    assert_eq!(clock.slept(), [secs(1), secs(2)]);
+    let sources: Vec<_> = outcome
+        .report()
+        .attempts()
+        .iter()
+        .filter_map(|r| r.delay_before().map(|d| d.source()))
+        .collect();
+    assert_eq!(sources, [DelaySource::RetryAfter; 2]);
+    assert_eq!(
+        outcome.report().stop_reason(),
+        StopReason::RateLimitExhausted
+    );
+
+    let (clock, calls) = (FakeClock::new(), AtomicU32::new(0));
+    let outcome = default_rate_limit(&clock, &calls);
+    assert_eq!(outcome.report().attempt_count(), 11, "10 by default");
+    assert_eq!(clock.slept(), [millis(1); 10]);
+}
+
+// ---- a fallback that takes the attempt ---------------------------------------------
+
+fn cached_with_attempt(calls: &AtomicU32, attempt: Attempt) -> Result<String, ProviderError> {
+    calls.fetch_add(100, Ordering::SeqCst);
+    Ok(format!(
+        "attempt {} after {} retries, fallback: {}",
+        attempt.number(),
+        attempt.retry_number(),
+        attempt.is_fallback()
+    ))
+}
+
+#[resilient(retries = 2, backoff = none, fallback = cached_with_attempt)]
+fn down(calls: &AtomicU32) -> Result<String, ProviderError> {
+    calls.fetch_add(1, Ordering::SeqCst);
+    Err(ProviderError::Timeout)
+}
+
+#[test]
+fn a_fallback_taking_an_attempt_learns_it_is_the_fallback() {
+    let calls = AtomicU32::new(0);
+    let outcome = down(&calls);
+    assert_eq!(calls.load(Ordering::SeqCst), 103);
+    assert_eq!(
+        outcome.into_result().unwrap(),
+        "attempt 4 after 2 retries, fallback: true"
+    );
+}
+
+async fn cached_async(key: &str, attempt: Attempt) -> Result<String, ProviderError> {
+    Ok(format!(
+        "{key} from fallback attempt {}: {}",
+        attempt.number(),
+        attempt.is_fallback()
+    ))
+}
+
+#[resilient(retries = 1, backoff = none, fallback = cached_async)]
+async fn down_async(key: &str) -> Result<String, ProviderError> {
+    Err(ProviderError::Invalid { field: key.into() })
+}
+
+struct Store {
+    name: &'static str,
+}
+
+impl Store {
+    #[resilient(retries = 1, backoff = none, fallback = Self::cached)]
+    fn get(&self, key: u32) -> Result<String, ProviderError> {
+        Err(ProviderError::Transient(key))
+    }
+
+    fn cached(&self, key: u32, attempt: Attempt) -> Result<String, ProviderError> {
+        Ok(format!(
+            "{}[{key}] at attempt {}: {}",
+            self.name,
+            attempt.number(),
+            attempt.is_fallback()
+        ))
+    }
+
+    #[resilient(retries = 2, backoff = none, fallback = Self::cached_async)]
+    async fn get_async(&self, key: u32) -> Result<String, ProviderError> {
+        Err(ProviderError::Transient(key))
+    }
+
+    async fn cached_async(&self, key: u32, attempt: Attempt) -> Result<String, ProviderError> {
+        self.cached(key, attempt)
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn async_and_method_fallbacks_taking_an_attempt_learn_it_too() {
+    assert_eq!(
+        down_async("k").await.into_result().unwrap(),
+        "k from fallback attempt 3: true"
+    );
+    let store = Store { name: "store" };
+    assert_eq!(
+        store.get(7).into_result().unwrap(),
+        "store[7] at attempt 3: true"
+    );
+    let outcome = store.get_async(8).await;
+    let kinds: Vec<_> = outcome
+        .report()
+        .attempts()
+        .iter()
+        .map(|r| r.kind())
+        .collect();
+    use AttemptKind::{Fallback, Primary};
+    assert_eq!(kinds, [Primary, Primary, Primary, Fallback]);
+    assert_eq!(
+        outcome.into_result().unwrap(),
+        "store[8] at attempt 4: true"
+    );
+}

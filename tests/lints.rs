@@ -168,6 +168,49 @@ pub fn generic<T: Clone>(value: &T, extra: impl Into<u32> + Copy) -> Result<(T, 
     Ok((value.clone(), extra.into()))
 }
 
+pub type AppResult<T> = Result<T, Error>;
+
+#[resilient(
+    retries = 2,
+    retry_on = [Timeout, Transient],
+    backoff = exponential,
+    rate_limit = hint,
+    max_rate_limit_retries = 3,
+)]
+pub fn aliased((mut a, b): (u32, u32), #[attempt] attempt: Attempt) -> AppResult<u32> {
+    a += b;
+    Ok(a + attempt.number())
+}
+
+#[resilient(retries = 1, backoff = none, fallback = from_cache)]
+pub fn counted(mut count: u32) -> AppResult<u32> {
+    count += 1;
+    Err(Error::Transient(count))
+}
+
+#[allow(clippy::unnecessary_wraps)] // a fallback has the signature of the function it stands in for
+fn from_cache(count: u32, attempt: Attempt) -> AppResult<u32> {
+    Ok(count + attempt.number())
+}
+
+#[derive(Clone)]
+pub struct Counter {
+    count: u32,
+}
+
+impl Counter {
+    #[resilient(retries = 1, backoff = none, fallback = Self::cached)]
+    pub async fn bump(mut self, step: u32) -> AppResult<u32> {
+        self.count += step;
+        Ok(self.count)
+    }
+
+    #[allow(clippy::unused_async)] // a fallback has the signature of the function it stands in for
+    async fn cached(self, step: u32, attempt: Attempt) -> AppResult<u32> {
+        Ok(self.count + step + attempt.number())
+    }
+}
+
 #[tokio::test(start_paused = true)]
 async fn every_expansion_runs() {
     assert_eq!(
@@ -188,6 +231,9 @@ async fn every_expansion_runs() {
         Ok(Duration::from_millis(1002))
     );
     assert_eq!(generic(&'x', 3u8).into_result(), Ok(('x', 3)));
+    assert_eq!(aliased((2, 3)).into_result(), Ok(6));
+    assert_eq!(counted(1).into_result(), Ok(4));
+    assert_eq!(Counter { count: 1 }.bump(2).await.into_result(), Ok(3));
     assert_eq!(shadowing::shadowed(&clock).into_result(), Ok(1));
     assert_eq!(shadowing::shadowed_async().await.into_result(), Ok(1));
 }

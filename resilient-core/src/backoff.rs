@@ -40,10 +40,26 @@ pub struct Backoff {
 }
 
 impl Backoff {
-    /// The first delay of [`Backoff::default`]: 100 ms.
+    /// The first delay of the default backoff: 100 ms.
+    ///
+    /// ```
+    /// use resilient::Backoff;
+    /// use std::time::Duration;
+    ///
+    /// assert_eq!(Backoff::DEFAULT_BASE, Duration::from_millis(100));
+    /// assert_eq!(Backoff::default().base(), Backoff::DEFAULT_BASE);
+    /// ```
     pub const DEFAULT_BASE: Duration = Duration::from_millis(100);
 
-    /// The largest delay of [`Backoff::default`]: 10 s.
+    /// The largest delay of the default backoff: 10 s.
+    ///
+    /// ```
+    /// use resilient::Backoff;
+    /// use std::time::Duration;
+    ///
+    /// assert_eq!(Backoff::DEFAULT_MAX, Duration::from_secs(10));
+    /// assert_eq!(Backoff::default().max(), Backoff::DEFAULT_MAX);
+    /// ```
     pub const DEFAULT_MAX: Duration = Duration::from_secs(10);
 
     /// No delay between retries.

@@ -152,3 +152,161 @@ pub struct CircuitOpen;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, thiserror::Error)]
 #[error("result failed validation")]
 pub struct ValidationFailed;
+
+/// Declares a trait for the error types the engine makes from `$marker`,
+/// implemented for every `E: From<$marker>`. `do_not_recommend` hides that
+/// impl from diagnostics, so that a missing `From` is reported with the
+/// trait's own message, where an option asks for it.
+macro_rules! made_from {
+    ($(#[$attr:meta])* pub trait $name:ident { fn $function:ident() } from $marker:ident) => {
+        $(#[$attr])*
+        pub trait $name {
+            #[doc = concat!("The error made from [`", stringify!($marker), "`]: `Self::from(", stringify!($marker), ")`.")]
+            fn $function() -> Self;
+        }
+
+        #[diagnostic::do_not_recommend]
+        impl<E: From<$marker>> $name for E {
+            fn $function() -> Self {
+                E::from($marker)
+            }
+        }
+    };
+}
+
+made_from! {
+    /// An error type that can stand for an attempt cut at its deadline: every
+    /// `E: From<TimedOut>`, through the blanket implementation.
+    ///
+    /// [`Operation::timeout`](crate::Operation::timeout) and
+    /// [`Operation::interrupt_at_deadline`](crate::Operation::interrupt_at_deadline)
+    /// ask for it, and so do the attribute's `timeout` option and its `budget`
+    /// on an `async fn` (the attempt in flight is cut at the budget). Implement
+    /// `From<TimedOut>`, not this trait:
+    ///
+    /// ```
+    /// use resilient::{TimedOut, TimeoutError};
+    ///
+    /// #[derive(Debug, PartialEq)]
+    /// enum FetchError { Timeout, Refused }
+    ///
+    /// impl From<TimedOut> for FetchError {
+    ///     fn from(_: TimedOut) -> Self {
+    ///         FetchError::Timeout
+    ///     }
+    /// }
+    ///
+    /// assert_eq!(FetchError::timed_out(), FetchError::Timeout);
+    /// # let _ = FetchError::Refused;
+    /// ```
+    #[diagnostic::on_unimplemented(
+        message = "`timeout`, and `budget` on an `async fn`, need `{Self}` to implement `From<resilient::TimedOut>`",
+        label = "an attempt cut at its deadline fails with `{Self}::from(TimedOut)`",
+        note = "add `impl From<resilient::TimedOut> for {Self} {{ fn from(_: resilient::TimedOut) -> Self {{ … }} }}`"
+    )]
+    pub trait TimeoutError { fn timed_out() } from TimedOut
+}
+
+made_from! {
+    /// An error type that can stand for an attempt an open circuit breaker
+    /// rejected: every `E: From<CircuitOpen>`, through the blanket
+    /// implementation.
+    ///
+    /// [`Operation::circuit_breaker`](crate::Operation::circuit_breaker) and the
+    /// attribute's `circuit_breaker` option ask for it. Implement
+    /// `From<CircuitOpen>`, not this trait:
+    ///
+    /// ```
+    /// use resilient::{CircuitOpen, CircuitOpenError};
+    ///
+    /// #[derive(Debug, PartialEq)]
+    /// enum FetchError { Unavailable, Refused }
+    ///
+    /// impl From<CircuitOpen> for FetchError {
+    ///     fn from(_: CircuitOpen) -> Self {
+    ///         FetchError::Unavailable
+    ///     }
+    /// }
+    ///
+    /// assert_eq!(FetchError::circuit_open(), FetchError::Unavailable);
+    /// # let _ = FetchError::Refused;
+    /// ```
+    #[diagnostic::on_unimplemented(
+        message = "`circuit_breaker` needs `{Self}` to implement `From<resilient::CircuitOpen>`",
+        label = "an attempt the open breaker rejects fails with `{Self}::from(CircuitOpen)`",
+        note = "add `impl From<resilient::CircuitOpen> for {Self} {{ fn from(_: resilient::CircuitOpen) -> Self {{ … }} }}`"
+    )]
+    pub trait CircuitOpenError { fn circuit_open() } from CircuitOpen
+}
+
+made_from! {
+    /// An error type that can stand for a value that failed validation: every
+    /// `E: From<ValidationFailed>`, through the blanket implementation.
+    ///
+    /// [`Operation::validate`](crate::Operation::validate) and the attribute's
+    /// `validate` option ask for it. Implement `From<ValidationFailed>`, not
+    /// this trait:
+    ///
+    /// ```
+    /// use resilient::{ValidationError, ValidationFailed};
+    ///
+    /// #[derive(Debug, PartialEq)]
+    /// enum FetchError { Incomplete, Refused }
+    ///
+    /// impl From<ValidationFailed> for FetchError {
+    ///     fn from(_: ValidationFailed) -> Self {
+    ///         FetchError::Incomplete
+    ///     }
+    /// }
+    ///
+    /// assert_eq!(FetchError::validation_failed(), FetchError::Incomplete);
+    /// # let _ = FetchError::Refused;
+    /// ```
+    #[diagnostic::on_unimplemented(
+        message = "`validate` needs `{Self}` to implement `From<resilient::ValidationFailed>`",
+        label = "a value that fails the check becomes the error `{Self}::from(ValidationFailed)`",
+        note = "add `impl From<resilient::ValidationFailed> for {Self} {{ fn from(_: resilient::ValidationFailed) -> Self {{ … }} }}`"
+    )]
+    pub trait ValidationError { fn validation_failed() } from ValidationFailed
+}
+
+/// An error type whose text the report can record: every `E: Display`,
+/// through the blanket implementation.
+///
+/// [`Operation::new`](crate::Operation::new), and so every function under
+/// `#[resilient]`, asks for it: each failed attempt's record keeps the
+/// error's text ([`ExecutionError::message`](crate::ExecutionError::message)).
+/// Implement [`Display`](std::fmt::Display), not this trait:
+///
+/// ```
+/// use resilient::ReportableError;
+/// use std::fmt;
+///
+/// #[derive(Debug)]
+/// struct FetchError;
+///
+/// impl fmt::Display for FetchError {
+///     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+///         f.write_str("fetch failed")
+///     }
+/// }
+///
+/// assert_eq!(FetchError::describe(&FetchError), "fetch failed");
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "the error type `{Self}` must implement `std::fmt::Display`: the report records each failed attempt's error as text",
+    label = "`{Self}` doesn't implement `Display`",
+    note = "implement `std::fmt::Display` for `{Self}`, or return an error type that does"
+)]
+pub trait ReportableError {
+    /// The error's text, as the report records it.
+    fn describe(error: &Self) -> String;
+}
+
+// Hidden from diagnostics, like the impls of `made_from!`.
+#[diagnostic::do_not_recommend]
+impl<E: std::fmt::Display> ReportableError for E {
+    fn describe(error: &Self) -> String {
+        error.to_string()
+    }
+}

@@ -76,7 +76,10 @@ pub use engine::hooks::{
     self, Classify, HookSet, Hooks, OnReport, OnRetry, RateLimit, RetryEvent, Validate,
 };
 pub use engine::{Execution, Operation};
-pub use error::{CircuitOpen, ConfigError, RetryError, TimedOut, ValidationFailed};
+pub use error::{
+    CircuitOpen, CircuitOpenError, ConfigError, ReportableError, RetryError, TimedOut,
+    TimeoutError, ValidationError, ValidationFailed,
+};
 pub use policy::{RetryPolicy, RetryPolicyBuilder};
 pub use report::{
     AttemptKind, AttemptRecord, Delay, DelaySource, ExecutionError, ExecutionReport, FailureKind,

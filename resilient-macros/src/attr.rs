@@ -1,9 +1,10 @@
 //! Parses the attribute's arguments, `#[resilient(key = value, …)]`, into
-//! [`Options`]: one slot per option, each set at most once and keeping the
-//! span of its key so that later errors and generated calls point at it.
+//! [`Options`]: each option of the table in `options.rs` set at most once,
+//! keeping the key it was written under so that later errors and generated
+//! calls point at it.
 //!
-//! Only the shape of each value is checked here; combinations are checked in
-//! `valid.rs`.
+//! Only the shape of each value is checked here, by the kind of value the
+//! table gives the option; combinations are checked in `valid.rs`.
 
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
@@ -12,44 +13,10 @@ use syn::{Error, Expr, ExprArray, ExprPath, Ident, Lit, LitStr, Path, Token, UnO
 
 use crate::duration::{self, Nanos};
 use crate::errors::Errors;
+use crate::options::{self, BACKOFF, EXPONENTIAL_ARGS, Kind, OptionSpec, RETRIES, RETRY_ON};
 use crate::suggest;
 
-/// Every option the attribute understands, in the order of the docs.
-pub(crate) const OPTIONS: &[&str] = &[
-    "retries",
-    "retry_on",
-    "retry_if",
-    "backoff",
-    "retry",
-    "timeout",
-    "budget",
-    "max_elapsed",
-    "min_retries",
-    "rate_limit",
-    "max_rate_limit_wait",
-    "circuit_breaker",
-    "validate",
-    "fallback",
-    "clock",
-    "on_retry",
-    "crate",
-];
-
-const EXPONENTIAL_ARGS: &[&str] = &["base", "max", "multiplier", "jitter"];
-
-/// An option's value together with the key it was written under.
-pub(crate) struct Opt<T> {
-    pub(crate) key: Ident,
-    pub(crate) value: T,
-}
-
-impl<T> Opt<T> {
-    pub(crate) fn span(&self) -> Span {
-        self.key.span()
-    }
-}
-
-/// An integer literal option (`retries`, `min_retries`).
+/// An integer literal option (`retries`, `min_retries`, …).
 pub(crate) struct Count {
     pub(crate) value: u32,
     pub(crate) expr: Expr,
@@ -75,17 +42,15 @@ pub(crate) enum BackoffSpec {
 }
 
 /// `exponential(base = …, max = …, multiplier = …, jitter = …)`; `None` means
-/// the default.
+/// the runtime's default.
 #[derive(Default)]
 pub(crate) struct Exponential {
     pub(crate) base: Option<Dur>,
     pub(crate) max: Option<Dur>,
     pub(crate) multiplier: Option<Multiplier>,
-    pub(crate) jitter: Option<Opt<Jitter>>,
+    /// With the span of its key.
+    pub(crate) jitter: Option<(Jitter, Span)>,
 }
-
-pub(crate) const DEFAULT_BASE: Nanos = Nanos::from_millis(100);
-pub(crate) const DEFAULT_MAX: Nanos = Nanos::from_millis(10_000);
 
 pub(crate) enum Multiplier {
     /// Checked to be finite and at least 1.
@@ -100,39 +65,108 @@ pub(crate) enum Jitter {
     None,
 }
 
-/// The options of one attribute. A slot is `None` when the option is absent
-/// or its value was rejected; [`Options::key`] tells the two apart.
+/// Declares [`Value`] and, for the type of each of its variants, how to
+/// read that variant back ([`OfValue`]).
+macro_rules! values {
+    ($($variant:ident($ty:ty)),* $(,)?) => {
+        /// A parsed value, of the kind the option's table entry says.
+        pub(crate) enum Value {
+            $($variant($ty)),*
+        }
+
+        /// A type an option's value can have.
+        pub(crate) trait OfValue {
+            fn of(value: &Value) -> Option<&Self>;
+        }
+
+        $(impl OfValue for $ty {
+            fn of(value: &Value) -> Option<&Self> {
+                match value {
+                    Value::$variant(inner) => Some(inner),
+                    _ => None,
+                }
+            }
+        })*
+    };
+}
+
+values! {
+    Count(Count),
+    Duration(Dur),
+    Expression(Expr),
+    Path(ExprPath),
+    RetryOn(RetryOn),
+    Backoff(BackoffSpec),
+    Crate(Path),
+}
+
+/// One option as written.
+pub(crate) struct Given {
+    pub(crate) spec: &'static OptionSpec,
+    pub(crate) key: Ident,
+    /// `None` when the value was rejected (and reported).
+    pub(crate) value: Option<Value>,
+}
+
+/// An option's value together with the key it was written under.
+pub(crate) struct Opt<'a, T> {
+    pub(crate) key: &'a Ident,
+    pub(crate) value: &'a T,
+}
+
+impl<T> Opt<'_, T> {
+    pub(crate) fn span(&self) -> Span {
+        self.key.span()
+    }
+}
+
+/// The options of one attribute, in the order written.
 #[derive(Default)]
 pub(crate) struct Options {
-    keys: Vec<Ident>,
-    pub(crate) retries: Option<Opt<Count>>,
-    pub(crate) retry_on: Option<Opt<RetryOn>>,
-    pub(crate) retry_if: Option<Opt<Expr>>,
-    pub(crate) backoff: Option<Opt<BackoffSpec>>,
-    pub(crate) retry: Option<Opt<Expr>>,
-    pub(crate) timeout: Option<Opt<Dur>>,
-    pub(crate) budget: Option<Opt<Dur>>,
-    pub(crate) max_elapsed: Option<Opt<Dur>>,
-    pub(crate) min_retries: Option<Opt<Count>>,
-    pub(crate) rate_limit: Option<Opt<Expr>>,
-    pub(crate) max_rate_limit_wait: Option<Opt<Dur>>,
-    pub(crate) circuit_breaker: Option<Opt<Expr>>,
-    pub(crate) validate: Option<Opt<Expr>>,
-    pub(crate) fallback: Option<Opt<ExprPath>>,
-    pub(crate) clock: Option<Opt<Expr>>,
-    pub(crate) on_retry: Option<Opt<Expr>>,
-    pub(crate) krate: Option<Opt<Path>>,
+    given: Vec<Given>,
 }
 
 impl Options {
-    /// The key of option `name` if it was written, even with a bad value.
-    pub(crate) fn key(&self, name: &str) -> Option<&Ident> {
-        self.keys.iter().find(|key| *key == name)
+    /// The options written, in order, with their values if accepted.
+    pub(crate) fn given(&self) -> &[Given] {
+        &self.given
     }
 
-    /// Where option `name` came in the attribute, counting from 0.
+    fn find(&self, spec: &OptionSpec) -> Option<&Given> {
+        self.given.iter().find(|given| given.spec.name == spec.name)
+    }
+
+    /// The key of the option if it was written, even with a bad value.
+    pub(crate) fn key(&self, spec: &OptionSpec) -> Option<&Ident> {
+        self.find(spec).map(|given| &given.key)
+    }
+
+    /// The key of the option called `name`, if it was written.
+    pub(crate) fn key_named(&self, name: &str) -> Option<&Ident> {
+        options::find(name).and_then(|spec| self.key(spec))
+    }
+
+    /// Where the option called `name` came in the attribute, counting from 0.
     pub(crate) fn position(&self, name: &str) -> Option<usize> {
-        self.keys.iter().position(|key| key == name)
+        self.given.iter().position(|given| given.spec.name == name)
+    }
+
+    /// The option's accepted value, with its key.
+    pub(crate) fn value(&self, spec: &OptionSpec) -> Option<Opt<'_, Value>> {
+        let given = self.find(spec)?;
+        Some(Opt {
+            key: &given.key,
+            value: given.value.as_ref()?,
+        })
+    }
+
+    /// The option's accepted value, of the type its kind parses to.
+    pub(crate) fn get<T: OfValue>(&self, spec: &OptionSpec) -> Option<Opt<'_, T>> {
+        let Opt { key, value } = self.value(spec)?;
+        Some(Opt {
+            key,
+            value: T::of(value)?,
+        })
     }
 }
 
@@ -186,99 +220,62 @@ fn parse_option(input: ParseStream, options: &mut Options, errors: &mut Errors) 
         .map_err(|error| Error::new(error.span(), "expected an option, as in `retries = 3`"))?;
     let key = key.unraw();
     let name = key.to_string();
-    if !OPTIONS.contains(&name.as_str()) {
+    let Some(spec) = options::find(&name) else {
         return Err(unknown_option(&key, &name));
-    }
+    };
     if !input.peek(Token![=]) {
         return Err(Error::new(
             key.span(),
-            format!("`{name}` needs a value: `{name} = {}`", example(&name)),
+            format!("`{name}` needs a value: `{name} = {}`", spec.example),
         ));
     }
     input.parse::<Token![=]>()?;
     let value: Expr = input.parse()?;
-    if options.key(&name).is_some() {
+    if options.key(spec).is_some() {
         errors.push(Error::new(
             key.span(),
             format!("`{name}` is given twice: keep only one"),
         ));
         return Ok(());
     }
-    options.keys.push(key.clone());
-    match name.as_str() {
-        "retries" => options.retries = errors.ok(count(&name, value)).map(keyed(&key)),
-        "retry_on" => options.retry_on = errors.ok(retry_on(value)).map(keyed(&key)),
-        "retry_if" => options.retry_if = Some(keyed(&key)(value)),
-        "backoff" => options.backoff = errors.ok(backoff(value)).map(keyed(&key)),
-        "retry" => options.retry = Some(keyed(&key)(value)),
-        "timeout" => options.timeout = errors.ok(dur(&name, value)).map(keyed(&key)),
-        "budget" => options.budget = errors.ok(dur(&name, value)).map(keyed(&key)),
-        "max_elapsed" => options.max_elapsed = errors.ok(dur(&name, value)).map(keyed(&key)),
-        "min_retries" => options.min_retries = errors.ok(count(&name, value)).map(keyed(&key)),
-        "rate_limit" => options.rate_limit = Some(keyed(&key)(value)),
-        "max_rate_limit_wait" => {
-            options.max_rate_limit_wait = errors.ok(dur(&name, value)).map(keyed(&key));
-        }
-        "circuit_breaker" => options.circuit_breaker = Some(keyed(&key)(value)),
-        "validate" => options.validate = Some(keyed(&key)(value)),
-        "fallback" => options.fallback = errors.ok(fallback(value)).map(keyed(&key)),
-        "clock" => options.clock = Some(keyed(&key)(value)),
-        "on_retry" => options.on_retry = Some(keyed(&key)(value)),
-        _ => options.krate = errors.ok(crate_path(value)).map(keyed(&key)),
-    }
+    let value = match spec.kind {
+        Kind::Count => count(spec, value).map(Value::Count),
+        Kind::Duration => dur(spec.name, value).map(Value::Duration),
+        Kind::Expression => Ok(Value::Expression(value)),
+        Kind::Path => function_path(spec, value).map(Value::Path),
+        Kind::Special if spec.name == RETRY_ON.name => retry_on(value).map(Value::RetryOn),
+        Kind::Special if spec.name == BACKOFF.name => backoff(value).map(Value::Backoff),
+        Kind::Special => crate_path(value).map(Value::Crate),
+    };
+    options.given.push(Given {
+        spec,
+        key,
+        value: errors.ok(value),
+    });
     Ok(())
 }
 
-/// Wraps a value with the key it was given under.
-fn keyed<T>(key: &Ident) -> impl FnOnce(T) -> Opt<T> + '_ {
-    move |value| Opt {
-        key: key.clone(),
-        value,
-    }
-}
-
-fn example(name: &str) -> &'static str {
-    match name {
-        "retries" => "3",
-        "min_retries" => "1",
-        "retry_on" => "[Timeout, Transient]",
-        "retry_if" => "|e| e.is_transient()",
-        "backoff" => "exponential(base = \"100ms\", max = \"10s\")",
-        "retry" => "POLICY",
-        "timeout" => "\"2s\"",
-        "budget" => "\"30s\"",
-        "max_elapsed" => "\"10s\"",
-        "max_rate_limit_wait" => "\"60s\"",
-        "rate_limit" => "|e| e.retry_after()",
-        "circuit_breaker" => "&BREAKER",
-        "validate" => "is_complete",
-        "fallback" => "cached",
-        "clock" => "clock.clone()",
-        "on_retry" => "|event| log(event)",
-        _ => "\"my_crate::resilient\"",
-    }
-}
-
 fn unknown_option(key: &Ident, name: &str) -> Error {
-    let hint = match name {
-        "max_attempts" | "attempts" | "max_tries" | "tries" => {
-            "; write `retries = N`, the retries after the first attempt (`max_attempts` is N + 1)"
-                .to_owned()
-        }
-        "max_retries" | "retry_count" | "num_retries" => "; did you mean `retries`?".to_owned(),
-        "base" | "max" | "multiplier" | "jitter" | "delay" => format!(
+    let names: Vec<&str> = options::names().collect();
+    let hint = if ["max_attempts", "attempts", "max_tries", "tries"].contains(&name) {
+        "; write `retries = N`, the retries after the first attempt (`max_attempts` is N + 1)"
+            .to_owned()
+    } else if ["max_retries", "retry_count", "num_retries"].contains(&name) {
+        "; did you mean `retries`?".to_owned()
+    } else if EXPONENTIAL_ARGS.contains(&name) || name == "delay" {
+        format!(
             "; `{name}` goes inside `backoff`, as in `backoff = exponential(base = \"100ms\", max = \"10s\", multiplier = 2.0, jitter = full)`"
-        ),
-        _ => match suggest::closest(name, OPTIONS) {
-            Some(close) => format!("; did you mean `{close}`?"),
-            None => String::new(),
-        },
+        )
+    } else {
+        suggest::closest(name, &names)
+            .map(|close| format!("; did you mean `{close}`?"))
+            .unwrap_or_default()
     };
     Error::new(
         key.span(),
         format!(
             "unknown option `{name}`{hint}\nthe options are: {}",
-            OPTIONS.join(", ")
+            names.join(", ")
         ),
     )
 }
@@ -295,13 +292,13 @@ pub(crate) fn peel(mut expr: &Expr) -> &Expr {
     }
 }
 
-fn count(name: &str, value: Expr) -> syn::Result<Count> {
-    let example = example(name);
+fn count(spec: &OptionSpec, value: Expr) -> syn::Result<Count> {
+    let (name, example) = (spec.name, spec.example);
     let wrong = |message: String| Err(Error::new_spanned(&value, message));
     match peel(&value) {
         Expr::Lit(lit) => match &lit.lit {
             Lit::Int(int) => match int.base10_parse::<u32>() {
-                Ok(n) if name == "retries" && n == u32::MAX => wrong(format!(
+                Ok(n) if name == RETRIES.name && n == u32::MAX => wrong(format!(
                     "`retries = {n}` is too many: the attempts ({n} + 1) must fit a `u32`"
                 )),
                 Ok(n) => Ok(Count {
@@ -495,10 +492,9 @@ fn backoff(value: Expr) -> syn::Result<BackoffSpec> {
             "max" => spec.max = errors.ok(dur("max", arg_value)),
             "multiplier" => spec.multiplier = errors.ok(multiplier(arg_value)),
             _ => {
-                spec.jitter = errors.ok(jitter(&arg_value)).map(|value| Opt {
-                    key: name.clone(),
-                    value,
-                });
+                spec.jitter = errors
+                    .ok(jitter(&arg_value))
+                    .map(|value| (value, name.span()));
             }
         }
     }
@@ -545,12 +541,15 @@ fn jitter(value: &Expr) -> syn::Result<Jitter> {
     }
 }
 
-fn fallback(value: Expr) -> syn::Result<ExprPath> {
+fn function_path(spec: &OptionSpec, value: Expr) -> syn::Result<ExprPath> {
+    let (name, example) = (spec.name, spec.example);
     match peel(&value) {
         Expr::Path(path) if path.attrs.is_empty() => Ok(path.clone()),
         _ => Err(Error::new_spanned(
             &value,
-            "`fallback` takes the path of a function to call with this function's arguments, like `fallback = cached` or `fallback = Self::cached`",
+            format!(
+                "`{name}` takes the path of a function, like `{name} = {example}` or, in an `impl`, `{name} = Self::{example}`"
+            ),
         )),
     }
 }

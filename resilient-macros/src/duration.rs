@@ -45,6 +45,23 @@ impl Nanos {
     }
 }
 
+/// Written with the largest unit that divides it, as in `"100ms"` or `"10s"`.
+impl std::fmt::Display for Nanos {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.is_zero() {
+            return f.write_str("0s");
+        }
+        let (unit, factor) = UNITS
+            .iter()
+            .rev()
+            .filter(|(unit, _)| *unit != "µs")
+            .find(|(_, factor)| self.0 % factor == 0)
+            .copied()
+            .unwrap_or(("ns", 1));
+        write!(f, "{}{unit}", self.0 / factor)
+    }
+}
+
 /// Reads `"<number><unit>"`; the number may have a fractional part as long as
 /// the result is a whole number of nanoseconds.
 ///
@@ -179,6 +196,20 @@ mod tests {
         assert!(parse(&format!("{}s", max_secs + 1)).is_err());
         assert!(parse("99999999999999999999999999999999999999999h").is_err());
         assert!(parse(&format!("{}h", u128::MAX)).is_err());
+    }
+
+    #[test]
+    fn displays_with_the_largest_exact_unit() {
+        let shown = |text: &str| parse(text).unwrap().to_string();
+        assert_eq!(shown("100ms"), "100ms");
+        assert_eq!(shown("10s"), "10s");
+        assert_eq!(shown("10000ms"), "10s");
+        assert_eq!(shown("1.5s"), "1500ms");
+        assert_eq!(shown("90m"), "90m");
+        assert_eq!(shown("120m"), "2h");
+        assert_eq!(shown("7us"), "7us");
+        assert_eq!(shown("1001ns"), "1001ns");
+        assert_eq!(shown("0ms"), "0s");
     }
 
     #[test]

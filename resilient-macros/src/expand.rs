@@ -2,20 +2,26 @@
 //! its return type, and a body that builds an `Operation` from the options
 //! and runs the original body once per attempt.
 //!
+//! The body is written in three parts, each from its own function: the
+//! checks that report a misfit at the user's tokens ([`checks`]), the
+//! operation built from the options ([`build`]), and the run that drives it
+//! ([`run`]), which alone knows how the engine is driven.
+//!
 //! The original body is kept intact inside a closure, so `self`, `Self`,
 //! generics and `impl Trait` arguments stay in scope and `return` / `?` end
 //! the attempt. Generated locals use `Span::mixed_site()` and every runtime
 //! item is named by an absolute path, so nothing the user declares can
 //! shadow them.
 
-use proc_macro2::{Literal, Span, TokenStream};
+use proc_macro2::{Literal, Punct, Spacing, Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Ident, ItemFn, ReturnType, Type};
+use syn::{Expr, ExprPath, Ident, ItemFn, ReturnType, Type};
 
-use crate::attr::{self, BackoffSpec, Dur, Jitter, Multiplier, Options};
+use crate::attr::{self, BackoffSpec, Dur, Jitter, Multiplier, Options, Value};
 use crate::errors::Errors;
-use crate::signature::{self, Arg, Function};
+use crate::options::{BUDGET, CLOCK, CRATE, FALLBACK, OptionSpec, RETRIES, RETRY, RETRY_ON};
+use crate::signature::{self, Arg, Function, Ret};
 
 /// Expands `#[resilient(attr)] item`. Never panics: on any error the item is
 /// emitted as written, next to one `compile_error!` per problem.
@@ -35,7 +41,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         return with_errors(item, &errors);
     }
     match &function.ret {
-        Some(ret) => generate(&options, &function, &ret.ty, ret.ok_err.as_ref()),
+        Some(ret) => generate(&options, &function, ret),
         None => with_errors(item, &errors),
     }
 }
@@ -46,20 +52,106 @@ fn with_errors(item: TokenStream, errors: &Errors) -> TokenStream {
     tokens
 }
 
-fn generate(
-    options: &Options,
-    function: &Function,
-    ret: &Type,
-    ok_err: Option<&(Type, Type)>,
-) -> TokenStream {
-    let root = match &options.krate {
-        Some(krate) => krate.value.to_token_stream(),
-        None => quote!(::resilient),
-    };
-    let op = Ident::new("__resilient_op", Span::mixed_site());
-    let exec = Ident::new("__resilient_exec", Span::mixed_site());
-    let policy = Ident::new("__resilient_policy", Span::mixed_site());
+/// What the generated code refers to: the runtime's path, the function's
+/// return type, and the generated locals.
+struct Names<'a> {
+    root: TokenStream,
+    ret: &'a Ret,
+    op: Ident,
+    exec: Ident,
+    policy: Ident,
+    attempt: Ident,
+    error: Ident,
+    /// A copy of a `mut self` receiver as the caller passed it.
+    pristine_self: Ident,
+}
 
+impl<'a> Names<'a> {
+    fn new(options: &Options, ret: &'a Ret) -> Self {
+        let local = |name: &str| Ident::new(name, Span::mixed_site());
+        Names {
+            root: options.get::<syn::Path>(&CRATE).map_or_else(
+                || quote!(::resilient),
+                |krate| krate.value.to_token_stream(),
+            ),
+            ret,
+            op: local("__resilient_op"),
+            exec: local("__resilient_exec"),
+            policy: local("__resilient_policy"),
+            attempt: local("__resilient_attempt"),
+            error: local("__resilient_error"),
+            pristine_self: local("__resilient_self"),
+        }
+    }
+
+    /// The runtime's path, spanned at `span`.
+    fn root_at(&self, span: Span) -> TokenStream {
+        respan(self.root.clone(), span)
+    }
+
+    /// The success type `T` and the error type `E`: as written, or through
+    /// the return type's alias, spanned at the return type so that a type
+    /// that is not a `Result` is reported there.
+    fn ok_err(&self) -> (TokenStream, TokenStream) {
+        if let Some((ok, err)) = &self.ret.ok_err {
+            return (ok.to_token_stream(), err.to_token_stream());
+        }
+        let ty = &self.ret.ty;
+        (self.over("OkOf", ty), self.over("ErrOf", ty))
+    }
+
+    /// `__private::alias<ty>`, spanned from the first token of `ty` to its
+    /// last, so that an error about it underlines the whole type.
+    fn over(&self, alias: &str, ty: &Type) -> TokenStream {
+        let mut tokens = ty.to_token_stream().into_iter();
+        let first = tokens
+            .next()
+            .map_or_else(Span::call_site, |tree| tree.span());
+        let last = tokens.last().map_or(first, |tree| tree.span());
+        let root = self.root_at(first);
+        let alias = Ident::new(alias, first);
+        let mut close = Punct::new('>', Spacing::Alone);
+        close.set_span(last);
+        quote_spanned!(first=> #root::__private::#alias<#ty #close)
+    }
+
+    /// `Result<T, E>`: the return type as written, or resolved from its
+    /// alias (which makes a type that is not a `Result` an error at it).
+    fn result(&self) -> TokenStream {
+        let ty = &self.ret.ty;
+        if self.ret.ok_err.is_some() {
+            return ty.to_token_stream();
+        }
+        self.over("ResultOf", ty)
+    }
+
+    /// The error type `E`, every token of it at `span`.
+    fn error_at(&self, span: Span) -> TokenStream {
+        respan(self.ok_err().1, span)
+    }
+}
+
+/// `tokens` with every span, in groups too, set to `span`: an error about
+/// them is reported there, as one stretch of the user's source.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let proc_macro2::TokenTree::Group(group) = &tree {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                tree = inner.into();
+            } else {
+                tree.set_span(span);
+            }
+            tree
+        })
+        .collect()
+}
+
+fn generate(options: &Options, function: &Function, ret: &Ret) -> TokenStream {
+    let names = Names::new(options, ret);
     let ItemFn {
         attrs,
         vis,
@@ -72,97 +164,28 @@ fn generate(
         .partition(|attr| matches!(attr.style, syn::AttrStyle::Inner(_)));
 
     let mut sig = sig.clone();
-    let outcome = match ok_err {
+    let root = &names.root;
+    let outcome = match &ret.ok_err {
         Some((ok, err)) => quote!(#root::Outcome<#ok, #err>),
-        None => quote!(#root::__private::OutcomeOf<#ret>),
+        // At the return type: one that is not a `Result` is reported there,
+        // with `ResultLike`'s message.
+        None => names.over("OutcomeOf", &ret.ty),
     };
     if let ReturnType::Type(arrow, _) = &sig.output {
         sig.output = ReturnType::Type(*arrow, Box::new(Type::Verbatim(outcome)));
     }
 
-    let bind_policy = options.retry.as_ref().map(|retry| {
-        let value = &retry.value;
-        quote_spanned!(retry.span()=> let #policy = &(#value);)
-    });
-    let calls = builder_calls(options, function, &root, &policy);
-
-    // The closure always takes `Attempt`; the user's own pattern and type are
-    // bound inside it, so that a wrong type is reported at that type rather
-    // than as a closure signature mismatch at the attribute.
-    let (attempt_param, attempt_body) = match &function.attempt {
-        Some(param) => {
-            let attrs = &param.attrs;
-            let pat = &param.pat;
-            let ty = &param.ty;
-            let given = Ident::new(
-                "__resilient_attempt",
-                Span::mixed_site().located_at(pat.span()),
-            );
-            (
-                given.to_token_stream(),
-                quote!({ #(#attrs)* let #pat: #ty = #given; #block }),
-            )
-        }
-        None => (quote!(_), block.to_token_stream()),
-    };
-
-    let is_async = function.is_async;
-    // The closure is spanned at the body, so a body that moves an argument
-    // is reported at the body, not at the attribute.
-    let body_span = block.span();
-    let attempt_loop = if is_async {
-        let closure = quote_spanned! {body_span=>
-            async |#attempt_param: #root::Attempt| -> #ret #attempt_body
-        };
-        quote! {
-            while #exec.next_async().await {
-                #exec.attempt_async(#closure).await;
-            }
-        }
-    } else {
-        let closure = quote_spanned! {body_span=>
-            |#attempt_param: #root::Attempt| -> #ret #attempt_body
-        };
-        quote! {
-            while #exec.next_blocking() {
-                #exec.attempt_blocking(#closure);
-            }
-        }
-    };
-
-    let fallback = options.fallback.as_ref().map(|fallback| {
-        let path = &fallback.value;
-        let args = function.args.iter().filter_map(|arg| match arg {
-            Arg::Receiver(token) => Some(token.to_token_stream()),
-            Arg::Named(ident) => Some(ident.to_token_stream()),
-            Arg::Pattern(_) => None,
-        });
-        let call = quote!(#path(#(#args),*));
-        if is_async {
-            let run = quote_spanned!(fallback.span()=> fallback_async);
-            quote! {
-                if #exec.needs_fallback() {
-                    #exec.#run(async |_: #root::Attempt| -> #ret { #call.await }).await;
-                }
-            }
-        } else {
-            let run = quote_spanned!(fallback.span()=> fallback_blocking);
-            quote! {
-                if #exec.needs_fallback() {
-                    #exec.#run(|_: #root::Attempt| -> #ret { #call });
-                }
-            }
-        }
-    });
+    let checks = checks(options, function, &names);
+    let build = build(options, function, &names);
+    let attempt = attempt_closure(function, &names);
+    let fallback = fallback_closure(options, function, &names);
+    let run = run(function.is_async, &names, &attempt, fallback.as_ref());
 
     let body = quote! {
         #(#inner_attrs)*
-        #bind_policy
-        let #op = #root::__private::operation::<#ret>() #(#calls)*;
-        let mut #exec = #op.start();
-        #attempt_loop
-        #fallback
-        #exec.finish()
+        #checks
+        #build
+        #run
     };
     let mut braced = TokenStream::new();
     block
@@ -174,95 +197,312 @@ fn generate(
     }
 }
 
-/// One builder call per option, each spanned at its key so that a type
-/// error about the call (a missing `From<TimedOut>`, say) points there.
-fn builder_calls(
-    options: &Options,
-    function: &Function,
-    root: &TokenStream,
-    policy: &Ident,
-) -> Vec<TokenStream> {
-    let mut calls = Vec::new();
-    match &options.clock {
+/// What the options and the signature ask of the types, each checked where
+/// it is written, through a trait whose message says what to write: the
+/// error conversions the options need (at the option), and a copy of a
+/// `mut self` for the attempts to start from (at the receiver).
+///
+/// The builder call that needs the same bound is spanned at the same
+/// tokens, so the compiler reports the two as one error, with this
+/// check's note-free message.
+fn checks(options: &Options, function: &Function, names: &Names) -> TokenStream {
+    let root = &names.root;
+    // The report records each error's text, at the error type.
+    let (_, error) = names.ok_err();
+    let mut checks = quote! {
+        let _ = <#error as #root::__private::ReportableError>::describe;
+    };
+    for given in options.given() {
+        let Some(need) = &given.spec.error_needs else {
+            continue;
+        };
+        if need.only_async && !function.is_async {
+            continue;
+        }
+        let span = given.key.span();
+        let error = names.error_at(span);
+        let bound = Ident::new(need.bound, span);
+        let function = Ident::new(need.function, span);
+        checks.extend(quote_spanned! {span=>
+            let _ = <#error as #root::__private::#bound>::#function;
+        });
+    }
+    if let Some(mutability) = &function.mut_self {
+        let pristine = &names.pristine_self;
+        let at = names.root_at(mutability.span);
+        checks.extend(quote_spanned! {mutability.span=>
+            let #pristine = #at::__private::FreshPerAttempt::fresh(#at::__private::Argument::of(&self));
+        });
+    }
+    checks
+}
+
+/// The operation, built from the options in the table's order: a chain of
+/// builder calls, broken where a call needs a bound of the error type so
+/// that its receiver is spanned at the option (see [`checks`]).
+fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
+    let Names {
+        root, op, policy, ..
+    } = names;
+    let mut statements = TokenStream::new();
+    let bind_policy = options.get::<Expr>(&RETRY).map(|retry| {
+        let value = retry.value;
+        quote_spanned!(retry.span()=> let #policy = &(#value);)
+    });
+    statements.extend(bind_policy);
+
+    let clock = match options.get::<Expr>(&CLOCK) {
         Some(clock) => {
-            let value = &clock.value;
-            calls.push(quote_spanned!(clock.span()=> .clock(#value)));
+            let value = clock.value;
+            Some(quote_spanned!(clock.span()=> .clock(#value)))
         }
-        None if function.is_async => {
-            calls.push(quote!(.clock(#root::__private::TokioClock)));
+        None if function.is_async => Some(quote!(.clock(#root::__private::TokioClock))),
+        None => None,
+    };
+    let (ok, error) = names.ok_err();
+    let new = quote!(#root::__private::operation::<#ok, #error>());
+    let mut chain = quote!(#new #clock);
+    for given in options.given() {
+        let Some(value) = &given.value else {
+            continue;
+        };
+        let span = given.key.span();
+        let calls = builder_calls(given.spec, value, function, names, span);
+        let bounded = given
+            .spec
+            .error_needs
+            .as_ref()
+            .is_some_and(|need| function.is_async || !need.only_async);
+        if bounded {
+            // A block rather than the bare local: spanned at the option, it
+            // is an expression of the user's code, which the compiler points
+            // at; the local is the macro's own, and would be reported at the
+            // whole attribute.
+            statements.extend(quote!(let #op = #chain;));
+            chain = quote_spanned!(span=> { #op } #calls);
+        } else {
+            chain.extend(calls);
         }
-        None => {}
     }
-    if let Some(retry) = &options.retry {
-        calls.push(quote_spanned!(retry.span()=> .policy(#policy)));
+    statements.extend(quote!(let #op = #chain;));
+    statements
+}
+
+/// The builder calls of one option, spanned at its key so that a type
+/// error about a call points there.
+fn builder_calls(
+    spec: &OptionSpec,
+    value: &Value,
+    function: &Function,
+    names: &Names,
+    span: Span,
+) -> TokenStream {
+    let root = &names.root;
+    if let Some(method) = spec.method {
+        let method = Ident::new(method, span);
+        let value = match value {
+            // Computed literals keep the macro's span: lints that read the
+            // user's source text (e.g. on `0`) must not judge them.
+            Value::Count(count) => Literal::u32_suffixed(count.value).into_token_stream(),
+            Value::Duration(dur) => duration(dur),
+            Value::Expression(expr) => expr.to_token_stream(),
+            Value::Backoff(backoff) => backoff_value(backoff, root, span),
+            Value::Path(path) => path.to_token_stream(),
+            Value::RetryOn(_) | Value::Crate(_) => TokenStream::new(),
+        };
+        // On an `async fn` the budget also cuts the attempt in flight; that
+        // call comes first, so that its receiver is the one spanned at the
+        // option (see `build`).
+        let interrupt = (spec.name == BUDGET.name && function.is_async)
+            .then(|| quote_spanned!(span=> .interrupt_at_deadline()));
+        return quote_spanned!(span=> #interrupt .#method(#value));
     }
-    if let Some(retries) = &options.retries {
-        // Computed literals keep the macro's span: lints that read the
-        // user's source text (e.g. on `0`) must not judge them.
-        let attempts = Literal::u32_suffixed(retries.value.value.saturating_add(1));
-        calls.push(quote_spanned!(retries.span()=> .max_attempts(#attempts)));
+    match value {
+        Value::Count(retries) if spec.name == RETRIES.name => {
+            let attempts = Literal::u32_suffixed(retries.value.saturating_add(1));
+            quote_spanned!(span=> .max_attempts(#attempts))
+        }
+        Value::Expression(_) if spec.name == RETRY.name => {
+            let policy = &names.policy;
+            quote_spanned!(span=> .policy(#policy))
+        }
+        Value::RetryOn(retry_on) if spec.name == RETRY_ON.name => {
+            let error = &names.error;
+            let patterns = retry_on
+                .variants
+                .iter()
+                .map(|variant| variant_pattern(variant, names));
+            quote_spanned! {span=>
+                .retry_if(|#error: &_| ::core::matches!(#error, #(#patterns)|*))
+            }
+        }
+        // `clock`, `fallback` and `crate` shape the rest of the expansion.
+        _ => TokenStream::new(),
     }
-    if let Some(retry_on) = &options.retry_on {
-        let error = Ident::new("__resilient_error", Span::mixed_site());
-        let error_path = function.ret.as_ref().and_then(|ret| ret.error_path());
-        let patterns = retry_on.value.variants.iter().map(|variant| {
-            match (variant.get_ident(), &error_path) {
-                (Some(name), Some(path)) => quote!(#path::#name { .. }),
-                _ => quote!(#variant { .. }),
+}
+
+/// `Variant { .. }`, matching whatever the fields hold. A bare name is a
+/// variant of the error type: its path as written, or the alias's error
+/// type when the signature doesn't spell it out.
+fn variant_pattern(variant: &syn::Path, names: &Names) -> TokenStream {
+    let Some(name) = variant.get_ident() else {
+        return quote!(#variant { .. });
+    };
+    match names.ret.error_path() {
+        // At the name: an error about the variant points there only.
+        Some(path) => {
+            let path = respan(path.to_token_stream(), name.span());
+            quote_spanned!(name.span()=> #path::#name { .. })
+        }
+        None => {
+            let root = &names.root;
+            let ret = &names.ret.ty;
+            quote_spanned!(name.span()=> #root::__private::ErrOf::<#ret>::#name { .. })
+        }
+    }
+}
+
+/// The closure that runs one attempt: the original body, after binding the
+/// `#[attempt]` parameter and a fresh copy of each `mut` parameter.
+///
+/// The closure always takes `Attempt`; the user's own pattern and type are
+/// bound inside it, so that a wrong type is reported at that type rather
+/// than as a closure signature mismatch at the attribute. It is spanned at
+/// the body, so a body that moves an argument is reported at the body.
+fn attempt_closure(function: &Function, names: &Names) -> TokenStream {
+    let root = &names.root;
+    let ret = names.result();
+    let block = &function.item.block;
+    let given = &names.attempt;
+    let mut prelude = TokenStream::new();
+    if let Some(param) = &function.attempt {
+        let attrs = &param.attrs;
+        let pat = &param.pat;
+        let ty = &param.ty;
+        let given = Ident::new(
+            &given.to_string(),
+            Span::mixed_site().located_at(pat.span()),
+        );
+        prelude.extend(quote!(#(#attrs)* let #pat: #ty = #given;));
+    }
+    // The user's own `mut` and name: `unused_mut` and `unused_variables`
+    // still speak of the parameter.
+    for binding in &function.mut_bindings {
+        let (mutability, ident) = (&binding.mutability, &binding.ident);
+        let span = ident.span();
+        let at = names.root_at(span);
+        let fresh = quote_spanned! {span=>
+            #at::__private::FreshPerAttempt::fresh(#at::__private::Argument::of(&#ident))
+        };
+        prelude.extend(quote!(let #mutability #ident = #fresh;));
+    }
+    if let Some(mutability) = &function.mut_self {
+        let pristine = &names.pristine_self;
+        let at = names.root_at(mutability.span);
+        prelude.extend(quote_spanned! {mutability.span=>
+            self = #at::__private::FreshPerAttempt::fresh(#at::__private::Argument::of(&#pristine));
+        });
+    }
+    let param = if function.attempt.is_some() {
+        given.to_token_stream()
+    } else {
+        quote!(_)
+    };
+    let body = if prelude.is_empty() {
+        block.to_token_stream()
+    } else {
+        quote!({ #prelude #block })
+    };
+    let span = block.span();
+    let asyncness = function.is_async.then(|| quote_spanned!(span=> async));
+    quote_spanned! {span=>
+        #asyncness |#param: #root::Attempt| -> #ret #body
+    }
+}
+
+/// The closure that runs the fallback with the function's arguments (a
+/// `mut self` as the caller passed it), and the `Attempt` if the fallback
+/// takes one. Which of the two it takes, and whether its signature fits at
+/// all, is settled by the `__private` fallback traits, whose message is
+/// reported at the `fallback` path.
+fn fallback_closure(options: &Options, function: &Function, names: &Names) -> Option<TokenStream> {
+    let fallback = options.get::<ExprPath>(&FALLBACK)?;
+    let root = &names.root;
+    let ret = names.result();
+    let path = fallback.value;
+    let args = function.args.iter().filter_map(|arg| match arg {
+        Arg::Receiver(_) if function.mut_self.is_some() => {
+            Some(names.pristine_self.to_token_stream())
+        }
+        Arg::Receiver(token) => Some(token.to_token_stream()),
+        Arg::Named(ident) => Some(ident.to_token_stream()),
+        Arg::Pattern(_) => None,
+    });
+    let attempt = &names.attempt;
+    // The call is spanned at the path: a fallback that doesn't fit is
+    // reported there, with the fallback traits' message.
+    let span = path.span();
+    let at = names.root_at(span);
+    Some(if function.is_async {
+        let call = quote_spanned! {span=>
+            #at::__private::AsyncFallback::<_, #ret, _>::call((#(#args,)*), #path, #attempt)
+        };
+        quote!(async |#attempt: #root::Attempt| -> #ret { #call.await })
+    } else {
+        let call = quote_spanned! {span=>
+            #at::__private::BlockingFallback::<_, #ret, _>::call((#(#args,)*), #path, #attempt)
+        };
+        quote!(|#attempt: #root::Attempt| -> #ret { #call })
+    })
+}
+
+/// The run: starts the operation, runs attempts while the engine allows,
+/// the fallback if one is due, and finishes with the `Outcome`. This is the
+/// only part of the expansion that knows how the engine is driven.
+fn run(
+    is_async: bool,
+    names: &Names,
+    attempt: &TokenStream,
+    fallback: Option<&TokenStream>,
+) -> TokenStream {
+    let Names { op, exec, .. } = names;
+    if is_async {
+        let fallback = fallback.map(|fallback| {
+            quote! {
+                if #exec.needs_fallback() {
+                    #exec.fallback_async(#fallback).await;
+                }
             }
         });
-        calls.push(quote_spanned! {retry_on.span()=>
-            .retry_if(|#error: &_| ::core::matches!(#error, #(#patterns)|*))
+        // `__private::attempt_async` makes the closure an `AsyncFnMut`: a
+        // body that moves an argument is then reported at the use that
+        // moves it, with a `.clone()` hint.
+        let root = &names.root;
+        quote! {
+            let mut #exec = #op.start();
+            while #exec.next_async().await {
+                #exec.attempt_async(#root::__private::attempt_async(#attempt)).await;
+            }
+            #fallback
+            #exec.finish()
+        }
+    } else {
+        let fallback = fallback.map(|fallback| {
+            quote! {
+                if #exec.needs_fallback() {
+                    #exec.fallback_blocking(#fallback);
+                }
+            }
         });
-    }
-    if let Some(retry_if) = &options.retry_if {
-        let value = &retry_if.value;
-        calls.push(quote_spanned!(retry_if.span()=> .retry_if(#value)));
-    }
-    if let Some(backoff) = &options.backoff {
-        let value = backoff_value(&backoff.value, root, backoff.span());
-        calls.push(quote_spanned!(backoff.span()=> .backoff(#value)));
-    }
-    if let Some(timeout) = &options.timeout {
-        let value = duration(&timeout.value);
-        calls.push(quote_spanned!(timeout.span()=> .timeout(#value)));
-    }
-    if let Some(budget) = &options.budget {
-        let value = duration(&budget.value);
-        calls.push(quote_spanned!(budget.span()=> .budget(#value)));
-        if function.is_async {
-            calls.push(quote_spanned!(budget.span()=> .interrupt_at_deadline()));
+        quote! {
+            let mut #exec = #op.start();
+            while #exec.next_blocking() {
+                #exec.attempt_blocking(#attempt);
+            }
+            #fallback
+            #exec.finish()
         }
     }
-    if let Some(max_elapsed) = &options.max_elapsed {
-        let value = duration(&max_elapsed.value);
-        calls.push(quote_spanned!(max_elapsed.span()=> .max_elapsed(#value)));
-    }
-    if let Some(min_retries) = &options.min_retries {
-        let count = Literal::u32_suffixed(min_retries.value.value);
-        calls.push(quote_spanned!(min_retries.span()=> .min_retries(#count)));
-    }
-    if let Some(rate_limit) = &options.rate_limit {
-        let value = &rate_limit.value;
-        calls.push(quote_spanned!(rate_limit.span()=> .rate_limit(#value)));
-    }
-    if let Some(wait) = &options.max_rate_limit_wait {
-        let value = duration(&wait.value);
-        calls.push(quote_spanned!(wait.span()=> .max_rate_limit_wait(#value)));
-    }
-    if let Some(breaker) = &options.circuit_breaker {
-        let value = &breaker.value;
-        calls.push(quote_spanned!(breaker.span()=> .circuit_breaker(#value)));
-    }
-    if let Some(validate) = &options.validate {
-        let value = &validate.value;
-        calls.push(quote_spanned!(validate.span()=> .validate(#value)));
-    }
-    if let Some(on_retry) = &options.on_retry {
-        let value = &on_retry.value;
-        calls.push(quote_spanned!(on_retry.span()=> .on_retry(#value)));
-    }
-    calls
 }
 
 fn duration(dur: &Dur) -> TokenStream {
@@ -272,43 +512,42 @@ fn duration(dur: &Dur) -> TokenStream {
     }
 }
 
+/// The `Backoff` value. An `exponential` names the runtime's defaults for
+/// what isn't written, and sets the multiplier and jitter only when given:
+/// `Backoff::exponential` already defaults them.
 fn backoff_value(spec: &BackoffSpec, root: &TokenStream, span: Span) -> TokenStream {
+    let backoff = quote_spanned!(span=> #root::__private::Backoff);
     match spec {
-        BackoffSpec::None => quote_spanned!(span=> #root::__private::Backoff::none()),
+        BackoffSpec::None => quote_spanned!(span=> #backoff::none()),
         BackoffSpec::Constant(delay) => {
             let delay = duration(delay);
-            quote_spanned!(span=> #root::__private::Backoff::constant(#delay))
+            quote_spanned!(span=> #backoff::constant(#delay))
         }
         BackoffSpec::Exponential(spec) => {
             let base = spec
                 .base
                 .as_ref()
-                .map_or_else(|| attr::DEFAULT_BASE.to_tokens(span), duration);
+                .map_or_else(|| quote_spanned!(span=> #backoff::DEFAULT_BASE), duration);
             let max = spec
                 .max
                 .as_ref()
-                .map_or_else(|| attr::DEFAULT_MAX.to_tokens(span), duration);
-            let multiplier = match &spec.multiplier {
-                Some(Multiplier::Literal(value)) => {
-                    Literal::f64_suffixed(*value).into_token_stream()
-                }
-                Some(Multiplier::Expr(expr)) => expr.to_token_stream(),
-                None => quote_spanned!(span=> 2.0f64),
-            };
-            let (jitter, jitter_span) = match &spec.jitter {
-                Some(jitter) => (jitter.value, jitter.span()),
-                None => (Jitter::Full, span),
-            };
-            let jitter = match jitter {
-                Jitter::Full => quote_spanned!(jitter_span=> Full),
-                Jitter::Equal => quote_spanned!(jitter_span=> Equal),
-                Jitter::None => quote_spanned!(jitter_span=> None),
-            };
-            quote_spanned! {span=>
-                #root::__private::Backoff::exponential(#base, #max)
-                    .multiplier(#multiplier)
-                    .jitter(#root::__private::Jitter::#jitter)
-            }
+                .map_or_else(|| quote_spanned!(span=> #backoff::DEFAULT_MAX), duration);
+            let multiplier = spec.multiplier.as_ref().map(|multiplier| {
+                let value = match multiplier {
+                    Multiplier::Literal(value) => Literal::f64_suffixed(*value).into_token_stream(),
+                    Multiplier::Expr(expr) => expr.to_token_stream(),
+                };
+                quote_spanned!(span=> .multiplier(#value))
+            });
+            let jitter = spec.jitter.map(|(jitter, jitter_span)| {
+                let variant = match jitter {
+                    Jitter::Full => quote_spanned!(jitter_span=> Full),
+                    Jitter::Equal => quote_spanned!(jitter_span=> Equal),
+                    Jitter::None => quote_spanned!(jitter_span=> None),
+                };
+                quote_spanned!(span=> .jitter(#root::__private::Jitter::#variant))
+            });
+            quote_spanned!(span=> #backoff::exponential(#base, #max) #multiplier #jitter)
         }
         BackoffSpec::Expr(expr) => expr.to_token_stream(),
     }

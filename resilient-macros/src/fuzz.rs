@@ -21,8 +21,8 @@ use proptest::prelude::*;
 use proptest::sample::{Index, select};
 use proptest::test_runner::{RngAlgorithm, TestCaseError};
 
-use crate::attr::OPTIONS;
 use crate::expand::expand;
+use crate::options;
 
 /// Valid `#[resilient(…)]` attribute/function pairs: together they use
 /// every option, every form of `backoff` and every shape of function the
@@ -86,8 +86,20 @@ const CORPUS: &[(&str, &str)] = &[
         "fn r#match(r#type: u8) -> Result<u8, r#Error> { Ok(r#type) }",
     ),
     (
-        r#"max_rate_limit_wait = Duration::MAX, budget = "1h""#,
+        r#"rate_limit = hint, max_rate_limit_wait = Duration::MAX, max_rate_limit_retries = 0, budget = "1h""#,
         "fn nothing() -> Result<(), ()> { Err(()) }",
+    ),
+    (
+        "retries = 2, retry_on = [Timeout, AppError::Busy], fallback = cached",
+        "fn aliased(mut count: u32, key: &str) -> AppResult<u32> { count += key.len() as u32; Ok(count) }",
+    ),
+    (
+        r#"retries = 1, fallback = Self::cached, budget = "1s", circuit_breaker = &self.breaker"#,
+        "async fn bump(mut self, step: u32) -> Result<u32, Error> { self.count += step; Ok(self.count) }",
+    ),
+    (
+        "retries = 1, retry_on = [Busy], validate = Self::complete",
+        "async fn through_a_trait(&self, (mut a, b): (u8, u8)) -> <Production as Api>::Result { a += b; self.call(a).await }",
     ),
 ];
 
@@ -220,7 +232,8 @@ fn config(cases: u32) -> ProptestConfig {
 }
 
 fn ident() -> impl Strategy<Value = Ident> {
-    let option = select(OPTIONS).prop_map(|name| Ident::new(name, Span::call_site()));
+    let option = select(options::names().collect::<Vec<_>>())
+        .prop_map(|name| Ident::new(name, Span::call_site()));
     let word = select(WORDS).prop_map(|word| Ident::new(word, Span::call_site()));
     let raw = select(RAW_WORDS).prop_map(|word| Ident::new_raw(word, Span::call_site()));
     let any = "[a-zA-Z_][a-zA-Z0-9_]{0,10}".prop_map(|name| Ident::new(&name, Span::call_site()));
@@ -333,7 +346,11 @@ fn parameters() -> impl Strategy<Value = TokenStream> {
 
 /// `key = value, …` with keys drawn from the options and random values.
 fn random_options() -> impl Strategy<Value = TokenStream> {
-    let pair = (select(OPTIONS), stream(0..4), any::<bool>());
+    let pair = (
+        select(options::names().collect::<Vec<_>>()),
+        stream(0..4),
+        any::<bool>(),
+    );
     prop::collection::vec(pair, 0..5).prop_map(|pairs| {
         let mut attr = TokenStream::new();
         for (key, value, with_equals) in pairs {
@@ -520,7 +537,7 @@ fn corpus_expands_without_errors() {
 #[test]
 fn corpus_covers_every_option() {
     let attrs: Vec<TokenStream> = CORPUS.iter().map(|(attr, _)| parse(attr)).collect();
-    for option in OPTIONS {
+    for option in options::names() {
         let used = attrs.iter().any(|attr| {
             attr.clone()
                 .into_iter()

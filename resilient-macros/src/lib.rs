@@ -13,6 +13,7 @@ mod attr;
 mod duration;
 mod errors;
 mod expand;
+mod options;
 mod signature;
 mod suggest;
 mod valid;

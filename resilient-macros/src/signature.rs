@@ -1,14 +1,15 @@
 //! Reads the item under the attribute: checks that it is a function the
 //! attribute can wrap, and extracts what the expansion needs from its
-//! signature (the `Result` type, the `#[attempt]` parameter, the arguments to
-//! forward to a fallback).
+//! signature (the `Result` type, the `#[attempt]` parameter, the `mut`
+//! parameters to re-initialise per attempt, the arguments to forward to a
+//! fallback).
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 use syn::punctuated::Punctuated;
 use syn::{
-    Attribute, Error, FnArg, GenericArgument, Item, ItemFn, Pat, PathArguments, ReturnType,
-    TraitItemFn, Type,
+    Attribute, Error, FnArg, GenericArgument, Ident, Item, ItemFn, Pat, PathArguments, ReturnType,
+    Token, TraitItemFn, Type,
 };
 
 use crate::errors::Errors;
@@ -23,13 +24,34 @@ pub(crate) struct Function {
     pub(crate) attempt: Option<AttemptParam>,
     /// The parameters, receiver first, without the `#[attempt]` one.
     pub(crate) args: Vec<Arg>,
+    /// The bindings declared `mut` in the parameters, now bound without
+    /// `mut` in the signature: each attempt rebinds a clone of its own.
+    pub(crate) mut_bindings: Vec<MutBinding>,
+    /// The `mut` of a `mut self` receiver, which the signature keeps: each
+    /// attempt assigns `self` a clone of the caller's.
+    pub(crate) mut_self: Option<Token![mut]>,
 }
 
-/// The return type: `Result<T, E>` or an alias such as `io::Result<T>`.
+/// A parameter binding written `mut x`.
+pub(crate) struct MutBinding {
+    pub(crate) mutability: Token![mut],
+    pub(crate) ident: Ident,
+}
+
+/// The return type: `Result<T, E>` or any type that is one once resolved
+/// (`io::Result<T>`, `AppResult<T>`, an associated type).
 pub(crate) struct Ret {
     pub(crate) ty: Type,
     /// `(T, E)` when written as `…Result<T, E>`.
     pub(crate) ok_err: Option<(Type, Type)>,
+}
+
+/// An error type known from its name not to be an enum.
+pub(crate) struct NonEnum {
+    /// As a user would write it.
+    pub(crate) error: String,
+    /// `std::io::Error`, whose errors are told apart by `kind()`.
+    pub(crate) is_io: bool,
 }
 
 impl Ret {
@@ -49,6 +71,80 @@ impl Ret {
         }
         Some(path)
     }
+
+    /// The error type, when its name says it is not an enum: a bare
+    /// variant name or a variant path can't match it.
+    pub(crate) fn known_non_enum(&self) -> Option<NonEnum> {
+        let known = |error: &str| {
+            Some(NonEnum {
+                error: error.to_owned(),
+                is_io: error == IO_ERROR,
+            })
+        };
+        let Some((_, err)) = &self.ok_err else {
+            // An alias whose error type its name gives away.
+            let idents = path_idents(&self.ty)?;
+            let names: Vec<&str> = idents.iter().map(String::as_str).collect();
+            return match names.as_slice() {
+                [.., "io", "Result"] => known(IO_ERROR),
+                [.., "fmt", "Result"] => known("std::fmt::Error"),
+                [.., "anyhow", "Result"] => known("anyhow::Error"),
+                [.., "eyre", "Result"] => known("eyre::Report"),
+                _ => None,
+            };
+        };
+        match peel(err) {
+            Type::Path(_) => match path_idents(err)?
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .as_slice()
+            {
+                [.., "io", "Error"] => known(IO_ERROR),
+                [.., "fmt", "Error"] => known("std::fmt::Error"),
+                [.., "anyhow", "Error"] => known("anyhow::Error"),
+                [.., "eyre", "Report"] => known("eyre::Report"),
+                [.., "String"] | [.., "Box"] | [.., "Arc"] | [.., "Rc"] => known(&written(err)),
+                _ => None,
+            },
+            Type::Reference(_)
+            | Type::TraitObject(_)
+            | Type::Tuple(_)
+            | Type::Slice(_)
+            | Type::Array(_) => known(&written(err)),
+            _ => None,
+        }
+    }
+}
+
+const IO_ERROR: &str = "std::io::Error";
+
+/// The identifiers of a plain type path, `None` for any other type.
+fn path_idents(ty: &Type) -> Option<Vec<String>> {
+    match peel(ty) {
+        Type::Path(path) if path.qself.is_none() => Some(
+            path.path
+                .segments
+                .iter()
+                .map(|segment| segment.ident.to_string())
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+/// Tokens as their author would write them, for messages.
+fn written(tokens: &dyn ToTokens) -> String {
+    tokens
+        .to_token_stream()
+        .to_string()
+        .replace(" :: ", "::")
+        .replace(":: ", "::")
+        .replace(" <", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
+        .replace(" ,", ",")
+        .replace("& ", "&")
 }
 
 /// The parameter marked `#[attempt]`, as the user wrote it.
@@ -151,8 +247,14 @@ pub(crate) fn analyze(mut item: ItemFn, errors: &mut Errors) -> Function {
     let is_async = sig.asyncness.is_some();
     let ret = errors.ok(return_type(&sig.output, sig));
 
+    if let Some(ret) = &ret {
+        reject_impl_trait(&ret.ty, errors);
+    }
+
     let mut attempt = None;
     let mut args = Vec::new();
+    let mut mut_bindings = Vec::new();
+    let mut mut_self = None;
     let mut kept = Punctuated::new();
     for pair in std::mem::take(&mut item.sig.inputs).into_pairs() {
         let (input, comma) = pair.into_tuple();
@@ -166,6 +268,9 @@ pub(crate) fn analyze(mut item: ItemFn, errors: &mut Errors) -> Function {
                     receiver.attrs.retain(|attr| !is_attempt(attr));
                 }
                 args.push(Arg::Receiver(receiver.self_token));
+                if receiver.reference.is_none() {
+                    mut_self = receiver.mutability;
+                }
                 kept.push_value(FnArg::Receiver(receiver));
             }
             FnArg::Typed(mut typed) => {
@@ -178,6 +283,7 @@ pub(crate) fn analyze(mut item: ItemFn, errors: &mut Errors) -> Function {
                         }
                         _ => Arg::Pattern(typed.pat.clone()),
                     });
+                    take_mut(&mut typed.pat, &mut mut_bindings);
                     kept.push_value(FnArg::Typed(typed));
                 } else {
                     for marker in &markers {
@@ -209,6 +315,10 @@ pub(crate) fn analyze(mut item: ItemFn, errors: &mut Errors) -> Function {
             kept.push_punct(comma);
         }
     }
+    // A comma left behind by an `#[attempt]` parameter that came last.
+    if kept.trailing_punct() {
+        kept.pop_punct();
+    }
     item.sig.inputs = kept;
 
     Function {
@@ -217,6 +327,85 @@ pub(crate) fn analyze(mut item: ItemFn, errors: &mut Errors) -> Function {
         ret,
         attempt,
         args,
+        mut_bindings,
+        mut_self,
+    }
+}
+
+/// Moves the `mut` of every binding in `pat` into `found`. A `ref mut`
+/// binding borrows rather than binds a value, and stays as written.
+fn take_mut(pat: &mut Pat, found: &mut Vec<MutBinding>) {
+    match pat {
+        Pat::Ident(binding) => {
+            if binding.by_ref.is_none()
+                && let Some(mutability) = binding.mutability.take()
+            {
+                found.push(MutBinding {
+                    mutability,
+                    ident: binding.ident.clone(),
+                });
+            }
+            if let Some((_, sub)) = &mut binding.subpat {
+                take_mut(sub, found);
+            }
+        }
+        Pat::Paren(paren) => take_mut(&mut paren.pat, found),
+        Pat::Reference(reference) => take_mut(&mut reference.pat, found),
+        Pat::Tuple(syn::PatTuple { elems, .. })
+        | Pat::TupleStruct(syn::PatTupleStruct { elems, .. })
+        | Pat::Slice(syn::PatSlice { elems, .. }) => {
+            elems.iter_mut().for_each(|elem| take_mut(elem, found));
+        }
+        Pat::Struct(fields) => fields
+            .fields
+            .iter_mut()
+            .for_each(|field| take_mut(&mut field.pat, found)),
+        Pat::Or(or) => or.cases.iter_mut().for_each(|case| take_mut(case, found)),
+        Pat::Type(typed) => take_mut(&mut typed.pat, found),
+        _ => {}
+    }
+}
+
+/// `impl Trait` inside the return type, as in `Result<impl Display, E>`,
+/// can't be carried into `Outcome<T, E>`.
+fn reject_impl_trait(ty: &Type, errors: &mut Errors) {
+    match ty {
+        Type::ImplTrait(impl_trait) => {
+            let bounds = &impl_trait.bounds;
+            errors.push(Error::new_spanned(
+                impl_trait,
+                format!(
+                    "`#[resilient]` can't return `impl {}` inside the `Result`: the attribute wraps the value into `resilient::Outcome<T, E>`, where `impl Trait` is not allowed; name the type, or return `Box<dyn {}>`",
+                    written(bounds),
+                    written(bounds),
+                ),
+            ));
+        }
+        Type::Path(path) => {
+            if let Some(qself) = &path.qself {
+                reject_impl_trait(&qself.ty, errors);
+            }
+            for segment in &path.path.segments {
+                if let PathArguments::AngleBracketed(args) = &segment.arguments {
+                    for arg in &args.args {
+                        if let GenericArgument::Type(ty) = arg {
+                            reject_impl_trait(ty, errors);
+                        }
+                    }
+                }
+            }
+        }
+        Type::Array(array) => reject_impl_trait(&array.elem, errors),
+        Type::Group(group) => reject_impl_trait(&group.elem, errors),
+        Type::Paren(paren) => reject_impl_trait(&paren.elem, errors),
+        Type::Ptr(ptr) => reject_impl_trait(&ptr.elem, errors),
+        Type::Reference(reference) => reject_impl_trait(&reference.elem, errors),
+        Type::Slice(slice) => reject_impl_trait(&slice.elem, errors),
+        Type::Tuple(tuple) => tuple
+            .elems
+            .iter()
+            .for_each(|elem| reject_impl_trait(elem, errors)),
+        _ => {}
     }
 }
 
@@ -237,36 +426,64 @@ fn return_type(output: &ReturnType, sig: &syn::Signature) -> syn::Result<Ret> {
             "the return type must be a `Result<T, E>`: add one, as in `-> Result<String, MyError>`; the attribute makes the function return `resilient::Outcome<T, E>`",
         ));
     };
-    let not_result = || {
-        Error::new_spanned(
+    // A path may name a `Result` through any alias: the expansion asks the
+    // compiler. Only what can never be one is rejected here.
+    let may_be_result = match peel(ty) {
+        Type::Path(path) => !names_std_non_result(path),
+        Type::Macro(_) => true,
+        _ => false,
+    };
+    if !may_be_result {
+        return Err(Error::new_spanned(
             ty,
             "the return type must be a `Result<T, E>` (or an alias such as `io::Result<T>`): the attribute retries on `Err` and returns `resilient::Outcome<T, E>`",
-        )
-    };
-    let Type::Path(path) = peel(ty) else {
-        return Err(not_result());
-    };
-    let Some(last) = path.path.segments.last() else {
-        return Err(not_result());
-    };
-    if last.ident != "Result" {
-        return Err(not_result());
+        ));
     }
-    let ok_err = match &last.arguments {
-        PathArguments::AngleBracketed(args) if args.args.len() == 2 => {
-            match (&args.args[0], &args.args[1]) {
-                (GenericArgument::Type(ok), GenericArgument::Type(err)) => {
-                    Some((ok.clone(), err.clone()))
+    let ok_err = match peel(ty) {
+        Type::Path(path) if path.qself.is_none() => path
+            .path
+            .segments
+            .last()
+            .filter(|last| last.ident == "Result")
+            .and_then(|last| match &last.arguments {
+                PathArguments::AngleBracketed(args) if args.args.len() == 2 => {
+                    match (&args.args[0], &args.args[1]) {
+                        (GenericArgument::Type(ok), GenericArgument::Type(err)) => {
+                            Some((ok.clone(), err.clone()))
+                        }
+                        _ => None,
+                    }
                 }
                 _ => None,
-            }
-        }
+            }),
         _ => None,
     };
     Ok(Ret {
         ty: (**ty).clone(),
         ok_err,
     })
+}
+
+/// Whether `path` names one of the standard library's types that are not
+/// a `Result` (`Option<T>`, `String`, `u32`, …), by its name alone or by
+/// its path from `std`, `core` or `alloc`.
+fn names_std_non_result(path: &syn::TypePath) -> bool {
+    const NOT_RESULTS: &[&str] = &[
+        "Option", "Vec", "String", "Box", "bool", "char", "str", "u8", "u16", "u32", "u64", "u128",
+        "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64",
+    ];
+    let segments = &path.path.segments;
+    let from_std = segments.len() == 1
+        || segments.first().is_some_and(|first| {
+            ["std", "core", "alloc"]
+                .iter()
+                .any(|root| first.ident == root)
+        });
+    path.qself.is_none()
+        && from_std
+        && segments
+            .last()
+            .is_some_and(|last| NOT_RESULTS.iter().any(|name| last.ident == name))
 }
 
 fn peel(mut ty: &Type) -> &Type {

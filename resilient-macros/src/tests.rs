@@ -73,7 +73,7 @@ fn no_options_is_one_attempt_with_a_report() {
     );
     assert_contains(
         &out,
-        "let __resilient_op = :: resilient :: __private :: operation :: < Result < String , ProviderError > > () . clock (:: resilient :: __private :: TokioClock) ;",
+        "let __resilient_op = :: resilient :: __private :: operation :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock) ;",
     );
     assert_contains(
         &out,
@@ -82,7 +82,7 @@ fn no_options_is_one_attempt_with_a_report() {
     assert_contains(&out, "while __resilient_exec . next_async () . await {");
     assert_contains(
         &out,
-        "__resilient_exec . attempt_async (async | _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) . await }) . await ;",
+        "__resilient_exec . attempt_async (:: resilient :: __private :: attempt_async (async | _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) . await })) . await ;",
     );
     assert_contains(&out, "__resilient_exec . finish () }");
     assert!(!out.contains("max_attempts"));
@@ -128,30 +128,56 @@ fn bare_variants_resolve_against_the_error_type() {
 }
 
 #[test]
-fn bare_variants_need_the_error_type_in_the_signature() {
-    let message = error(
-        quote!(retries = 3, retry_on = [NotFound]),
-        quote!(
-            fn read() -> io::Result<Vec<u8>> {
-                todo!()
-            }
-        ),
-    );
-    assert_eq!(
-        message,
-        "bare variant names need the error type in the signature; write the full path, e.g. `MyError::Timeout`"
-    );
+fn bare_variants_behind_an_alias_resolve_against_its_error_type() {
     let out = expanded(
-        quote!(retries = 3, retry_on = [io::ErrorKind::NotFound]),
+        quote!(retries = 3, retry_on = [Timeout, AppError::Busy]),
         quote!(
-            fn read() -> io::Result<Vec<u8>> {
+            fn read<T>() -> AppResult<T> {
                 todo!()
             }
         ),
     );
     assert_contains(
         &out,
-        "fn read () -> :: resilient :: __private :: OutcomeOf < io :: Result < Vec < u8 > > >",
+        "fn read < T > () -> :: resilient :: __private :: OutcomeOf < AppResult < T > >",
+    );
+    assert_contains(
+        &out,
+        ". retry_if (| __resilient_error : & _ | :: core :: matches ! (__resilient_error , :: resilient :: __private :: ErrOf :: < AppResult < T > > :: Timeout { .. } | AppError :: Busy { .. }))",
+    );
+}
+
+#[test]
+fn retry_on_an_error_type_that_is_not_an_enum_suggests_retry_if() {
+    let io = |attr: TokenStream| {
+        error(
+            attr,
+            quote!(
+                fn read() -> io::Result<Vec<u8>> {
+                    todo!()
+                }
+            ),
+        )
+    };
+    assert_eq!(
+        io(quote!(retries = 3, retry_on = [NotFound])),
+        "`retry_on` names variants of an error enum, but this function's error type, `std::io::Error`, is not an enum: classify its errors with `retry_if = |e: &std::io::Error| e.kind() == std::io::ErrorKind::NotFound`"
+    );
+    assert!(
+        io(quote!(retries = 3, retry_on = [io::ErrorKind::NotFound]))
+            .starts_with("`retry_on` names variants of an error enum, but this function's error type, `std::io::Error`"),
+    );
+    let message = error(
+        quote!(retries = 3, retry_on = [Timeout]),
+        quote!(
+            fn read() -> Result<u8, Box<dyn std::error::Error + Send>> {
+                todo!()
+            }
+        ),
+    );
+    assert_eq!(
+        message,
+        "`retry_on` names variants of an error enum, but this function's error type, `Box<dyn std::error::Error + Send>`, is not an enum: classify its errors with `retry_if = |e: &Box<dyn std::error::Error + Send>| …`"
     );
 }
 
@@ -163,7 +189,7 @@ fn exponential_backoff_fills_in_the_defaults() {
     );
     assert_contains(
         &out,
-        ". backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (0u64 , 250000000u32) , :: core :: time :: Duration :: new (10u64 , 0u32)) . multiplier (2.0f64) . jitter (:: resilient :: __private :: Jitter :: Full))",
+        ". backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (0u64 , 250000000u32) , :: resilient :: __private :: Backoff :: DEFAULT_MAX)) ;",
     );
     let out = expanded(
         quote!(
@@ -172,9 +198,15 @@ fn exponential_backoff_fills_in_the_defaults() {
         ),
         async_fn(),
     );
-    assert_contains(&out, "Duration :: new (0u64 , 100000000u32) , BIG)");
-    assert_contains(&out, ". multiplier (3f64)");
-    assert_contains(&out, "Jitter :: Equal");
+    assert_contains(
+        &out,
+        ". backoff (:: resilient :: __private :: Backoff :: exponential (:: resilient :: __private :: Backoff :: DEFAULT_BASE , BIG) . multiplier (3f64) . jitter (:: resilient :: __private :: Jitter :: Equal)) ;",
+    );
+    let out = expanded(quote!(retries = 3, backoff = exponential), async_fn());
+    assert_contains(
+        &out,
+        ". backoff (:: resilient :: __private :: Backoff :: exponential (:: resilient :: __private :: Backoff :: DEFAULT_BASE , :: resilient :: __private :: Backoff :: DEFAULT_MAX)) ;",
+    );
 }
 
 #[test]
@@ -202,23 +234,28 @@ fn every_option_becomes_a_builder_call() {
         quote! {
             retries = 5, retry_if = is_transient, timeout = "2s", budget = self.budget,
             max_elapsed = "10s", min_retries = 2, rate_limit = retry_after,
-            max_rate_limit_wait = "1m", circuit_breaker = &BREAKER, validate = non_empty,
-            on_retry = log_retry, clock = clock.clone(), crate = "my::runtime"
+            max_rate_limit_wait = "1m", max_rate_limit_retries = 3, circuit_breaker = &BREAKER,
+            validate = non_empty, on_retry = log_retry, clock = clock.clone(), crate = "my::runtime"
         },
         async_fn(),
     );
     for call in [
-        "my :: runtime :: __private :: operation :: < Result < String , ProviderError > > () . clock (clock . clone ())",
+        "let _ = < ProviderError as my :: runtime :: __private :: ReportableError > :: describe ;",
+        "let _ = < ProviderError as my :: runtime :: __private :: TimeoutError > :: timed_out ;",
+        "let _ = < ProviderError as my :: runtime :: __private :: CircuitOpenError > :: circuit_open ;",
+        "let _ = < ProviderError as my :: runtime :: __private :: ValidationError > :: validation_failed ;",
+        "my :: runtime :: __private :: operation :: < String , ProviderError > () . clock (clock . clone ())",
         ". max_attempts (6u32)",
         ". retry_if (is_transient)",
-        ". timeout (:: core :: time :: Duration :: new (2u64 , 0u32))",
-        ". budget (self . budget) . interrupt_at_deadline ()",
+        "let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) ;",
+        "let __resilient_op = { __resilient_op } . interrupt_at_deadline () . budget (self . budget)",
         ". max_elapsed (:: core :: time :: Duration :: new (10u64 , 0u32))",
         ". min_retries (2u32)",
         ". rate_limit (retry_after)",
         ". max_rate_limit_wait (:: core :: time :: Duration :: new (60u64 , 0u32))",
-        ". circuit_breaker (& BREAKER)",
-        ". validate (non_empty)",
+        ". max_rate_limit_retries (3u32)",
+        "let __resilient_op = { __resilient_op } . circuit_breaker (& BREAKER) ;",
+        "let __resilient_op = { __resilient_op } . validate (non_empty)",
         ". on_retry (log_retry)",
         "-> my :: runtime :: Outcome < String , ProviderError >",
     ] {
@@ -260,7 +297,7 @@ fn the_attempt_parameter_leaves_the_signature() {
     );
     assert_contains(
         &out,
-        "attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> Result < u32 , E > { let mut attempt : Attempt = __resilient_attempt ; { Ok (attempt . number ()) } }) . await ;",
+        "attempt_async (:: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> Result < u32 , E > { let mut attempt : Attempt = __resilient_attempt ; { Ok (attempt . number ()) } })) . await ;",
     );
     assert!(!out.contains("# [attempt]"));
 }
@@ -277,12 +314,12 @@ fn fallback_gets_the_receiver_and_the_arguments() {
     );
     assert_contains(
         &out,
-        "if __resilient_exec . needs_fallback () { __resilient_exec . fallback_async (async | _ : :: resilient :: Attempt | -> Result < u32 , E > { Self :: cached (self , id , name) . await }) . await ; }",
+        "if __resilient_exec . needs_fallback () { __resilient_exec . fallback_async (async | __resilient_attempt : :: resilient :: Attempt | -> Result < u32 , E > { :: resilient :: __private :: AsyncFallback :: < _ , Result < u32 , E > , _ > :: call ((self , id , name ,) , Self :: cached , __resilient_attempt) . await }) . await ; }",
     );
     let out = expanded(quote!(fallback = cached), blocking_fn());
     assert_contains(
         &out,
-        "__resilient_exec . fallback_blocking (| _ : :: resilient :: Attempt | -> Result < String , ProviderError > { cached (prompt) }) ;",
+        "__resilient_exec . fallback_blocking (| __resilient_attempt : :: resilient :: Attempt | -> Result < String , ProviderError > { :: resilient :: __private :: BlockingFallback :: < _ , Result < String , ProviderError > , _ > :: call ((prompt ,) , cached , __resilient_attempt) }) ;",
     );
 }
 
@@ -301,7 +338,7 @@ fn keeps_attributes_visibility_generics_and_inner_attributes() {
     );
     assert_contains(
         &out,
-        "# [inline] # [doc = r\" Docs.\"] pub (crate) fn call < T : Clone > (value : T) -> :: resilient :: Outcome < T , E > where T : Send { # ! [allow (clippy :: clone_on_copy)] let __resilient_op",
+        "# [inline] # [doc = r\" Docs.\"] pub (crate) fn call < T : Clone > (value : T) -> :: resilient :: Outcome < T , E > where T : Send { # ! [allow (clippy :: clone_on_copy)] let _ = < E as :: resilient :: __private :: ReportableError > :: describe ; let __resilient_op",
     );
 }
 
@@ -329,8 +366,8 @@ fn reports_every_error_at_once() {
     let all = errors(
         quote!(retries = -1, timout = "1s", backoff = constant("fast")),
         quote!(
-            fn call() -> u32 {
-                1
+            fn call() -> &'static str {
+                ""
             }
         ),
     );
@@ -346,7 +383,7 @@ fn unknown_options_list_the_valid_ones() {
     let message = error(quote!(colour = 1), blocking_fn());
     assert_eq!(
         message,
-        "unknown option `colour`\nthe options are: retries, retry_on, retry_if, backoff, retry, timeout, budget, max_elapsed, min_retries, rate_limit, max_rate_limit_wait, circuit_breaker, validate, fallback, clock, on_retry, crate"
+        "unknown option `colour`\nthe options are: retries, retry_on, retry_if, backoff, retry, timeout, budget, max_elapsed, min_retries, rate_limit, max_rate_limit_wait, max_rate_limit_retries, circuit_breaker, validate, fallback, clock, on_retry, crate"
     );
     let message = error(quote!(max_attempts = 3), blocking_fn());
     assert!(message.contains("write `retries = N`"), "{message}");
@@ -408,6 +445,10 @@ fn combination_errors() {
             "`exponential` has no argument `jiter`; did you mean `jitter`?",
         ),
         (quote!(retries = 1.5), "`retries` is a whole count"),
+        (
+            quote!(rate_limit = hint, max_rate_limit_retries = -1),
+            "`max_rate_limit_retries` can't be negative: write `max_rate_limit_retries = 0` for none, or a positive count like `max_rate_limit_retries = 10`",
+        ),
         (quote!(retries = "3"), "`retries` is a count, not a string"),
         (quote!(retries = n), "`retries` takes an integer literal"),
         (quote!(retries), "`retries` needs a value: `retries = 3`"),
@@ -476,11 +517,35 @@ fn signature_errors() {
         ),
         (
             quote!(
-                fn f() -> Option<u8> {
-                    None
+                fn f() -> (u8, E) {
+                    (1, E)
                 }
             ),
             "the return type must be a `Result<T, E>`",
+        ),
+        (
+            quote!(
+                fn f() -> &'static Result<u8, E> {
+                    &Ok(1)
+                }
+            ),
+            "the return type must be a `Result<T, E>`",
+        ),
+        (
+            quote!(
+                fn f() -> impl Into<Result<u8, E>> {
+                    Ok(1)
+                }
+            ),
+            "the return type must be a `Result<T, E>`",
+        ),
+        (
+            quote!(
+                fn f() -> Result<impl Display, E> {
+                    Ok(1)
+                }
+            ),
+            "`#[resilient]` can't return `impl Display` inside the `Result`: the attribute wraps the value into `resilient::Outcome<T, E>`, where `impl Trait` is not allowed; name the type, or return `Box<dyn Display>`",
         ),
         (
             quote!(
@@ -571,4 +636,178 @@ fn garbage_never_panics() {
             let _ = expand(attr.clone(), item.clone());
         }
     }
+}
+
+#[test]
+fn mut_parameters_are_cloned_afresh_for_each_attempt() {
+    let out = expanded(
+        quote!(retries = 1),
+        quote! {
+            fn call(mut count: u32, (mut a, b): (u8, u8), ref mut kept: u8) -> Result<u32, E> {
+                todo!()
+            }
+        },
+    );
+    assert_contains(
+        &out,
+        "fn call (count : u32 , (a , b) : (u8 , u8) , ref mut kept : u8) -> :: resilient :: Outcome < u32 , E >",
+    );
+    assert_contains(
+        &out,
+        "| _ : :: resilient :: Attempt | -> Result < u32 , E > { let mut count = :: resilient :: __private :: FreshPerAttempt :: fresh (:: resilient :: __private :: Argument :: of (& count)) ; let mut a = :: resilient :: __private :: FreshPerAttempt :: fresh (:: resilient :: __private :: Argument :: of (& a)) ; { todo ! () } }",
+    );
+}
+
+#[test]
+fn mut_self_is_reset_from_a_copy_and_the_fallback_gets_that_copy() {
+    let out = expanded(
+        quote!(retries = 1, fallback = Self::cached),
+        quote! {
+            fn call(mut self, id: u32) -> Result<u32, E> {
+                todo!()
+            }
+        },
+    );
+    assert_contains(&out, "fn call (mut self , id : u32) ->");
+    assert_contains(
+        &out,
+        "let __resilient_self = :: resilient :: __private :: FreshPerAttempt :: fresh (:: resilient :: __private :: Argument :: of (& self)) ;",
+    );
+    assert_contains(
+        &out,
+        "{ self = :: resilient :: __private :: FreshPerAttempt :: fresh (:: resilient :: __private :: Argument :: of (& __resilient_self)) ; { todo ! () } }",
+    );
+    assert_contains(
+        &out,
+        ":: call ((__resilient_self , id ,) , Self :: cached , __resilient_attempt)",
+    );
+    let out = expanded(
+        quote!(),
+        quote! {
+            fn call(&mut self) -> Result<u32, E> {
+                todo!()
+            }
+        },
+    );
+    assert!(!out.contains("__resilient_self"), "{out}");
+}
+
+#[test]
+fn an_alias_return_type_is_resolved_by_the_compiler_at_its_tokens() {
+    let out = expanded(
+        quote!(),
+        quote! {
+            fn call() -> AppResult<u32> {
+                todo!()
+            }
+        },
+    );
+    assert_contains(
+        &out,
+        "let _ = < :: resilient :: __private :: ErrOf < AppResult < u32 > > as :: resilient :: __private :: ReportableError > :: describe ;",
+    );
+    assert_contains(
+        &out,
+        ":: resilient :: __private :: operation :: < :: resilient :: __private :: OkOf < AppResult < u32 > > , :: resilient :: __private :: ErrOf < AppResult < u32 > > > ()",
+    );
+    assert_contains(
+        &out,
+        "| _ : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < u32 > > { todo ! () }",
+    );
+}
+
+#[test]
+fn rate_limit_caps_need_rate_limit() {
+    for attr in [
+        quote!(max_rate_limit_retries = 2),
+        quote!(max_rate_limit_wait = "1s"),
+    ] {
+        let message = error(attr.clone(), blocking_fn());
+        assert!(
+            message.ends_with(
+                "needs `rate_limit`: add `rate_limit = |e| e.retry_after()`; without a Retry-After hint there is no wait to cap"
+            ),
+            "{attr}: {message}"
+        );
+    }
+    let out = expanded(
+        quote!(rate_limit = hint, max_rate_limit_retries = 0),
+        blocking_fn(),
+    );
+    assert_contains(
+        &out,
+        ". rate_limit (hint) . max_rate_limit_retries (0u32) ;",
+    );
+}
+
+/// The whole expansion of a blocking and an `async fn`, token for token:
+/// what the engine is driven with. `cargo test -p resilient-macros
+/// whole_expansions -- --nocapture` prints them.
+#[test]
+fn whole_expansions() {
+    let blocking = expanded(
+        quote!(
+            retries = 2,
+            retry_on = [Timeout],
+            backoff = exponential(base = "1s"),
+            clock = clock,
+            fallback = cached
+        ),
+        quote! {
+            fn fetch(clock: &FakeClock, mut id: u32) -> Result<String, FetchError> {
+                id += 1;
+                lookup(id)
+            }
+        },
+    );
+    println!("{blocking}\n");
+    assert_eq!(
+        blocking,
+        normalize(
+            "fn fetch (clock : & FakeClock , id : u32) -> :: resilient :: Outcome < String , FetchError > { \
+             let _ = < FetchError as :: resilient :: __private :: ReportableError > :: describe ; \
+             let __resilient_op = :: resilient :: __private :: operation :: < String , FetchError > () \
+             . clock (clock) . max_attempts (3u32) \
+             . retry_if (| __resilient_error : & _ | :: core :: matches ! (__resilient_error , FetchError :: Timeout { .. })) \
+             . backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (1u64 , 0u32) , :: resilient :: __private :: Backoff :: DEFAULT_MAX)) ; \
+             let mut __resilient_exec = __resilient_op . start () ; \
+             while __resilient_exec . next_blocking () { \
+             __resilient_exec . attempt_blocking (| _ : :: resilient :: Attempt | -> Result < String , FetchError > { \
+             let mut id = :: resilient :: __private :: FreshPerAttempt :: fresh (:: resilient :: __private :: Argument :: of (& id)) ; \
+             { id += 1 ; lookup (id) } }) ; } \
+             if __resilient_exec . needs_fallback () { \
+             __resilient_exec . fallback_blocking (| __resilient_attempt : :: resilient :: Attempt | -> Result < String , FetchError > { \
+             :: resilient :: __private :: BlockingFallback :: < _ , Result < String , FetchError > , _ > :: call ((clock , id ,) , cached , __resilient_attempt) }) ; } \
+             __resilient_exec . finish () }"
+        )
+    );
+
+    let asynchronous = expanded(
+        quote!(retries = 3, timeout = "2s", budget = "10s"),
+        quote! {
+            async fn complete(&self, prompt: &str, #[attempt] attempt: Attempt) -> AppResult<String> {
+                self.provider.complete(prompt, attempt.deadline()).await
+            }
+        },
+    );
+    println!("{asynchronous}");
+    assert_eq!(
+        asynchronous,
+        normalize(
+            "async fn complete (& self , prompt : & str) -> :: resilient :: __private :: OutcomeOf < AppResult < String > > { \
+             let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: ReportableError > :: describe ; \
+             let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: TimeoutError > :: timed_out ; \
+             let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: TimeoutError > :: timed_out ; \
+             let __resilient_op = :: resilient :: __private :: operation :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () \
+             . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
+             let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) ; \
+             let __resilient_op = { __resilient_op } . interrupt_at_deadline () . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) ; \
+             let mut __resilient_exec = __resilient_op . start () ; \
+             while __resilient_exec . next_async () . await { \
+             __resilient_exec . attempt_async (:: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { \
+             let attempt : Attempt = __resilient_attempt ; \
+             { self . provider . complete (prompt , attempt . deadline ()) . await } })) . await ; } \
+             __resilient_exec . finish () }"
+        )
+    );
 }

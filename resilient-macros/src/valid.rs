@@ -1,84 +1,97 @@
 //! Checks the options against each other and against the function: what
-//! each option needs, what can't be combined, and the literal values that
-//! contradict one another.
+//! each option needs, what can't be combined (both read from the table in
+//! `options.rs`), and the literal values that contradict one another.
 
-use syn::Error;
+use syn::{Error, Path};
 
-use crate::attr::{BackoffSpec, DEFAULT_BASE, DEFAULT_MAX, Dur, Options};
+use crate::attr::{BackoffSpec, Count, Dur, Options, RetryOn};
+use crate::duration::Nanos;
 use crate::errors::Errors;
-use crate::signature::{Arg, Function};
+use crate::options::{
+    self, BACKOFF, BUDGET, DEFAULT_BASE, DEFAULT_MAX, FALLBACK, MAX_ELAPSED, MIN_RETRIES, RETRIES,
+    RETRY_ON, TIMEOUT,
+};
+use crate::signature::{Arg, Function, Ret};
+
+/// The most parameters a fallback can be called with (`__private`
+/// implements its traits up to this arity).
+const FALLBACK_ARITY: usize = 12;
 
 pub(crate) fn check(options: &Options, function: &Function, errors: &mut Errors) {
-    needs_retries(options, errors);
+    needs(options, errors);
     conflicts(options, errors);
-    durations(options, function, errors);
+    async_only(options, function, errors);
+    durations(options, errors);
     counts(options, errors);
     backoff(options, errors);
     retry_on_names(options, function, errors);
     fallback_args(options, function, errors);
 }
 
-/// Options that shape retries are meaningless with a single attempt.
-fn needs_retries(options: &Options, errors: &mut Errors) {
-    if options.key("retries").is_some() || options.key("retry").is_some() {
+/// Options that refine another one mean nothing without it.
+fn needs(options: &Options, errors: &mut Errors) {
+    for given in options.given() {
+        let Some(need) = &given.spec.needs else {
+            continue;
+        };
+        if need
+            .any_of
+            .iter()
+            .all(|other| options.key_named(other).is_none())
+        {
+            let name = given.spec.name;
+            errors.push(Error::new(
+                given.key.span(),
+                format!("`{name}` needs `{}`: {}", need.any_of[0], need.how),
+            ));
+        }
+    }
+}
+
+/// Each conflict is reported once: at the option that declares it, or at
+/// the later of the two when both declare it.
+fn conflicts(options: &Options, errors: &mut Errors) {
+    for given in options.given() {
+        let name = given.spec.name;
+        for conflict in given.spec.conflicts {
+            let Some(other) = options.position(conflict.with) else {
+                continue;
+            };
+            let mutual = options::find(conflict.with)
+                .is_some_and(|spec| spec.conflicts.iter().any(|back| back.with == name));
+            if mutual && options.position(name) < Some(other) {
+                continue;
+            }
+            errors.push(Error::new(
+                given.key.span(),
+                format!(
+                    "`{name}` can't be combined with `{}`: {}",
+                    conflict.with,
+                    conflict.why.replace("{name}", name)
+                ),
+            ));
+        }
+    }
+}
+
+fn async_only(options: &Options, function: &Function, errors: &mut Errors) {
+    if function.is_async {
         return;
     }
-    for name in ["retry_on", "retry_if", "backoff", "min_retries"] {
-        if let Some(key) = options.key(name) {
-            errors.push(Error::new(
-                key.span(),
-                format!(
-                    "`{name}` needs `retries`: add `retries = N`, the number of retries after the first attempt"
-                ),
-            ));
+    for given in options.given() {
+        if let Some(why) = given.spec.async_only {
+            errors.push(Error::new(given.key.span(), why));
         }
     }
 }
 
-fn conflicts(options: &Options, errors: &mut Errors) {
-    if options.key("retry").is_some() {
-        for name in ["retries", "retry_on", "retry_if", "backoff"] {
-            if let Some(key) = options.key(name) {
-                errors.push(Error::new(
-                    key.span(),
-                    format!(
-                        "`{name}` can't be combined with `retry`: the `RetryPolicy` passed to `retry` already decides it; configure it on the policy, or remove `retry` and use `{name}`"
-                    ),
-                ));
-            }
-        }
-    }
-    if let (Some(on), Some(when)) = (options.position("retry_on"), options.position("retry_if")) {
-        let (later, earlier) = if on > when {
-            ("retry_on", "retry_if")
-        } else {
-            ("retry_if", "retry_on")
-        };
-        if let Some(key) = options.key(later) {
-            errors.push(Error::new(
-                key.span(),
-                format!(
-                    "`{later}` can't be combined with `{earlier}`: both decide which errors are retried; keep one (a `retry_if` closure can test variants with `matches!`)"
-                ),
-            ));
-        }
-    }
-}
-
-fn durations(options: &Options, function: &Function, errors: &mut Errors) {
-    if !function.is_async
-        && let Some(key) = options.key("timeout")
-    {
-        errors.push(Error::new(
-            key.span(),
-            "a blocking fn can't be interrupted; `timeout` needs an `async fn` (use `budget` for a cap on the whole operation)",
-        ));
-    }
-    for (name, opt) in [("budget", &options.budget), ("timeout", &options.timeout)] {
-        if let Some(opt) = opt
-            && let Dur::Literal { nanos, lit } = &opt.value
+fn durations(options: &Options, errors: &mut Errors) {
+    for spec in [&BUDGET, &TIMEOUT] {
+        if let Some(opt) = options.get::<Dur>(spec)
+            && let Dur::Literal { nanos, lit } = opt.value
             && nanos.is_zero()
         {
+            let name = spec.name;
             errors.push(Error::new(
                 lit.span(),
                 format!(
@@ -88,14 +101,16 @@ fn durations(options: &Options, function: &Function, errors: &mut Errors) {
             ));
         }
     }
-    if let (Some(budget), Some(soft)) = (&options.budget, &options.max_elapsed)
-        && let (
-            Dur::Literal { nanos: hard, lit },
-            Dur::Literal {
-                nanos: cap,
-                lit: cap_lit,
-            },
-        ) = (&budget.value, &soft.value)
+    if let (Some(budget), Some(soft)) = (
+        options.get::<Dur>(&BUDGET),
+        options.get::<Dur>(&MAX_ELAPSED),
+    ) && let (
+        Dur::Literal { nanos: hard, lit },
+        Dur::Literal {
+            nanos: cap,
+            lit: cap_lit,
+        },
+    ) = (budget.value, soft.value)
         && hard < cap
         && !hard.is_zero()
     {
@@ -111,8 +126,10 @@ fn durations(options: &Options, function: &Function, errors: &mut Errors) {
 }
 
 fn counts(options: &Options, errors: &mut Errors) {
-    if let (Some(retries), Some(min)) = (&options.retries, &options.min_retries)
-        && min.value.value > retries.value.value
+    if let (Some(retries), Some(min)) = (
+        options.get::<Count>(&RETRIES),
+        options.get::<Count>(&MIN_RETRIES),
+    ) && min.value.value > retries.value.value
     {
         errors.push(Error::new_spanned(
             &min.value.expr,
@@ -124,12 +141,12 @@ fn counts(options: &Options, errors: &mut Errors) {
     }
 }
 
-/// `base` above `max`, counting the defaults of the one not written.
+/// `base` above `max`, counting the default of the one not written.
 fn backoff(options: &Options, errors: &mut Errors) {
-    let Some(opt) = &options.backoff else {
+    let Some(opt) = options.get::<BackoffSpec>(&BACKOFF) else {
         return;
     };
-    let BackoffSpec::Exponential(spec) = &opt.value else {
+    let BackoffSpec::Exponential(spec) = opt.value else {
         return;
     };
     let written = |dur: &Option<Dur>| match dur {
@@ -150,14 +167,14 @@ fn backoff(options: &Options, errors: &mut Errors) {
     if base <= max {
         return;
     }
-    let show = |lit: &Option<syn::LitStr>, default: &str| match lit {
+    let show = |lit: &Option<syn::LitStr>, default: Nanos| match lit {
         Some(lit) => format!("\"{}\"", lit.value()),
         None => format!("\"{default}\" by default"),
     };
     let message = format!(
         "the backoff's `base` ({}) is above its `max` ({}): the first delay would already exceed the cap; lower `base` or raise `max`",
-        show(&base_lit, "100ms"),
-        show(&max_lit, "10s"),
+        show(&base_lit, DEFAULT_BASE),
+        show(&max_lit, DEFAULT_MAX),
     );
     let span = match (&base_lit, &max_lit) {
         (Some(lit), _) | (None, Some(lit)) => lit.span(),
@@ -166,35 +183,43 @@ fn backoff(options: &Options, errors: &mut Errors) {
     errors.push(Error::new(span, message));
 }
 
-/// A bare variant name is resolved against the error type of the signature,
-/// which must therefore be written out.
+/// A bare variant name is resolved against the error type, written out or
+/// behind an alias; an error type known not to be an enum has no variants
+/// to name, bare or by path.
 fn retry_on_names(options: &Options, function: &Function, errors: &mut Errors) {
-    let Some(retry_on) = &options.retry_on else {
+    let Some(retry_on) = options.get::<RetryOn>(&RETRY_ON) else {
         return;
     };
-    let Some(ret) = &function.ret else {
+    let Some(known) = function.ret.as_ref().and_then(Ret::known_non_enum) else {
         return;
     };
-    let resolvable = ret.error_path().is_some();
     for variant in &retry_on.value.variants {
-        if variant.get_ident().is_some() && !resolvable {
-            errors.push(Error::new_spanned(
-                variant,
-                if ret.ok_err.is_some() {
-                    "bare variant names need an enum as the error type in the signature; write the full path, e.g. `MyError::Timeout`"
-                } else {
-                    "bare variant names need the error type in the signature; write the full path, e.g. `MyError::Timeout`"
-                },
-            ));
-        }
+        errors.push(Error::new_spanned(variant, not_an_enum(&known, variant)));
     }
+}
+
+fn not_an_enum(known: &crate::signature::NonEnum, variant: &Path) -> String {
+    let name = variant
+        .segments
+        .last()
+        .map(|segment| segment.ident.to_string())
+        .unwrap_or_default();
+    let error = &known.error;
+    let instead = if known.is_io {
+        format!("`retry_if = |e: &{error}| e.kind() == std::io::ErrorKind::{name}`")
+    } else {
+        format!("`retry_if = |e: &{error}| …`")
+    };
+    format!(
+        "`retry_on` names variants of an error enum, but this function's error type, `{error}`, is not an enum: classify its errors with {instead}"
+    )
 }
 
 /// The fallback is called with the function's arguments by name.
 fn fallback_args(options: &Options, function: &Function, errors: &mut Errors) {
-    if options.fallback.is_none() {
+    let Some(key) = options.key(&FALLBACK) else {
         return;
-    }
+    };
     for arg in &function.args {
         if let Arg::Pattern(pat) = arg {
             errors.push(Error::new_spanned(
@@ -202,5 +227,14 @@ fn fallback_args(options: &Options, function: &Function, errors: &mut Errors) {
                 "`fallback` is called with this function's arguments, so each parameter needs a name: write `name: Type` and destructure `name` inside the body",
             ));
         }
+    }
+    if function.args.len() > FALLBACK_ARITY {
+        errors.push(Error::new(
+            key.span(),
+            format!(
+                "`fallback` can pass on at most {FALLBACK_ARITY} arguments, and this function takes {}: group some of them in a struct",
+                function.args.len()
+            ),
+        ));
     }
 }

@@ -3,7 +3,6 @@
 //! [`RetryPolicy`] are here too, since they are operations without a report.
 
 use std::borrow::Cow;
-use std::fmt::Display;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::time::Duration;
@@ -14,7 +13,7 @@ use super::race::race;
 use crate::attempt::Attempt;
 use crate::breaker::CircuitBreaker;
 use crate::clock::{Clock, SystemClock, TokioClock};
-use crate::error::{CircuitOpen, RetryError, TimedOut, ValidationFailed};
+use crate::error::{CircuitOpenError, ReportableError, RetryError, TimeoutError, ValidationError};
 use crate::policy::RetryPolicy;
 use crate::report::{ExecutionReport, FailureKind, Nanos, Outcome, UNNAMED};
 use crate::settings::{Settings, settings_setters};
@@ -79,13 +78,13 @@ pub struct Operation<'b, T, E, C = SystemClock, H = Hooks> {
     value: PhantomData<fn() -> T>,
 }
 
-impl<T, E: Display> Operation<'static, T, E> {
+impl<T, E: ReportableError> Operation<'static, T, E> {
     /// An operation with the defaults: one attempt, every error retryable,
     /// the system clock. The report records each error's `Display` text.
     #[inline]
     pub fn new() -> Self {
         let mut op = Operation::unreported();
-        op.describe = Some(|error: &E| error.to_string());
+        op.describe = Some(E::describe);
         op
     }
 }
@@ -109,7 +108,7 @@ impl<T, E> Operation<'static, T, E> {
     }
 }
 
-impl<T, E: Display> Default for Operation<'static, T, E> {
+impl<T, E: ReportableError> Default for Operation<'static, T, E> {
     fn default() -> Self {
         Self::new()
     }
@@ -185,7 +184,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// see their deadline through [`Attempt::deadline`].
     pub fn timeout(mut self, timeout: std::time::Duration) -> Self
     where
-        E: From<TimedOut>,
+        E: TimeoutError,
     {
         self.settings.timeout = Some(timeout);
         self.interrupt_at_deadline()
@@ -196,9 +195,9 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// [`timeout`](Operation::timeout).
     pub fn interrupt_at_deadline(mut self) -> Self
     where
-        E: From<TimedOut>,
+        E: TimeoutError,
     {
-        self.timed_out = Some(|| E::from(TimedOut));
+        self.timed_out = Some(E::timed_out);
         self
     }
 
@@ -208,10 +207,10 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     pub fn circuit_breaker<'c>(self, breaker: &'c CircuitBreaker) -> Operation<'c, T, E, C, H>
     where
         'b: 'c,
-        E: From<CircuitOpen>,
+        E: CircuitOpenError,
     {
         let mut op: Operation<'c, T, E, C, H> = self;
-        op.breaker = Some((breaker, || E::from(CircuitOpen)));
+        op.breaker = Some((breaker, E::circuit_open));
         op
     }
 
@@ -263,9 +262,9 @@ impl<'b, T, E, C, Cl, Rl, V, Or, Rp> Operation<'b, T, E, C, Hooks<Cl, Rl, V, Or,
     pub fn validate<F>(mut self, check: F) -> Operation<'b, T, E, C, Hooks<Cl, Rl, F, Or, Rp>>
     where
         F: Fn(&T) -> bool,
-        E: From<ValidationFailed>,
+        E: ValidationError,
     {
-        self.invalid = Some(|| E::from(ValidationFailed));
+        self.invalid = Some(E::validation_failed);
         with_part!(self, hooks.validate = check)
     }
 

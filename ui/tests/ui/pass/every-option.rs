@@ -82,6 +82,7 @@ mod runtime {
     min_retries = 1,
     rate_limit = retry_after,
     max_rate_limit_wait = "10s",
+    max_rate_limit_retries = 3,
     circuit_breaker = &BREAKER,
     validate = is_complete,
     on_retry = count_retry,

@@ -1,0 +1,310 @@
+//! Every option of the attribute, in one table: its name, the kind of value
+//! it takes, an example of that value, the `Operation` builder method it
+//! expands to, and what it requires. Parsing (`attr.rs`), the generic
+//! checks (`valid.rs`) and the expansion of the simple options (`expand.rs`)
+//! all read this table; the options with a syntax of their own keep
+//! dedicated code there, but take their names and examples from here.
+
+use crate::duration::Nanos;
+
+/// The kind of value an option takes, which decides how it is parsed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// An integer literal that fits a `u32`.
+    Count,
+    /// A literal with a unit (`"250ms"`) or an expression of type `Duration`.
+    Duration,
+    /// Any expression, evaluated inside the function on every call.
+    Expression,
+    /// The path of a function.
+    Path,
+    /// A syntax of its own, read by dedicated code.
+    Special,
+}
+
+/// Another option that must be written for this one to mean anything.
+pub(crate) struct Need {
+    /// Any one of these satisfies the need; the first is the one to suggest.
+    pub(crate) any_of: &'static [&'static str],
+    /// What to write, after "`option` needs `first`: ".
+    pub(crate) how: &'static str,
+}
+
+/// Another option this one can't be combined with.
+#[derive(Clone, Copy)]
+pub(crate) struct Conflict {
+    pub(crate) with: &'static str,
+    /// Why, after "`option` can't be combined with `with`: "; `{name}`
+    /// stands for the option.
+    pub(crate) why: &'static str,
+}
+
+/// A trait of the runtime that the option asks of the error type `E`,
+/// checked where the option is written so that a missing impl is reported
+/// there.
+pub(crate) struct ErrorNeed {
+    /// The trait, in `__private`.
+    pub(crate) bound: &'static str,
+    /// One of its functions, named to check the bound.
+    pub(crate) function: &'static str,
+    /// Asked of an `async fn` only.
+    pub(crate) only_async: bool,
+}
+
+pub(crate) struct OptionSpec {
+    pub(crate) name: &'static str,
+    pub(crate) kind: Kind,
+    /// A value as the user would write it, for messages.
+    pub(crate) example: &'static str,
+    /// The builder method that receives the value, when the option is that
+    /// one call; `None` when dedicated code expands it.
+    pub(crate) method: Option<&'static str>,
+    pub(crate) needs: Option<Need>,
+    /// Why a blocking fn can't have it, when only an `async fn` can.
+    pub(crate) async_only: Option<&'static str>,
+    pub(crate) conflicts: &'static [Conflict],
+    pub(crate) error_needs: Option<ErrorNeed>,
+}
+
+impl OptionSpec {
+    /// An option whose value goes to one builder method of the same name.
+    const fn call(name: &'static str, kind: Kind, example: &'static str) -> OptionSpec {
+        OptionSpec {
+            name,
+            kind,
+            example,
+            method: Some(name),
+            needs: None,
+            async_only: None,
+            conflicts: &[],
+            error_needs: None,
+        }
+    }
+
+    /// An option expanded by dedicated code.
+    const fn dedicated(name: &'static str, kind: Kind, example: &'static str) -> OptionSpec {
+        OptionSpec {
+            method: None,
+            ..OptionSpec::call(name, kind, example)
+        }
+    }
+
+    const fn needs(self, needs: Need) -> OptionSpec {
+        OptionSpec {
+            needs: Some(needs),
+            ..self
+        }
+    }
+
+    const fn conflicts(self, conflicts: &'static [Conflict]) -> OptionSpec {
+        OptionSpec { conflicts, ..self }
+    }
+
+    const fn error_needs(self, error_needs: ErrorNeed) -> OptionSpec {
+        OptionSpec {
+            error_needs: Some(error_needs),
+            ..self
+        }
+    }
+}
+
+const NEEDS_RETRIES: Need = Need {
+    any_of: &["retries", "retry"],
+    how: "add `retries = N`, the number of retries after the first attempt",
+};
+
+const NEEDS_RATE_LIMIT: Need = Need {
+    any_of: &["rate_limit"],
+    how: "add `rate_limit = |e| e.retry_after()`; without a Retry-After hint there is no wait to cap",
+};
+
+/// Said of each option that a whole `RetryPolicy` already decides.
+const DECIDED_BY_POLICY: Conflict = Conflict {
+    with: "retry",
+    why: "the `RetryPolicy` passed to `retry` already decides it; configure it on the policy, or remove `retry` and use `{name}`",
+};
+
+const TIMEOUT_ERROR: ErrorNeed = ErrorNeed {
+    bound: "TimeoutError",
+    function: "timed_out",
+    only_async: false,
+};
+
+pub(crate) const RETRIES: OptionSpec =
+    OptionSpec::dedicated("retries", Kind::Count, "3").conflicts(&[DECIDED_BY_POLICY]);
+
+pub(crate) const RETRY_ON: OptionSpec =
+    OptionSpec::dedicated("retry_on", Kind::Special, "[Timeout, Transient]")
+        .needs(NEEDS_RETRIES)
+        .conflicts(&classifier_conflicts("retry_if"));
+
+pub(crate) const RETRY_IF: OptionSpec =
+    OptionSpec::call("retry_if", Kind::Expression, "|e| e.is_transient()")
+        .needs(NEEDS_RETRIES)
+        .conflicts(&classifier_conflicts("retry_on"));
+
+/// The conflicts of an option that decides which errors are retried, with
+/// the policy and with `other`, the option that decides it too.
+const fn classifier_conflicts(other: &'static str) -> [Conflict; 2] {
+    [
+        DECIDED_BY_POLICY,
+        Conflict {
+            with: other,
+            why: "both decide which errors are retried; keep one (a `retry_if` closure can test variants with `matches!`)",
+        },
+    ]
+}
+
+pub(crate) const BACKOFF: OptionSpec = OptionSpec::call(
+    "backoff",
+    Kind::Special,
+    "exponential(base = \"100ms\", max = \"10s\")",
+)
+.needs(NEEDS_RETRIES)
+.conflicts(&[DECIDED_BY_POLICY]);
+
+pub(crate) const RETRY: OptionSpec = OptionSpec::dedicated("retry", Kind::Expression, "POLICY");
+
+pub(crate) const TIMEOUT: OptionSpec = OptionSpec {
+    async_only: Some(
+        "a blocking fn can't be interrupted; `timeout` needs an `async fn` (use `budget` for a cap on the whole operation)",
+    ),
+    ..OptionSpec::call("timeout", Kind::Duration, "\"2s\"").error_needs(TIMEOUT_ERROR)
+};
+
+/// On an `async fn`, the attempt in flight is also cut at the budget.
+pub(crate) const BUDGET: OptionSpec = OptionSpec::call("budget", Kind::Duration, "\"30s\"")
+    .error_needs(ErrorNeed {
+        only_async: true,
+        ..TIMEOUT_ERROR
+    });
+
+pub(crate) const MAX_ELAPSED: OptionSpec =
+    OptionSpec::call("max_elapsed", Kind::Duration, "\"10s\"");
+
+pub(crate) const MIN_RETRIES: OptionSpec =
+    OptionSpec::call("min_retries", Kind::Count, "1").needs(NEEDS_RETRIES);
+
+pub(crate) const RATE_LIMIT: OptionSpec =
+    OptionSpec::call("rate_limit", Kind::Expression, "|e| e.retry_after()");
+
+pub(crate) const MAX_RATE_LIMIT_WAIT: OptionSpec =
+    OptionSpec::call("max_rate_limit_wait", Kind::Duration, "\"60s\"").needs(NEEDS_RATE_LIMIT);
+
+pub(crate) const MAX_RATE_LIMIT_RETRIES: OptionSpec =
+    OptionSpec::call("max_rate_limit_retries", Kind::Count, "10").needs(NEEDS_RATE_LIMIT);
+
+pub(crate) const CIRCUIT_BREAKER: OptionSpec =
+    OptionSpec::call("circuit_breaker", Kind::Expression, "&BREAKER").error_needs(ErrorNeed {
+        bound: "CircuitOpenError",
+        function: "circuit_open",
+        only_async: false,
+    });
+
+pub(crate) const VALIDATE: OptionSpec =
+    OptionSpec::call("validate", Kind::Expression, "is_complete").error_needs(ErrorNeed {
+        bound: "ValidationError",
+        function: "validation_failed",
+        only_async: false,
+    });
+
+pub(crate) const FALLBACK: OptionSpec = OptionSpec::dedicated("fallback", Kind::Path, "cached");
+
+pub(crate) const CLOCK: OptionSpec =
+    OptionSpec::dedicated("clock", Kind::Expression, "clock.clone()");
+
+pub(crate) const ON_RETRY: OptionSpec =
+    OptionSpec::call("on_retry", Kind::Expression, "|event| log(event)");
+
+pub(crate) const CRATE: OptionSpec =
+    OptionSpec::dedicated("crate", Kind::Special, "\"my_crate::resilient\"");
+
+/// Every option, in the order of the docs; builder calls follow this order
+/// too, so `retry`'s whole policy comes before the caps that refine it.
+pub(crate) const OPTIONS: &[OptionSpec] = &[
+    RETRIES,
+    RETRY_ON,
+    RETRY_IF,
+    BACKOFF,
+    RETRY,
+    TIMEOUT,
+    BUDGET,
+    MAX_ELAPSED,
+    MIN_RETRIES,
+    RATE_LIMIT,
+    MAX_RATE_LIMIT_WAIT,
+    MAX_RATE_LIMIT_RETRIES,
+    CIRCUIT_BREAKER,
+    VALIDATE,
+    FALLBACK,
+    CLOCK,
+    ON_RETRY,
+    CRATE,
+];
+
+/// The option called `name`.
+pub(crate) fn find(name: &str) -> Option<&'static OptionSpec> {
+    OPTIONS.iter().find(|spec| spec.name == name)
+}
+
+/// The option names, in order.
+pub(crate) fn names() -> impl Iterator<Item = &'static str> {
+    OPTIONS.iter().map(|spec| spec.name)
+}
+
+/// The arguments of `backoff = exponential(…)`.
+pub(crate) const EXPONENTIAL_ARGS: &[&str] = &["base", "max", "multiplier", "jitter"];
+
+/// The runtime's `Backoff::DEFAULT_BASE`, which the expansion names rather
+/// than copies; known here too so that a literal `max` below it is caught
+/// at compile time. A test pins the two together.
+pub(crate) const DEFAULT_BASE: Nanos = Nanos::from_millis(100);
+
+/// The runtime's `Backoff::DEFAULT_MAX`; see [`DEFAULT_BASE`].
+pub(crate) const DEFAULT_MAX: Nanos = Nanos::from_millis(10_000);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use resilient::{Backoff, Jitter};
+    use std::time::Duration;
+
+    fn duration(nanos: Nanos) -> Duration {
+        Duration::from_nanos(u64::try_from(nanos.0).unwrap())
+    }
+
+    #[test]
+    fn backoff_defaults_are_the_runtimes() {
+        assert_eq!(duration(DEFAULT_BASE), Backoff::DEFAULT_BASE);
+        assert_eq!(duration(DEFAULT_MAX), Backoff::DEFAULT_MAX);
+    }
+
+    /// The expansion writes `.multiplier(..)` and `.jitter(..)` only when
+    /// given: `exponential` alone must be the default backoff.
+    #[test]
+    fn exponential_alone_is_the_default_backoff() {
+        let written = Backoff::exponential(Backoff::DEFAULT_BASE, Backoff::DEFAULT_MAX);
+        assert_eq!(written, Backoff::default());
+        assert_eq!(
+            written,
+            written.multiplier(2.0).jitter(Jitter::Full),
+            "`exponential` defaults to multiplier 2.0 and full jitter"
+        );
+    }
+
+    #[test]
+    fn names_are_unique_and_every_reference_is_an_option() {
+        for (i, spec) in OPTIONS.iter().enumerate() {
+            assert!(
+                OPTIONS[..i].iter().all(|other| other.name != spec.name),
+                "`{}` is listed twice",
+                spec.name
+            );
+            let needs = spec.needs.iter().flat_map(|need| need.any_of);
+            let conflicts = spec.conflicts.iter().map(|conflict| &conflict.with);
+            for other in needs.chain(conflicts) {
+                assert!(find(other).is_some(), "`{}` names `{other}`", spec.name);
+            }
+        }
+    }
+}

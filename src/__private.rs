@@ -1,0 +1,204 @@
+//! What the expansion of `#[resilient]` names, beyond the public API: the
+//! traits that read the function's signature (its `Result`, its `mut`
+//! parameters, its fallback) and report a misfit at the user's tokens with
+//! a message of ours, rather than deep inside the runtime.
+
+use std::future::Future;
+
+pub use resilient_core::{
+    Attempt, Backoff, CircuitOpenError, FakeClock, Jitter, Operation, Outcome, ReportableError,
+    SystemClock, TimeoutError, TokioClock, ValidationError,
+};
+
+/// Splits a `Result` type into its parts, so the expansion can name them
+/// behind any alias (`io::Result<T>`, `AppResult<T>`, an associated type).
+#[diagnostic::on_unimplemented(
+    message = "`#[resilient]` needs a function that returns a `Result`, and `{Self}` is not one",
+    label = "not a `Result<T, E>`",
+    note = "the attribute retries on `Err` and makes the function return `resilient::Outcome<T, E>`: return a `Result<T, E>`, or an alias of one"
+)]
+pub trait ResultLike {
+    /// The success type.
+    type Ok;
+    /// The error type.
+    type Err;
+}
+
+// Not offered as a hint: the message already says what to return.
+#[diagnostic::do_not_recommend]
+impl<T, E> ResultLike for Result<T, E> {
+    type Ok = T;
+    type Err = E;
+}
+
+/// The `Outcome` of a function returning `R`.
+pub type OutcomeOf<R> = Outcome<<R as ResultLike>::Ok, <R as ResultLike>::Err>;
+
+/// `R` itself, resolved: `Result<T, E>`.
+pub type ResultOf<R> = Result<<R as ResultLike>::Ok, <R as ResultLike>::Err>;
+
+/// The success type of `R`.
+pub type OkOf<R> = <R as ResultLike>::Ok;
+
+/// The error type of `R`. Usable as the path of a variant in a pattern:
+/// `ErrOf::<R>::Timeout { .. }`.
+pub type ErrOf<R> = <R as ResultLike>::Err;
+
+/// A fresh operation for a function returning `Result<T, E>`.
+#[inline]
+pub fn operation<T, E: ReportableError>() -> Operation<'static, T, E> {
+    Operation::new()
+}
+
+/// The attempt of an `async fn`, run once per attempt: declared
+/// `AsyncFnMut` here, where the closure is made, so that a body that
+/// moves an argument is reported at the use that moves it.
+#[inline]
+pub fn attempt_async<F, T, E>(attempt: F) -> F
+where
+    F: AsyncFnMut(Attempt) -> Result<T, E>,
+{
+    attempt
+}
+
+/// The caller's argument `T`, borrowed for a `mut` parameter to be
+/// re-initialised from at the start of each attempt, so that no attempt
+/// sees what an earlier one did to it.
+pub struct Argument<'a, T>(&'a T);
+
+impl<'a, T> Argument<'a, T> {
+    /// Borrows the argument. A function rather than the tuple constructor,
+    /// so that an error about `T` points at the call, where the expansion
+    /// spans it, rather than inside it.
+    #[inline]
+    pub fn of(argument: &'a T) -> Self {
+        Argument(argument)
+    }
+}
+
+/// Makes each attempt's copy of a `mut` parameter. Implemented for the
+/// borrowed argument rather than for `T`: every `&T` is `Clone`, and the
+/// compiler would answer a `T` that is not with "consider borrowing".
+#[diagnostic::on_unimplemented(
+    message = "a `mut` parameter of a `#[resilient]` fn must be `Clone`: every attempt starts from the caller's arguments, so each one mutates its own clone",
+    label = "`{T}` is not `Clone`",
+    note = "drop `mut` and make a mutable copy inside the body, or implement `Clone` for `{T}`"
+)]
+pub trait FreshPerAttempt<T> {
+    /// A copy of the caller's argument for one attempt.
+    fn fresh(self) -> T;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Clone> FreshPerAttempt<T> for Argument<'_, T> {
+    #[inline]
+    fn fresh(self) -> T {
+        self.0.clone()
+    }
+}
+
+/// A fallback that takes the function's arguments only.
+pub struct WithoutAttempt;
+
+/// A fallback that takes the function's arguments, then the `Attempt`.
+pub struct WithAttempt;
+
+/// A blocking fn's fallback: called with the function's arguments `Args`
+/// (a tuple), and the `Attempt` when it takes one, returning `R`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` can't be the fallback of this fn",
+    label = "expected a blocking fn with the parameters `{Args}`, optionally followed by an `Attempt`, returning `{R}`",
+    note = "a fallback takes the function's own parameters in order (a method's receiver first), optionally an `Attempt` last, returns the same `Result<T, E>`, and is `async` exactly when the function is"
+)]
+pub trait BlockingFallback<Args, R, Marker> {
+    /// Runs `fallback`. The arguments come first, so that their types are
+    /// known when the fallback's signature is checked against them.
+    fn call(args: Args, fallback: Self, attempt: Attempt) -> R;
+}
+
+/// An `async fn`'s fallback: like [`BlockingFallback`], returning a future
+/// of `R`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` can't be the fallback of this `async fn`",
+    label = "expected an `async fn` with the parameters `{Args}`, optionally followed by an `Attempt`, returning `{R}`",
+    note = "a fallback takes the function's own parameters in order (a method's receiver first), optionally an `Attempt` last, returns the same `Result<T, E>`, and is `async` exactly when the function is"
+)]
+pub trait AsyncFallback<Args, R, Marker> {
+    /// The fallback's future.
+    type Future: Future<Output = R>;
+
+    /// Starts `fallback`; the arguments come first, as in
+    /// [`BlockingFallback::call`].
+    fn call(args: Args, fallback: Self, attempt: Attempt) -> Self::Future;
+}
+
+/// The fallback impls for one arity: with and without the `Attempt`,
+/// blocking and async. `do_not_recommend` keeps a misfit reported with the
+/// traits' own messages, not as an unmet `FnOnce` bound.
+macro_rules! fallback_arity {
+    ($($ty:ident $value:ident),*) => {
+        #[diagnostic::do_not_recommend]
+        impl<F, R, $($ty),*> BlockingFallback<($($ty,)*), R, WithoutAttempt> for F
+        where
+            F: FnOnce($($ty),*) -> R,
+        {
+            #[inline]
+            fn call(($($value,)*): ($($ty,)*), fallback: F, _: Attempt) -> R {
+                fallback($($value),*)
+            }
+        }
+
+        #[diagnostic::do_not_recommend]
+        impl<F, R, $($ty),*> BlockingFallback<($($ty,)*), R, WithAttempt> for F
+        where
+            F: FnOnce($($ty,)* Attempt) -> R,
+        {
+            #[inline]
+            fn call(($($value,)*): ($($ty,)*), fallback: F, attempt: Attempt) -> R {
+                fallback($($value,)* attempt)
+            }
+        }
+
+        #[diagnostic::do_not_recommend]
+        impl<F, Fut, R, $($ty),*> AsyncFallback<($($ty,)*), R, WithoutAttempt> for F
+        where
+            F: FnOnce($($ty),*) -> Fut,
+            Fut: Future<Output = R>,
+        {
+            type Future = Fut;
+
+            #[inline]
+            fn call(($($value,)*): ($($ty,)*), fallback: F, _: Attempt) -> Fut {
+                fallback($($value),*)
+            }
+        }
+
+        #[diagnostic::do_not_recommend]
+        impl<F, Fut, R, $($ty),*> AsyncFallback<($($ty,)*), R, WithAttempt> for F
+        where
+            F: FnOnce($($ty,)* Attempt) -> Fut,
+            Fut: Future<Output = R>,
+        {
+            type Future = Fut;
+
+            #[inline]
+            fn call(($($value,)*): ($($ty,)*), fallback: F, attempt: Attempt) -> Fut {
+                fallback($($value,)* attempt)
+            }
+        }
+    };
+}
+
+fallback_arity!();
+fallback_arity!(A1 a1);
+fallback_arity!(A1 a1, A2 a2);
+fallback_arity!(A1 a1, A2 a2, A3 a3);
+fallback_arity!(A1 a1, A2 a2, A3 a3, A4 a4);
+fallback_arity!(A1 a1, A2 a2, A3 a3, A4 a4, A5 a5);
+fallback_arity!(A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6);
+fallback_arity!(A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7);
+fallback_arity!(A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8);
+fallback_arity!(A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9);
+fallback_arity!(A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10);
+fallback_arity!(A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10, A11 a11);
+fallback_arity!(A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10, A11 a11, A12 a12);

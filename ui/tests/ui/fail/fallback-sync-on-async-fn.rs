@@ -1,0 +1,14 @@
+use resilient::resilient;
+
+fn cached(id: u32) -> Result<u32, String> {
+    Ok(id)
+}
+
+#[resilient(retries = 3, fallback = cached)]
+async fn fetch(id: u32) -> Result<u32, String> {
+    Ok(id)
+}
+
+fn main() {
+    let _ = fetch(1);
+}
