@@ -55,7 +55,7 @@ impl std::fmt::Display for Nanos {
             .iter()
             .rev()
             .filter(|(unit, _)| *unit != "µs")
-            .find(|(_, factor)| self.0 % factor == 0)
+            .find(|(_, factor)| self.0.is_multiple_of(*factor))
             .copied()
             .unwrap_or(("ns", 1));
         write!(f, "{}{unit}", self.0 / factor)
