@@ -75,7 +75,7 @@ pub use clock::{Clock, SystemClock, TokioClock};
 pub use engine::hooks::{
     self, Classify, HookSet, Hooks, OnReport, OnRetry, RateLimit, RetryEvent, Validate,
 };
-pub use engine::{Execution, Operation};
+pub use engine::{Execution, Hedged, Operation};
 pub use error::{
     CircuitOpen, CircuitOpenError, ConfigError, ReportableError, RetryError, TimedOut,
     TimeoutError, ValidationError, ValidationFailed,

@@ -20,7 +20,7 @@ use rand::{RngExt, SeedableRng};
 use super::events;
 use super::hooks::{HookSet, OnRetry, RetryEvent};
 use super::operation::Operation;
-use super::race::race;
+use super::race::within_deadline;
 use super::schedule::{Counters, Failure, Stop, schedule};
 use crate::attempt::Attempt;
 use crate::backoff::Jitter;
@@ -186,6 +186,142 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         }
     }
 
+    /// The operation, for as long as the execution lives.
+    pub(crate) fn op(&self) -> &'o Operation<'b, T, E, C, H> {
+        self.op
+    }
+
+    /// Keeps a record of every attempt from the start, for runs where
+    /// several attempts are in flight at once.
+    pub(crate) fn keep_every_record(&mut self) {
+        self.core.begun = true;
+        self.core.eager(&self.op.settings);
+    }
+
+    /// Reads the clock: the latest reading is now.
+    pub(crate) fn read_clock(&mut self) {
+        self.core.now = self.op.clock.now_nanos();
+    }
+
+    /// The latest clock reading.
+    pub(crate) fn latest_reading(&self) -> u64 {
+        self.core.now
+    }
+
+    /// Starts an attempt of `kind` at the latest reading, when the breaker
+    /// admits it: the attempt, where its record is, and the breaker's
+    /// permit. A rejected primary attempt is recorded as failed, and ends
+    /// its round; a rejected hedge is not started at all.
+    pub(crate) fn begin_kind(
+        &mut self,
+        kind: AttemptKind,
+    ) -> Option<(Attempt, usize, Option<CircuitPermit<'b>>)> {
+        let permit = match self.core.breaker {
+            None => None,
+            Some(breaker) => match breaker.try_acquire(self.op.clock.now()) {
+                Ok(permit) => Some(permit),
+                Err(CircuitOpen) if kind == AttemptKind::Hedge => return None,
+                Err(CircuitOpen) => {
+                    let (_, index) = self.core.push_record(kind, &self.op.settings);
+                    let make = self.op.breaker.map(|(_, make)| make);
+                    let error = make.expect("a breaker comes with its error")();
+                    self.fail_in_round(index, error, FailureKind::CircuitOpen, None, true);
+                    return None;
+                }
+            },
+        };
+        let (attempt, index) = self.core.push_record(kind, &self.op.settings);
+        Some((attempt, index, permit))
+    }
+
+    /// Whether a throttle (if any) lets a hedged attempt start.
+    pub(crate) fn hedge_allowed(&self) -> bool {
+        self.core.throttle.is_none_or(RetryBudget::allows_retry)
+    }
+
+    /// Records the end of the attempt at `index` of a round, at the latest
+    /// reading; says whether it succeeded. A failure that is the `last` of
+    /// its round is decided on, as any failed attempt.
+    pub(crate) fn settle_in_round(
+        &mut self,
+        index: usize,
+        result: Result<T, (E, FailureKind)>,
+        permit: Option<CircuitPermit<'b>>,
+        last: bool,
+    ) -> bool {
+        self.core.end_record(index);
+        match result {
+            Ok(value) if self.op.hooks.is_valid(&value) => {
+                if let Some(permit) = permit {
+                    permit.record_success(self.op.clock.now());
+                }
+                if let Some(throttle) = self.core.throttle {
+                    throttle.record_success();
+                }
+                self.result = Some(Ok(value));
+                self.core.stop = Some(StopReason::Succeeded);
+                true
+            }
+            Ok(_) => {
+                let invalid = self.op.invalid.expect("a validator comes with its error");
+                self.fail_in_round(index, invalid(), FailureKind::Validation, permit, last);
+                false
+            }
+            Err((error, kind)) => {
+                self.fail_in_round(index, error, kind, permit, last);
+                false
+            }
+        }
+    }
+
+    /// Records the attempts at `indices` as dropped at the latest reading,
+    /// because another attempt of their round succeeded.
+    pub(crate) fn cancel_records(&mut self, indices: &[usize]) {
+        for &index in indices {
+            self.core.cancel(index);
+        }
+    }
+
+    fn fail_in_round(
+        &mut self,
+        index: usize,
+        error: E,
+        kind: FailureKind,
+        permit: Option<CircuitPermit<'b>>,
+        last: bool,
+    ) {
+        let failed = self.classify(&error, kind, permit);
+        self.result = Some(Err(error));
+        self.core
+            .fail_at(index, failed, self.op.hooks.on_retry(), last);
+    }
+
+    /// What the engine needs to know of a failed attempt's error; reports
+    /// it to the breaker that admitted the attempt (only retryable failures
+    /// count against a breaker).
+    fn classify(&self, error: &E, kind: FailureKind, permit: Option<CircuitPermit<'b>>) -> Failed {
+        let hooks = &self.op.hooks;
+        let retryable = hooks.is_retryable(error);
+        if let Some(permit) = permit {
+            let now = self.op.clock.now();
+            if retryable {
+                permit.record_failure(now);
+            } else {
+                permit.record_success(now);
+            }
+        }
+        Failed {
+            kind,
+            retryable,
+            hint: if retryable {
+                hooks.retry_after(error)
+            } else {
+                None
+            },
+            message: self.op.describe(error),
+        }
+    }
+
     /// Whether a primary attempt succeeded.
     #[inline]
     pub fn succeeded(&self) -> bool {
@@ -251,22 +387,10 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         let Some((attempt, permit)) = self.begin() else {
             return;
         };
-        let result = match (attempt.deadline, self.op.timed_out) {
-            (Some(deadline), Some(timed_out)) => {
-                let (clock, started) = (&self.op.clock, self.core.now);
-                // Measured from the attempt's start, not from the first poll.
-                let timer = || {
-                    let spent = clock.now_nanos().saturating_sub(started);
-                    clock.deadline_async(deadline.saturating_sub(Duration::from_nanos(spent)))
-                };
-                match race(f(attempt), timer).await {
-                    Some(result) => result.map_err(|e| (e, FailureKind::Operation)),
-                    None => Err((timed_out(), FailureKind::Timeout)),
-                }
-            }
-            _ => f(attempt).await.map_err(|e| (e, FailureKind::Operation)),
-        };
-        self.core.now = self.op.clock.now_nanos();
+        let op = self.op;
+        let work = f(attempt);
+        let result = within_deadline(&op.clock, attempt, self.core.now, op.timed_out, work).await;
+        self.core.now = op.clock.now_nanos();
         self.settle(result, permit);
     }
 
@@ -369,28 +493,10 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     #[cold]
     #[inline(never)]
     fn fail(&mut self, error: E, kind: FailureKind, permit: Option<CircuitPermit<'b>>) {
-        let hooks = &self.op.hooks;
-        let retryable = hooks.is_retryable(&error);
-        if let Some(permit) = permit {
-            let now = self.op.clock.now();
-            if retryable {
-                permit.record_failure(now);
-            } else {
-                permit.record_success(now);
-            }
-        }
-        let failed = Failed {
-            kind,
-            retryable,
-            hint: if retryable {
-                hooks.retry_after(&error)
-            } else {
-                None
-            },
-            message: self.op.describe(&error),
-        };
+        let failed = self.classify(&error, kind, permit);
         self.result = Some(Err(error));
-        self.core.fail(failed, &self.op.settings, hooks.on_retry());
+        self.core
+            .fail(failed, &self.op.settings, self.op.hooks.on_retry());
     }
 
     fn settle_fallback(&mut self, result: Result<T, E>) {
@@ -500,10 +606,86 @@ impl<'o, 'b> Core<'o, 'b> {
         })
     }
 
+    /// Makes the report now, before any attempt, empty.
+    fn eager(&mut self, settings: &Settings) {
+        let name = self.name;
+        self.slow.get_or_insert_with(|| {
+            Box::new(Slow {
+                report: ExecutionReport::new(name.clone()),
+                settings: settings.clamped(),
+                counters: Counters::default(),
+                pending: None,
+                rng: None,
+            })
+        });
+    }
+
+    /// Records the start of an attempt of `kind` at the latest reading;
+    /// the attempt and where its record is. A primary attempt takes the
+    /// wait that preceded it.
+    fn push_record(&mut self, kind: AttemptKind, settings: &Settings) -> (Attempt, usize) {
+        let started_at = self.elapsed();
+        let deadline = deadline(settings, started_at);
+        let slow = self
+            .slow
+            .as_mut()
+            .expect("the report is kept from the start");
+        let index = slow.report.attempts().len();
+        let number = slow.report.attempt_count().saturating_add(1);
+        let delay_before = if kind == AttemptKind::Primary {
+            slow.pending.take()
+        } else {
+            None
+        };
+        slow.report.push(AttemptRecord::begin(
+            number,
+            kind,
+            started_at,
+            Nanos::optional(deadline),
+            delay_before,
+        ));
+        let attempt = Attempt {
+            number,
+            retry_number: slow.counters.primaries,
+            deadline,
+            fallback: false,
+        };
+        (attempt, index)
+    }
+
+    /// Marks the attempt at `index` as ended at the latest reading.
+    fn end_record(&mut self, index: usize) {
+        let end = self.elapsed();
+        if let Some(slow) = &mut self.slow {
+            slow.report.name_and(index).1.end_at(end);
+        }
+    }
+
+    /// Records the attempt at `index` as dropped at the latest reading.
+    fn cancel(&mut self, index: usize) {
+        self.end_record(index);
+        if let Some(slow) = &mut self.slow {
+            slow.report.name_and(index).1.set_error(ExecutionError::new(
+                FailureKind::Cancelled,
+                false,
+                "dropped: another attempt succeeded first".to_owned(),
+            ));
+        }
+    }
+
     /// Records a failed primary attempt and decides what comes next.
     #[cold]
     #[inline(never)]
     fn fail(&mut self, failed: Failed, settings: &Settings, on_retry: &dyn OnRetry) {
+        let slow = self.slow(settings);
+        let last = slow.report.attempts().len() - 1;
+        self.fail_at(last, failed, on_retry, true);
+    }
+
+    /// Records the failure of the attempt whose record is at `index`; when
+    /// it was the `last` of its round (no hedge of it still runs), decides
+    /// what comes next.
+    fn fail_at(&mut self, index: usize, failed: Failed, on_retry: &dyn OnRetry, last: bool) {
         let Failed {
             kind,
             retryable,
@@ -511,8 +693,11 @@ impl<'o, 'b> Core<'o, 'b> {
             message,
         } = failed;
         let (throttle, now, start) = (self.throttle, self.now, self.start);
-        let slow = self.slow(settings);
-        let (name, record) = slow.report.name_and_last();
+        let slow = self
+            .slow
+            .as_mut()
+            .expect("a report is kept once an attempt fails");
+        let (name, record) = slow.report.name_and(index);
         let number = record.number();
         let recorded = record.set_error(ExecutionError::new(kind, retryable, message));
         if kind == FailureKind::CircuitOpen {
@@ -521,6 +706,9 @@ impl<'o, 'b> Core<'o, 'b> {
         events::attempt_failed(name, number, recorded);
         if retryable && let Some(throttle) = throttle {
             throttle.record_failure();
+        }
+        if !last {
+            return;
         }
         slow.counters.primaries = slow.counters.primaries.saturating_add(1);
         let failure = Failure {
@@ -535,7 +723,7 @@ impl<'o, 'b> Core<'o, 'b> {
             counters,
             rng,
             pending,
-        } = slow;
+        } = &mut **slow;
         let decision = schedule(
             settings,
             counters,
@@ -548,7 +736,7 @@ impl<'o, 'b> Core<'o, 'b> {
             Ok(delay) => {
                 *counters = counters.after(delay);
                 *pending = Some(delay);
-                let (name, record) = report.name_and_last();
+                let (name, record) = report.name_and(index);
                 let event = RetryEvent {
                     operation: name,
                     attempt: number,

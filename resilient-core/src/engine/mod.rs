@@ -6,16 +6,19 @@
 //!   out the decisions;
 //! * `schedule.rs`: the decision after a failure, a pure function;
 //! * `race.rs`: an async attempt against its deadline;
+//! * `hedge.rs`: hedged attempts, several in flight at once;
 //! * `hooks.rs`: the user's pieces (classifier, Retry-After hint,
 //!   validator, listeners) and their no-op defaults;
 //! * `events.rs`: `tracing` events.
 
 mod events;
 mod execution;
+mod hedge;
 pub mod hooks;
 mod operation;
 mod race;
 mod schedule;
 
 pub use execution::Execution;
+pub use hedge::Hedged;
 pub use operation::Operation;

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use super::execution::{Execution, deadline};
 use super::hooks::{HookSet, Hooks, RetryEvent};
-use super::race::race;
+use super::race::within_deadline;
 use crate::attempt::Attempt;
 use crate::breaker::CircuitBreaker;
 use crate::clock::{Clock, SystemClock, TokioClock};
@@ -483,21 +483,8 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         let deadline = deadline(&self.settings, 0);
         let start = self.clock.now_nanos();
         let attempt = Attempt::first(deadline);
-        let result = match (deadline, self.timed_out) {
-            (Some(deadline), Some(timed_out)) => {
-                let clock = &self.clock;
-                // Measured from the attempt's start, not from the first poll.
-                let timer = || {
-                    let spent = clock.now_nanos().saturating_sub(start);
-                    clock.deadline_async(deadline.saturating_sub(Duration::from_nanos(spent)))
-                };
-                match race(f(attempt), timer).await {
-                    Some(result) => result.map_err(|e| (e, FailureKind::Operation)),
-                    None => Err((timed_out(), FailureKind::Timeout)),
-                }
-            }
-            _ => f(attempt).await.map_err(|e| (e, FailureKind::Operation)),
-        };
+        let work = f(attempt);
+        let result = within_deadline(&self.clock, attempt, start, self.timed_out, work).await;
         let end = self.clock.now_nanos();
         match result {
             Ok(value) if self.hooks.is_valid(&value) => {

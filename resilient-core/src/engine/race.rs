@@ -3,6 +3,42 @@
 use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::task::Poll;
+use std::time::Duration;
+
+use crate::attempt::Attempt;
+use crate::clock::Clock;
+use crate::report::FailureKind;
+
+/// Runs the attempt `work` started at `started` (a reading of `clock`),
+/// cut at its deadline when the operation interrupts (`timed_out` makes
+/// the error of a cut attempt); says how it ended.
+#[inline]
+pub(crate) async fn within_deadline<T, E, C, Fut>(
+    clock: &C,
+    attempt: Attempt,
+    started: u64,
+    timed_out: Option<fn() -> E>,
+    work: Fut,
+) -> Result<T, (E, FailureKind)>
+where
+    C: Clock,
+    Fut: Future<Output = Result<T, E>>,
+{
+    match (attempt.deadline, timed_out) {
+        (Some(deadline), Some(timed_out)) => {
+            // Measured from the attempt's start, not from the first poll.
+            let timer = || {
+                let spent = clock.now_nanos().saturating_sub(started);
+                clock.deadline_async(deadline.saturating_sub(Duration::from_nanos(spent)))
+            };
+            match race(work, timer).await {
+                Some(result) => result.map_err(|e| (e, FailureKind::Operation)),
+                None => Err((timed_out(), FailureKind::Timeout)),
+            }
+        }
+        _ => work.await.map_err(|e| (e, FailureKind::Operation)),
+    }
+}
 
 /// Polls `work` against a timer: `Some` with the work's output if it
 /// finishes first, `None` if the timer does.

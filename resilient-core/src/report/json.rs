@@ -16,7 +16,7 @@
 //! Each attempt: `number`, `kind` (`primary`, `fallback`, `hedge`),
 //! `started_ms`, `duration_ms`, `deadline_ms` (or `null`), `delay_ms` and
 //! `delay_source` (`backoff` / `retry_after`, or both `null`), and `error`,
-//! `failure` (`operation`, `timeout`, `circuit_open`, `validation`) and
+//! `failure` (`operation`, `timeout`, `circuit_open`, `validation`, `cancelled`) and
 //! `retryable`, all three `null` for a successful attempt.
 
 use std::time::Duration;

@@ -141,10 +141,16 @@ impl ExecutionReport {
     /// The operation's name beside the latest record, to update the one
     /// and report it under the other.
     pub(crate) fn name_and_last(&mut self) -> (&str, &mut AttemptRecord) {
+        let last = self.records.as_slice().len().saturating_sub(1);
+        self.name_and(last)
+    }
+
+    /// The operation's name beside the record at `index`.
+    pub(crate) fn name_and(&mut self, index: usize) -> (&str, &mut AttemptRecord) {
         let record = self
             .records
             .as_mut_slice()
-            .last_mut()
+            .get_mut(index)
             .expect("an attempt was recorded");
         (&self.name, record)
     }

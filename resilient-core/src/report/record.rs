@@ -41,6 +41,9 @@ pub enum FailureKind {
     CircuitOpen,
     /// The body returned a value that failed validation.
     Validation,
+    /// A hedged attempt (or the attempt it hedged) was dropped because
+    /// another attempt of its round succeeded first.
+    Cancelled,
 }
 
 impl FailureKind {
@@ -52,6 +55,7 @@ impl FailureKind {
             FailureKind::Timeout => "timeout",
             FailureKind::CircuitOpen => "circuit_open",
             FailureKind::Validation => "validation",
+            FailureKind::Cancelled => "cancelled",
         }
     }
 }
