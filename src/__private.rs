@@ -61,6 +61,17 @@ where
     attempt
 }
 
+/// The attempt of a blocking fn, called once per attempt: declared `FnMut`
+/// here, where the closure is made, so that a body that moves an argument
+/// is reported at the use that moves it.
+#[inline]
+pub fn attempt_blocking<F, T, E>(attempt: F) -> F
+where
+    F: FnMut(Attempt) -> Result<T, E>,
+{
+    attempt
+}
+
 /// The caller's argument `T`, borrowed for a `mut` parameter to be
 /// re-initialised from at the start of each attempt, so that no attempt
 /// sees what an earlier one did to it.
@@ -93,6 +104,26 @@ pub trait FreshPerAttempt<T> {
 impl<T: Clone> FreshPerAttempt<T> for Argument<'_, T> {
     #[inline]
     fn fresh(self) -> T {
+        self.0.clone()
+    }
+}
+
+/// Makes a copy of the caller's argument for each fallback of a chain but
+/// the last, which takes the argument itself.
+#[diagnostic::on_unimplemented(
+    message = "with more than one fallback, each argument of a `#[resilient]` fn is passed to every fallback tried, so it must be `Clone`",
+    label = "`{T}` is not `Clone`",
+    note = "implement `Clone` for `{T}`, pass it by reference, or keep a single fallback"
+)]
+pub trait PassedToEach<T> {
+    /// A copy of the caller's argument for one fallback.
+    fn for_one(self) -> T;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Clone> PassedToEach<T> for Argument<'_, T> {
+    #[inline]
+    fn for_one(self) -> T {
         self.0.clone()
     }
 }

@@ -70,11 +70,18 @@ pub trait Clock: Send + Sync {
     }
 }
 
-/// Nanoseconds from the process's first clock reading to `instant`.
+/// `instant` as nanoseconds on one timeline for the whole process: from
+/// its first clock reading, offset by 2^63 so that instants before that
+/// one (a paused tokio clock that started earlier, say) keep their order
+/// and their distances.
 fn nanos_since_epoch(instant: Instant) -> u64 {
+    const MIDDLE: u64 = 1 << 63;
     static EPOCH: OnceLock<Instant> = OnceLock::new();
     let epoch = *EPOCH.get_or_init(|| instant);
-    duration_nanos(instant.saturating_duration_since(epoch))
+    match instant.checked_duration_since(epoch) {
+        Some(after) => MIDDLE.saturating_add(duration_nanos(after)),
+        None => MIDDLE.saturating_sub(duration_nanos(epoch.saturating_duration_since(instant))),
+    }
 }
 
 /// Forwards every method, so that `&C` and `Arc<C>` are clocks as `C` is.
@@ -184,6 +191,58 @@ impl Clock for TokioClock {
     }
 }
 
+/// A clock whose readings the engine ignores: every attempt starts and
+/// ends at 0, so a successful call costs no clock reading at all. Sleeps
+/// (the backoff's waits) still go to the wrapped clock, and a circuit
+/// breaker still reads its [`now`](Clock::now).
+///
+/// Made by [`Operation::untimed`](crate::Operation::untimed) and the
+/// attribute's `timing = false`. The report keeps counts, kinds, errors,
+/// retryable flags and the delays decided, but no times; and nothing that
+/// needs time can work: no per-attempt timeout, no budget, no soft cap, no
+/// Retry-After wait against a budget.
+///
+/// ```
+/// use resilient::{Backoff, FakeClock, Operation};
+/// use std::time::Duration;
+///
+/// let clock = FakeClock::new();
+/// let outcome = Operation::new()
+///     .max_attempts(2)
+///     .backoff(Backoff::constant(Duration::from_secs(1)))
+///     .clock(&clock)
+///     .untimed()
+///     .run(|attempt| if attempt.number() == 1 { Err("busy") } else { Ok(()) });
+/// assert_eq!(clock.slept(), [Duration::from_secs(1)]);
+/// assert_eq!(outcome.report().delays(), [Duration::from_secs(1)]);
+/// assert_eq!(outcome.report().elapsed(), Duration::ZERO);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Untimed<C>(pub C);
+
+impl<C: Clock> Clock for Untimed<C> {
+    fn now(&self) -> Instant {
+        self.0.now()
+    }
+
+    #[inline]
+    fn now_nanos(&self) -> u64 {
+        0
+    }
+
+    fn sleep(&self, duration: Duration) {
+        self.0.sleep(duration);
+    }
+
+    fn sleep_async(&self, duration: Duration) -> impl Future<Output = ()> + Send {
+        self.0.sleep_async(duration)
+    }
+
+    fn deadline_async(&self, duration: Duration) -> impl Future<Output = ()> + Send {
+        self.0.deadline_async(duration)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,6 +254,20 @@ mod tests {
         TokioClock.sleep_async(Duration::from_secs(10)).await;
         assert_eq!(TokioClock.now() - start, Duration::from_secs(10));
         assert_eq!(TokioClock.now_nanos() - start_nanos, 10_000_000_000);
+    }
+
+    #[test]
+    fn instants_before_the_first_reading_keep_their_distance() {
+        let now = Instant::now();
+        let later = nanos_since_epoch(now);
+        let earlier = now
+            .checked_sub(Duration::from_secs(5))
+            .map_or(later, nanos_since_epoch);
+        assert!(earlier == later || later - earlier == 5_000_000_000);
+        let much_earlier = now
+            .checked_sub(Duration::from_secs(50))
+            .map_or(earlier, nanos_since_epoch);
+        assert!(much_earlier <= earlier);
     }
 
     #[test]

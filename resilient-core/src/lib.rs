@@ -71,7 +71,7 @@ mod throttle;
 pub use attempt::Attempt;
 pub use backoff::{Backoff, Jitter};
 pub use breaker::{CircuitBreaker, CircuitBreakerBuilder, CircuitPermit, CircuitState};
-pub use clock::{Clock, SystemClock, TokioClock};
+pub use clock::{Clock, SystemClock, TokioClock, Untimed};
 pub use engine::hooks::{
     self, Classify, HookSet, Hooks, OnReport, OnRetry, RateLimit, RetryEvent, Validate,
 };

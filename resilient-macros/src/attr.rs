@@ -29,6 +29,9 @@ pub(crate) enum Dur {
     Expr(Expr),
 }
 
+/// The literal `false` of an option that turns something off.
+pub(crate) struct Off;
+
 /// `retry_on = [A, B::C]`.
 pub(crate) struct RetryOn {
     pub(crate) variants: Vec<Path>,
@@ -94,7 +97,8 @@ values! {
     Count(Count),
     Duration(Dur),
     Expression(Expr),
-    Path(ExprPath),
+    Paths(Vec<ExprPath>),
+    Off(Off),
     RetryOn(RetryOn),
     Backoff(BackoffSpec),
     Crate(Path),
@@ -242,7 +246,8 @@ fn parse_option(input: ParseStream, options: &mut Options, errors: &mut Errors) 
         Kind::Count => count(spec, value).map(Value::Count),
         Kind::Duration => dur(spec.name, value).map(Value::Duration),
         Kind::Expression => Ok(Value::Expression(value)),
-        Kind::Path => function_path(spec, value).map(Value::Path),
+        Kind::Path => function_paths(spec, value).map(Value::Paths),
+        Kind::Off => off(spec, &value).map(Value::Off),
         Kind::Special if spec.name == RETRY_ON.name => retry_on(value).map(Value::RetryOn),
         Kind::Special if spec.name == BACKOFF.name => backoff(value).map(Value::Backoff),
         Kind::Special => crate_path(value).map(Value::Crate),
@@ -541,15 +546,54 @@ fn jitter(value: &Expr) -> syn::Result<Jitter> {
     }
 }
 
-fn function_path(spec: &OptionSpec, value: Expr) -> syn::Result<ExprPath> {
+/// One function's path, or several in brackets, tried in order.
+fn function_paths(spec: &OptionSpec, value: Expr) -> syn::Result<Vec<ExprPath>> {
     let (name, example) = (spec.name, spec.example);
-    match peel(&value) {
+    let wrong = |value: &Expr| {
+        Error::new_spanned(
+            value,
+            format!(
+                "`{name}` takes the path of a function, like `{name} = {example}` or, in an `impl`, `{name} = Self::{example}`; or a list of them, tried in order: `{name} = [{example}, stale_copy]`"
+            ),
+        )
+    };
+    let path = |value: &Expr| match peel(value) {
         Expr::Path(path) if path.attrs.is_empty() => Ok(path.clone()),
-        _ => Err(Error::new_spanned(
+        _ => Err(wrong(value)),
+    };
+    match peel(&value) {
+        Expr::Array(ExprArray { elems, .. }) if elems.is_empty() => Err(Error::new_spanned(
             &value,
             format!(
-                "`{name}` takes the path of a function, like `{name} = {example}` or, in an `impl`, `{name} = Self::{example}`"
+                "`{name} = []` names no function: give at least one, as in `{name} = [{example}]`"
             ),
+        )),
+        Expr::Array(ExprArray { elems, .. }) => {
+            let mut errors = Errors::default();
+            let paths: Vec<ExprPath> = elems
+                .iter()
+                .filter_map(|elem| errors.ok(path(elem)))
+                .collect();
+            errors.into_result().map(|()| paths)
+        }
+        _ => path(&value).map(|path| vec![path]),
+    }
+}
+
+/// `false`, the only value of an option that turns something off.
+fn off(spec: &OptionSpec, value: &Expr) -> syn::Result<Off> {
+    let name = spec.name;
+    match peel(value) {
+        Expr::Lit(lit) if matches!(&lit.lit, Lit::Bool(b) if !b.value) => Ok(Off),
+        Expr::Lit(lit) if matches!(&lit.lit, Lit::Bool(_)) => Err(Error::new_spanned(
+            value,
+            format!(
+                "`{name}` is on by default: remove `{name} = true`, or write `{name} = false` to turn it off"
+            ),
+        )),
+        _ => Err(Error::new_spanned(
+            value,
+            format!("`{name}` takes the literal `false`, as in `{name} = false`"),
         )),
     }
 }

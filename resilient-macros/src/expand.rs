@@ -15,12 +15,17 @@
 
 use proc_macro2::{Literal, Punct, Spacing, Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprPath, Ident, ItemFn, ReturnType, Type};
 
 use crate::attr::{self, BackoffSpec, Dur, Jitter, Multiplier, Options, Value};
+use crate::attr::{Count, Off};
 use crate::errors::Errors;
-use crate::options::{BUDGET, CLOCK, CRATE, FALLBACK, OptionSpec, RETRIES, RETRY, RETRY_ON};
+use crate::options::{
+    BUDGET, CLOCK, CRATE, FALLBACK, HEDGE, MAX_HEDGES, NAME, OptionSpec, REPORT, RETRIES, RETRY,
+    RETRY_ON,
+};
 use crate::signature::{self, Arg, Function, Ret};
 
 /// Expands `#[resilient(attr)] item`. Never panics: on any error the item is
@@ -59,6 +64,8 @@ struct Names<'a> {
     ret: &'a Ret,
     op: Ident,
     exec: Ident,
+    body: Ident,
+    outcome: Ident,
     policy: Ident,
     attempt: Ident,
     error: Ident,
@@ -77,6 +84,8 @@ impl<'a> Names<'a> {
             ret,
             op: local("__resilient_op"),
             exec: local("__resilient_exec"),
+            body: local("__resilient_body"),
+            outcome: local("__resilient_outcome"),
             policy: local("__resilient_policy"),
             attempt: local("__resilient_attempt"),
             error: local("__resilient_error"),
@@ -171,21 +180,32 @@ fn generate(options: &Options, function: &Function, ret: &Ret) -> TokenStream {
         // with `ResultLike`'s message.
         None => names.over("OutcomeOf", &ret.ty),
     };
-    if let ReturnType::Type(arrow, _) = &sig.output {
+    // With a report hook, the function keeps its declared return type.
+    let keeps_signature = options.key(&REPORT).is_some();
+    if let ReturnType::Type(arrow, _) = &sig.output
+        && !keeps_signature
+    {
         sig.output = ReturnType::Type(*arrow, Box::new(Type::Verbatim(outcome)));
     }
 
     let checks = checks(options, function, &names);
     let build = build(options, function, &names);
     let attempt = attempt_closure(function, &names);
-    let fallback = fallback_closure(options, function, &names);
-    let run = run(function.is_async, &names, &attempt, fallback.as_ref());
+    let fallbacks = fallback_closures(options, function, &names);
+    let run = run(options, function.is_async, &names, &attempt, &fallbacks);
+    let outcome = &names.outcome;
+    let finish = if keeps_signature {
+        quote!(#outcome.into_result())
+    } else {
+        outcome.to_token_stream()
+    };
 
     let body = quote! {
         #(#inner_attrs)*
         #checks
         #build
-        #run
+        let #outcome = #run;
+        #finish
     };
     let mut braced = TokenStream::new();
     block
@@ -284,6 +304,11 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
             chain.extend(calls);
         }
     }
+    if options.key(&NAME).is_none() {
+        // The function's identifier names the operation by default.
+        let name = Literal::string(&function.item.sig.ident.unraw().to_string());
+        chain.extend(quote!(.name(#name)));
+    }
     statements.extend(quote!(let #op = #chain;));
     statements
 }
@@ -307,8 +332,9 @@ fn builder_calls(
             Value::Duration(dur) => duration(dur),
             Value::Expression(expr) => expr.to_token_stream(),
             Value::Backoff(backoff) => backoff_value(backoff, root, span),
-            Value::Path(path) => path.to_token_stream(),
-            Value::RetryOn(_) | Value::Crate(_) => TokenStream::new(),
+            // An option that turns something off calls its method bare.
+            Value::Off(Off) => return quote_spanned!(span=> .#method()),
+            Value::Paths(_) | Value::RetryOn(_) | Value::Crate(_) => TokenStream::new(),
         };
         // On an `async fn` the budget also cuts the attempt in flight; that
         // call comes first, so that its receiver is the one spanned at the
@@ -336,7 +362,8 @@ fn builder_calls(
                 .retry_if(|#error: &_| ::core::matches!(#error, #(#patterns)|*))
             }
         }
-        // `clock`, `fallback` and `crate` shape the rest of the expansion.
+        // `clock`, `fallback`, `hedge` and `crate` shape the rest of the
+        // expansion.
         _ => TokenStream::new(),
     }
 }
@@ -420,87 +447,160 @@ fn attempt_closure(function: &Function, names: &Names) -> TokenStream {
     }
 }
 
-/// The closure that runs the fallback with the function's arguments (a
-/// `mut self` as the caller passed it), and the `Attempt` if the fallback
-/// takes one. Which of the two it takes, and whether its signature fits at
-/// all, is settled by the `__private` fallback traits, whose message is
-/// reported at the `fallback` path.
-fn fallback_closure(options: &Options, function: &Function, names: &Names) -> Option<TokenStream> {
-    let fallback = options.get::<ExprPath>(&FALLBACK)?;
+/// The closures that run the fallbacks, in order, with the function's
+/// arguments (a `mut self` as the caller passed it), and the `Attempt` if
+/// a fallback takes one. Which of the two it takes, and whether its
+/// signature fits at all, is settled by the `__private` fallback traits,
+/// whose message is reported at the fallback's path.
+fn fallback_closures(options: &Options, function: &Function, names: &Names) -> Vec<TokenStream> {
+    let Some(fallbacks) = options.get::<Vec<ExprPath>>(&FALLBACK) else {
+        return Vec::new();
+    };
     let root = &names.root;
     let ret = names.result();
-    let path = fallback.value;
-    let args = function.args.iter().filter_map(|arg| match arg {
-        Arg::Receiver(_) if function.mut_self.is_some() => {
-            Some(names.pristine_self.to_token_stream())
-        }
-        Arg::Receiver(token) => Some(token.to_token_stream()),
-        Arg::Named(ident) => Some(ident.to_token_stream()),
-        Arg::Pattern(_) => None,
-    });
     let attempt = &names.attempt;
-    // The call is spanned at the path: a fallback that doesn't fit is
-    // reported there, with the fallback traits' message.
-    let span = path.span();
-    let at = names.root_at(span);
-    Some(if function.is_async {
-        let call = quote_spanned! {span=>
-            #at::__private::AsyncFallback::<_, #ret, _>::call((#(#args,)*), #path, #attempt)
-        };
-        quote!(async |#attempt: #root::Attempt| -> #ret { #call.await })
-    } else {
-        let call = quote_spanned! {span=>
-            #at::__private::BlockingFallback::<_, #ret, _>::call((#(#args,)*), #path, #attempt)
-        };
-        quote!(|#attempt: #root::Attempt| -> #ret { #call })
-    })
+    let args: Vec<TokenStream> = function
+        .args
+        .iter()
+        .filter_map(|arg| match arg {
+            Arg::Receiver(_) if function.mut_self.is_some() => {
+                Some(names.pristine_self.to_token_stream())
+            }
+            Arg::Receiver(token) => Some(token.to_token_stream()),
+            Arg::Named(ident) => Some(ident.to_token_stream()),
+            Arg::Pattern(_) => None,
+        })
+        .collect();
+    let count = fallbacks.value.len();
+    fallbacks
+        .value
+        .iter()
+        .enumerate()
+        .map(|(i, path)| {
+            // The call is spanned at the path: a fallback that doesn't fit
+            // is reported there, with the fallback traits' message.
+            let span = path.span();
+            let at = names.root_at(span);
+            // Every candidate but the last gets copies: the last takes the
+            // arguments themselves.
+            let args: Vec<TokenStream> = if i + 1 == count {
+                args.clone()
+            } else {
+                args.iter()
+                    .map(|arg| {
+                        let span = arg.span();
+                        let at = names.root_at(span);
+                        quote_spanned! {span=>
+                            #at::__private::PassedToEach::for_one(#at::__private::Argument::of(&#arg))
+                        }
+                    })
+                    .collect()
+            };
+            if function.is_async {
+                let call = quote_spanned! {span=>
+                    #at::__private::AsyncFallback::<_, #ret, _>::call((#(#args,)*), #path, #attempt)
+                };
+                quote!(async |#attempt: #root::Attempt| -> #ret { #call.await })
+            } else {
+                let call = quote_spanned! {span=>
+                    #at::__private::BlockingFallback::<_, #ret, _>::call((#(#args,)*), #path, #attempt)
+                };
+                quote!(|#attempt: #root::Attempt| -> #ret { #call })
+            }
+        })
+        .collect()
 }
 
-/// The run: starts the operation, runs attempts while the engine allows,
-/// the fallback if one is due, and finishes with the `Outcome`. This is the
-/// only part of the expansion that knows how the engine is driven.
+/// The run, an expression of the `Outcome`: the first attempt straight,
+/// the retries only after a failure, then each fallback while one is due.
+/// This is the only part of the expansion that knows how the engine is
+/// driven.
+///
+/// The attempt closure is made once: a blocking run calls it through
+/// `&mut`; an async one calls it once per attempt from a fresh closure
+/// (`|attempt| body(attempt)`), so that its future borrows the closure for
+/// that attempt only and stays `Send`. Hedged attempts run at once, so
+/// theirs is called through `&`.
 fn run(
+    options: &Options,
     is_async: bool,
     names: &Names,
     attempt: &TokenStream,
-    fallback: Option<&TokenStream>,
+    fallbacks: &[TokenStream],
 ) -> TokenStream {
-    let Names { op, exec, .. } = names;
-    if is_async {
-        let fallback = fallback.map(|fallback| {
-            quote! {
-                if #exec.needs_fallback() {
-                    #exec.fallback_async(#fallback).await;
+    let Names {
+        root,
+        op,
+        exec,
+        body,
+        ..
+    } = names;
+    let given = Ident::new("__resilient_given", Span::mixed_site());
+    let done = Ident::new("__resilient_done", Span::mixed_site());
+    if !is_async {
+        return quote! {
+            {
+                let mut #body = #root::__private::attempt_blocking(#attempt);
+                match #op.run_primary(&mut #body) {
+                    ::core::result::Result::Ok(#done) => #done,
+                    ::core::result::Result::Err(mut #exec) => {
+                        #(if #exec.needs_fallback() {
+                            #exec.fallback_blocking(#fallbacks);
+                        })*
+                        #exec.finish()
+                    }
                 }
             }
+        };
+    }
+    let fallbacks = quote! {
+        #(if #exec.needs_fallback() {
+            #exec.fallback_async(#fallbacks).await;
+        })*
+    };
+    if let Some(hedge) = options.get::<Dur>(&HEDGE) {
+        let delay = duration(hedge.value);
+        let hedge = quote_spanned!(hedge.span()=> .hedge(#delay));
+        let max_hedges = options.get::<Count>(&MAX_HEDGES).map(|max| {
+            let count = Literal::u32_suffixed(max.value.value);
+            quote_spanned!(max.span()=> .max_hedges(#count))
         });
-        // `__private::attempt_async` makes the closure an `AsyncFnMut`: a
-        // body that moves an argument is then reported at the use that
-        // moves it, with a `.clone()` hint.
-        let root = &names.root;
-        quote! {
-            let mut #exec = #op.start();
-            while #exec.next_async().await {
-                #exec.attempt_async(#root::__private::attempt_async(#attempt)).await;
-            }
-            #fallback
-            #exec.finish()
-        }
-    } else {
-        let fallback = fallback.map(|fallback| {
-            quote! {
-                if #exec.needs_fallback() {
-                    #exec.fallback_blocking(#fallback);
+        let hedged = Ident::new("__resilient_hedged", Span::mixed_site());
+        return quote! {
+            {
+                let #body = #attempt;
+                let #hedged = #op #hedge #max_hedges;
+                match #hedged.run_primary_async(|#given: #root::Attempt| #body(#given)).await {
+                    ::core::result::Result::Ok(#done) => #done,
+                    ::core::result::Result::Err(mut #exec) => {
+                        #fallbacks
+                        #exec.finish()
+                    }
                 }
             }
-        });
-        quote! {
-            let mut #exec = #op.start();
-            while #exec.next_blocking() {
-                #exec.attempt_blocking(#attempt);
+        };
+    }
+    // `__private::attempt_async` makes the closure an `AsyncFnMut`: a body
+    // that moves an argument is then reported at the use that moves it,
+    // with a `.clone()` hint.
+    quote! {
+        {
+            let mut #body = #root::__private::attempt_async(#attempt);
+            match #op.first_attempt_async(|#given: #root::Attempt| #body(#given)).await {
+                ::core::result::Result::Ok(#done) => #done,
+                ::core::result::Result::Err(mut #exec) => {
+                    // The retries run in a future of their own, on the
+                    // heap: a call that succeeds at once doesn't carry them.
+                    ::std::boxed::Box::pin(async {
+                        while #exec.next_async().await {
+                            #exec.attempt_async(|#given: #root::Attempt| #body(#given)).await;
+                        }
+                    })
+                    .await;
+                    #fallbacks
+                    #exec.finish()
+                }
             }
-            #fallback
-            #exec.finish()
         }
     }
 }

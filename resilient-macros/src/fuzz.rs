@@ -30,6 +30,14 @@ use crate::options;
 const CORPUS: &[(&str, &str)] = &[
     ("", "fn plain() -> Result<(), Error> { Ok(()) }"),
     (
+        r#"retries = 2, name = "users.get", report = log_report, throttle = &THROTTLE, fallback = [cached, stale_copy]"#,
+        "fn named(id: u32) -> Result<u32, Error> { Ok(id) }",
+    ),
+    (
+        r#"retries = 1, hedge = "200ms", max_hedges = 2, timing = false"#,
+        "async fn hedged(id: u32) -> Result<u32, Error> { Ok(id) }",
+    ),
+    (
         r#"retries = 3, retry_on = [Timeout, ProviderError::Transient], backoff = exponential(base = "100ms", max = "10s", multiplier = 2.0, jitter = full), fallback = cached"#,
         "async fn call_provider(prompt: &str) -> Result<String, ProviderError> { complete(prompt).await }",
     ),

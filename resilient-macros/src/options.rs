@@ -16,8 +16,10 @@ pub(crate) enum Kind {
     Duration,
     /// Any expression, evaluated inside the function on every call.
     Expression,
-    /// The path of a function.
+    /// The path of a function, or a list of them in brackets.
     Path,
+    /// The literal `false`, turning off something on by default.
+    Off,
     /// A syntax of its own, read by dedicated code.
     Special,
 }
@@ -169,7 +171,9 @@ pub(crate) const TIMEOUT: OptionSpec = OptionSpec {
     async_only: Some(
         "a blocking fn can't be interrupted; `timeout` needs an `async fn` (use `budget` for a cap on the whole operation)",
     ),
-    ..OptionSpec::call("timeout", Kind::Duration, "\"2s\"").error_needs(TIMEOUT_ERROR)
+    ..OptionSpec::call("timeout", Kind::Duration, "\"2s\"")
+        .error_needs(TIMEOUT_ERROR)
+        .conflicts(&[NEEDS_TIMING])
 };
 
 /// On an `async fn`, the attempt in flight is also cut at the budget.
@@ -177,16 +181,18 @@ pub(crate) const BUDGET: OptionSpec = OptionSpec::call("budget", Kind::Duration,
     .error_needs(ErrorNeed {
         only_async: true,
         ..TIMEOUT_ERROR
-    });
+    })
+    .conflicts(&[NEEDS_TIMING]);
 
 pub(crate) const MAX_ELAPSED: OptionSpec =
-    OptionSpec::call("max_elapsed", Kind::Duration, "\"10s\"");
+    OptionSpec::call("max_elapsed", Kind::Duration, "\"10s\"").conflicts(&[NEEDS_TIMING]);
 
 pub(crate) const MIN_RETRIES: OptionSpec =
     OptionSpec::call("min_retries", Kind::Count, "1").needs(NEEDS_RETRIES);
 
 pub(crate) const RATE_LIMIT: OptionSpec =
-    OptionSpec::call("rate_limit", Kind::Expression, "|e| e.retry_after()");
+    OptionSpec::call("rate_limit", Kind::Expression, "|e| e.retry_after()")
+        .conflicts(&[NEEDS_TIMING]);
 
 pub(crate) const MAX_RATE_LIMIT_WAIT: OptionSpec =
     OptionSpec::call("max_rate_limit_wait", Kind::Duration, "\"60s\"").needs(NEEDS_RATE_LIMIT);
@@ -209,6 +215,41 @@ pub(crate) const VALIDATE: OptionSpec =
     });
 
 pub(crate) const FALLBACK: OptionSpec = OptionSpec::dedicated("fallback", Kind::Path, "cached");
+
+/// The operation's name; the function's identifier when not written.
+pub(crate) const NAME: OptionSpec = OptionSpec::call("name", Kind::Expression, "\"users.get\"");
+
+/// Keeps the declared return type and hands the report to a hook.
+pub(crate) const REPORT: OptionSpec = OptionSpec {
+    method: Some("on_report"),
+    ..OptionSpec::call("report", Kind::Expression, "log_report")
+};
+
+pub(crate) const THROTTLE: OptionSpec = OptionSpec::call("throttle", Kind::Expression, "&THROTTLE");
+
+pub(crate) const HEDGE: OptionSpec = OptionSpec {
+    async_only: Some(
+        "a hedge is an attempt started beside one still running, and a blocking fn runs one attempt at a time: `hedge` needs an `async fn`",
+    ),
+    ..OptionSpec::dedicated("hedge", Kind::Duration, "\"200ms\"")
+};
+
+pub(crate) const MAX_HEDGES: OptionSpec = OptionSpec::dedicated("max_hedges", Kind::Count, "2")
+    .needs(Need {
+        any_of: &["hedge"],
+        how: "add `hedge = \"200ms\"`, the delay after which a hedged attempt starts",
+    });
+
+/// Said of each option that needs the clock that `timing = false` turns off.
+const NEEDS_TIMING: Conflict = Conflict {
+    with: "timing",
+    why: "`timing = false` reads no clock, and `{name}` is measured on one; remove one of the two",
+};
+
+pub(crate) const TIMING: OptionSpec = OptionSpec {
+    method: Some("untimed"),
+    ..OptionSpec::call("timing", Kind::Off, "false")
+};
 
 pub(crate) const CLOCK: OptionSpec =
     OptionSpec::dedicated("clock", Kind::Expression, "clock.clone()");
@@ -238,7 +279,13 @@ pub(crate) const OPTIONS: &[OptionSpec] = &[
     VALIDATE,
     FALLBACK,
     CLOCK,
+    TIMING,
     ON_RETRY,
+    NAME,
+    REPORT,
+    THROTTLE,
+    HEDGE,
+    MAX_HEDGES,
     CRATE,
 ];
 

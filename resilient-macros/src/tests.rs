@@ -73,18 +73,25 @@ fn no_options_is_one_attempt_with_a_report() {
     );
     assert_contains(
         &out,
-        "let __resilient_op = :: resilient :: __private :: operation :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock) ;",
-    );
-    assert_contains(
-        &out,
-        "let mut __resilient_exec = __resilient_op . start () ;",
+        "let __resilient_op = :: resilient :: __private :: operation :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock) . name (\"call\") ;",
     );
     assert_contains(&out, "while __resilient_exec . next_async () . await {");
     assert_contains(
         &out,
-        "__resilient_exec . attempt_async (:: resilient :: __private :: attempt_async (async | _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) . await })) . await ;",
+        "let mut __resilient_body = :: resilient :: __private :: attempt_async (async | _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) . await }) ;",
     );
-    assert_contains(&out, "__resilient_exec . finish () }");
+    assert_contains(
+        &out,
+        "__resilient_op . first_attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await",
+    );
+    assert_contains(
+        &out,
+        "__resilient_exec . attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await ;",
+    );
+    assert_contains(
+        &out,
+        "__resilient_exec . finish () } } } ; __resilient_outcome }",
+    );
     assert!(!out.contains("max_attempts"));
     assert!(!out.contains("compile_error"));
 }
@@ -92,10 +99,13 @@ fn no_options_is_one_attempt_with_a_report() {
 #[test]
 fn blocking_fn_uses_the_blocking_loop_and_the_default_clock() {
     let out = expanded(quote!(retries = 2), blocking_fn());
-    assert_contains(&out, "while __resilient_exec . next_blocking () {");
     assert_contains(
         &out,
-        "__resilient_exec . attempt_blocking (| _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) }) ;",
+        "let mut __resilient_body = :: resilient :: __private :: attempt_blocking (| _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) }) ;",
+    );
+    assert_contains(
+        &out,
+        "match __resilient_op . run_primary (& mut __resilient_body) {",
     );
     assert_contains(&out, ". max_attempts (3u32)");
     assert!(!out.contains("clock"));
@@ -189,7 +199,7 @@ fn exponential_backoff_fills_in_the_defaults() {
     );
     assert_contains(
         &out,
-        ". backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (0u64 , 250000000u32) , :: resilient :: __private :: Backoff :: DEFAULT_MAX)) ;",
+        ". backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (0u64 , 250000000u32) , :: resilient :: __private :: Backoff :: DEFAULT_MAX))",
     );
     let out = expanded(
         quote!(
@@ -200,12 +210,12 @@ fn exponential_backoff_fills_in_the_defaults() {
     );
     assert_contains(
         &out,
-        ". backoff (:: resilient :: __private :: Backoff :: exponential (:: resilient :: __private :: Backoff :: DEFAULT_BASE , BIG) . multiplier (3f64) . jitter (:: resilient :: __private :: Jitter :: Equal)) ;",
+        ". backoff (:: resilient :: __private :: Backoff :: exponential (:: resilient :: __private :: Backoff :: DEFAULT_BASE , BIG) . multiplier (3f64) . jitter (:: resilient :: __private :: Jitter :: Equal))",
     );
     let out = expanded(quote!(retries = 3, backoff = exponential), async_fn());
     assert_contains(
         &out,
-        ". backoff (:: resilient :: __private :: Backoff :: exponential (:: resilient :: __private :: Backoff :: DEFAULT_BASE , :: resilient :: __private :: Backoff :: DEFAULT_MAX)) ;",
+        ". backoff (:: resilient :: __private :: Backoff :: exponential (:: resilient :: __private :: Backoff :: DEFAULT_BASE , :: resilient :: __private :: Backoff :: DEFAULT_MAX))",
     );
 }
 
@@ -269,7 +279,7 @@ fn budget_on_a_blocking_fn_is_not_interrupted() {
     let out = expanded(quote!(budget = "5s"), blocking_fn());
     assert_contains(
         &out,
-        ". budget (:: core :: time :: Duration :: new (5u64 , 0u32)) ;",
+        ". budget (:: core :: time :: Duration :: new (5u64 , 0u32))",
     );
     assert!(!out.contains("interrupt_at_deadline"));
 }
@@ -297,7 +307,7 @@ fn the_attempt_parameter_leaves_the_signature() {
     );
     assert_contains(
         &out,
-        "attempt_async (:: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> Result < u32 , E > { let mut attempt : Attempt = __resilient_attempt ; { Ok (attempt . number ()) } })) . await ;",
+        "attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> Result < u32 , E > { let mut attempt : Attempt = __resilient_attempt ; { Ok (attempt . number ()) } }) ;",
     );
     assert!(!out.contains("# [attempt]"));
 }
@@ -383,7 +393,7 @@ fn unknown_options_list_the_valid_ones() {
     let message = error(quote!(colour = 1), blocking_fn());
     assert_eq!(
         message,
-        "unknown option `colour`\nthe options are: retries, retry_on, retry_if, backoff, retry, timeout, budget, max_elapsed, min_retries, rate_limit, max_rate_limit_wait, max_rate_limit_retries, circuit_breaker, validate, fallback, clock, on_retry, crate"
+        "unknown option `colour`\nthe options are: retries, retry_on, retry_if, backoff, retry, timeout, budget, max_elapsed, min_retries, rate_limit, max_rate_limit_wait, max_rate_limit_retries, circuit_breaker, validate, fallback, clock, timing, on_retry, name, report, throttle, hedge, max_hedges, crate"
     );
     let message = error(quote!(max_attempts = 3), blocking_fn());
     assert!(message.contains("write `retries = N`"), "{message}");
@@ -734,10 +744,7 @@ fn rate_limit_caps_need_rate_limit() {
         quote!(rate_limit = hint, max_rate_limit_retries = 0),
         blocking_fn(),
     );
-    assert_contains(
-        &out,
-        ". rate_limit (hint) . max_rate_limit_retries (0u32) ;",
-    );
+    assert_contains(&out, ". rate_limit (hint) . max_rate_limit_retries (0u32)");
 }
 
 /// The whole expansion of a blocking and an `async fn`, token for token:
@@ -760,28 +767,6 @@ fn whole_expansions() {
             }
         },
     );
-    println!("{blocking}\n");
-    assert_eq!(
-        blocking,
-        normalize(
-            "fn fetch (clock : & FakeClock , id : u32) -> :: resilient :: Outcome < String , FetchError > { \
-             let _ = < FetchError as :: resilient :: __private :: ReportableError > :: describe ; \
-             let __resilient_op = :: resilient :: __private :: operation :: < String , FetchError > () \
-             . clock (clock) . max_attempts (3u32) \
-             . retry_if (| __resilient_error : & _ | :: core :: matches ! (__resilient_error , FetchError :: Timeout { .. })) \
-             . backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (1u64 , 0u32) , :: resilient :: __private :: Backoff :: DEFAULT_MAX)) ; \
-             let mut __resilient_exec = __resilient_op . start () ; \
-             while __resilient_exec . next_blocking () { \
-             __resilient_exec . attempt_blocking (| _ : :: resilient :: Attempt | -> Result < String , FetchError > { \
-             let mut id = :: resilient :: __private :: FreshPerAttempt :: fresh (:: resilient :: __private :: Argument :: of (& id)) ; \
-             { id += 1 ; lookup (id) } }) ; } \
-             if __resilient_exec . needs_fallback () { \
-             __resilient_exec . fallback_blocking (| __resilient_attempt : :: resilient :: Attempt | -> Result < String , FetchError > { \
-             :: resilient :: __private :: BlockingFallback :: < _ , Result < String , FetchError > , _ > :: call ((clock , id ,) , cached , __resilient_attempt) }) ; } \
-             __resilient_exec . finish () }"
-        )
-    );
-
     let asynchronous = expanded(
         quote!(retries = 3, timeout = "2s", budget = "10s"),
         quote! {
@@ -790,24 +775,34 @@ fn whole_expansions() {
             }
         },
     );
+    println!("{blocking}\n");
     println!("{asynchronous}");
-    assert_eq!(
-        asynchronous,
-        normalize(
-            "async fn complete (& self , prompt : & str) -> :: resilient :: __private :: OutcomeOf < AppResult < String > > { \
-             let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: ReportableError > :: describe ; \
-             let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: TimeoutError > :: timed_out ; \
-             let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: TimeoutError > :: timed_out ; \
-             let __resilient_op = :: resilient :: __private :: operation :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () \
-             . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
-             let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) ; \
-             let __resilient_op = { __resilient_op } . interrupt_at_deadline () . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) ; \
-             let mut __resilient_exec = __resilient_op . start () ; \
-             while __resilient_exec . next_async () . await { \
-             __resilient_exec . attempt_async (:: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { \
-             let attempt : Attempt = __resilient_attempt ; \
-             { self . provider . complete (prompt , attempt . deadline ()) . await } })) . await ; } \
-             __resilient_exec . finish () }"
-        )
-    );
+    assert_eq!(blocking, normalize(BLOCKING));
+    assert_eq!(asynchronous, normalize(ASYNCHRONOUS));
 }
+
+/// What [`whole_expansions`] expects of its blocking fn.
+const BLOCKING: &str = "\
+     fn fetch (clock : & FakeClock , id : u32) -> :: resilient :: Outcome < String , FetchError > { let _ = < FetchError as :: resilient :: __private :: ReportableError > :: describe ; \
+     let __resilient_op = :: resilient :: __private :: operation :: < String , FetchError > () . clock (clock) . max_attempts (3u32) . retry_if (| __resilient_error : & _ | :: core :: matches ! (__resilient_error , FetchError :: Timeout { .. })) . backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (1u64 , 0u32) , :: resilient :: __private :: Backoff :: DEFAULT_MAX)) . name (\"fetch\") ; \
+     let __resilient_outcome = { let mut __resilient_body = :: resilient :: __private :: attempt_blocking (| _ : :: resilient :: Attempt | -> Result < String , FetchError > { let mut id = :: resilient :: __private :: FreshPerAttempt :: fresh (:: resilient :: __private :: Argument :: of (& id)) ; \
+     { id += 1 ; \
+     lookup (id) } }) ; \
+     match __resilient_op . run_primary (& mut __resilient_body) { :: core :: result :: Result :: Ok (__resilient_done) => __resilient_done , :: core :: result :: Result :: Err (mut __resilient_exec) => { if __resilient_exec . needs_fallback () { __resilient_exec . fallback_blocking (| __resilient_attempt : :: resilient :: Attempt | -> Result < String , FetchError > { :: resilient :: __private :: BlockingFallback :: < _ , Result < String , FetchError > , _ > :: call ((clock , id ,) , cached , __resilient_attempt) }) ; \
+     } __resilient_exec . finish () } } } ; \
+     __resilient_outcome }";
+
+/// What [`whole_expansions`] expects of its `async fn`.
+const ASYNCHRONOUS: &str = "\
+     async fn complete (& self , prompt : & str) -> :: resilient :: __private :: OutcomeOf < AppResult < String > > { let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: ReportableError > :: describe ; \
+     let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: TimeoutError > :: timed_out ; \
+     let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: TimeoutError > :: timed_out ; \
+     let __resilient_op = :: resilient :: __private :: operation :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
+     let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) ; \
+     let __resilient_op = { __resilient_op } . interrupt_at_deadline () . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) . name (\"complete\") ; \
+     let __resilient_outcome = { let mut __resilient_body = :: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
+     { self . provider . complete (prompt , attempt . deadline ()) . await } }) ; \
+     match __resilient_op . first_attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => __resilient_done , :: core :: result :: Result :: Err (mut __resilient_exec) => { :: std :: boxed :: Box :: pin (async { while __resilient_exec . next_async () . await { __resilient_exec . attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await ; \
+     } }) . await ; \
+     __resilient_exec . finish () } } } ; \
+     __resilient_outcome }";

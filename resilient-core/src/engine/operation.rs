@@ -12,7 +12,7 @@ use super::hooks::{HookSet, Hooks, RetryEvent};
 use super::race::within_deadline;
 use crate::attempt::Attempt;
 use crate::breaker::CircuitBreaker;
-use crate::clock::{Clock, SystemClock, TokioClock};
+use crate::clock::{Clock, SystemClock, TokioClock, Untimed};
 use crate::error::{CircuitOpenError, ReportableError, RetryError, TimeoutError, ValidationError};
 use crate::policy::RetryPolicy;
 use crate::report::{ExecutionReport, FailureKind, Nanos, Outcome, UNNAMED};
@@ -229,6 +229,13 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
 
     /// The time source for deadlines, sleeps and the report.
     pub fn clock<C2: Clock>(self, clock: C2) -> Operation<'b, T, E, C2, H> {
+        with_part!(self, clock = clock)
+    }
+
+    /// Reads no clock for the report: see [`Untimed`]. Call it after
+    /// [`clock`](Operation::clock), whose sleeps it keeps.
+    pub fn untimed(self) -> Operation<'b, T, E, Untimed<C>, H> {
+        let clock = Untimed(self.clock);
         with_part!(self, clock = clock)
     }
 
