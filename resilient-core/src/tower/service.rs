@@ -77,6 +77,32 @@ pub type ResponseFuture<Res> = Pin<Box<dyn Future<Output = Result<Res, BoxError>
 /// [`ResponseFuture`] is boxed, `Send` and `'static`: the inner service,
 /// its futures, the request and the response must be `Send + 'static`.
 /// Dropping it ends the call at once: no further attempt.
+///
+/// ```
+/// use resilient::TimedOut;
+/// use resilient::tower::ResilientLayer;
+/// use std::time::Duration;
+/// use tower::{Layer, ServiceExt, service_fn};
+///
+/// #[derive(Debug, PartialEq, thiserror::Error)]
+/// #[error("no such user: {0}")]
+/// struct NoSuchUser(u32);
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let layer = ResilientLayer::new().retries(1).timeout(Duration::from_secs(1));
+///
+/// // The service's own error, boxed: downcast it.
+/// let users = layer.layer(service_fn(|id: u32| async move { Err::<String, _>(NoSuchUser(id)) }));
+/// let error = users.oneshot(7).await.unwrap_err();
+/// assert_eq!(error.downcast_ref::<NoSuchUser>(), Some(&NoSuchUser(7)));
+///
+/// // An attempt that outlives its deadline: `TimedOut`, the engine's.
+/// let stuck = layer.layer(service_fn(|_: u32| std::future::pending::<Result<String, NoSuchUser>>()));
+/// let error = stuck.oneshot(7).await.unwrap_err();
+/// assert!(error.is::<TimedOut>());
+/// # }
+/// ```
 pub struct Resilient<S, Cl, C, A> {
     inner: S,
     layer: Arc<ResilientLayer<Cl, C, A>>,
