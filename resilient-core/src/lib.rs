@@ -39,7 +39,8 @@
 //! * `metrics`: counters and histograms of the `metrics` facade, and a
 //!   gauge of each circuit breaker's state.
 //! * `serde`: `Serialize` for the report, with stable keys.
-//! * `tower`: tower's `TpsBudget` can serve as a [`RetryBudget`].
+//! * `tower`: the `tower` module, whose `ResilientLayer` makes any tower
+//!   service resilient; tower's `TpsBudget` can serve as a [`RetryBudget`].
 //! * `tracing`: the engine emits `tracing` events with stable names and
 //!   fields, so retries show up in existing logs. Every event carries the
 //!   operation's name as `operation`:
@@ -67,6 +68,8 @@ mod report;
 mod settings;
 pub mod testing;
 mod throttle;
+#[cfg(feature = "tower")]
+pub mod tower;
 
 pub use attempt::Attempt;
 pub use backoff::{Backoff, Jitter};

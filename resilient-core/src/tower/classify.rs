@@ -1,0 +1,279 @@
+//! What an attempt's result means to the retry loop: the [`Verdict`] a
+//! [`Classifier`] gives on the whole `Result` of a call, so that a response
+//! can fail (a `503` is an `Ok` to the service) and carry a Retry-After
+//! wait.
+
+use std::time::Duration;
+
+/// What one attempt's result means to the retry loop.
+///
+/// ```
+/// use resilient::tower::Verdict;
+/// use std::time::Duration;
+///
+/// /// A service answering with a status code and, maybe, a wait.
+/// fn classify(result: &Result<(u16, Option<u64>), std::io::Error>) -> Verdict {
+///     match result {
+///         Ok((200, _)) => Verdict::Success,
+///         Ok((503, wait)) => Verdict::Retryable { retry_after: wait.map(Duration::from_secs) },
+///         Ok(_) => Verdict::Fatal,
+///         Err(_) => Verdict::Retryable { retry_after: None },
+///     }
+/// }
+///
+/// assert_eq!(classify(&Ok((503, Some(2)))), Verdict::Retryable { retry_after: Some(Duration::from_secs(2)) });
+/// assert_eq!(classify(&Ok((404, None))), Verdict::Fatal);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// The call succeeded: its response is the result. Given to an `Err`,
+    /// it counts as [`Fatal`](Verdict::Fatal): there is no response to
+    /// return, so the error ends the call without a retry.
+    Success,
+    /// The call failed and another attempt may succeed.
+    Retryable {
+        /// The wait the service asked for (a `Retry-After` header, say).
+        /// `Some` takes the Retry-After path: the next attempt starts
+        /// exactly that much later, without spending a retry and without
+        /// the backoff, within `max_rate_limit_wait` and the budget.
+        retry_after: Option<Duration>,
+    },
+    /// The call failed and another attempt would fail the same way: the
+    /// call ends with this result.
+    Fatal,
+}
+
+/// Decides what a call's result means: [`Verdict`] for the retry loop, and
+/// the text the report shows for a failing response.
+///
+/// It sees the whole `Result<Response, Error>` of one attempt, so a
+/// response can fail as well as an error, and a response can say how long
+/// to wait. Implemented by every `Fn(&Result<Res, Err>) -> Verdict`: a
+/// closure passed to
+/// [`ResilientLayer::classify`](super::ResilientLayer::classify) names the
+/// types in its argument, or is a plain `fn`.
+///
+/// ```
+/// use resilient::tower::{Classifier, Verdict};
+///
+/// /// Retries the answers above 499, and every error.
+/// struct ServerErrors;
+///
+/// impl Classifier<u16, String> for ServerErrors {
+///     fn classify(&self, result: &Result<u16, String>) -> Verdict {
+///         match result {
+///             Ok(status) if *status >= 500 => Verdict::Retryable { retry_after: None },
+///             Ok(_) => Verdict::Success,
+///             Err(_) => Verdict::Retryable { retry_after: None },
+///         }
+///     }
+///
+///     fn describe(&self, status: &u16) -> String {
+///         format!("status {status}")
+///     }
+/// }
+///
+/// assert_eq!(ServerErrors.classify(&Ok(502)), Verdict::Retryable { retry_after: None });
+/// assert_eq!(ServerErrors.describe(&502), "status 502");
+/// ```
+pub trait Classifier<Res, Err> {
+    /// The verdict on one attempt's result.
+    fn classify(&self, result: &Result<Res, Err>) -> Verdict;
+
+    /// The report's text for a response classified as a failure (errors
+    /// show their own `Display`). The default says only that much; a
+    /// classifier that knows the response type says more (the status of an
+    /// HTTP response, say).
+    ///
+    /// ```
+    /// use resilient::tower::{Classifier, Verdict};
+    ///
+    /// let classify = |result: &Result<u16, ()>| match result {
+    ///     Ok(200) => Verdict::Success,
+    ///     _ => Verdict::Fatal,
+    /// };
+    /// assert_eq!(classify.describe(&404), "response classified as a failure");
+    /// ```
+    fn describe(&self, response: &Res) -> String {
+        let _ = response;
+        String::from("response classified as a failure")
+    }
+}
+
+impl<Res, Err, F> Classifier<Res, Err> for F
+where
+    F: Fn(&Result<Res, Err>) -> Verdict,
+{
+    fn classify(&self, result: &Result<Res, Err>) -> Verdict {
+        self(result)
+    }
+}
+
+/// The default classifier: every response is a success and every error is
+/// retryable, with no Retry-After wait, as the attribute retries every
+/// error by default.
+///
+/// ```
+/// use resilient::tower::{Classifier, RetryErrors, Verdict};
+///
+/// assert_eq!(RetryErrors.classify(&Ok::<_, ()>("any response")), Verdict::Success);
+/// assert_eq!(RetryErrors.classify(&Err::<(), _>("any error")), Verdict::Retryable { retry_after: None });
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RetryErrors;
+
+impl<Res, Err> Classifier<Res, Err> for RetryErrors {
+    fn classify(&self, result: &Result<Res, Err>) -> Verdict {
+        match result {
+            Ok(_) => Verdict::Success,
+            Err(_) => Verdict::Retryable { retry_after: None },
+        }
+    }
+}
+
+/// The classifier of HTTP clients (feature `http`): an
+/// [`http::Response`]'s status follows the table of
+/// [`http::is_retryable`](crate::http::is_retryable), and a retryable
+/// response's `Retry-After` header, read with
+/// [`http::retry_after`](crate::http::retry_after), takes the Retry-After
+/// path.
+///
+/// * a retryable status (408, 410, 429, 460, most 5xx) is
+///   [`Retryable`](Verdict::Retryable), with the header's wait if any;
+/// * any other 4xx or 5xx is [`Fatal`](Verdict::Fatal): the caller gets that
+///   response after one attempt;
+/// * 1xx, 2xx and 3xx are a [`Success`](Verdict::Success);
+/// * every error is retryable: no response arrived (refused, reset, timed
+///   out), so the request may never have reached the server.
+///
+/// The report shows a failing response as `HTTP 503 Service Unavailable`.
+///
+/// A server that is unavailable, then rate-limits with `Retry-After: 1`,
+/// then answers: the first wait comes from the backoff, the second is the
+/// server's, and the caller gets the `200`.
+///
+/// ```
+/// use http::{Request, Response, StatusCode, header::RETRY_AFTER};
+/// use resilient::tower::{HttpClassifier, ResilientLayer};
+/// use resilient::{Backoff, DelaySource, ExecutionReport, Jitter};
+/// use std::convert::Infallible;
+/// use std::sync::{Arc, Mutex};
+/// use std::sync::atomic::{AtomicU32, Ordering};
+/// use std::time::Duration;
+/// use tower::{ServiceBuilder, ServiceExt, service_fn};
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() -> Result<(), tower::BoxError> {
+/// let calls = Arc::new(AtomicU32::new(0));
+/// let server = service_fn(move |_: Request<()>| {
+///     let response = match calls.fetch_add(1, Ordering::SeqCst) {
+///         0 => Response::builder().status(StatusCode::SERVICE_UNAVAILABLE),
+///         1 => Response::builder().status(StatusCode::TOO_MANY_REQUESTS).header(RETRY_AFTER, "1"),
+///         _ => Response::builder().status(StatusCode::OK),
+///     };
+///     async move { Ok::<_, Infallible>(response.body(()).unwrap()) }
+/// });
+///
+/// let reports = Arc::new(Mutex::new(Vec::new()));
+/// let seen = Arc::clone(&reports);
+/// let client = ServiceBuilder::new()
+///     .layer(
+///         ResilientLayer::new()
+///             .retries(3)
+///             .backoff(Backoff::exponential(Duration::from_millis(50), Duration::from_secs(1)).jitter(Jitter::None))
+///             .classify(HttpClassifier)
+///             .on_report(move |report: &ExecutionReport| seen.lock().unwrap().push(report.clone())),
+///     )
+///     .service(server);
+///
+/// let response = client.oneshot(Request::new(())).await?;
+/// assert_eq!(response.status(), StatusCode::OK);
+///
+/// let report = reports.lock().unwrap().pop().unwrap();
+/// let waits: Vec<_> = report.attempts().iter().filter_map(|a| a.delay_before()).map(|d| (d.source(), d.duration())).collect();
+/// assert_eq!(waits, [(DelaySource::Backoff, Duration::from_millis(50)), (DelaySource::RetryAfter, Duration::from_secs(1))]);
+/// assert_eq!(report.attempts()[0].error().unwrap().message(), "HTTP 503 Service Unavailable");
+/// # Ok(())
+/// # }
+/// ```
+#[cfg(feature = "http")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HttpClassifier;
+
+#[cfg(feature = "http")]
+impl<B, Err> Classifier<::http::Response<B>, Err> for HttpClassifier {
+    fn classify(&self, result: &Result<::http::Response<B>, Err>) -> Verdict {
+        let Ok(response) = result else {
+            return Verdict::Retryable { retry_after: None };
+        };
+        let status = response.status();
+        if crate::http::is_retryable(status) {
+            // HTTP-dates are wall-clock times, so they are read against the
+            // system's clock whatever clock the operation runs on.
+            let retry_after =
+                crate::http::retry_after(response.headers(), std::time::SystemTime::now());
+            Verdict::Retryable { retry_after }
+        } else if status.is_client_error() || status.is_server_error() {
+            Verdict::Fatal
+        } else {
+            Verdict::Success
+        }
+    }
+
+    fn describe(&self, response: &::http::Response<B>) -> String {
+        format!("HTTP {}", response.status())
+    }
+}
+
+#[cfg(all(test, feature = "http"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_statuses_follow_the_table() {
+        use ::http::{Response, header::RETRY_AFTER};
+
+        let verdict = |status: u16, retry_after: Option<&str>| {
+            let mut response = Response::builder().status(status);
+            if let Some(value) = retry_after {
+                response = response.header(RETRY_AFTER, value);
+            }
+            HttpClassifier.classify(&Ok::<_, ()>(response.body(()).unwrap()))
+        };
+        let retry = |secs: Option<u64>| Verdict::Retryable {
+            retry_after: secs.map(Duration::from_secs),
+        };
+        let table = [
+            (200, None, Verdict::Success),
+            (204, Some("5"), Verdict::Success),
+            (301, Some("5"), Verdict::Success),
+            (400, None, Verdict::Fatal),
+            (404, Some("5"), Verdict::Fatal),
+            (408, None, retry(None)),
+            (429, Some("1"), retry(Some(1))),
+            (429, Some("soon"), retry(None)),
+            (500, None, retry(None)),
+            (501, Some("5"), Verdict::Fatal),
+            (503, Some("7"), retry(Some(7))),
+            (505, None, Verdict::Fatal),
+            (511, None, Verdict::Fatal),
+            (529, None, retry(None)),
+        ];
+        for (status, header, expected) in table {
+            assert_eq!(verdict(status, header), expected, "{status} {header:?}");
+        }
+        assert_eq!(
+            HttpClassifier.classify(&Err::<Response<()>, _>("reset")),
+            retry(None)
+        );
+    }
+
+    #[test]
+    fn http_failures_are_described_by_their_status() {
+        let response = ::http::Response::builder().status(503).body(()).unwrap();
+        assert_eq!(
+            Classifier::<_, ()>::describe(&HttpClassifier, &response),
+            "HTTP 503 Service Unavailable"
+        );
+    }
+}

@@ -1,0 +1,430 @@
+//! [`ResilientLayer`]: the configuration of a resilient service, set with
+//! the attribute's options, and the [`Layer`] that wraps a service in it.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ::tower::Layer;
+
+use super::attach::NoReport;
+use super::classify::RetryErrors;
+use super::service::Resilient;
+use crate::breaker::CircuitBreaker;
+use crate::clock::{Clock, TokioClock};
+use crate::engine::hooks::RetryEvent;
+use crate::policy::RetryPolicy;
+use crate::report::ExecutionReport;
+use crate::settings::{Settings, settings_setters};
+use crate::throttle::RetryBudget;
+
+/// A circuit breaker shared by every call of every service of a layer:
+/// a `&'static CircuitBreaker` or an `Arc<CircuitBreaker>`.
+pub(super) type SharedBreaker = Arc<dyn Deref<Target = CircuitBreaker> + Send + Sync>;
+pub(super) type RetryHook = Arc<dyn Fn(&RetryEvent<'_>) + Send + Sync>;
+pub(super) type ReportHook = Arc<dyn Fn(&ExecutionReport) + Send + Sync>;
+
+/// A [`Layer`] that makes a tower service resilient: each call runs through
+/// the engine of `#[resilient]`, with the same counting, backoff, budget,
+/// per-attempt timeout, circuit breaker, retry throttle and report.
+///
+/// Configure it with the attribute's options ([`retries`](Self::retries),
+/// [`backoff`](Self::backoff), [`timeout`](Self::timeout),
+/// [`budget`](Self::budget), …, or a whole [`policy`](Self::policy)) and
+/// tell it what a failure is with [`classify`](Self::classify), which sees
+/// the whole `Result` of each attempt.
+///
+/// The service it makes, [`Resilient`], needs `S: Service<Req> + Clone` and
+/// `Req: Clone`: each attempt calls a clone of the service with a clone of
+/// the request (see [`Resilient`]). Its error is a
+/// [`tower::BoxError`](::tower::BoxError).
+///
+/// New layers make one attempt, as the attribute does without `retries`.
+///
+/// ```
+/// use resilient::tower::ResilientLayer;
+/// use resilient::{Backoff, ExecutionReport, Jitter};
+/// use std::sync::{Arc, Mutex};
+/// use std::sync::atomic::{AtomicU32, Ordering};
+/// use std::time::Duration;
+/// use tower::{ServiceBuilder, ServiceExt, service_fn};
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() -> Result<(), tower::BoxError> {
+/// // A service that is down twice, then answers.
+/// let calls = Arc::new(AtomicU32::new(0));
+/// let flaky = service_fn(move |name: &'static str| {
+///     let call = calls.fetch_add(1, Ordering::SeqCst) + 1;
+///     async move {
+///         if call < 3 { Err("down") } else { Ok(format!("hello, {name}")) }
+///     }
+/// });
+///
+/// let reports = Arc::new(Mutex::new(Vec::new()));
+/// let seen = Arc::clone(&reports);
+/// let layer = ResilientLayer::new()
+///     .name("greeter")
+///     .retries(3)
+///     .backoff(Backoff::exponential(Duration::from_millis(100), Duration::from_secs(1)).jitter(Jitter::None))
+///     .timeout(Duration::from_secs(2))
+///     .on_report(move |report: &ExecutionReport| seen.lock().unwrap().push(report.clone()));
+/// let service = ServiceBuilder::new().layer(layer).service(flaky);
+///
+/// assert_eq!(service.oneshot("world").await?, "hello, world");
+/// let report = reports.lock().unwrap().pop().unwrap();
+/// assert_eq!(report.name(), "greeter");
+/// assert_eq!(report.attempt_count(), 3);
+/// assert_eq!(report.delays(), [Duration::from_millis(100), Duration::from_millis(200)]);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+#[must_use = "a layer does nothing until it wraps a service"]
+pub struct ResilientLayer<Cl = RetryErrors, C = TokioClock, A = NoReport> {
+    pub(super) settings: Settings,
+    pub(super) shared: Shared,
+    pub(super) classifier: Cl,
+    pub(super) clock: C,
+    pub(super) attach: A,
+}
+
+/// What a layer's services share whatever its type parameters: the name,
+/// the breaker, the throttle and the hooks.
+#[derive(Clone, Default)]
+pub(super) struct Shared {
+    pub(super) name: Option<Cow<'static, str>>,
+    pub(super) breaker: Option<SharedBreaker>,
+    pub(super) throttle: Option<Arc<dyn RetryBudget>>,
+    pub(super) on_retry: Option<RetryHook>,
+    pub(super) on_report: Option<ReportHook>,
+}
+
+impl ResilientLayer {
+    /// A layer with the engine's defaults: one attempt, exponential backoff
+    /// from 100 ms to 10 s with full jitter, no caps, every error
+    /// retryable and every response a success ([`RetryErrors`]), tokio's
+    /// clock, the report to nobody.
+    ///
+    /// ```
+    /// use resilient::tower::ResilientLayer;
+    ///
+    /// let layer = ResilientLayer::new().retries(2);
+    /// # let _ = layer;
+    /// ```
+    pub fn new() -> Self {
+        ResilientLayer {
+            settings: Settings::DEFAULT,
+            shared: Shared::default(),
+            classifier: RetryErrors,
+            clock: TokioClock,
+            attach: NoReport,
+        }
+    }
+}
+
+impl Default for ResilientLayer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<Cl, C, A> ResilientLayer<Cl, C, A> {
+    settings_setters!();
+
+    /// Retries after the first attempt, as the attribute's `retries = N`:
+    /// `N + 1` attempts on the backoff path.
+    ///
+    /// ```
+    /// use resilient::tower::ResilientLayer;
+    ///
+    /// let layer = ResilientLayer::new().retries(3);
+    /// # let _ = layer;
+    /// ```
+    pub fn retries(self, retries: u32) -> Self {
+        self.max_attempts(retries.saturating_add(1))
+    }
+
+    /// Takes attempts, backoff, caps and Retry-After limits from a
+    /// prebuilt policy; the [`timeout`](Self::timeout) stays.
+    ///
+    /// ```
+    /// use resilient::tower::ResilientLayer;
+    /// use resilient::{Backoff, RetryPolicy};
+    /// use std::time::Duration;
+    ///
+    /// let policy = RetryPolicy::builder()
+    ///     .max_attempts(4)
+    ///     .backoff(Backoff::constant(Duration::from_millis(250)))
+    ///     .budget(Duration::from_secs(5))
+    ///     .build()?;
+    /// let layer = ResilientLayer::new().policy(&policy);
+    /// # let _ = layer;
+    /// # Ok::<(), resilient::ConfigError>(())
+    /// ```
+    pub fn policy(mut self, policy: &RetryPolicy) -> Self {
+        let timeout = self.settings.timeout;
+        self.settings = policy.settings;
+        self.settings.timeout = timeout;
+        self
+    }
+
+    /// Per-attempt timeout. An attempt still running at its deadline,
+    /// `min(timeout, budget - elapsed)`, is dropped (its response future
+    /// with it) and fails with [`TimedOut`](crate::TimedOut), which is
+    /// retryable. A call whose last attempt timed out returns that
+    /// `TimedOut` as its error.
+    ///
+    /// Without a timeout an attempt is still cut at the
+    /// [`budget`](Self::budget), if there is one.
+    ///
+    /// ```
+    /// use resilient::tower::ResilientLayer;
+    /// use std::time::Duration;
+    ///
+    /// let layer = ResilientLayer::new().retries(2).timeout(Duration::from_secs(3));
+    /// # let _ = layer;
+    /// ```
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.settings.timeout = Some(timeout);
+        self
+    }
+
+    /// Names the operation: the report and every event carry the name
+    /// (default `"operation"`). A `&'static str` costs nothing per call; an
+    /// owned name is cloned into each call's report.
+    ///
+    /// ```
+    /// use resilient::tower::ResilientLayer;
+    ///
+    /// let layer = ResilientLayer::new().name("billing.charge");
+    /// # let _ = layer;
+    /// ```
+    pub fn name(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.shared.name = Some(name.into());
+        self
+    }
+
+    /// Consults `breaker` before each attempt and reports each result to
+    /// it: a `&'static CircuitBreaker` (a `static`) or an
+    /// `Arc<CircuitBreaker>`, shared by every call. A rejected attempt
+    /// doesn't run and fails with [`CircuitOpen`](crate::CircuitOpen),
+    /// which is retryable like any error under the default classifier; a
+    /// call whose last attempt was rejected returns that `CircuitOpen` as
+    /// its error, with stop reason `CircuitOpen`.
+    ///
+    /// Only attempts classified [`Retryable`](super::Verdict::Retryable)
+    /// count against the breaker.
+    ///
+    /// ```
+    /// use resilient::CircuitBreaker;
+    /// use resilient::tower::ResilientLayer;
+    /// use std::sync::Arc;
+    /// use std::time::Duration;
+    ///
+    /// let breaker = Arc::new(
+    ///     CircuitBreaker::builder()
+    ///         .failure_threshold(5)
+    ///         .break_duration(Duration::from_secs(30))
+    ///         .build()?,
+    /// );
+    /// let layer = ResilientLayer::new().retries(2).circuit_breaker(Arc::clone(&breaker));
+    /// # let _ = layer;
+    /// # Ok::<(), resilient::ConfigError>(())
+    /// ```
+    pub fn circuit_breaker<B>(mut self, breaker: B) -> Self
+    where
+        B: Deref<Target = CircuitBreaker> + Send + Sync + 'static,
+    {
+        self.shared.breaker = Some(Arc::new(breaker));
+        self
+    }
+
+    /// Shares a retry budget with other calls: a
+    /// [`RetryThrottle`](crate::RetryThrottle) as a `&'static` or in an
+    /// `Arc`, or, since this feature is on, tower's `TpsBudget`. A refused
+    /// retry ends the call with stop reason `Throttled`.
+    ///
+    /// ```
+    /// use resilient::RetryThrottle;
+    /// use resilient::tower::ResilientLayer;
+    ///
+    /// static THROTTLE: RetryThrottle = RetryThrottle::new(10, 0.1);
+    ///
+    /// let layer = ResilientLayer::new().retries(3).throttle(&THROTTLE);
+    /// # let _ = layer;
+    /// ```
+    pub fn throttle<B>(mut self, budget: B) -> Self
+    where
+        B: RetryBudget + 'static,
+    {
+        self.shared.throttle = Some(Arc::new(budget));
+        self
+    }
+
+    /// Calls `listener` before each wait, as the attribute's `on_retry`.
+    ///
+    /// ```
+    /// use resilient::RetryEvent;
+    /// use resilient::tower::ResilientLayer;
+    ///
+    /// let layer = ResilientLayer::new()
+    ///     .retries(2)
+    ///     .on_retry(|event: &RetryEvent<'_>| eprintln!("attempt {} failed; waiting {:?}", event.attempt(), event.delay()));
+    /// # let _ = layer;
+    /// ```
+    pub fn on_retry<F>(mut self, listener: F) -> Self
+    where
+        F: Fn(&RetryEvent<'_>) + Send + Sync + 'static,
+    {
+        self.shared.on_retry = Some(Arc::new(listener));
+        self
+    }
+
+    /// Hands the report of every call to `hook`, when the call ends and
+    /// before its result is returned, whatever the result.
+    ///
+    /// The hook is shared by every call, so it cannot tell which request a
+    /// report is about; to get each report with its response, use
+    /// [`attach_report`](Self::attach_report) as well.
+    ///
+    /// ```
+    /// use resilient::ExecutionReport;
+    /// use resilient::tower::ResilientLayer;
+    ///
+    /// let layer = ResilientLayer::new()
+    ///     .retries(2)
+    ///     .on_report(|report: &ExecutionReport| eprintln!("{report}"));
+    /// # let _ = layer;
+    /// ```
+    pub fn on_report<F>(mut self, hook: F) -> Self
+    where
+        F: Fn(&ExecutionReport) + Send + Sync + 'static,
+    {
+        self.shared.on_report = Some(Arc::new(hook));
+        self
+    }
+
+    /// Decides what each attempt's result means: a [`Classifier`] of the
+    /// whole `Result<S::Response, S::Error>`, such as `HttpClassifier`
+    /// (feature `http`) or a closure returning a
+    /// [`Verdict`](super::Verdict). Default:
+    /// [`RetryErrors`].
+    ///
+    /// A closure names its argument's type, since the layer learns the
+    /// service's types only when it wraps one.
+    ///
+    /// ```
+    /// use resilient::tower::{ResilientLayer, Verdict};
+    /// use std::time::Duration;
+    ///
+    /// /// A service answering `(status, retry-after seconds)`.
+    /// fn classify(result: &Result<(u16, Option<u64>), std::io::Error>) -> Verdict {
+    ///     match result {
+    ///         Ok((status, _)) if *status < 400 => Verdict::Success,
+    ///         Ok((429 | 503, wait)) => Verdict::Retryable { retry_after: wait.map(Duration::from_secs) },
+    ///         Ok(_) => Verdict::Fatal,
+    ///         Err(_) => Verdict::Retryable { retry_after: None },
+    ///     }
+    /// }
+    ///
+    /// let layer = ResilientLayer::new().retries(3).classify(classify);
+    /// # let _ = layer;
+    /// ```
+    ///
+    /// [`Classifier`]: super::Classifier
+    pub fn classify<Cl2>(self, classifier: Cl2) -> ResilientLayer<Cl2, C, A> {
+        ResilientLayer {
+            settings: self.settings,
+            shared: self.shared,
+            classifier,
+            clock: self.clock,
+            attach: self.attach,
+        }
+    }
+
+    /// The time source for deadlines, waits and the report; default
+    /// [`TokioClock`], which follows tokio's paused test time.
+    ///
+    /// ```
+    /// use resilient::tower::ResilientLayer;
+    /// use resilient::SystemClock;
+    ///
+    /// let layer = ResilientLayer::new().clock(SystemClock);
+    /// # let _ = layer;
+    /// ```
+    pub fn clock<C2: Clock>(self, clock: C2) -> ResilientLayer<Cl, C2, A> {
+        ResilientLayer {
+            settings: self.settings,
+            shared: self.shared,
+            classifier: self.classifier,
+            clock,
+            attach: self.attach,
+        }
+    }
+
+    /// Hands each call's report to the response it returns, through an
+    /// [`AttachReport`](super::AttachReport) such as `ReportExtension`
+    /// (feature `http`), which inserts it into an `http::Response`'s
+    /// extensions.
+    ///
+    /// ```
+    /// use resilient::ExecutionReport;
+    /// use resilient::tower::{AttachReport, ResilientLayer};
+    ///
+    /// struct Answer {
+    ///     text: String,
+    ///     retries: u32,
+    /// }
+    ///
+    /// struct CountRetries;
+    ///
+    /// impl AttachReport<Answer> for CountRetries {
+    ///     fn attach(&self, answer: &mut Answer, report: ExecutionReport) {
+    ///         answer.retries = report.retry_count();
+    ///     }
+    /// }
+    ///
+    /// let layer = ResilientLayer::new().retries(2).attach_report(CountRetries);
+    /// # let _ = layer;
+    /// ```
+    pub fn attach_report<A2>(self, attach: A2) -> ResilientLayer<Cl, C, A2> {
+        ResilientLayer {
+            settings: self.settings,
+            shared: self.shared,
+            classifier: self.classifier,
+            clock: self.clock,
+            attach,
+        }
+    }
+}
+
+impl<S, Cl: Clone, C: Clone, A: Clone> Layer<S> for ResilientLayer<Cl, C, A> {
+    type Service = Resilient<S, Cl, C, A>;
+
+    /// Wraps `inner`; the services it makes share one copy of this
+    /// configuration.
+    fn layer(&self, inner: S) -> Self::Service {
+        Resilient::new(inner, Arc::new(self.clone()))
+    }
+}
+
+impl<Cl, C, A> fmt::Debug for ResilientLayer<Cl, C, A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResilientLayer")
+            .field("settings", &self.settings)
+            .field("name", &self.shared.name)
+            .field("classifier", &std::any::type_name::<Cl>())
+            .field("clock", &std::any::type_name::<C>())
+            .field("attach", &std::any::type_name::<A>())
+            .field(
+                "circuit_breaker",
+                &self.shared.breaker.as_deref().map(|b| b.name()),
+            )
+            .field("throttle", &self.shared.throttle.is_some())
+            .field("on_retry", &self.shared.on_retry.is_some())
+            .field("on_report", &self.shared.on_report.is_some())
+            .finish()
+    }
+}

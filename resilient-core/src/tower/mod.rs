@@ -1,0 +1,85 @@
+//! A tower layer (feature `tower`): [`ResilientLayer`] makes any
+//! `Service<Req> + Clone` with `Req: Clone` resilient, each call running
+//! through the engine of `#[resilient]`: the same counting, backoff,
+//! budget, per-attempt timeout, circuit breaker, throttle and report.
+//!
+//! * `layer.rs`: [`ResilientLayer`], the configuration and the [`Layer`](::tower::Layer);
+//! * `service.rs`: [`Resilient`], the service, and the run of one call;
+//! * `classify.rs`: [`Verdict`] and [`Classifier`], what an attempt's whole
+//!   `Result` means (a `503` response fails; a `Retry-After` header sets
+//!   the wait), with [`RetryErrors`] and, with `http`, `HttpClassifier`;
+//! * `attach.rs`: [`AttachReport`], the report handed to the response
+//!   (with `http`, `ReportExtension` puts it in an `http::Response`'s
+//!   extensions).
+//!
+//! A response can fail: the classifier sees each attempt's whole `Result`
+//! and may ask for a wait. Here a service answers `Busy(wait)` twice before
+//! its answer; the caller gets the answer, and the report shows the two
+//! waits the service asked for:
+//!
+//! ```
+//! use resilient::tower::{ResilientLayer, Verdict};
+//! use resilient::{DelaySource, ExecutionReport};
+//! use std::convert::Infallible;
+//! use std::sync::{Arc, Mutex};
+//! use std::sync::atomic::{AtomicU32, Ordering};
+//! use std::time::Duration;
+//! use tower::{ServiceBuilder, ServiceExt, service_fn};
+//!
+//! #[derive(Debug, PartialEq)]
+//! enum Reply {
+//!     Busy(Duration),
+//!     Answer(u32),
+//! }
+//!
+//! fn classify(result: &Result<Reply, Infallible>) -> Verdict {
+//!     match result {
+//!         Ok(Reply::Busy(wait)) => Verdict::Retryable { retry_after: Some(*wait) },
+//!         Ok(Reply::Answer(_)) => Verdict::Success,
+//!         Err(never) => match *never {},
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread", start_paused = true)]
+//! # async fn main() -> Result<(), tower::BoxError> {
+//! let calls = Arc::new(AtomicU32::new(0));
+//! let service = service_fn(move |question: u32| {
+//!     let call = calls.fetch_add(1, Ordering::SeqCst) + 1;
+//!     let reply = if call < 3 { Reply::Busy(Duration::from_secs(call.into())) } else { Reply::Answer(question * 2) };
+//!     async move { Ok::<_, Infallible>(reply) }
+//! });
+//!
+//! let reports = Arc::new(Mutex::new(Vec::new()));
+//! let seen = Arc::clone(&reports);
+//! let client = ServiceBuilder::new()
+//!     .layer(
+//!         ResilientLayer::new()
+//!             .classify(classify)
+//!             .on_report(move |report: &ExecutionReport| seen.lock().unwrap().push(report.clone())),
+//!     )
+//!     .service(service);
+//!
+//! assert_eq!(client.oneshot(21).await?, Reply::Answer(42));
+//!
+//! // Waits the service asked for spend no retry: one attempt was allowed.
+//! let report = reports.lock().unwrap().pop().unwrap();
+//! assert_eq!(report.attempt_count(), 3);
+//! let waits: Vec<_> = report.attempts().iter().filter_map(|a| a.delay_before()).map(|d| (d.source(), d.duration())).collect();
+//! assert_eq!(waits, [(DelaySource::RetryAfter, Duration::from_secs(1)), (DelaySource::RetryAfter, Duration::from_secs(2))]);
+//! # Ok(())
+//! # }
+//! ```
+
+mod attach;
+mod classify;
+mod layer;
+mod service;
+
+#[cfg(feature = "http")]
+pub use attach::ReportExtension;
+pub use attach::{AttachReport, NoReport};
+#[cfg(feature = "http")]
+pub use classify::HttpClassifier;
+pub use classify::{Classifier, RetryErrors, Verdict};
+pub use layer::ResilientLayer;
+pub use service::{Resilient, ResponseFuture};
