@@ -52,6 +52,21 @@
 //! | `rate_limit.wait_exceeded` | `WARN` | `operation`, `attempt`, `hint_ms`, `waited_ms`, `max_wait_ms` |
 //! | `circuit.rejected` | `WARN` | `operation`, `attempt` |
 //! | `fallback.used` | `INFO` | `operation`, `attempt`, `ok` |
+//! | `operation.report` | `INFO`, `WARN` if it failed | `operation`, `attempt_count`, `retry_count`, `stop_reason`, `fallback_used`, `elapsed_ms`, `report` (emitted by [`trace_report`], a hook) |
+//!
+//! With `metrics`, the engine records through the `metrics` facade:
+//!
+//! | series | kind | labels |
+//! |---|---|---|
+//! | `resilient_attempts_total` | counter | `operation`, `kind` (`primary`, `hedge`, `fallback`), `outcome` (`success`, `retryable_failure`, `fatal_failure`) |
+//! | `resilient_retries_total` | counter | `operation` |
+//! | `resilient_fallbacks_total` | counter | `operation` |
+//! | `resilient_circuit_rejections_total` | counter | `operation` |
+//! | `resilient_operation_duration_seconds` | histogram | `operation`, `stop_reason` |
+//! | `resilient_circuit_state` | gauge: 0 closed, 1 half-open, 2 open | `breaker` |
+//!
+//! A hedged attempt dropped because another succeeded counts in none of
+//! them: it neither succeeded nor failed.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -78,6 +93,8 @@ pub use clock::{Clock, SystemClock, TokioClock, Untimed};
 pub use engine::hooks::{
     self, Classify, HookSet, Hooks, OnReport, OnRetry, RateLimit, RetryEvent, Validate,
 };
+#[cfg(feature = "tracing")]
+pub use engine::trace_report;
 pub use engine::{Execution, Hedged, Operation};
 pub use error::{
     CircuitOpen, CircuitOpenError, ConfigError, ReportableError, RetryError, TimedOut,

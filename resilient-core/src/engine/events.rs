@@ -1,22 +1,84 @@
-//! `tracing` events, behind the `tracing` feature; their names and fields
-//! are listed in the crate documentation. Every event carries the
-//! operation's name as its `operation` field. Without the feature every
-//! function here is empty and compiles away.
+//! What the engine tells the outside world as it runs: `tracing` events
+//! (feature `tracing`) and `metrics` counters and a histogram (feature
+//! `metrics`), both named and labelled as the crate documentation lists.
+//! Every event and every series carries the operation's name. Without the
+//! features every function here is empty and compiles away.
 
-#![cfg_attr(not(feature = "tracing"), allow(unused_variables))]
+// Which arguments a function uses depends on which features are on.
+#![cfg_attr(
+    not(all(feature = "tracing", feature = "metrics")),
+    allow(unused_variables)
+)]
 
+use std::borrow::Cow;
 use std::time::Duration;
 
-use crate::report::{DelaySource, ExecutionError};
+use crate::report::{AttemptKind, DelaySource, ExecutionError, StopReason};
+
+/// The operation's name, as events and series carry it.
+pub(crate) type Name = Cow<'static, str>;
 
 #[cfg(feature = "tracing")]
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
-pub(crate) fn attempt_failed(operation: &str, attempt: u32, error: &ExecutionError) {
+/// How an attempt ended, as the attempts counter labels it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ended {
+    Success,
+    RetryableFailure,
+    FatalFailure,
+}
+
+impl Ended {
+    pub(crate) fn of_failure(retryable: bool) -> Ended {
+        if retryable {
+            Ended::RetryableFailure
+        } else {
+            Ended::FatalFailure
+        }
+    }
+
+    #[cfg(feature = "metrics")]
+    const fn label(self) -> &'static str {
+        match self {
+            Ended::Success => "success",
+            Ended::RetryableFailure => "retryable_failure",
+            Ended::FatalFailure => "fatal_failure",
+        }
+    }
+}
+
+/// An attempt of `kind` ended.
+#[inline]
+pub(crate) fn attempt_ended(operation: &Name, kind: AttemptKind, ended: Ended) {
+    #[cfg(feature = "metrics")]
+    metrics::counter!(
+        "resilient_attempts_total",
+        "operation" => operation.clone(),
+        "kind" => kind.name(),
+        "outcome" => ended.label()
+    )
+    .increment(1);
+}
+
+/// The operation ended after `elapsed`, for `stop`.
+#[inline]
+pub(crate) fn finished(operation: &Name, elapsed: Duration, stop: StopReason) {
+    #[cfg(feature = "metrics")]
+    metrics::histogram!(
+        "resilient_operation_duration_seconds",
+        "operation" => operation.clone(),
+        "stop_reason" => stop.name()
+    )
+    .record(elapsed.as_secs_f64());
+}
+
+pub(crate) fn attempt_failed(operation: &Name, attempt: u32, error: &ExecutionError) {
     #[cfg(feature = "tracing")]
     {
+        let operation = operation.as_ref();
         let (kind, retryable, message) = (error.kind(), error.retryable(), error.message());
         if retryable {
             tracing::warn!(name: "attempt.failed", operation, attempt, ?kind, retryable, error = message);
@@ -26,13 +88,26 @@ pub(crate) fn attempt_failed(operation: &str, attempt: u32, error: &ExecutionErr
     }
 }
 
-pub(crate) fn retry_scheduled(operation: &str, attempt: u32, delay: Duration, source: DelaySource) {
+pub(crate) fn retry_scheduled(
+    operation: &Name,
+    attempt: u32,
+    delay: Duration,
+    source: DelaySource,
+) {
     #[cfg(feature = "tracing")]
-    tracing::info!(name: "retry.scheduled", operation, attempt, delay_ms = millis(delay), ?source);
+    tracing::info!(
+        name: "retry.scheduled",
+        operation = operation.as_ref(),
+        attempt,
+        delay_ms = millis(delay),
+        ?source
+    );
+    #[cfg(feature = "metrics")]
+    metrics::counter!("resilient_retries_total", "operation" => operation.clone()).increment(1);
 }
 
 pub(crate) fn rate_limit_wait_exceeded(
-    operation: &str,
+    operation: &Name,
     attempt: u32,
     hint: Duration,
     waited: Duration,
@@ -41,7 +116,7 @@ pub(crate) fn rate_limit_wait_exceeded(
     #[cfg(feature = "tracing")]
     tracing::warn!(
         name: "rate_limit.wait_exceeded",
-        operation,
+        operation = operation.as_ref(),
         attempt,
         hint_ms = millis(hint),
         waited_ms = millis(waited),
@@ -49,12 +124,55 @@ pub(crate) fn rate_limit_wait_exceeded(
     );
 }
 
-pub(crate) fn circuit_rejected(operation: &str, attempt: u32) {
+pub(crate) fn circuit_rejected(operation: &Name, attempt: u32) {
     #[cfg(feature = "tracing")]
-    tracing::warn!(name: "circuit.rejected", operation, attempt);
+    tracing::warn!(name: "circuit.rejected", operation = operation.as_ref(), attempt);
+    #[cfg(feature = "metrics")]
+    metrics::counter!("resilient_circuit_rejections_total", "operation" => operation.clone())
+        .increment(1);
 }
 
-pub(crate) fn fallback_used(operation: &str, attempt: u32, ok: bool) {
+pub(crate) fn fallback_used(operation: &Name, attempt: u32, ok: bool) {
     #[cfg(feature = "tracing")]
-    tracing::info!(name: "fallback.used", operation, attempt, ok);
+    tracing::info!(name: "fallback.used", operation = operation.as_ref(), attempt, ok);
+    #[cfg(feature = "metrics")]
+    metrics::counter!("resilient_fallbacks_total", "operation" => operation.clone()).increment(1);
+}
+
+/// Emits a finished report as one `tracing` event, `operation.report` at
+/// `INFO` (`WARN` when the operation failed), with the fields `operation`,
+/// `attempt_count`, `retry_count`, `stop_reason`, `fallback_used`,
+/// `elapsed_ms`, and the report's table as `report`. A ready hook for the
+/// attribute's `report = resilient::trace_report` (feature `tracing`).
+///
+/// ```
+/// use resilient::{FakeClock, Operation};
+///
+/// let result = Operation::new()
+///     .name("users.get")
+///     .clock(FakeClock::new())
+///     .on_report(resilient::trace_report)
+///     .run(|_| Ok::<_, String>(1))
+///     .into_result();
+/// assert_eq!(result, Ok(1));
+/// ```
+#[cfg(feature = "tracing")]
+pub fn trace_report(report: &crate::ExecutionReport) {
+    let (operation, attempt_count, retry_count) =
+        (report.name(), report.attempt_count(), report.retry_count());
+    let (stop_reason, fallback_used, elapsed_ms) = (
+        report.stop_reason().name(),
+        report.fallback_used(),
+        millis(report.elapsed()),
+    );
+    let succeeded = report.stop_reason() == StopReason::Succeeded
+        || report
+            .attempts()
+            .last()
+            .is_some_and(|last| last.error().is_none());
+    if succeeded {
+        tracing::info!(name: "operation.report", operation, attempt_count, retry_count, stop_reason, fallback_used, elapsed_ms, report = %report);
+    } else {
+        tracing::warn!(name: "operation.report", operation, attempt_count, retry_count, stop_reason, fallback_used, elapsed_ms, report = %report);
+    }
 }

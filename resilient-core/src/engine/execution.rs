@@ -17,7 +17,7 @@ use std::time::Duration;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-use super::events;
+use super::events::{self, Ended};
 use super::hooks::{HookSet, OnRetry, RetryEvent};
 use super::operation::Operation;
 use super::race::within_deadline;
@@ -255,11 +255,9 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
                 if let Some(permit) = permit {
                     permit.record_success(self.op.clock.now());
                 }
-                if let Some(throttle) = self.core.throttle {
-                    throttle.record_success();
-                }
+                let kind = self.core.kind_of(index);
+                self.core.succeeded(kind);
                 self.result = Some(Ok(value));
-                self.core.stop = Some(StopReason::Succeeded);
                 true
             }
             Ok(_) => {
@@ -473,11 +471,8 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
                 if let Some(permit) = permit {
                     permit.record_success(self.op.clock.now());
                 }
-                if let Some(throttle) = self.core.throttle {
-                    throttle.record_success();
-                }
+                self.core.succeeded(AttemptKind::Primary);
                 self.result = Some(Ok(value));
-                self.core.stop = Some(StopReason::Succeeded);
             }
             Ok(_) => {
                 let invalid = self.op.invalid.expect("a validator comes with its error");
@@ -653,6 +648,14 @@ impl<'o, 'b> Core<'o, 'b> {
         (attempt, index)
     }
 
+    /// The kind of the attempt at `index`.
+    fn kind_of(&self, index: usize) -> AttemptKind {
+        self.slow
+            .as_ref()
+            .and_then(|slow| slow.report.attempts().get(index))
+            .map_or(AttemptKind::Primary, AttemptRecord::kind)
+    }
+
     /// Marks the attempt at `index` as ended at the latest reading.
     fn end_record(&mut self, index: usize) {
         let end = self.elapsed();
@@ -699,11 +702,13 @@ impl<'o, 'b> Core<'o, 'b> {
             .expect("a report is kept once an attempt fails");
         let (name, record) = slow.report.name_and(index);
         let number = record.number();
+        let attempt_kind = record.kind();
         let recorded = record.set_error(ExecutionError::new(kind, retryable, message));
         if kind == FailureKind::CircuitOpen {
             events::circuit_rejected(name, number);
         }
         events::attempt_failed(name, number, recorded);
+        events::attempt_ended(name, attempt_kind, Ended::of_failure(retryable));
         if retryable && let Some(throttle) = throttle {
             throttle.record_failure();
         }
@@ -750,7 +755,7 @@ impl<'o, 'b> Core<'o, 'b> {
             Err(stop) => {
                 if let Stop::RateLimit(refused) = stop {
                     events::rate_limit_wait_exceeded(
-                        report.name(),
+                        report.name_cow(),
                         number,
                         refused.hint,
                         refused.waited,
@@ -791,6 +796,13 @@ impl<'o, 'b> Core<'o, 'b> {
         let (name, record) = slow.report.name_and_last();
         record.end_at(end);
         let ok = failed.is_none();
+        events::attempt_ended(
+            name,
+            AttemptKind::Fallback,
+            failed.as_ref().map_or(Ended::Success, |(retryable, _)| {
+                Ended::of_failure(*retryable)
+            }),
+        );
         if let Some((retryable, message)) = failed {
             record.set_error(ExecutionError::new(
                 FailureKind::Operation,
@@ -804,14 +816,26 @@ impl<'o, 'b> Core<'o, 'b> {
     #[inline]
     fn finish(self) -> ExecutionReport {
         let elapsed = self.elapsed();
-        match self.slow {
+        let report = match self.slow {
             None => ExecutionReport::first_success(
                 self.name.clone(),
                 elapsed,
                 Nanos::optional(self.first_deadline),
             ),
             Some(slow) => finish_slow(*slow, elapsed, self.stop),
+        };
+        events::finished(report.name_cow(), report.elapsed(), report.stop_reason());
+        report
+    }
+
+    /// A primary attempt of `kind` succeeded.
+    #[inline]
+    fn succeeded(&mut self, kind: AttemptKind) {
+        events::attempt_ended(self.name, kind, Ended::Success);
+        if let Some(throttle) = self.throttle {
+            throttle.record_success();
         }
+        self.stop = Some(StopReason::Succeeded);
     }
 }
 

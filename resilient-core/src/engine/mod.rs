@@ -19,6 +19,8 @@ mod operation;
 mod race;
 mod schedule;
 
+#[cfg(feature = "tracing")]
+pub use events::trace_report;
 pub use execution::Execution;
 pub use hedge::Hedged;
 pub use operation::Operation;

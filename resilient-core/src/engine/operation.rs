@@ -7,6 +7,7 @@ use std::future::Future;
 use std::marker::PhantomData;
 use std::time::Duration;
 
+use super::events::{self, Ended};
 use super::execution::{Execution, deadline};
 use super::hooks::{HookSet, Hooks, RetryEvent};
 use super::race::within_deadline;
@@ -15,7 +16,9 @@ use crate::breaker::CircuitBreaker;
 use crate::clock::{Clock, SystemClock, TokioClock, Untimed};
 use crate::error::{CircuitOpenError, ReportableError, RetryError, TimeoutError, ValidationError};
 use crate::policy::RetryPolicy;
-use crate::report::{ExecutionReport, FailureKind, Nanos, Outcome, UNNAMED};
+use crate::report::{
+    AttemptKind, ExecutionReport, FailureKind, Nanos, Outcome, StopReason, UNNAMED,
+};
 use crate::settings::{Settings, settings_setters};
 use crate::throttle::RetryBudget;
 
@@ -402,6 +405,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         end: u64,
         deadline: Option<Duration>,
     ) -> Outcome<T, E> {
+        events::attempt_ended(&self.name, AttemptKind::Primary, Ended::Success);
         if let Some(throttle) = self.throttle {
             throttle.record_success();
         }
@@ -410,6 +414,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             end.saturating_sub(start),
             Nanos::optional(deadline),
         );
+        events::finished(&self.name, report.elapsed(), StopReason::Succeeded);
         self.hooks.on_report(&report);
         Outcome::new(Ok(value), report)
     }

@@ -35,7 +35,7 @@ pub enum StopReason {
 }
 
 impl StopReason {
-    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    #[cfg_attr(not(any(feature = "serde", feature = "metrics")), allow(dead_code))]
     /// The reason's name in the report's JSON form: `snake_case`.
     pub(crate) const fn name(self) -> &'static str {
         match self {
@@ -140,19 +140,24 @@ impl ExecutionReport {
 
     /// The operation's name beside the latest record, to update the one
     /// and report it under the other.
-    pub(crate) fn name_and_last(&mut self) -> (&str, &mut AttemptRecord) {
+    pub(crate) fn name_and_last(&mut self) -> (&Cow<'static, str>, &mut AttemptRecord) {
         let last = self.records.as_slice().len().saturating_sub(1);
         self.name_and(last)
     }
 
     /// The operation's name beside the record at `index`.
-    pub(crate) fn name_and(&mut self, index: usize) -> (&str, &mut AttemptRecord) {
+    pub(crate) fn name_and(&mut self, index: usize) -> (&Cow<'static, str>, &mut AttemptRecord) {
         let record = self
             .records
             .as_mut_slice()
             .get_mut(index)
             .expect("an attempt was recorded");
         (&self.name, record)
+    }
+
+    /// The operation's name, as events carry it.
+    pub(crate) fn name_cow(&self) -> &Cow<'static, str> {
+        &self.name
     }
 
     /// The operation's name: `name = "…"`, or the function's identifier

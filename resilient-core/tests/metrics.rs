@@ -1,0 +1,188 @@
+//! With the `metrics` feature, the engine counts attempts, retries,
+//! fallbacks and rejections, and times each operation, under the
+//! operation's name.
+#![cfg(feature = "metrics")]
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
+use resilient::resilient;
+use resilient_core::{Backoff, CircuitBreaker, CircuitOpen, FakeClock, Operation};
+
+/// Every series recorded: `name{label=value,…}` with its value (a counter's
+/// count, or a histogram's samples).
+fn series(snapshotter: &Snapshotter) -> BTreeMap<String, String> {
+    snapshotter
+        .snapshot()
+        .into_vec()
+        .into_iter()
+        .map(|(key, _, _, value)| {
+            let key = key.key();
+            let mut labels: Vec<String> = key
+                .labels()
+                .map(|label| format!("{}={}", label.key(), label.value()))
+                .collect();
+            labels.sort();
+            let value = match value {
+                DebugValue::Counter(count) => count.to_string(),
+                DebugValue::Gauge(gauge) => gauge.to_string(),
+                DebugValue::Histogram(samples) => format!(
+                    "{:?}",
+                    samples.iter().map(|s| s.into_inner()).collect::<Vec<_>>()
+                ),
+            };
+            (format!("{}{{{}}}", key.name(), labels.join(",")), value)
+        })
+        .collect()
+}
+
+fn expected(entries: &[(&str, &str)]) -> BTreeMap<String, String> {
+    entries
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect()
+}
+
+#[test]
+fn a_failing_then_succeeding_call_through_an_operation() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let clock = FakeClock::new();
+    metrics::with_local_recorder(&recorder, || {
+        let outcome = Operation::new()
+            .name("users.get")
+            .max_attempts(3)
+            .backoff(Backoff::constant(Duration::from_millis(250)))
+            .clock(&clock)
+            .run(|attempt| {
+                clock.advance(Duration::from_millis(100));
+                if attempt.number() == 1 {
+                    Err("busy")
+                } else {
+                    Ok(7)
+                }
+            });
+        assert_eq!(outcome.into_result(), Ok(7));
+    });
+    assert_eq!(
+        series(&snapshotter),
+        expected(&[
+            (
+                "resilient_attempts_total{kind=primary,operation=users.get,outcome=retryable_failure}",
+                "1"
+            ),
+            (
+                "resilient_attempts_total{kind=primary,operation=users.get,outcome=success}",
+                "1"
+            ),
+            ("resilient_retries_total{operation=users.get}", "1"),
+            (
+                "resilient_operation_duration_seconds{operation=users.get,stop_reason=succeeded}",
+                "[0.45]"
+            ),
+        ])
+    );
+}
+
+#[derive(Debug, PartialEq)]
+enum ApiError {
+    Down,
+    NotFound,
+    Open,
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self:?}")
+    }
+}
+
+impl From<CircuitOpen> for ApiError {
+    fn from(_: CircuitOpen) -> Self {
+        ApiError::Open
+    }
+}
+
+#[resilient(retries = 1, retry_on = [Down], backoff = none, clock = clock, fallback = [stale, cached])]
+fn lookup(clock: &FakeClock, id: u32) -> Result<u32, ApiError> {
+    let _ = (clock, id);
+    Err(ApiError::Down)
+}
+
+fn stale(_: &FakeClock, _: u32) -> Result<u32, ApiError> {
+    Err(ApiError::NotFound)
+}
+
+fn cached(_: &FakeClock, id: u32) -> Result<u32, ApiError> {
+    Ok(id)
+}
+
+#[test]
+fn a_failing_call_and_its_fallbacks_through_the_attribute() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    metrics::with_local_recorder(&recorder, || {
+        assert_eq!(lookup(&FakeClock::new(), 9).into_result(), Ok(9));
+    });
+    assert_eq!(
+        series(&snapshotter),
+        expected(&[
+            (
+                "resilient_attempts_total{kind=fallback,operation=lookup,outcome=fatal_failure}",
+                "1"
+            ),
+            (
+                "resilient_attempts_total{kind=fallback,operation=lookup,outcome=success}",
+                "1"
+            ),
+            (
+                "resilient_attempts_total{kind=primary,operation=lookup,outcome=retryable_failure}",
+                "2"
+            ),
+            ("resilient_fallbacks_total{operation=lookup}", "2"),
+            ("resilient_retries_total{operation=lookup}", "1"),
+            (
+                "resilient_operation_duration_seconds{operation=lookup,stop_reason=attempts_exhausted}",
+                "[0.0]"
+            ),
+        ])
+    );
+}
+
+#[test]
+fn a_rejection_by_an_open_breaker_is_counted() {
+    let breaker = CircuitBreaker::builder()
+        .name("users")
+        .failure_threshold(1)
+        .build()
+        .unwrap();
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    metrics::with_local_recorder(&recorder, || {
+        for _ in 0..2 {
+            let _ = Operation::new()
+                .name("users.get")
+                .circuit_breaker(&breaker)
+                .clock(FakeClock::new())
+                .run(|_| Err::<(), _>(ApiError::Down));
+        }
+    });
+    let recorded = series(&snapshotter);
+    assert_eq!(
+        recorded.get("resilient_circuit_rejections_total{operation=users.get}"),
+        Some(&"1".to_owned()),
+        "{recorded:#?}"
+    );
+    assert_eq!(
+        recorded.get("resilient_circuit_state{breaker=users}"),
+        Some(&"2".to_owned()),
+        "{recorded:#?}"
+    );
+    assert_eq!(
+        recorded.get(
+            "resilient_operation_duration_seconds{operation=users.get,stop_reason=circuit_open}"
+        ),
+        Some(&"[0.0]".to_owned())
+    );
+}
