@@ -47,6 +47,7 @@ mod events;
 mod hooks;
 #[cfg(feature = "http")]
 pub mod http;
+pub mod idempotency;
 mod operation;
 mod policy;
 mod report;
