@@ -65,6 +65,8 @@
 mod coordinator;
 mod error;
 mod memory;
+#[cfg(feature = "redis")]
+mod redis;
 mod store;
 
 use std::time::Duration;
@@ -72,6 +74,8 @@ use std::time::Duration;
 pub use coordinator::{run_idempotent, run_idempotent_blocking};
 pub use error::{IdempotencyError, IdempotencyInFlight, StoreError};
 pub use memory::MemoryStore;
+#[cfg(feature = "redis")]
+pub use redis::RedisStore;
 pub use store::{Claim, ClaimToken, IdempotencyStore};
 
 /// How long a success stays stored when no TTL is given: 24 hours, the
