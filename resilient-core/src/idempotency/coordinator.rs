@@ -52,7 +52,9 @@ const MIN_PAUSE: Duration = Duration::from_millis(1);
 /// the store failed while claiming or waiting. Once `run` has been called,
 /// its result is returned whatever the store does next: if storing the value
 /// fails, it is returned unstored and the claim is released (or, if the
-/// store is unreachable, runs out its lease), so a later call runs again.
+/// store is unreachable, runs out its lease), so a later call runs again. A
+/// call that lost its claim (its lease ran out unrenewed and another call
+/// took the key) also returns its value unstored.
 ///
 /// ```
 /// use resilient::TokioClock;
