@@ -6,6 +6,7 @@
 #[path = "support/redis_server.rs"]
 mod redis_server;
 
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -306,4 +307,24 @@ async fn a_server_that_is_not_there_fails_the_store_at_once() {
     server.stop();
     let err = RedisStore::new(url).await.unwrap_err();
     assert!(matches!(err, StoreError::Unavailable(_)), "{err:?}");
+}
+
+#[tokio::test]
+async fn a_value_that_does_not_serialise_is_returned_unstored_and_frees_the_key() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let (store, mut raw) = connect(&server).await;
+    // JSON map keys must be strings: this value ran, but can't be stored.
+    let unstorable = || async {
+        let value = BTreeMap::from([(vec![1_u8], 2_u8)]);
+        (Ok::<_, String>(value), true)
+    };
+
+    let (result, status) = run_idempotent(&store, "k", TTL, None, &TokioClock, unstorable)
+        .await
+        .unwrap();
+    assert_eq!(result.unwrap(), BTreeMap::from([(vec![1], 2)]));
+    assert_eq!(status, IdempotencyStatus::Executed);
+    assert!(!raw.exists::<_, bool>("resilient:idem:k").await.unwrap());
 }

@@ -100,21 +100,18 @@ where
             Claim::Acquired { token, lease } => {
                 let held = Held::new(store, key, token);
                 let (result, storable) = keep_claim_while(run(), &held, lease, clock).await;
-                match storable_value(&result, storable, ttl) {
+                let completed = match storable_value(&result, storable, ttl) {
                     Some(value) => {
-                        if store
-                            .complete(key, token, value, ttl, clock.now())
-                            .await
-                            .is_err()
-                        {
-                            // Not stored (say, it didn't serialise): free the
-                            // key rather than block it for a lease.
-                            let _ = store.release(key, token).await;
-                        }
+                        let stored = store.complete(key, token, value, ttl, clock.now());
+                        stored.await.is_ok()
                     }
-                    None => {
-                        let _ = store.release(key, token).await;
-                    }
+                    None => false,
+                };
+                if !completed {
+                    // A failure, a value not to replay, or one the store
+                    // refused (say, it didn't serialise): free the key
+                    // rather than block it for a lease.
+                    let _ = store.release(key, token).await;
                 }
                 held.settled();
                 return Ok((result, IdempotencyStatus::Executed));

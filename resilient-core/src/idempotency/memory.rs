@@ -247,7 +247,7 @@ impl<T: Clone> MemoryStore<T> {
     pub(super) fn claim_now(&self, key: &str, now: Instant, lease: Option<Duration>) -> Claim<T> {
         let mut state = self.lock();
         state.sweep_if_due(now);
-        state.last_token += 1;
+        state.last_token = state.last_token.wrapping_add(1);
         let token = ClaimToken::from_u128(state.last_token);
         let lease_ends = lease.and_then(|lease| now.checked_add(lease));
         match state.entries.get_mut(key) {
