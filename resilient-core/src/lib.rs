@@ -78,6 +78,7 @@ mod engine;
 mod error;
 #[cfg(feature = "http")]
 pub mod http;
+pub mod idempotency;
 mod policy;
 mod report;
 mod settings;

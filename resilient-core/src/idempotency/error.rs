@@ -1,0 +1,134 @@
+//! The errors of idempotent execution: the marker error a caller's error
+//! type converts from, the stores' errors, and the coordinator's error that
+//! holds either.
+
+/// An error from a store's backend, boxed so that any store can report its
+/// own cause.
+type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Another call with the same idempotency key was still running when this
+/// call's wait ran out.
+///
+/// Converted into the caller's error with `E::from(IdempotencyInFlight)`, as
+/// [`TimedOut`](crate::TimedOut) and [`CircuitOpen`](crate::CircuitOpen) are.
+///
+/// ```
+/// use resilient::idempotency::IdempotencyInFlight;
+///
+/// assert_eq!(
+///     IdempotencyInFlight.to_string(),
+///     "another call with the same idempotency key is still running"
+/// );
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, thiserror::Error)]
+#[error("another call with the same idempotency key is still running")]
+pub struct IdempotencyInFlight;
+
+/// An idempotency store could not do what was asked.
+///
+/// A store error before the body runs fails the call without running it; one
+/// after the body ran never hides its result (see
+/// [`run_idempotent`](super::run_idempotent)).
+///
+/// A store of one's own builds these from its backend's errors:
+///
+/// ```
+/// use resilient::idempotency::StoreError;
+/// use std::io;
+///
+/// let err = StoreError::Unavailable(io::Error::from(io::ErrorKind::ConnectionRefused).into());
+/// assert_eq!(err.to_string(), "lost the connection to the idempotency store: connection refused");
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The store could not be reached, or the connection dropped or timed
+    /// out mid-request.
+    #[error("lost the connection to the idempotency store: {0}")]
+    Unavailable(#[source] Cause),
+    /// The value to store could not be serialised.
+    #[error("could not serialise the value to store under an idempotency key: {0}")]
+    Serialize(#[source] Cause),
+    /// What the store holds under the key could not be read back as a value
+    /// of the expected type (a type changed between deploys, or something
+    /// else wrote to the key).
+    #[error("could not deserialise the value stored under an idempotency key: {0}")]
+    Deserialize(#[source] Cause),
+    /// The store answered with an error of its own (a script error, a
+    /// permission denied, a full disk…).
+    #[error("the idempotency store failed: {0}")]
+    Backend(#[source] Cause),
+}
+
+/// Why an idempotent call ended without a result of its body.
+///
+/// [`run_idempotent`](super::run_idempotent) returns it before running
+/// anything. [`into_error`](IdempotencyError::into_error) turns it into the
+/// caller's error type, which is how an engine that runs idempotent calls
+/// reports it.
+///
+/// ```
+/// use resilient::idempotency::{IdempotencyError, IdempotencyInFlight, StoreError};
+///
+/// #[derive(Debug, PartialEq)]
+/// enum PayError {
+///     Busy,
+///     Store(String),
+/// }
+/// impl From<IdempotencyInFlight> for PayError {
+///     fn from(_: IdempotencyInFlight) -> Self {
+///         PayError::Busy
+///     }
+/// }
+/// impl From<StoreError> for PayError {
+///     fn from(err: StoreError) -> Self {
+///         PayError::Store(err.to_string())
+///     }
+/// }
+///
+/// let err = IdempotencyError::from(IdempotencyInFlight);
+/// assert_eq!(err.into_error::<PayError>(), PayError::Busy);
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum IdempotencyError {
+    /// The wait for another call with the same key ran out.
+    #[error(transparent)]
+    InFlight(#[from] IdempotencyInFlight),
+    /// The store failed before the body could run.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl IdempotencyError {
+    /// Converts into the caller's error type, through its `From` impls.
+    ///
+    /// ```
+    /// use resilient::idempotency::{IdempotencyError, IdempotencyInFlight, StoreError};
+    ///
+    /// #[derive(Debug)]
+    /// struct AppError(String);
+    /// impl From<IdempotencyInFlight> for AppError {
+    ///     fn from(err: IdempotencyInFlight) -> Self {
+    ///         AppError(err.to_string())
+    ///     }
+    /// }
+    /// impl From<StoreError> for AppError {
+    ///     fn from(err: StoreError) -> Self {
+    ///         AppError(err.to_string())
+    ///     }
+    /// }
+    ///
+    /// let app: AppError = IdempotencyError::InFlight(IdempotencyInFlight).into_error();
+    /// assert_eq!(app.0, "another call with the same idempotency key is still running");
+    /// ```
+    pub fn into_error<E>(self) -> E
+    where
+        E: From<IdempotencyInFlight> + From<StoreError>,
+    {
+        match self {
+            IdempotencyError::InFlight(in_flight) => E::from(in_flight),
+            IdempotencyError::Store(store) => E::from(store),
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! Idempotent execution: a side effect runs once per key, in one process
+//! ([`MemoryStore`]) or across a fleet (`RedisStore`, feature `redis`).
+//!
+//! A call names its effect with a key (an order id, a request's
+//! `Idempotency-Key` header). [`run_idempotent`] then does one of three
+//! things, and says which with an [`IdempotencyStatus`]:
+//!
+//! * **[`Replayed`](IdempotencyStatus::Replayed)**: a success stored under the
+//!   key within its TTL is returned; nothing runs.
+//! * **[`Joined`](IdempotencyStatus::Joined)**: the key is in flight in
+//!   another call; this one waits for it and returns its value. If that call
+//!   fails, is cancelled or its process dies, the waiter claims the key and
+//!   runs itself. The wait is bounded: past `max_wait` the call fails with
+//!   [`IdempotencyInFlight`].
+//! * **[`Executed`](IdempotencyStatus::Executed)**: the call claims the key
+//!   and runs. A success of the primary body is stored for the TTL
+//!   ([`DEFAULT_TTL`] unless told); a failure, or a value the caller marks as
+//!   not storable (a fallback's), releases the claim and caches nothing.
+//!
+//! ```
+//! use resilient::TokioClock;
+//! use resilient::idempotency::{run_idempotent, IdempotencyStatus, MemoryStore, DEFAULT_TTL};
+//!
+//! static PAYMENTS: MemoryStore<String> = MemoryStore::new();
+//!
+//! # #[tokio::main(flavor = "current_thread", start_paused = true)]
+//! # async fn main() -> Result<(), resilient::idempotency::IdempotencyError> {
+//! let charge = || async { (Ok::<_, std::io::Error>("charged 42".to_owned()), true) };
+//!
+//! let (first, status) = run_idempotent(&PAYMENTS, "order-7", DEFAULT_TTL, None, &TokioClock, charge).await?;
+//! assert_eq!((first.unwrap(), status), ("charged 42".to_owned(), IdempotencyStatus::Executed));
+//!
+//! let (again, status) = run_idempotent(&PAYMENTS, "order-7", DEFAULT_TTL, None, &TokioClock, charge).await?;
+//! assert_eq!((again.unwrap(), status), ("charged 42".to_owned(), IdempotencyStatus::Replayed));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # The guarantee and its scope
+//!
+//! At most one primary execution per key per TTL, **as far as the store
+//! guarantees it**:
+//!
+//! * [`MemoryStore`] holds keys in this process: exact, but other processes
+//!   don't see them.
+//! * `RedisStore` holds them in one Redis instance: a claim is `SET NX` with
+//!   a lease, so one process in a fleet runs the body and the others join it.
+//!   It is not Redlock and makes no claim across several masters: a failover
+//!   to a replica that had not yet received the claim (replication is
+//!   asynchronous) can hand the same key to a second caller, and so can a
+//!   leader that stalls longer than its lease (a long GC-like pause, a frozen
+//!   VM) without noticing. Redis bounds how long a dead process blocks a key
+//!   (its lease), not how long a live one may take.
+//!
+//! A process that dies holds its claim until the lease runs out (30 s by
+//! default, renewed every half lease while the body runs). A call that is
+//! cancelled (its future dropped) or panics releases its claim at once.
+//!
+//! # Implementing a store
+//!
+//! [`IdempotencyStore`] is the whole contract: five operations on a key. Its
+//! documentation describes the protocol; the two stores here are worked
+//! examples of it, in memory and on Redis.
+
+mod coordinator;
+mod error;
+mod memory;
+#[cfg(feature = "redis")]
+mod redis;
+mod store;
+
+use std::time::Duration;
+
+pub use coordinator::{run_idempotent, run_idempotent_blocking};
+pub use error::{IdempotencyError, IdempotencyInFlight, StoreError};
+pub use memory::MemoryStore;
+#[cfg(feature = "redis")]
+pub use redis::RedisStore;
+pub use store::{Claim, ClaimToken, IdempotencyStore};
+
+/// How long a success stays stored when no TTL is given: 24 hours, the
+/// window payment APIs commonly give their idempotency keys.
+///
+/// ```
+/// use resilient::idempotency::DEFAULT_TTL;
+/// use std::time::Duration;
+///
+/// assert_eq!(DEFAULT_TTL, Duration::from_secs(24 * 60 * 60));
+/// ```
+pub const DEFAULT_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// How long a claim lasts without renewal, unless the store is told
+/// otherwise: 30 seconds.
+///
+/// The running call renews its claim every half lease, so the lease bounds
+/// only how long a process that died keeps others waiting.
+///
+/// ```
+/// use resilient::idempotency::{DEFAULT_LEASE, MemoryStore};
+/// use std::time::Duration;
+///
+/// assert_eq!(DEFAULT_LEASE, Duration::from_secs(30));
+/// assert_eq!(MemoryStore::<u32>::new().lease(), DEFAULT_LEASE);
+/// ```
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
+
+/// How an idempotent call got its result.
+///
+/// ```
+/// use resilient::TokioClock;
+/// use resilient::idempotency::{run_idempotent, IdempotencyStatus, MemoryStore, DEFAULT_TTL};
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let store = MemoryStore::new();
+/// let body = || async { (Ok::<u32, String>(7), true) };
+/// let (_, status) = run_idempotent(&store, "k", DEFAULT_TTL, None, &TokioClock, body).await.unwrap();
+/// assert_eq!(status, IdempotencyStatus::Executed);
+/// let (_, status) = run_idempotent(&store, "k", DEFAULT_TTL, None, &TokioClock, body).await.unwrap();
+/// assert_eq!(status, IdempotencyStatus::Replayed);
+/// # }
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IdempotencyStatus {
+    /// A stored success was returned without running anything.
+    Replayed,
+    /// Another call held the key; this one waited and returned its value.
+    Joined,
+    /// This call claimed the key and ran the body.
+    Executed,
+}
