@@ -5,6 +5,7 @@
 
 use std::future::Future;
 
+pub use resilient_core::idempotency::{DEFAULT_TTL, IdempotencyFailure};
 pub use resilient_core::{
     Attempt, Backoff, CircuitOpenError, FakeClock, Jitter, Operation, Outcome, ReportableError,
     SystemClock, TimeoutError, TokioClock, ValidationError,

@@ -92,7 +92,8 @@ fn the_json_of_a_real_report_is_pinned() {
       "failure": null,
       "retryable": null
     }
-  ]
+  ],
+  "idempotency": null
 }"#;
     assert_eq!(json, expected);
 }

@@ -23,8 +23,8 @@ use crate::attr::{self, BackoffSpec, Dur, Jitter, Multiplier, Options, Value};
 use crate::attr::{Count, Off};
 use crate::errors::Errors;
 use crate::options::{
-    BUDGET, CLOCK, CRATE, FALLBACK, HEDGE, MAX_HEDGES, NAME, OptionSpec, REPORT, RETRIES, RETRY,
-    RETRY_ON,
+    BUDGET, CLOCK, CRATE, FALLBACK, HEDGE, IDEMPOTENCY, IDEMPOTENCY_KEY, IDEMPOTENCY_TTL,
+    MAX_HEDGES, NAME, OptionSpec, REPORT, RETRIES, RETRY, RETRY_ON,
 };
 use crate::signature::{self, Arg, Function, Ret};
 
@@ -193,6 +193,7 @@ fn generate(options: &Options, function: &Function, ret: &Ret) -> TokenStream {
     let attempt = attempt_closure(function, &names);
     let fallbacks = fallback_closures(options, function, &names);
     let run = run(options, function.is_async, &names, &attempt, &fallbacks);
+    let run = idempotent(options, function.is_async, &names, run);
     let outcome = &names.outcome;
     let finish = if keeps_signature {
         quote!(#outcome.into_result())
@@ -509,6 +510,34 @@ fn fallback_closures(options: &Options, function: &Function, names: &Names) -> V
             }
         })
         .collect()
+}
+
+/// The run under an idempotency key, when the options give one: the
+/// whole run (retries, breaker, fallbacks) becomes the body that the store
+/// runs at most once per key.
+fn idempotent(options: &Options, is_async: bool, names: &Names, run: TokenStream) -> TokenStream {
+    let (Some(store), Some(key)) = (
+        options.get::<Expr>(&IDEMPOTENCY),
+        options.get::<Expr>(&IDEMPOTENCY_KEY),
+    ) else {
+        return run;
+    };
+    let Names { root, op, .. } = names;
+    let store_value = store.value;
+    let key_value = key.value;
+    let store = quote_spanned!(store.span()=> #store_value);
+    let key = quote_spanned! {key.span()=>
+        &::core::convert::Into::<::std::string::String>::into(#key_value)
+    };
+    let ttl = options.get::<Dur>(&IDEMPOTENCY_TTL).map_or_else(
+        || quote!(#root::__private::DEFAULT_TTL),
+        |ttl| duration(ttl.value),
+    );
+    if is_async {
+        quote!(#op.idempotent_async(#store, #key, #ttl, async || #run).await)
+    } else {
+        quote!(#op.idempotent_blocking(#store, #key, #ttl, || #run))
+    }
 }
 
 /// The run, an expression of the `Outcome`: the first attempt straight,

@@ -34,6 +34,10 @@ const CORPUS: &[(&str, &str)] = &[
         "fn named(id: u32) -> Result<u32, Error> { Ok(id) }",
     ),
     (
+        r#"retries = 2, idempotency = &PAYMENTS, idempotency_key = order.id.to_string(), idempotency_ttl = "1h""#,
+        "async fn charge(order: &Order) -> Result<Receipt, PaymentError> { pay(order).await }",
+    ),
+    (
         r#"retries = 1, hedge = "200ms", max_hedges = 2, timing = false"#,
         "async fn hedged(id: u32) -> Result<u32, Error> { Ok(id) }",
     ),

@@ -240,6 +240,34 @@ pub(crate) const MAX_HEDGES: OptionSpec = OptionSpec::dedicated("max_hedges", Ki
         how: "add `hedge = \"200ms\"`, the delay after which a hedged attempt starts",
     });
 
+const NEEDS_IDEMPOTENCY: Need = Need {
+    any_of: &["idempotency"],
+    how: "add `idempotency = &STORE`, the store that keeps the key's result",
+};
+
+/// Runs the whole operation under a key in a store.
+pub(crate) const IDEMPOTENCY: OptionSpec = OptionSpec::dedicated(
+    "idempotency",
+    Kind::Expression,
+    "&PAYMENTS",
+)
+.needs(Need {
+    any_of: &["idempotency_key"],
+    how: "add `idempotency_key = order.id.to_string()`, the key that identifies the side effect",
+})
+.error_needs(ErrorNeed {
+    bound: "IdempotencyFailure",
+    function: "in_flight",
+    only_async: false,
+});
+
+pub(crate) const IDEMPOTENCY_KEY: OptionSpec =
+    OptionSpec::dedicated("idempotency_key", Kind::Expression, "order.id.to_string()")
+        .needs(NEEDS_IDEMPOTENCY);
+
+pub(crate) const IDEMPOTENCY_TTL: OptionSpec =
+    OptionSpec::dedicated("idempotency_ttl", Kind::Duration, "\"24h\"").needs(NEEDS_IDEMPOTENCY);
+
 /// Said of each option that needs the clock that `timing = false` turns off.
 const NEEDS_TIMING: Conflict = Conflict {
     with: "timing",
@@ -286,6 +314,9 @@ pub(crate) const OPTIONS: &[OptionSpec] = &[
     THROTTLE,
     HEDGE,
     MAX_HEDGES,
+    IDEMPOTENCY,
+    IDEMPOTENCY_KEY,
+    IDEMPOTENCY_TTL,
     CRATE,
 ];
 

@@ -1,5 +1,7 @@
 //! One process of a fleet sharing an idempotency key through Redis; the
 //! multi-process tests (`tests/idempotency_redis_fleet.rs`) start several.
+//! Its call goes through the attribute, `#[resilient(idempotency = …)]`, as
+//! a service's would.
 //!
 //! ```text
 //! idem_child <redis-url> <key> <lease-ms> <hold|quick>
@@ -17,10 +19,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use redis::AsyncCommands;
-use resilient::TokioClock;
 use resilient::idempotency::{
-    Claim, ClaimToken, DEFAULT_TTL, IdempotencyStore, RedisStore, StoreError, run_idempotent,
+    Claim, ClaimToken, IdempotencyInFlight, IdempotencyStore, RedisStore, StoreError,
 };
+use resilient::resilient;
 
 /// A [`RedisStore`] that says when it starts waiting, so that a test knows
 /// this process waits before it lets the holder finish.
@@ -74,8 +76,43 @@ impl IdempotencyStore<String> for Announcing {
     }
 }
 
+/// What the call can fail with: Redis itself, or the idempotency store.
+#[derive(Debug)]
+enum ChildError {
+    Redis(redis::RedisError),
+    Idempotency(String),
+}
+
+impl std::fmt::Display for ChildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChildError::Redis(err) => write!(f, "{err}"),
+            ChildError::Idempotency(err) => f.write_str(err),
+        }
+    }
+}
+
+impl From<redis::RedisError> for ChildError {
+    fn from(err: redis::RedisError) -> Self {
+        ChildError::Redis(err)
+    }
+}
+
+impl From<IdempotencyInFlight> for ChildError {
+    fn from(err: IdempotencyInFlight) -> Self {
+        ChildError::Idempotency(err.to_string())
+    }
+}
+
+impl From<StoreError> for ChildError {
+    fn from(err: StoreError) -> Self {
+        ChildError::Idempotency(err.to_string())
+    }
+}
+
 /// Counts the run, then (with `hold`) waits for the test's go.
-async fn body(url: &str, key: &str, hold: bool) -> Result<String, redis::RedisError> {
+#[resilient(idempotency = store, idempotency_key = key)]
+async fn body(store: &Announcing, url: &str, key: &str, hold: bool) -> Result<String, ChildError> {
     let mut redis = redis::Client::open(url)?
         .get_multiplexed_async_connection()
         .await?;
@@ -117,22 +154,17 @@ async fn main() -> ExitCode {
         }
     };
 
-    let run = || async {
-        match body(url, key, mode == "hold").await {
-            Ok(value) => (Ok(value), true),
-            Err(err) => (Err(err), false),
-        }
-    };
-    match run_idempotent(&store, key, DEFAULT_TTL, None, &TokioClock, run).await {
-        Ok((Ok(value), status)) => {
+    let outcome = body(&store, url, key, mode == "hold").await;
+    match (outcome.result(), outcome.report().idempotency()) {
+        (Ok(value), Some(status)) => {
             println!("{status:?} {value}");
             ExitCode::SUCCESS
         }
-        Ok((Err(err), _)) => {
-            println!("error {err}");
+        (Ok(value), None) => {
+            println!("error {value} without an idempotency status");
             ExitCode::FAILURE
         }
-        Err(err) => {
+        (Err(err), _) => {
             println!("error {err}");
             ExitCode::FAILURE
         }

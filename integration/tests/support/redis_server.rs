@@ -87,10 +87,10 @@ impl RedisServer {
     fn wait_until_ready(&mut self) -> bool {
         let give_up = Instant::now() + READY_WITHIN;
         while Instant::now() < give_up {
-            if let Some(process) = self.process.as_mut() {
-                if !matches!(process.try_wait(), Ok(None)) {
-                    return false;
-                }
+            if let Some(process) = self.process.as_mut()
+                && !matches!(process.try_wait(), Ok(None))
+            {
+                return false;
             }
             if self.answers_ping() {
                 return true;

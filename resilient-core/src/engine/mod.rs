@@ -7,6 +7,7 @@
 //! * `schedule.rs`: the decision after a failure, a pure function;
 //! * `race.rs`: an async attempt against its deadline;
 //! * `hedge.rs`: hedged attempts, several in flight at once;
+//! * `idempotent.rs`: a whole run under an idempotency key;
 //! * `hooks.rs`: the user's pieces (classifier, Retry-After hint,
 //!   validator, listeners) and their no-op defaults;
 //! * `events.rs`: `tracing` events.
@@ -15,6 +16,7 @@ mod events;
 mod execution;
 mod hedge;
 pub mod hooks;
+mod idempotent;
 mod operation;
 mod race;
 mod schedule;
@@ -23,4 +25,5 @@ mod schedule;
 pub use events::trace_report;
 pub use execution::Execution;
 pub use hedge::Hedged;
+pub use idempotent::Idempotent;
 pub use operation::Operation;

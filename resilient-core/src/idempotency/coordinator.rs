@@ -336,10 +336,10 @@ impl<S: IdempotencyStore<T>, T> Drop for Held<'_, S, T> {
         let first_poll = release
             .as_mut()
             .poll(&mut Context::from_waker(Waker::noop()));
-        if first_poll.is_pending() {
-            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-                drop(runtime.spawn(release));
-            }
+        if first_poll.is_pending()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            drop(runtime.spawn(release));
         }
     }
 }

@@ -132,3 +132,45 @@ impl IdempotencyError {
         }
     }
 }
+
+/// An error type that an idempotent call can fail with: one that converts
+/// both [`IdempotencyInFlight`] and [`StoreError`], through the blanket
+/// implementation. Asked of the error type only when an operation has an
+/// idempotency key.
+///
+/// ```
+/// use resilient::idempotency::{IdempotencyFailure, IdempotencyInFlight, StoreError};
+///
+/// #[derive(Debug)]
+/// enum AppError { Busy, Store(String) }
+/// impl From<IdempotencyInFlight> for AppError {
+///     fn from(_: IdempotencyInFlight) -> Self { AppError::Busy }
+/// }
+/// impl From<StoreError> for AppError {
+///     fn from(e: StoreError) -> Self { AppError::Store(e.to_string()) }
+/// }
+///
+/// assert!(matches!(AppError::in_flight(IdempotencyInFlight), AppError::Busy));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`idempotency` needs `{Self}` to implement `From<resilient::idempotency::IdempotencyInFlight>` and `From<resilient::idempotency::StoreError>`",
+    label = "a call that waited too long for the same key, or whose store failed, fails with this error",
+    note = "add `impl From<resilient::idempotency::IdempotencyInFlight> for {Self}` and `impl From<resilient::idempotency::StoreError> for {Self}`"
+)]
+pub trait IdempotencyFailure: Sized {
+    /// The error of a call that waited past its budget for another run.
+    fn in_flight(error: IdempotencyInFlight) -> Self;
+    /// The error of a call whose store failed.
+    fn store(error: StoreError) -> Self;
+}
+
+#[diagnostic::do_not_recommend]
+impl<E: From<IdempotencyInFlight> + From<StoreError>> IdempotencyFailure for E {
+    fn in_flight(error: IdempotencyInFlight) -> Self {
+        E::from(error)
+    }
+
+    fn store(error: StoreError) -> Self {
+        E::from(error)
+    }
+}

@@ -72,7 +72,7 @@ mod store;
 use std::time::Duration;
 
 pub use coordinator::{run_idempotent, run_idempotent_blocking};
-pub use error::{IdempotencyError, IdempotencyInFlight, StoreError};
+pub use error::{IdempotencyError, IdempotencyFailure, IdempotencyInFlight, StoreError};
 pub use memory::MemoryStore;
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
@@ -121,6 +121,7 @@ pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
 /// # }
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum IdempotencyStatus {
     /// A stored success was returned without running anything.
     Replayed,
@@ -128,4 +129,15 @@ pub enum IdempotencyStatus {
     Joined,
     /// This call claimed the key and ran the body.
     Executed,
+}
+
+impl IdempotencyStatus {
+    /// The status's name in the report's table and JSON form.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            IdempotencyStatus::Replayed => "replayed",
+            IdempotencyStatus::Joined => "joined",
+            IdempotencyStatus::Executed => "executed",
+        }
+    }
 }

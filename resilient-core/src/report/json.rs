@@ -12,6 +12,7 @@
 //! | `fallback_used` | bool |
 //! | `elapsed_ms` | float, milliseconds |
 //! | `attempts` | one object per attempt, below |
+//! | `idempotency` | `replayed`, `joined`, `executed`, or `null` without an idempotency key |
 //!
 //! Each attempt: `number`, `kind` (`primary`, `fallback`, `hedge`),
 //! `started_ms`, `duration_ms`, `deadline_ms` (or `null`), `delay_ms` and
@@ -25,6 +26,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
 use super::outcome::{ExecutionReport, StopReason};
 use super::record::{AttemptKind, AttemptRecord, DelaySource, FailureKind};
+use crate::idempotency::IdempotencyStatus;
 
 /// Milliseconds, from whole nanoseconds so that round values stay round.
 #[allow(clippy::cast_precision_loss)]
@@ -34,7 +36,7 @@ fn millis(duration: Duration) -> f64 {
 
 impl Serialize for ExecutionReport {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(7))?;
+        let mut map = serializer.serialize_map(Some(8))?;
         map.serialize_entry("name", self.name())?;
         map.serialize_entry("attempt_count", &self.attempt_count())?;
         map.serialize_entry("retry_count", &self.retry_count())?;
@@ -42,6 +44,7 @@ impl Serialize for ExecutionReport {
         map.serialize_entry("fallback_used", &self.fallback_used())?;
         map.serialize_entry("elapsed_ms", &millis(self.elapsed()))?;
         map.serialize_entry("attempts", &Attempts(self.attempts()))?;
+        map.serialize_entry("idempotency", &self.idempotency())?;
         map.end()
     }
 }
@@ -88,4 +91,10 @@ macro_rules! by_name {
     )*};
 }
 
-by_name!(StopReason, AttemptKind, FailureKind, DelaySource);
+by_name!(
+    StopReason,
+    AttemptKind,
+    FailureKind,
+    DelaySource,
+    IdempotencyStatus
+);

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::record::{AttemptKind, AttemptRecord, Delay, Nanos, Records};
 use crate::error::RetryError;
+use crate::idempotency::IdempotencyStatus;
 
 /// Why the primary attempts ended.
 ///
@@ -95,6 +96,7 @@ pub struct ExecutionReport {
     pub(crate) elapsed: Nanos,
     pub(crate) stop_reason: StopReason,
     pub(crate) name: Cow<'static, str>,
+    pub(crate) idempotency: Option<IdempotencyStatus>,
 }
 
 /// The name of an operation that was given none.
@@ -108,6 +110,7 @@ impl ExecutionReport {
             elapsed: Nanos::ZERO,
             stop_reason: StopReason::Succeeded,
             name,
+            idempotency: None,
         }
     }
 
@@ -127,6 +130,7 @@ impl ExecutionReport {
             elapsed: Nanos::from_u64(elapsed),
             stop_reason: StopReason::Succeeded,
             name,
+            idempotency: None,
         }
     }
 
@@ -208,6 +212,14 @@ impl ExecutionReport {
     /// [`fallback_used`](ExecutionReport::fallback_used).
     pub fn stop_reason(&self) -> StopReason {
         self.stop_reason
+    }
+
+    /// How an idempotent call got its result: replayed from the store,
+    /// joined to a run elsewhere, or executed here; `None` for a call
+    /// without an idempotency key (or whose store failed before anything
+    /// ran). A replayed or joined call made no attempt.
+    pub fn idempotency(&self) -> Option<IdempotencyStatus> {
+        self.idempotency
     }
 
     /// Whether a fallback ran, whatever its result.

@@ -69,7 +69,11 @@ impl fmt::Display for ExecutionReport {
             } else {
                 ""
             }
-        )
+        )?;
+        match self.idempotency() {
+            Some(status) => write!(f, ", {}", status.name()),
+            None => Ok(()),
+        }
     }
 }
 
