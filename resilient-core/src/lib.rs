@@ -96,7 +96,7 @@ pub use engine::hooks::{
 };
 #[cfg(feature = "tracing")]
 pub use engine::trace_report;
-pub use engine::{Execution, Hedged, Idempotent, Operation};
+pub use engine::{Execution, Hedged, Idempotent, Operation, ThrottledPolicy};
 pub use error::{
     CircuitOpen, CircuitOpenError, ConfigError, ReportableError, RetryError, TimedOut,
     TimeoutError, ValidationError, ValidationFailed,

@@ -615,3 +615,84 @@ impl RetryPolicy {
             .into_retry_result()
     }
 }
+
+/// A [`RetryPolicy`] whose runs share a retry budget with other calls:
+/// made by [`RetryPolicy::throttled`].
+///
+/// ```
+/// use resilient::{Backoff, FakeClock, RetryPolicy, RetryThrottle};
+///
+/// static THROTTLE: RetryThrottle = RetryThrottle::new(4, 0.1);
+///
+/// let policy = RetryPolicy::builder().max_attempts(6).backoff(Backoff::none()).build()?;
+/// let err = policy
+///     .throttled(&THROTTLE)
+///     .run_with_clock(FakeClock::new(), |_| Err::<(), _>("down"))
+///     .unwrap_err();
+/// // 4 tokens: the first failure leaves 3 (a retry may run), the second 2 (none may).
+/// assert_eq!(err.attempts(), 2);
+/// # Ok::<(), resilient::ConfigError>(())
+/// ```
+#[derive(Clone, Copy)]
+pub struct ThrottledPolicy<'t> {
+    policy: RetryPolicy,
+    throttle: &'t dyn RetryBudget,
+}
+
+impl RetryPolicy {
+    /// This policy, its retries allowed only while `throttle` allows them
+    /// (see [`Operation::throttle`]).
+    pub fn throttled<'t>(&self, throttle: &'t dyn RetryBudget) -> ThrottledPolicy<'t> {
+        ThrottledPolicy {
+            policy: *self,
+            throttle,
+        }
+    }
+}
+
+impl std::fmt::Debug for ThrottledPolicy<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ThrottledPolicy")
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ThrottledPolicy<'_> {
+    /// [`RetryPolicy::run`], throttled.
+    pub fn run<T, E, F>(&self, f: F) -> Result<T, RetryError<E>>
+    where
+        F: FnMut(Attempt) -> Result<T, E>,
+    {
+        self.run_with_clock(SystemClock, f)
+    }
+
+    /// [`RetryPolicy::run_with_clock`], throttled.
+    pub fn run_with_clock<T, E, F, C>(&self, clock: C, f: F) -> Result<T, RetryError<E>>
+    where
+        F: FnMut(Attempt) -> Result<T, E>,
+        C: Clock,
+    {
+        Operation::unreported()
+            .policy(&self.policy)
+            .throttle(self.throttle)
+            .clock(clock)
+            .run(f)
+            .into_retry_result()
+    }
+
+    /// [`RetryPolicy::run_async`], throttled.
+    pub async fn run_async<T, E, F, Fut>(&self, f: F) -> Result<T, RetryError<E>>
+    where
+        F: FnMut(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        Operation::unreported()
+            .policy(&self.policy)
+            .throttle(self.throttle)
+            .clock(TokioClock)
+            .run_async(f)
+            .await
+            .into_retry_result()
+    }
+}
