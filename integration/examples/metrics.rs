@@ -61,7 +61,7 @@ async fn provider(prompt: &str) -> Result<String, ProviderError> {
     retry_on = [Timeout, Transient],
     backoff = exponential(base = "50ms", max = "1s"),
     timeout = "200ms",
-    circuit_breaker = &*BREAKER,
+    circuit_breaker = &BREAKER,
 )]
 async fn call_provider(prompt: &str) -> Result<String, ProviderError> {
     provider(prompt).await
