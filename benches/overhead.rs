@@ -46,8 +46,23 @@ fn resilient_blocking(x: u64) -> Result<u64, Failure> {
     work(x)
 }
 
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), timing = false)]
+fn resilient_blocking_untimed(x: u64) -> Result<u64, Failure> {
+    work(x)
+}
+
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), clock = resilient::TscClock)]
+fn resilient_blocking_tsc(x: u64) -> Result<u64, Failure> {
+    work(x)
+}
+
 #[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"))]
 async fn resilient_async(x: u64) -> Result<u64, Failure> {
+    work(x)
+}
+
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), timing = false)]
+async fn resilient_async_untimed(x: u64) -> Result<u64, Failure> {
     work(x)
 }
 
@@ -78,6 +93,12 @@ fn blocking(c: &mut Criterion) {
     g.bench_function("#[resilient] retries=3", |b| {
         b.iter(|| resilient_blocking(black_box(7)).into_result())
     });
+    g.bench_function("#[resilient] retries=3 timing=false", |b| {
+        b.iter(|| resilient_blocking_untimed(black_box(7)).into_result())
+    });
+    g.bench_function("#[resilient] retries=3 clock=TscClock", |b| {
+        b.iter(|| resilient_blocking_tsc(black_box(7)).into_result())
+    });
     g.bench_function("backon", |b| {
         b.iter(|| (|| work(black_box(7))).retry(backon_policy()).call())
     });
@@ -102,6 +123,10 @@ fn asynchronous(c: &mut Criterion) {
         b.to_async(&rt).iter(|| async {
             tokio::time::timeout(Duration::from_secs(10), async { work(black_box(7)) }).await
         })
+    });
+    g.bench_function("#[resilient] retries=3 timing=false", |b| {
+        b.to_async(&rt)
+            .iter(|| async { resilient_async_untimed(black_box(7)).await.into_result() })
     });
     g.bench_function("#[resilient] retries=3 timeout+budget", |b| {
         b.to_async(&rt)

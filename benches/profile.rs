@@ -31,6 +31,16 @@ fn resilient_blocking(x: u64) -> Result<u64, Failure> {
     work(x)
 }
 
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), timing = false)]
+fn resilient_untimed(x: u64) -> Result<u64, Failure> {
+    work(x)
+}
+
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), timing = false)]
+async fn resilient_async_untimed(x: u64) -> Result<u64, Failure> {
+    work(x)
+}
+
 #[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"))]
 async fn resilient_async(x: u64) -> Result<u64, Failure> {
     work(x)
@@ -97,6 +107,17 @@ fn main() {
             for i in 0..CALLS {
                 black_box(operation_async_once(i).await.ok());
             }
+        }),
+        "untimed" => (0..CALLS).for_each(|i| {
+            black_box(resilient_untimed(i).into_result().ok());
+        }),
+        "async_untimed" => rt.block_on(async {
+            for i in 0..CALLS {
+                black_box(resilient_async_untimed(i).await.into_result().ok());
+            }
+        }),
+        "direct" => (0..CALLS).for_each(|i| {
+            black_box(work(i).ok());
         }),
         "clock" => (0..CALLS).for_each(|i| {
             let (start, end, result) = two_clock_reads(i);

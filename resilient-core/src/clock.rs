@@ -191,6 +191,57 @@ impl Clock for TokioClock {
     }
 }
 
+/// The CPU's time-stamp counter, through `quanta` (feature `quanta`): a
+/// reading costs a fraction of the operating system's clock on most
+/// machines, so the report's two readings cost little.
+///
+/// Opt in only where the counter is trustworthy: it is calibrated against
+/// the OS clock once, when first read, and is safe across cores on modern
+/// CPUs, but a VM that migrates between hosts, or an old CPU without an
+/// invariant counter, can make it drift. The defaults stay on the OS
+/// clock ([`SystemClock`]) and tokio's ([`TokioClock`], whose paused time
+/// tests rely on). Sleeps go to the thread (blocking) and to tokio (async),
+/// as [`SystemClock`]'s do.
+///
+/// ```
+/// use resilient::{Clock, TscClock};
+///
+/// let start = TscClock.now_nanos();
+/// assert!(TscClock.now_nanos() >= start);
+/// ```
+#[cfg(feature = "quanta")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TscClock;
+
+#[cfg(feature = "quanta")]
+impl TscClock {
+    fn source() -> &'static quanta::Clock {
+        static SOURCE: OnceLock<quanta::Clock> = OnceLock::new();
+        SOURCE.get_or_init(quanta::Clock::new)
+    }
+}
+
+#[cfg(feature = "quanta")]
+impl Clock for TscClock {
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+
+    #[inline]
+    fn now_nanos(&self) -> u64 {
+        let source = TscClock::source();
+        source.delta_as_nanos(0, source.raw())
+    }
+
+    fn sleep(&self, duration: Duration) {
+        std::thread::sleep(duration);
+    }
+
+    fn sleep_async(&self, duration: Duration) -> impl Future<Output = ()> + Send {
+        tokio::time::sleep(duration)
+    }
+}
+
 /// A clock whose readings the engine ignores: every attempt starts and
 /// ends at 0, so a successful call costs no clock reading at all. Sleeps
 /// (the backoff's waits) still go to the wrapped clock, and a circuit

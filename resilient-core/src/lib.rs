@@ -38,6 +38,9 @@
 //! * `http`: the `http` module (status classification, Retry-After).
 //! * `metrics`: counters and histograms of the `metrics` facade, and a
 //!   gauge of each circuit breaker's state.
+//! * `quanta`: [`TscClock`], the CPU's time-stamp counter, for a cheaper
+//!   report on machines where it can be trusted.
+//! * `redis`: `idempotency::RedisStore`, idempotent calls across a fleet.
 //! * `serde`: `Serialize` for the report, with stable keys.
 //! * `tower`: the `tower` module, whose `ResilientLayer` makes any tower
 //!   service resilient; tower's `TpsBudget` can serve as a [`RetryBudget`].
@@ -90,6 +93,8 @@ pub mod tower;
 pub use attempt::Attempt;
 pub use backoff::{Backoff, Jitter};
 pub use breaker::{CircuitBreaker, CircuitBreakerBuilder, CircuitPermit, CircuitState};
+#[cfg(feature = "quanta")]
+pub use clock::TscClock;
 pub use clock::{Clock, SystemClock, TokioClock, Untimed};
 pub use engine::hooks::{
     self, Classify, HookSet, Hooks, OnReport, OnRetry, RateLimit, RetryEvent, Validate,

@@ -65,7 +65,6 @@ struct Names<'a> {
     op: Ident,
     exec: Ident,
     body: Ident,
-    outcome: Ident,
     policy: Ident,
     attempt: Ident,
     error: Ident,
@@ -85,7 +84,6 @@ impl<'a> Names<'a> {
             op: local("__resilient_op"),
             exec: local("__resilient_exec"),
             body: local("__resilient_body"),
-            outcome: local("__resilient_outcome"),
             policy: local("__resilient_policy"),
             attempt: local("__resilient_attempt"),
             error: local("__resilient_error"),
@@ -194,18 +192,17 @@ fn generate(options: &Options, function: &Function, ret: &Ret) -> TokenStream {
     let fallbacks = fallback_closures(options, function, &names);
     let run = run(options, function.is_async, &names, &attempt, &fallbacks);
     let run = idempotent(options, function.is_async, &names, run);
-    let outcome = &names.outcome;
+    // The run is the body's value, moved nowhere on the way out.
     let finish = if keeps_signature {
-        quote!(#outcome.into_result())
+        quote!(#run.into_result())
     } else {
-        outcome.to_token_stream()
+        run
     };
 
     let body = quote! {
         #(#inner_attrs)*
         #checks
         #build
-        let #outcome = #run;
         #finish
     };
     let mut braced = TokenStream::new();

@@ -524,7 +524,8 @@ impl<'o, 'b> Core<'o, 'b> {
         let elapsed = Duration::from_nanos(self.elapsed());
         let slow = self.slow.as_mut().expect("only a retry waits");
         if slow.settings.budget.is_some_and(|budget| elapsed >= budget) {
-            slow.report.unattributed_delay = slow.pending.take();
+            slow.report.unattributed_delay =
+                Nanos::optional(slow.pending.take().map(|delay| delay.duration()));
             self.stop = Some(StopReason::BudgetExhausted);
             return false;
         }

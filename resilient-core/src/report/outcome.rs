@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
-use super::record::{AttemptKind, AttemptRecord, Delay, Nanos, Records};
+use super::record::{AttemptKind, AttemptRecord, Nanos, Records};
 use crate::error::RetryError;
 use crate::idempotency::IdempotencyStatus;
 
@@ -92,7 +92,10 @@ pub struct ExecutionReport {
     pub(crate) records: Records,
     /// A delay slept after which no attempt could start (the budget passed
     /// during the sleep); kept so that `delays()` lists every sleep.
-    pub(crate) unattributed_delay: Option<Delay>,
+    // 8 bytes (`Nanos::NONE` for none) rather than an `Option<Delay>`'s
+    // 24, so that the outcome of a small value stays small enough to be
+    // moved without a `memcpy` call.
+    pub(crate) unattributed_delay: Nanos,
     pub(crate) elapsed: Nanos,
     pub(crate) stop_reason: StopReason,
     pub(crate) name: Cow<'static, str>,
@@ -106,7 +109,7 @@ impl ExecutionReport {
     pub(crate) const fn new(name: Cow<'static, str>) -> Self {
         ExecutionReport {
             records: Records::new(),
-            unattributed_delay: None,
+            unattributed_delay: Nanos::NONE,
             elapsed: Nanos::ZERO,
             stop_reason: StopReason::Succeeded,
             name,
@@ -126,7 +129,7 @@ impl ExecutionReport {
         record.end_at(elapsed);
         ExecutionReport {
             records: Records::one(record),
-            unattributed_delay: None,
+            unattributed_delay: Nanos::NONE,
             elapsed: Nanos::from_u64(elapsed),
             stop_reason: StopReason::Succeeded,
             name,
@@ -196,8 +199,8 @@ impl ExecutionReport {
         self.attempts()
             .iter()
             .filter_map(AttemptRecord::delay_before)
-            .chain(self.unattributed_delay)
             .map(|d| d.duration())
+            .chain(self.unattributed_delay.get_optional())
             .collect()
     }
 
