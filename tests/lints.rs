@@ -5,12 +5,13 @@
 #![deny(warnings)]
 #![deny(clippy::all, clippy::pedantic)]
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use resilient::{
-    Attempt, CircuitBreaker, CircuitOpen, FakeClock, RetryEvent, RetryPolicy, TimedOut,
-    ValidationFailed, resilient,
+    Attempt, CircuitBreaker, CircuitOpen, ExecutionReport, FakeClock, RetryEvent, RetryPolicy,
+    RetryThrottle, TimedOut, ValidationFailed, resilient,
 };
 
 #[derive(Debug, PartialEq, Eq)]
@@ -93,6 +94,36 @@ mod shadowing {
     )]
     pub async fn shadowed_async() -> Result<u8, Error> {
         Ok(1)
+    }
+
+    // The hedged run and a fallback chain have code paths of their own.
+    #[resilient(retries = 1, hedge = "1ms", max_hedges = 2, fallback = [first, second])]
+    pub async fn shadowed_hedged(n: u8) -> Result<u8, Error> {
+        Ok(n)
+    }
+
+    #[resilient(retries = 1, fallback = [first_blocking, second_blocking], report = |_| ())]
+    pub fn shadowed_chain(n: u8) -> Result<u8, Error> {
+        Ok(n)
+    }
+
+    #[allow(clippy::unused_async)] // a fallback has the signature of the function it stands in for
+    async fn first(n: u8) -> Result<u8, Error> {
+        Err(Error::Transient(n.into()))
+    }
+
+    #[allow(clippy::unused_async)] // a fallback has the signature of the function it stands in for
+    async fn second(n: u8) -> Result<u8, Error> {
+        Ok(n)
+    }
+
+    fn first_blocking(n: u8) -> Result<u8, Error> {
+        Err(Error::Transient(n.into()))
+    }
+
+    #[allow(clippy::unnecessary_wraps)] // a fallback has the signature of the function it stands in for
+    fn second_blocking(n: u8) -> Result<u8, Error> {
+        Ok(n)
     }
 }
 
@@ -211,6 +242,84 @@ impl Counter {
     }
 }
 
+static REPORTED: AtomicU32 = AtomicU32::new(0);
+
+static THROTTLE: RetryThrottle = RetryThrottle::new(10, 0.1);
+
+fn log_report(report: &ExecutionReport) {
+    assert!(report.attempt_count() >= 1);
+}
+
+#[resilient(
+    retries = 2,
+    retry_on = [Transient],
+    backoff = none,
+    name = "lints.chained",
+    fallback = [stale, empty],
+    throttle = &THROTTLE,
+    report = log_report,
+)]
+/// With `report`, the declared `Result` is kept, and with it the user's
+/// own lints about it.
+///
+/// # Errors
+///
+/// When every candidate fails.
+pub fn chained(key: &str, count: u32) -> Result<String, Error> {
+    Err(Error::Transient(
+        count + u32::try_from(key.len()).unwrap_or(0),
+    ))
+}
+
+fn stale(key: &str, count: u32) -> Result<String, Error> {
+    if count == 0 {
+        return Err(Error::Invalid);
+    }
+    Ok(format!("{key}: stale"))
+}
+
+#[allow(clippy::unnecessary_wraps)] // a fallback has the signature of the function it stands in for
+fn empty(_key: &str, _count: u32, attempt: Attempt) -> Result<String, Error> {
+    Ok(format!("empty at {}", attempt.number()))
+}
+
+#[resilient(
+    retries = 1,
+    hedge = "10ms",
+    max_hedges = 2,
+    timeout = "1s",
+    name = format!("hedged.{prompt}"),
+    fallback = [cached, cached],
+)]
+pub async fn hedged(prompt: &str) -> Result<String, Error> {
+    Ok(prompt.to_owned())
+}
+
+#[resilient(retries = 1, backoff = constant("1ms"), clock = clock, timing = false, report = |report| { REPORTED.fetch_add(report.attempt_count(), Ordering::Relaxed); })]
+/// # Errors
+///
+/// Always: the attempts fail.
+pub fn untimed(clock: &FakeClock) -> AppResult<u32> {
+    Err(Error::Transient(1))
+}
+
+trait Provider {
+    fn get(&self, id: u32) -> Result<u32, Error>;
+    async fn get_async(&self, id: u32) -> AppResult<u32>;
+}
+
+impl Provider for Service {
+    #[resilient(retries = 1, backoff = none, report = log_report)]
+    fn get(&self, id: u32) -> Result<u32, Error> {
+        Ok(id + u32::try_from(self.budget.as_secs()).unwrap_or(0))
+    }
+
+    #[resilient(retries = 1, hedge = "1ms", report = log_report)]
+    async fn get_async(&self, id: u32) -> AppResult<u32> {
+        Ok(id)
+    }
+}
+
 #[tokio::test(start_paused = true)]
 async fn every_expansion_runs() {
     assert_eq!(
@@ -236,4 +345,19 @@ async fn every_expansion_runs() {
     assert_eq!(Counter { count: 1 }.bump(2).await.into_result(), Ok(3));
     assert_eq!(shadowing::shadowed(&clock).into_result(), Ok(1));
     assert_eq!(shadowing::shadowed_async().await.into_result(), Ok(1));
+    assert_eq!(shadowing::shadowed_hedged(3).await.into_result(), Ok(3));
+    assert_eq!(shadowing::shadowed_chain(4), Ok(4));
+    assert_eq!(chained("k", 1), Ok("k: stale".to_owned()));
+    // The first call left the throttle at 7 tokens: one retry, then refused.
+    assert_eq!(chained("k", 0), Ok("empty at 4".to_owned()));
+    let outcome = hedged("hi").await;
+    assert_eq!(outcome.report().name(), "hedged.hi");
+    assert_eq!(outcome.into_result(), Ok("hi".to_owned()));
+    assert_eq!(untimed(&clock), Err(Error::Transient(1)));
+    assert_eq!(REPORTED.load(Ordering::Relaxed), 2);
+    let service = Service {
+        budget: Duration::from_secs(2),
+    };
+    assert_eq!(service.get(1), Ok(3));
+    assert_eq!(service.get_async(5).await, Ok(5));
 }

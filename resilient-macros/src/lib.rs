@@ -27,7 +27,9 @@ use proc_macro::TokenStream;
 
 /// Makes a function resilient: each call runs its body as many times as the
 /// options allow, and returns a `resilient::Outcome<T, E>` holding the result
-/// and a report of every attempt.
+/// and a report of every attempt; or, with
+/// [`report`](#keeping-the-signature-report), the declared `Result<T, E>`,
+/// the report going to a hook.
 ///
 /// The function must return a `Result<T, E>` (aliases such as `io::Result<T>`
 /// included). It may be a `fn` or an `async fn`, free or a method (`&self`,
@@ -97,13 +99,20 @@ use proc_macro::TokenStream;
 /// | [`budget`](#time-limits-timeout-budget) | duration: hard cap on the whole operation; no attempt starts and no wait runs past it, and an `async fn`'s attempt is cut at it (so it needs `E: From<TimedOut>` there) |
 /// | [`max_elapsed`](#a-soft-cap-with-a-floor-max_elapsed-min_retries) | duration: soft cap, honoured once `min_retries` retries have run |
 /// | [`min_retries`](#a-soft-cap-with-a-floor-max_elapsed-min_retries) | integer literal, at most `retries`: the retries that run even past `max_elapsed` |
-/// | [`rate_limit`](#server-hints-rate_limit-max_rate_limit_wait) | expression `Fn(&E) -> Option<Duration>`: a server-given wait, taken instead of the backoff and without using up `retries` |
-/// | [`max_rate_limit_wait`](#server-hints-rate_limit-max_rate_limit_wait) | duration: total time the `rate_limit` waits may take (default 60 s) |
+/// | [`rate_limit`](#server-hints-rate_limit-max_rate_limit_wait-max_rate_limit_retries) | expression `Fn(&E) -> Option<Duration>`: a server-given wait, taken instead of the backoff and without using up `retries` |
+/// | [`max_rate_limit_wait`](#server-hints-rate_limit-max_rate_limit_wait-max_rate_limit_retries) | duration: total time the `rate_limit` waits may take (default 60 s). Needs `rate_limit` |
+/// | [`max_rate_limit_retries`](#server-hints-rate_limit-max_rate_limit_wait-max_rate_limit_retries) | integer literal: how many `rate_limit` waits may run (default 10), apart from `retries`. Needs `rate_limit` |
 /// | [`circuit_breaker`](#a-shared-circuit-breaker-circuit_breaker) | expression of type `&CircuitBreaker`, usually a `static`; a rejected attempt fails with `E::from(CircuitOpen)` |
+/// | [`throttle`](#a-retry-budget-shared-between-calls-throttle) | expression of type `&RetryThrottle`, usually a `static`, or any `&impl RetryBudget`: retries stop, with `StopReason::Throttled`, while the calls sharing it fail too often |
 /// | [`validate`](#checking-values-validate) | path to a `fn(&T) -> bool`; a failed check is `E::from(ValidationFailed)` |
-/// | [`fallback`](#when-every-attempt-fails-fallback) | path to a function called with the same arguments (the receiver first) once the attempts have failed |
+/// | [`fallback`](#when-every-attempt-fails-fallback) | path to a function called with the same arguments (the receiver first) once the attempts have failed; or a list of them, `[replica, cache]`, tried in order until one succeeds |
+/// | [`hedge`](#against-slow-attempts-hedge-max_hedges) | duration, `async fn` only: when an attempt is still running after it, another starts beside it; the first success wins |
+/// | [`max_hedges`](#against-slow-attempts-hedge-max_hedges) | integer literal: how many hedged attempts may run beside an attempt (default 1). Needs `hedge` |
 /// | [`on_retry`](#hearing-about-retries-on_retry) | expression `Fn(&RetryEvent)`, called before each wait |
+/// | [`name`](#naming-the-operation-name) | expression of type `&'static str` or `String`, usually a literal: the name the report and its events carry. Default: the function's identifier |
+/// | [`report`](#keeping-the-signature-report) | expression `Fn(&ExecutionReport)`: the function keeps its declared `Result<T, E>` and hands the report of each call to it |
 /// | [`clock`](#time-in-tests-clock) | expression implementing `Clock`; `TokioClock` for an `async fn` and `SystemClock` for a `fn` by default |
+/// | [`timing`](#no-clock-readings-timing) | `false`: the report measures no time, and no clock is read to measure it. Not with `timeout`, `budget`, `max_elapsed` or `rate_limit` |
 /// | [`crate`](#a-re-exported-runtime-crate) | `"path::to::resilient"`, for a re-exported runtime |
 ///
 /// A duration is a string literal with a unit, checked at compile time
@@ -347,14 +356,16 @@ use proc_macro::TokenStream;
 /// # }
 /// ```
 ///
-/// ## Server hints: `rate_limit`, `max_rate_limit_wait`
+/// ## Server hints: `rate_limit`, `max_rate_limit_wait`, `max_rate_limit_retries`
 ///
 /// When a server says how long to wait (HTTP 429 with `Retry-After`),
 /// `rate_limit` reads that hint from the error: the engine waits exactly that
 /// long instead of the backoff, and the retry is not counted against
 /// `retries`. `max_rate_limit_wait` bounds the total of these waits (60 s by
-/// default), and at most 10 of them run; a hint that would overrun either,
-/// or the `budget`, is not waited for and the call stops.
+/// default), and `max_rate_limit_retries` their number (10 by default); a
+/// hint that would overrun either, or the `budget`, is not waited for and
+/// the call stops. The two counts are apart: a call makes at most
+/// `retries + max_rate_limit_retries + 1` attempts.
 ///
 /// ```
 /// use resilient::{Attempt, DelaySource, StopReason, resilient};
@@ -385,6 +396,11 @@ use proc_macro::TokenStream;
 ///     Err(ApiError::RateLimited(Duration::from_secs(2)))
 /// }
 ///
+/// #[resilient(rate_limit = retry_after, max_rate_limit_retries = 2)]
+/// async fn polite() -> Result<u32, ApiError> {
+///     Err(ApiError::RateLimited(Duration::from_millis(100)))
+/// }
+///
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
 /// # async fn main() {
 /// // Two hinted waits, though `retries = 1`.
@@ -397,6 +413,12 @@ use proc_macro::TokenStream;
 /// // A second 2 s wait would pass the 3 s allowed.
 /// let outcome = impatient().await;
 /// assert_eq!(outcome.report().delays(), [Duration::from_secs(2)]);
+/// assert_eq!(outcome.report().stop_reason(), StopReason::RateLimitExhausted);
+///
+/// // Two hinted waits are allowed, not a third, though each is short.
+/// let outcome = polite().await;
+/// assert_eq!(outcome.report().attempt_count(), 3);
+/// assert_eq!(outcome.report().delays(), [Duration::from_millis(100); 2]);
 /// assert_eq!(outcome.report().stop_reason(), StopReason::RateLimitExhausted);
 /// # }
 /// ```
@@ -467,6 +489,45 @@ use proc_macro::TokenStream;
 /// assert_eq!(CALLS.load(Ordering::SeqCst), 2);
 /// # }
 /// ```
+///
+/// ## A retry budget shared between calls: `throttle`
+///
+/// `retries` bounds what one call does; a `RetryThrottle` bounds the
+/// retries of every call that shares it, so that when a dependency fails
+/// for everyone, its clients stop multiplying the load (gRPC's retry
+/// throttling). It holds `max_tokens` tokens and starts full: a retryable
+/// failure takes one, a success gives back `token_ratio`, and a retry (or a
+/// hedge) starts only while more than half remain. The first attempt of a
+/// call always runs.
+///
+/// ```
+/// use resilient::{RetryThrottle, StopReason, resilient};
+///
+/// #[derive(Debug, thiserror::Error)]
+/// #[error("overloaded")]
+/// struct Overloaded;
+///
+/// // One throttle for the payment service, whichever function calls it.
+/// static PAYMENTS: RetryThrottle = RetryThrottle::new(4, 0.1);
+///
+/// #[resilient(retries = 5, backoff = none, throttle = &PAYMENTS)]
+/// fn charge() -> Result<(), Overloaded> {
+///     Err(Overloaded)
+/// }
+///
+/// // 4 tokens: the first failure leaves 3, more than half, so a retry
+/// // runs; its failure leaves 2, and retries stop.
+/// let outcome = charge();
+/// assert_eq!(outcome.report().attempt_count(), 2);
+/// assert_eq!(outcome.report().stop_reason(), StopReason::Throttled);
+///
+/// // The next call makes its first attempt only.
+/// assert_eq!(charge().report().attempt_count(), 1);
+/// assert_eq!(PAYMENTS.tokens(), 1.0);
+/// ```
+///
+/// Any `&impl RetryBudget` serves, an `Arc<RetryThrottle>` in a field
+/// included: `throttle = &self.throttle`.
 ///
 /// ## Checking values: `validate`
 ///
@@ -561,6 +622,92 @@ use proc_macro::TokenStream;
 /// # }
 /// ```
 ///
+/// A list of fallbacks is a chain: each runs only if the one before it
+/// failed, and the first success ends it. Every candidate records its
+/// attempt, failure included; the last one's error is the call's. Each
+/// candidate but the last gets clones of the arguments, so a chain needs
+/// arguments that are `Clone` (references are).
+///
+/// ```
+/// use resilient::{AttemptKind, resilient};
+///
+/// #[derive(Debug, PartialEq, thiserror::Error)]
+/// #[error("{0} down")]
+/// struct Down(&'static str);
+///
+/// #[resilient(retries = 1, backoff = none, fallback = [from_replica, from_cache])]
+/// fn price(sku: String) -> Result<String, Down> {
+///     Err(Down("primary"))
+/// }
+///
+/// fn from_replica(_sku: String) -> Result<String, Down> {
+///     Err(Down("replica"))
+/// }
+///
+/// fn from_cache(sku: String) -> Result<String, Down> {
+///     Ok(format!("{sku}: 12.50 (cached)"))
+/// }
+///
+/// let outcome = price("kettle".to_owned());
+/// let report = outcome.report();
+/// let kinds: Vec<_> = report.attempts().iter().map(|a| a.kind()).collect();
+/// use AttemptKind::{Fallback, Primary};
+/// assert_eq!(kinds, [Primary, Primary, Fallback, Fallback]);
+/// assert_eq!(report.retry_count(), 1);
+/// assert_eq!(report.attempts()[2].error().unwrap().message(), "replica down");
+/// assert_eq!(outcome.into_result().unwrap(), "kettle: 12.50 (cached)");
+/// ```
+///
+/// ## Against slow attempts: `hedge`, `max_hedges`
+///
+/// When most calls answer quickly but a few hang, waiting for a timeout
+/// wastes the caller's time. With `hedge`, an attempt still running after
+/// that delay gets a twin: a hedged attempt starts beside it, and the first
+/// to succeed wins; the others are dropped. `max_hedges` (default 1) is how
+/// many hedges may run beside an attempt, one more after each delay. A
+/// hedge is counted in `attempt_count`, never in `retry_count`, and is
+/// recorded as `AttemptKind::Hedge`; a dropped attempt is recorded with
+/// `FailureKind::Cancelled`. If every attempt of the round fails, the
+/// retry rules apply as usual.
+///
+/// Each hedge adds load to the service that is already slow: keep the
+/// delay near the latency that most calls beat (a high percentile), and
+/// consider a [`throttle`](#a-retry-budget-shared-between-calls-throttle),
+/// which hedges consult too. Only an `async fn` can run two attempts at
+/// once.
+///
+/// ```
+/// use resilient::{Attempt, AttemptKind, FailureKind, resilient};
+/// use std::time::Duration;
+///
+/// #[derive(Debug, thiserror::Error)]
+/// #[error("unreachable")]
+/// struct Unreachable;
+///
+/// #[resilient(hedge = "200ms", max_hedges = 2)]
+/// async fn lookup(key: &str, #[attempt] attempt: Attempt) -> Result<String, Unreachable> {
+///     // The replicas asked first hang for 5 s; the third answers in 50 ms.
+///     let took = if attempt.number() < 3 { 5_000 } else { 50 };
+///     tokio::time::sleep(Duration::from_millis(took)).await;
+///     Ok(format!("{key} from replica {}", attempt.number()))
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let start = tokio::time::Instant::now();
+/// let outcome = lookup("user:7").await;
+/// // Hedges at 200 ms and 400 ms; the second answers at 450 ms.
+/// assert_eq!(start.elapsed(), Duration::from_millis(450));
+/// let report = outcome.report();
+/// let kinds: Vec<_> = report.attempts().iter().map(|a| a.kind()).collect();
+/// assert_eq!(kinds, [AttemptKind::Primary, AttemptKind::Hedge, AttemptKind::Hedge]);
+/// assert_eq!(report.retry_count(), 0);
+/// let dropped = report.attempts()[0].error().unwrap().kind();
+/// assert_eq!(dropped, FailureKind::Cancelled);
+/// assert_eq!(outcome.into_result().unwrap(), "user:7 from replica 3");
+/// # }
+/// ```
+///
 /// ## Hearing about retries: `on_retry`
 ///
 /// Called before each wait with a `RetryEvent`: which attempt failed, how,
@@ -598,6 +745,84 @@ use proc_macro::TokenStream;
 /// # }
 /// ```
 ///
+/// ## Naming the operation: `name`
+///
+/// The report, its table and the `tracing` events (as their `operation`
+/// field) carry the operation's name: the function's identifier, or
+/// `name`. The value is an expression like any option's, so
+/// `name = format!("shard.{id}")` works too.
+///
+/// ```
+/// use resilient::{Attempt, FakeClock, resilient};
+///
+/// #[derive(Debug, thiserror::Error)]
+/// #[error("busy")]
+/// struct Busy;
+///
+/// #[resilient(retries = 1, backoff = constant("250ms"), clock = clock, name = "users.get")]
+/// fn get_user(clock: &FakeClock, #[attempt] attempt: Attempt) -> Result<u32, Busy> {
+///     if attempt.number() == 1 { Err(Busy) } else { Ok(7) }
+/// }
+///
+/// #[resilient]
+/// fn get_group() -> Result<u32, Busy> {
+///     Ok(1)
+/// }
+///
+/// let outcome = get_user(&FakeClock::new());
+/// assert_eq!(outcome.report().name(), "users.get");
+/// let table = outcome.report().to_string();
+/// assert!(table.ends_with("users.get: 2 attempt(s), 1 retry, 250.0ms, stopped: succeeded"));
+///
+/// assert_eq!(get_group().report().name(), "get_group");
+/// ```
+///
+/// ## Keeping the signature: `report`
+///
+/// By default the function returns an `Outcome<T, E>`, so that the caller
+/// gets the report with the result. Where the signature is not the
+/// function's to change (a trait's method, a function that callers already
+/// use), `report = hook` keeps the declared `Result<T, E>` and hands the
+/// report to `hook`, once per call, before returning. The hook is any
+/// expression `Fn(&ExecutionReport)`: a function, or a closure that uses
+/// the arguments (`report = |report| self.metrics.record(report)`).
+///
+/// ```
+/// use resilient::{Attempt, ExecutionReport, resilient};
+/// use std::sync::Mutex;
+///
+/// #[derive(Debug, PartialEq, thiserror::Error)]
+/// #[error("busy")]
+/// struct Busy;
+///
+/// trait Inventory {
+///     fn stock(&self, sku: u32) -> Result<u32, Busy>;
+/// }
+///
+/// static LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());
+///
+/// fn log_report(report: &ExecutionReport) {
+///     let line = format!("{}: {} attempt(s)", report.name(), report.attempt_count());
+///     LOG.lock().unwrap().push(line);
+/// }
+///
+/// struct Warehouse;
+///
+/// impl Inventory for Warehouse {
+///     // The trait fixes the return type; `report` keeps it.
+///     #[resilient(retries = 2, backoff = none, report = log_report)]
+///     fn stock(&self, sku: u32, #[attempt] attempt: Attempt) -> Result<u32, Busy> {
+///         if attempt.number() < 3 { Err(Busy) } else { Ok(sku % 10) }
+///     }
+/// }
+///
+/// let stock: Result<u32, Busy> = Warehouse.stock(42);
+/// assert_eq!(stock, Ok(2));
+/// assert_eq!(*LOG.lock().unwrap(), ["stock: 3 attempt(s)"]);
+/// ```
+///
+/// An `async fn` in a trait's `impl` takes it the same way.
+///
 /// ## Time in tests: `clock`
 ///
 /// Sleeps and deadlines go through a `Clock`. Pass one as an argument so
@@ -627,6 +852,38 @@ use proc_macro::TokenStream;
 /// An `async fn` uses `TokioClock` by default, which follows tokio's paused
 /// time: under `#[tokio::test(start_paused = true)]` its waits take no real
 /// time, as in every async example here.
+///
+/// ## No clock readings: `timing`
+///
+/// Each attempt reads the clock when it starts and ends. A call on a hot
+/// path that wants its counts but not those readings says `timing = false`:
+/// the report keeps the attempts, their kinds, errors and retryable flags,
+/// and the delays decided, but every time in it is zero. Waits still
+/// happen, on the clock. The options measured on a clock (`timeout`,
+/// `budget`, `max_elapsed`, `rate_limit`) can't be combined with it.
+///
+/// ```
+/// use resilient::{Attempt, FakeClock, resilient};
+/// use std::time::Duration;
+///
+/// #[derive(Debug, thiserror::Error)]
+/// #[error("cache miss")]
+/// struct Miss;
+///
+/// #[resilient(retries = 2, backoff = constant("1ms"), clock = clock, timing = false)]
+/// fn get(clock: &FakeClock, #[attempt] attempt: Attempt) -> Result<u32, Miss> {
+///     clock.advance(Duration::from_millis(5)); // the work takes 5 ms
+///     if attempt.number() == 1 { Err(Miss) } else { Ok(1) }
+/// }
+///
+/// let clock = FakeClock::new();
+/// let outcome = get(&clock);
+/// assert_eq!(outcome.report().attempt_count(), 2);
+/// assert_eq!(outcome.report().delays(), [Duration::from_millis(1)]);
+/// assert_eq!(clock.slept(), [Duration::from_millis(1)]);
+/// assert_eq!(outcome.report().elapsed(), Duration::ZERO);
+/// assert_eq!(outcome.report().attempts()[1].started_at(), Duration::ZERO);
+/// ```
 ///
 /// ## A re-exported runtime: `crate`
 ///
