@@ -7,8 +7,8 @@ use std::future::Future;
 
 pub use resilient_core::idempotency::{DEFAULT_TTL, IdempotencyFailure};
 pub use resilient_core::{
-    Attempt, Backoff, CircuitOpenError, FakeClock, Jitter, Operation, Outcome, ReportableError,
-    SystemClock, TimeoutError, TokioClock, ValidationError,
+    Attempt, Backoff, CircuitOpenError, ExecutionReport, FakeClock, Jitter, Operation, Outcome,
+    ReportableError, RetryEvent, SystemClock, TimeoutError, TokioClock, ValidationError,
 };
 
 /// Splits a `Result` type into its parts, so the expansion can name them
@@ -60,6 +60,22 @@ where
     F: AsyncFnMut(Attempt) -> Result<T, E>,
 {
     attempt
+}
+
+/// A report hook, checked to be one where it is written (`report = …`).
+/// The hook comes back as an opaque `Fn(&ExecutionReport)`, so that a
+/// value of another type is reported here only, not again where the
+/// operation runs.
+#[inline]
+pub fn report_hook<F: Fn(&ExecutionReport)>(hook: F) -> impl Fn(&ExecutionReport) {
+    hook
+}
+
+/// A retry listener, checked to be one where it is written (`on_retry =
+/// …`), and handed on as an opaque `Fn(&RetryEvent)`; see [`report_hook`].
+#[inline]
+pub fn retry_listener<F: Fn(&RetryEvent<'_>)>(listener: F) -> impl Fn(&RetryEvent<'_>) {
+    listener
 }
 
 /// The attempt of a blocking fn, called once per attempt: declared `FnMut`

@@ -67,7 +67,8 @@ fn the_json_of_an_annotated_fn_is_named_after_it() {
                 "deadline_ms": null, "delay_ms": null, "delay_source": null,
                 "error": null, "failure": null, "retryable": null
             }
-        ]
+        ],
+        "idempotency": null
     });
     assert_eq!(value, expected);
 }

@@ -328,7 +328,15 @@ fn builder_calls(
             // user's source text (e.g. on `0`) must not judge them.
             Value::Count(count) => Literal::u32_suffixed(count.value).into_token_stream(),
             Value::Duration(dur) => duration(dur),
-            Value::Expression(expr) => expr.to_token_stream(),
+            Value::Expression(expr) => match spec.checked_by {
+                Some(check) => {
+                    let value_span = expr.span();
+                    let at = names.root_at(value_span);
+                    let check = Ident::new(check, value_span);
+                    quote_spanned!(value_span=> #at::__private::#check(#expr))
+                }
+                None => expr.to_token_stream(),
+            },
             Value::Backoff(backoff) => backoff_value(backoff, root, span),
             // An option that turns something off calls its method bare.
             Value::Off(Off) => return quote_spanned!(span=> .#method()),
@@ -457,15 +465,16 @@ fn fallback_closures(options: &Options, function: &Function, names: &Names) -> V
     let root = &names.root;
     let ret = names.result();
     let attempt = &names.attempt;
-    let args: Vec<TokenStream> = function
+    // Each argument, and whether it is a unique borrow.
+    let args: Vec<(TokenStream, bool)> = function
         .args
         .iter()
         .filter_map(|arg| match arg {
-            Arg::Receiver(_) if function.mut_self.is_some() => {
-                Some(names.pristine_self.to_token_stream())
+            Arg::Receiver(..) if function.mut_self.is_some() => {
+                Some((names.pristine_self.to_token_stream(), false))
             }
-            Arg::Receiver(token) => Some(token.to_token_stream()),
-            Arg::Named(ident) => Some(ident.to_token_stream()),
+            Arg::Receiver(token, unique) => Some((token.to_token_stream(), *unique)),
+            Arg::Named(ident, unique) => Some((ident.to_token_stream(), *unique)),
             Arg::Pattern(_) => None,
         })
         .collect();
@@ -479,21 +488,24 @@ fn fallback_closures(options: &Options, function: &Function, names: &Names) -> V
             // is reported there, with the fallback traits' message.
             let span = path.span();
             let at = names.root_at(span);
-            // Every candidate but the last gets copies: the last takes the
-            // arguments themselves.
-            let args: Vec<TokenStream> = if i + 1 == count {
-                args.clone()
-            } else {
-                args.iter()
-                    .map(|arg| {
-                        let span = arg.span();
-                        let at = names.root_at(span);
-                        quote_spanned! {span=>
+            // Every candidate but the last gets copies (a unique borrow is
+            // lent again, since the candidates run one after another): the
+            // last takes the arguments themselves.
+            let last = i + 1 == count;
+            let args: Vec<TokenStream> = args
+                .iter()
+                .map(|(arg, unique)| {
+                    let span = arg.span();
+                    let at = names.root_at(span);
+                    match (last, unique) {
+                        (true, _) => arg.clone(),
+                        (false, true) => quote_spanned!(span=> &mut *#arg),
+                        (false, false) => quote_spanned! {span=>
                             #at::__private::PassedToEach::for_one(#at::__private::Argument::of(&#arg))
-                        }
-                    })
-                    .collect()
-            };
+                        },
+                    }
+                })
+                .collect();
             if function.is_async {
                 let call = quote_spanned! {span=>
                     #at::__private::AsyncFallback::<_, #ret, _>::call((#(#args,)*), #path, #attempt)

@@ -108,6 +108,9 @@ use proc_macro::TokenStream;
 /// | [`fallback`](#when-every-attempt-fails-fallback) | path to a function called with the same arguments (the receiver first) once the attempts have failed; or a list of them, `[replica, cache]`, tried in order until one succeeds |
 /// | [`hedge`](#against-slow-attempts-hedge-max_hedges) | duration, `async fn` only: when an attempt is still running after it, another starts beside it; the first success wins |
 /// | [`max_hedges`](#against-slow-attempts-hedge-max_hedges) | integer literal: how many hedged attempts may run beside an attempt (default 1). Needs `hedge` |
+/// | [`idempotency`](#once-per-key-idempotency-idempotency_key-idempotency_ttl) | expression: a reference to an idempotency store (`&MemoryStore<T>`, usually a `static`; `&RedisStore` with feature `redis`, async only): the whole operation runs at most once per key. Needs `idempotency_key`; the error type converts `IdempotencyInFlight` and `StoreError` |
+/// | [`idempotency_key`](#once-per-key-idempotency-idempotency_key-idempotency_ttl) | expression `impl Into<String>`, from the arguments: the key |
+/// | [`idempotency_ttl`](#once-per-key-idempotency-idempotency_key-idempotency_ttl) | duration: how long a success is replayed (default 24 h) |
 /// | [`on_retry`](#hearing-about-retries-on_retry) | expression `Fn(&RetryEvent)`, called before each wait |
 /// | [`name`](#naming-the-operation-name) | expression of type `&'static str` or `String`, usually a literal: the name the report and its events carry. Default: the function's identifier |
 /// | [`report`](#keeping-the-signature-report) | expression `Fn(&ExecutionReport)`: the function keeps its declared `Result<T, E>` and hands the report of each call to it |
@@ -706,6 +709,44 @@ use proc_macro::TokenStream;
 /// assert_eq!(dropped, FailureKind::Cancelled);
 /// assert_eq!(outcome.into_result().unwrap(), "user:7 from replica 3");
 /// # }
+/// ```
+///
+/// ## Once per key: `idempotency`, `idempotency_key`, `idempotency_ttl`
+///
+/// A side effect (a payment, an e-mail) runs once per key, whoever calls
+/// and however often: a stored success is replayed without running
+/// anything, a call that finds the key running elsewhere waits for it (no
+/// longer than `budget`) and returns its value, and a failure stores
+/// nothing. Only a success of the function's own attempts is stored; a
+/// fallback's value is returned, not stored. The report says which
+/// happened: `report.idempotency()`.
+///
+/// ```
+/// use resilient::idempotency::{IdempotencyInFlight, IdempotencyStatus, MemoryStore, StoreError};
+/// use resilient::resilient;
+/// use std::sync::atomic::{AtomicU32, Ordering};
+///
+/// #[derive(Debug, thiserror::Error)]
+/// enum MailError {
+///     #[error("another send of this mail is running")]
+///     InFlight(#[from] IdempotencyInFlight),
+///     #[error("idempotency store: {0}")]
+///     Store(#[from] StoreError),
+/// }
+///
+/// static SENT: MemoryStore<u32> = MemoryStore::new();
+/// static MAILS: AtomicU32 = AtomicU32::new(0);
+///
+/// #[resilient(idempotency = &SENT, idempotency_key = format!("welcome:{user}"), idempotency_ttl = "168h")]
+/// fn send_welcome(user: u64) -> Result<u32, MailError> {
+///     Ok(MAILS.fetch_add(1, Ordering::SeqCst) + 1) // the mail goes out
+/// }
+///
+/// assert_eq!(send_welcome(7).report().idempotency(), Some(IdempotencyStatus::Executed));
+/// let again = send_welcome(7);
+/// assert_eq!(again.report().idempotency(), Some(IdempotencyStatus::Replayed));
+/// assert_eq!(again.into_result().unwrap(), 1);
+/// assert_eq!(MAILS.load(Ordering::SeqCst), 1, "one mail, whatever the calls");
 /// ```
 ///
 /// ## Hearing about retries: `on_retry`

@@ -66,6 +66,10 @@ pub(crate) struct OptionSpec {
     pub(crate) async_only: Option<&'static str>,
     pub(crate) conflicts: &'static [Conflict],
     pub(crate) error_needs: Option<ErrorNeed>,
+    /// A `__private` function the value goes through first, which states
+    /// the type the value must have: a value of another type is reported
+    /// there, once, rather than again at the builder call.
+    pub(crate) checked_by: Option<&'static str>,
 }
 
 impl OptionSpec {
@@ -80,6 +84,7 @@ impl OptionSpec {
             async_only: None,
             conflicts: &[],
             error_needs: None,
+            checked_by: None,
         }
     }
 
@@ -100,6 +105,13 @@ impl OptionSpec {
 
     const fn conflicts(self, conflicts: &'static [Conflict]) -> OptionSpec {
         OptionSpec { conflicts, ..self }
+    }
+
+    const fn checked_by(self, function: &'static str) -> OptionSpec {
+        OptionSpec {
+            checked_by: Some(function),
+            ..self
+        }
     }
 
     const fn error_needs(self, error_needs: ErrorNeed) -> OptionSpec {
@@ -222,7 +234,7 @@ pub(crate) const NAME: OptionSpec = OptionSpec::call("name", Kind::Expression, "
 /// Keeps the declared return type and hands the report to a hook.
 pub(crate) const REPORT: OptionSpec = OptionSpec {
     method: Some("on_report"),
-    ..OptionSpec::call("report", Kind::Expression, "log_report")
+    ..OptionSpec::call("report", Kind::Expression, "log_report").checked_by("report_hook")
 };
 
 pub(crate) const THROTTLE: OptionSpec = OptionSpec::call("throttle", Kind::Expression, "&THROTTLE");
@@ -283,7 +295,8 @@ pub(crate) const CLOCK: OptionSpec =
     OptionSpec::dedicated("clock", Kind::Expression, "clock.clone()");
 
 pub(crate) const ON_RETRY: OptionSpec =
-    OptionSpec::call("on_retry", Kind::Expression, "|event| log(event)");
+    OptionSpec::call("on_retry", Kind::Expression, "|event| log(event)")
+        .checked_by("retry_listener");
 
 pub(crate) const CRATE: OptionSpec =
     OptionSpec::dedicated("crate", Kind::Special, "\"my_crate::resilient\"");

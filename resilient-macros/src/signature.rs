@@ -156,9 +156,12 @@ pub(crate) struct AttemptParam {
 
 /// How a parameter is passed on to the fallback.
 pub(crate) enum Arg {
-    /// The receiver: `self` in whatever form it was declared.
-    Receiver(syn::token::SelfValue),
-    Named(syn::Ident),
+    /// The receiver: `self` in whatever form it was declared, and whether
+    /// it is a unique borrow (`&mut self`), which a fallback chain reborrows
+    /// for each candidate.
+    Receiver(syn::token::SelfValue, bool),
+    /// A named parameter, and whether its type is a unique borrow (`&mut T`).
+    Named(syn::Ident, bool),
     /// A destructuring pattern, which has no name to forward.
     Pattern(Box<Pat>),
 }
@@ -267,7 +270,12 @@ pub(crate) fn analyze(mut item: ItemFn, errors: &mut Errors) -> Function {
                     ));
                     receiver.attrs.retain(|attr| !is_attempt(attr));
                 }
-                args.push(Arg::Receiver(receiver.self_token));
+                let unique = match (&receiver.reference, &receiver.colon_token) {
+                    (Some(_), _) => receiver.mutability.is_some(),
+                    (None, Some(_)) => is_unique_borrow(&receiver.ty),
+                    (None, None) => false,
+                };
+                args.push(Arg::Receiver(receiver.self_token, unique));
                 if receiver.reference.is_none() {
                     mut_self = receiver.mutability;
                 }
@@ -279,7 +287,7 @@ pub(crate) fn analyze(mut item: ItemFn, errors: &mut Errors) -> Function {
                 if markers.is_empty() {
                     args.push(match peel_pat(&typed.pat) {
                         Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
-                            Arg::Named(ident.ident.clone())
+                            Arg::Named(ident.ident.clone(), is_unique_borrow(&typed.ty))
                         }
                         _ => Arg::Pattern(typed.pat.clone()),
                     });
@@ -413,6 +421,11 @@ fn reject_impl_trait(ty: &Type, errors: &mut Errors) {
 /// its whole body.
 fn head(keyword: &dyn ToTokens, name: &dyn ToTokens) -> TokenStream {
     quote!(#keyword #name)
+}
+
+/// Whether `ty` is written as `&mut T`.
+fn is_unique_borrow(ty: &Type) -> bool {
+    matches!(peel(ty), Type::Reference(reference) if reference.mutability.is_some())
 }
 
 fn is_attempt(attr: &Attribute) -> bool {

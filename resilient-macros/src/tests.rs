@@ -88,10 +88,7 @@ fn no_options_is_one_attempt_with_a_report() {
         &out,
         "__resilient_exec . attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await ;",
     );
-    assert_contains(
-        &out,
-        "__resilient_exec . finish () } } } ; __resilient_outcome }",
-    );
+    assert_contains(&out, "__resilient_exec . finish () } } } }");
     assert!(!out.contains("max_attempts"));
     assert!(!out.contains("compile_error"));
 }
@@ -266,7 +263,7 @@ fn every_option_becomes_a_builder_call() {
         ". max_rate_limit_retries (3u32)",
         "let __resilient_op = { __resilient_op } . circuit_breaker (& BREAKER) ;",
         "let __resilient_op = { __resilient_op } . validate (non_empty)",
-        ". on_retry (log_retry)",
+        ". on_retry (my :: runtime :: __private :: retry_listener (log_retry))",
         "-> my :: runtime :: Outcome < String , ProviderError >",
     ] {
         assert_contains(&out, call);
@@ -785,12 +782,11 @@ fn whole_expansions() {
 const BLOCKING: &str = "\
      fn fetch (clock : & FakeClock , id : u32) -> :: resilient :: Outcome < String , FetchError > { let _ = < FetchError as :: resilient :: __private :: ReportableError > :: describe ; \
      let __resilient_op = :: resilient :: __private :: operation :: < String , FetchError > () . clock (clock) . max_attempts (3u32) . retry_if (| __resilient_error : & _ | :: core :: matches ! (__resilient_error , FetchError :: Timeout { .. })) . backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (1u64 , 0u32) , :: resilient :: __private :: Backoff :: DEFAULT_MAX)) . name (\"fetch\") ; \
-     let __resilient_outcome = { let mut __resilient_body = :: resilient :: __private :: attempt_blocking (| _ : :: resilient :: Attempt | -> Result < String , FetchError > { let mut id = :: resilient :: __private :: FreshPerAttempt :: fresh (:: resilient :: __private :: Argument :: of (& id)) ; \
+     { let mut __resilient_body = :: resilient :: __private :: attempt_blocking (| _ : :: resilient :: Attempt | -> Result < String , FetchError > { let mut id = :: resilient :: __private :: FreshPerAttempt :: fresh (:: resilient :: __private :: Argument :: of (& id)) ; \
      { id += 1 ; \
      lookup (id) } }) ; \
      match __resilient_op . run_primary (& mut __resilient_body) { :: core :: result :: Result :: Ok (__resilient_done) => __resilient_done , :: core :: result :: Result :: Err (mut __resilient_exec) => { if __resilient_exec . needs_fallback () { __resilient_exec . fallback_blocking (| __resilient_attempt : :: resilient :: Attempt | -> Result < String , FetchError > { :: resilient :: __private :: BlockingFallback :: < _ , Result < String , FetchError > , _ > :: call ((clock , id ,) , cached , __resilient_attempt) }) ; \
-     } __resilient_exec . finish () } } } ; \
-     __resilient_outcome }";
+     } __resilient_exec . finish () } } } }";
 
 /// What [`whole_expansions`] expects of its `async fn`.
 const ASYNCHRONOUS: &str = "\
@@ -800,9 +796,8 @@ const ASYNCHRONOUS: &str = "\
      let __resilient_op = :: resilient :: __private :: operation :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
      let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) ; \
      let __resilient_op = { __resilient_op } . interrupt_at_deadline () . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) . name (\"complete\") ; \
-     let __resilient_outcome = { let mut __resilient_body = :: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
+     { let mut __resilient_body = :: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
      { self . provider . complete (prompt , attempt . deadline ()) . await } }) ; \
      match __resilient_op . first_attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => __resilient_done , :: core :: result :: Result :: Err (mut __resilient_exec) => { :: std :: boxed :: Box :: pin (async { while __resilient_exec . next_async () . await { __resilient_exec . attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await ; \
      } }) . await ; \
-     __resilient_exec . finish () } } } ; \
-     __resilient_outcome }";
+     __resilient_exec . finish () } } } }";

@@ -8,8 +8,8 @@ use crate::attr::{BackoffSpec, Count, Dur, Options, RetryOn};
 use crate::duration::Nanos;
 use crate::errors::Errors;
 use crate::options::{
-    self, BACKOFF, BUDGET, DEFAULT_BASE, DEFAULT_MAX, FALLBACK, MAX_ELAPSED, MIN_RETRIES, RETRIES,
-    RETRY_ON, TIMEOUT,
+    self, BACKOFF, BUDGET, DEFAULT_BASE, DEFAULT_MAX, FALLBACK, HEDGE, MAX_ELAPSED, MIN_RETRIES,
+    RETRIES, RETRY_ON, TIMEOUT,
 };
 use crate::signature::{Arg, Function, Ret};
 
@@ -26,6 +26,26 @@ pub(crate) fn check(options: &Options, function: &Function, errors: &mut Errors)
     backoff(options, errors);
     retry_on_names(options, function, errors);
     fallback_args(options, function, errors);
+    hedged_borrows(options, function, errors);
+}
+
+/// Hedged attempts run at the same time, and each borrows the arguments:
+/// none of them can be a unique borrow, nor a `mut self` each attempt
+/// starts over from.
+fn hedged_borrows(options: &Options, function: &Function, errors: &mut Errors) {
+    let Some(key) = options.key(&HEDGE) else {
+        return;
+    };
+    let unique = function
+        .args
+        .iter()
+        .any(|arg| matches!(arg, Arg::Receiver(_, true) | Arg::Named(_, true)));
+    if unique || function.mut_self.is_some() {
+        errors.push(Error::new(
+            key.span(),
+            "hedged attempts run at the same time, and each one borrows the arguments: `hedge` can't take `&mut self`, `mut self` or a `&mut` parameter; hedge a function that takes `&self` and shared references",
+        ));
+    }
 }
 
 /// Options that refine another one mean nothing without it.
