@@ -148,13 +148,17 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
 
     /// Runs the remaining primary attempts: the outcome if one succeeded,
     /// or else the execution, failed.
+    ///
+    /// The attempt is taken as a trait object: this loop runs only after a
+    /// failure, and so is compiled once per operation type rather than once
+    /// per function.
     #[inline(never)]
     // The large `Err` is the failure path, moved once to the fallbacks.
     #[allow(clippy::result_large_err)]
-    pub(crate) fn run_rest<F>(mut self, f: &mut F) -> Result<Outcome<T, E>, Self>
-    where
-        F: FnMut(Attempt) -> Result<T, E>,
-    {
+    pub(crate) fn run_rest(
+        mut self,
+        f: &mut dyn FnMut(Attempt) -> Result<T, E>,
+    ) -> Result<Outcome<T, E>, Self> {
         while self.next_blocking() {
             self.attempt_blocking(&mut *f);
         }
