@@ -4,28 +4,12 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use resilient_core::{
-    Backoff, CircuitBreaker, CircuitOpen, CircuitState, FailureKind, FakeClock, Operation,
-    StopReason,
+    Backoff, CircuitBreaker, CircuitState, FailureKind, FakeClock, Operation, StopReason,
 };
 
-#[derive(Debug, PartialEq, Clone)]
-enum Error {
-    Down,
-    Rejected,
-    NotFound,
-}
+mod common;
 
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{self:?}")
-    }
-}
-
-impl From<CircuitOpen> for Error {
-    fn from(_: CircuitOpen) -> Self {
-        Error::Rejected
-    }
-}
+use common::Fail;
 
 fn breaker() -> CircuitBreaker {
     CircuitBreaker::builder()
@@ -40,10 +24,10 @@ fn call(
     breaker: &CircuitBreaker,
     clock: &FakeClock,
     runs: &AtomicU32,
-    result: Result<u32, Error>,
-) -> resilient_core::Outcome<u32, Error> {
+    result: Result<u32, Fail>,
+) -> resilient_core::Outcome<u32, Fail> {
     Operation::new()
-        .retry_if(|e: &Error| *e != Error::NotFound)
+        .retry_if(|e: &Fail| *e != Fail::Fatal)
         .circuit_breaker(breaker)
         .clock(clock)
         .run(|_| {
@@ -56,16 +40,16 @@ fn call(
 fn opens_at_the_threshold_and_rejects_without_running_the_body() {
     let (breaker, clock, runs) = (breaker(), FakeClock::new(), AtomicU32::new(0));
     for _ in 0..2 {
-        let _ = call(&breaker, &clock, &runs, Err(Error::Down));
+        let _ = call(&breaker, &clock, &runs, Err(Fail::Transient));
         assert_eq!(breaker.state(clock.now()), CircuitState::Closed);
     }
-    let _ = call(&breaker, &clock, &runs, Err(Error::Down));
+    let _ = call(&breaker, &clock, &runs, Err(Fail::Transient));
     assert_eq!(breaker.state(clock.now()), CircuitState::Open);
     assert_eq!(runs.load(Ordering::SeqCst), 3);
 
     let outcome = call(&breaker, &clock, &runs, Ok(1));
     assert_eq!(runs.load(Ordering::SeqCst), 3, "the body did not run");
-    assert_eq!(outcome.result(), &Err(Error::Rejected));
+    assert_eq!(outcome.result(), &Err(Fail::Rejected));
     let record = &outcome.report().attempts()[0];
     assert_eq!(record.error().unwrap().kind(), FailureKind::CircuitOpen);
     assert_eq!(outcome.report().stop_reason(), StopReason::CircuitOpen);
@@ -75,7 +59,7 @@ fn opens_at_the_threshold_and_rejects_without_running_the_body() {
 fn non_retryable_errors_do_not_open_it() {
     let (breaker, clock, runs) = (breaker(), FakeClock::new(), AtomicU32::new(0));
     for _ in 0..10 {
-        let _ = call(&breaker, &clock, &runs, Err(Error::NotFound));
+        let _ = call(&breaker, &clock, &runs, Err(Fail::Fatal));
     }
     assert_eq!(breaker.state(clock.now()), CircuitState::Closed);
 }
@@ -84,7 +68,7 @@ fn non_retryable_errors_do_not_open_it() {
 fn half_opens_after_the_break_and_closes_on_success() {
     let (breaker, clock, runs) = (breaker(), FakeClock::new(), AtomicU32::new(0));
     for _ in 0..3 {
-        let _ = call(&breaker, &clock, &runs, Err(Error::Down));
+        let _ = call(&breaker, &clock, &runs, Err(Fail::Transient));
     }
     clock.advance(Duration::from_secs(29));
     assert_eq!(breaker.state(clock.now()), CircuitState::Open);
@@ -99,10 +83,10 @@ fn half_opens_after_the_break_and_closes_on_success() {
 fn a_failed_probe_reopens_for_a_new_break() {
     let (breaker, clock, runs) = (breaker(), FakeClock::new(), AtomicU32::new(0));
     for _ in 0..3 {
-        let _ = call(&breaker, &clock, &runs, Err(Error::Down));
+        let _ = call(&breaker, &clock, &runs, Err(Fail::Transient));
     }
     clock.advance(Duration::from_secs(30));
-    let _ = call(&breaker, &clock, &runs, Err(Error::Down));
+    let _ = call(&breaker, &clock, &runs, Err(Fail::Transient));
     assert_eq!(runs.load(Ordering::SeqCst), 4, "the probe ran");
     assert_eq!(breaker.state(clock.now()), CircuitState::Open);
     clock.advance(Duration::from_secs(29));
@@ -120,14 +104,14 @@ fn retries_wait_out_a_rejection_with_backoff() {
     let (breaker, clock) = (breaker(), FakeClock::new());
     let runs = AtomicU32::new(0);
     for _ in 0..3 {
-        let _ = call(&breaker, &clock, &runs, Err(Error::Down));
+        let _ = call(&breaker, &clock, &runs, Err(Fail::Transient));
     }
     let outcome = Operation::new()
         .max_attempts(3)
         .backoff(Backoff::constant(Duration::from_secs(20)))
         .circuit_breaker(&breaker)
         .clock(&clock)
-        .run(|_| Ok::<_, Error>(runs.fetch_add(1, Ordering::SeqCst)));
+        .run(|_| Ok::<_, Fail>(runs.fetch_add(1, Ordering::SeqCst)));
     // Rejected at 0 s and 20 s; the break ends at 30 s; the probe at 40 s runs.
     let kinds: Vec<_> = outcome
         .report()
@@ -173,9 +157,9 @@ fn two_threads_hammering_lose_no_call() {
                             .clock(clock)
                             .run(|_| {
                                 ran.fetch_add(1, Ordering::Relaxed);
-                                if fails { Err(Error::Down) } else { Ok(i) }
+                                if fails { Err(Fail::Transient) } else { Ok(i) }
                             });
-                    if outcome.result() == &Err(Error::Rejected) {
+                    if outcome.result() == &Err(Fail::Rejected) {
                         rejected.fetch_add(1, Ordering::Relaxed);
                     }
                 }

@@ -2,44 +2,21 @@
 //! further attempt, no fallback), and a panic in the body unwinds to the
 //! caller without being retried. Async tests run on paused tokio time.
 
-use std::fmt;
+mod common;
+
+use common::{Fail, hint};
+
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
 use std::task::{Context, Waker};
 use std::time::Duration;
 
-use resilient_core::{Attempt, Backoff, FakeClock, Operation, RetryPolicy, TimedOut, TokioClock};
+use resilient_core::{Attempt, Backoff, FakeClock, Operation, RetryPolicy, TokioClock};
 use tokio::time::Instant;
 
 const fn secs(n: u64) -> Duration {
     Duration::from_secs(n)
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Fail {
-    Busy,
-    Limited(Duration),
-    Timeout,
-}
-
-impl fmt::Display for Fail {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{self:?}")
-    }
-}
-
-impl From<TimedOut> for Fail {
-    fn from(_: TimedOut) -> Self {
-        Fail::Timeout
-    }
-}
-
-fn hint(e: &Fail) -> Option<Duration> {
-    match e {
-        Fail::Limited(d) => Some(*d),
-        _ => None,
-    }
 }
 
 /// What ran: attempts and fallbacks started and finished.
@@ -129,7 +106,7 @@ async fn dropping_during_an_attempt_stops_everything() {
         .backoff(Backoff::constant(secs(1)))
         .clock(TokioClock)
         .run_async_with_fallback(
-            body(&work, secs(10), Fail::Busy),
+            body(&work, secs(10), Fail::Transient),
             Some(fallback(&work, secs(1))),
         );
     // Attempt 1 runs from 0 s to 10 s.
@@ -146,7 +123,7 @@ async fn dropping_during_an_attempt_with_a_timeout_stops_everything() {
         .budget(secs(60))
         .clock(TokioClock)
         .run_async_with_fallback(
-            body(&work, secs(10), Fail::Busy),
+            body(&work, secs(10), Fail::Transient),
             Some(fallback(&work, secs(1))),
         );
     // Attempt 1 runs from 0 s and would be cut at 8 s, attempt 2 from 9 s.
@@ -161,7 +138,7 @@ async fn dropping_during_a_later_attempt_stops_everything() {
         .backoff(Backoff::constant(secs(1)))
         .clock(TokioClock)
         .run_async_with_fallback(
-            body(&work, secs(10), Fail::Busy),
+            body(&work, secs(10), Fail::Transient),
             Some(fallback(&work, secs(1))),
         );
     // Attempts at 0 s and 11 s; the second is running at 15 s.
@@ -176,7 +153,7 @@ async fn dropping_during_a_backoff_wait_stops_everything() {
         .backoff(Backoff::constant(secs(10)))
         .clock(TokioClock)
         .run_async_with_fallback(
-            body(&work, Duration::ZERO, Fail::Busy),
+            body(&work, Duration::ZERO, Fail::Transient),
             Some(fallback(&work, secs(1))),
         );
     // Attempt 1 fails at once; the wait runs from 0 s to 10 s.
@@ -207,7 +184,7 @@ async fn dropping_during_the_fallback_stops_it() {
         .backoff(Backoff::constant(secs(1)))
         .clock(TokioClock)
         .run_async_with_fallback(
-            body(&work, Duration::ZERO, Fail::Busy),
+            body(&work, Duration::ZERO, Fail::Transient),
             Some(fallback(&work, secs(10))),
         );
     // Attempts at 0 s and 1 s; the fallback runs from 1 s to 11 s.
@@ -222,7 +199,7 @@ async fn dropping_a_plain_policy_run_stops_everything() {
         .backoff(Backoff::constant(secs(10)))
         .build()
         .unwrap();
-    let operation = policy.run_async(body(&work, secs(2), Fail::Busy));
+    let operation = policy.run_async(body(&work, secs(2), Fail::Transient));
     // Attempts at 0 s and 12 s; the first wait runs from 2 s to 12 s.
     drop_at(secs(5), operation, &work, [1, 1, 0, 0]).await;
 }
@@ -236,7 +213,7 @@ async fn dropping_after_the_first_poll_stops_everything() {
             .backoff(Backoff::none())
             .clock(TokioClock)
             .run_async_with_fallback(
-                body(&work, secs(1), Fail::Busy),
+                body(&work, secs(1), Fail::Transient),
                 Some(fallback(&work, secs(1))),
             ),
     );
@@ -261,7 +238,7 @@ async fn aborting_a_spawned_operation_stops_everything() {
                 async |_| {
                     attempts.started.fetch_add(1, SeqCst);
                     attempts.finished.fetch_add(1, SeqCst);
-                    Err::<u32, _>(Fail::Busy)
+                    Err::<u32, _>(Fail::Transient)
                 },
                 Some(async move |_| {
                     fallbacks.fallback_started.fetch_add(1, SeqCst);
@@ -331,7 +308,7 @@ fn a_panic_after_a_retry_is_not_retried() {
                 |attempt: Attempt| -> Result<u32, Fail> {
                     calls.fetch_add(1, SeqCst);
                     if attempt.number() == 1 {
-                        return Err(Fail::Busy);
+                        return Err(Fail::Transient);
                     }
                     panic!("boom on {}", attempt.number())
                 },
@@ -384,7 +361,7 @@ async fn a_panicking_async_body_is_not_retried() {
                     tokio::time::sleep(secs(2)).await;
                     if attempt.number() == 1 {
                         attempts.finished.fetch_add(1, SeqCst);
-                        return Err(Fail::Busy);
+                        return Err(Fail::Transient);
                     }
                     panic!("boom on {}", attempt.number())
                 },

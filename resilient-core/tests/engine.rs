@@ -1,11 +1,15 @@
 //! The engine's schedule, counted and timed on virtual clocks.
 
+mod common;
+
+use common::{Fail, hint};
+
 use std::sync::Mutex;
 use std::time::Duration;
 
 use resilient_core::{
     AttemptKind, Backoff, DelaySource, FailureKind, FakeClock, Jitter, Operation, RetryPolicy,
-    StopReason, TimedOut, TokioClock,
+    StopReason, TokioClock,
 };
 
 const fn secs(n: u64) -> Duration {
@@ -14,33 +18,6 @@ const fn secs(n: u64) -> Duration {
 
 fn exact(base: Duration, max: Duration) -> Backoff {
     Backoff::exponential(base, max).jitter(Jitter::None)
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Fail {
-    Transient,
-    Fatal,
-    Timeout,
-    Limited(Duration),
-}
-
-impl std::fmt::Display for Fail {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{self:?}")
-    }
-}
-
-impl From<TimedOut> for Fail {
-    fn from(_: TimedOut) -> Self {
-        Fail::Timeout
-    }
-}
-
-fn hint(e: &Fail) -> Option<Duration> {
-    match e {
-        Fail::Limited(d) => Some(*d),
-        _ => None,
-    }
 }
 
 #[test]

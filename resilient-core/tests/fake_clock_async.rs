@@ -3,25 +3,11 @@
 
 use std::time::Duration;
 
-use resilient_core::{Backoff, FailureKind, FakeClock, Operation, StopReason, TimedOut};
+use resilient_core::{Backoff, FailureKind, FakeClock, Operation, StopReason};
 
-#[derive(Debug, PartialEq)]
-enum Error {
-    Late,
-    Busy,
-}
+mod common;
 
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{self:?}")
-    }
-}
-
-impl From<TimedOut> for Error {
-    fn from(_: TimedOut) -> Self {
-        Error::Late
-    }
-}
+use common::Fail;
 
 #[tokio::test]
 async fn an_attempt_that_yields_is_not_cut_short() {
@@ -34,7 +20,7 @@ async fn an_attempt_that_yields_is_not_cut_short() {
             for _ in 0..100 {
                 tokio::task::yield_now().await;
             }
-            Ok::<_, Error>(7)
+            Ok::<_, Fail>(7)
         })
         .await;
     assert_eq!(outcome.into_result(), Ok(7));
@@ -54,7 +40,7 @@ async fn an_attempt_times_out_when_virtual_time_reaches_its_deadline() {
             if attempt.number() == 1 {
                 std::future::pending::<()>().await;
             }
-            Err::<(), _>(Error::Busy)
+            Err::<(), _>(Fail::Transient)
         });
     let advance = async {
         // Let the attempt start and wait, then move time past its deadline.
@@ -67,7 +53,7 @@ async fn an_attempt_times_out_when_virtual_time_reaches_its_deadline() {
     };
     let (outcome, ()) = tokio::join!(run, advance);
     let report = outcome.report();
-    assert_eq!(outcome.result(), &Err(Error::Busy));
+    assert_eq!(outcome.result(), &Err(Fail::Transient));
     assert_eq!(report.stop_reason(), StopReason::AttemptsExhausted);
     let first = &report.attempts()[0];
     assert_eq!(first.error().map(|e| e.kind()), Some(FailureKind::Timeout));

@@ -388,4 +388,125 @@ mod tests {
         let wait = decide(&s, &after(u32::MAX - 1), Duration::MAX, RETRYABLE);
         assert_eq!(wait, Ok(Delay::new(LONGEST, DelaySource::Backoff)));
     }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        fn duration() -> impl Strategy<Value = Duration> {
+            prop_oneof![
+                (0u64..120_000).prop_map(Duration::from_millis),
+                Just(Duration::ZERO),
+                Just(Duration::MAX),
+                any::<u64>().prop_map(Duration::from_nanos),
+            ]
+        }
+
+        fn settings() -> impl Strategy<Value = Settings> {
+            (
+                (0u32..8, duration(), duration(), 1.0f64..4.0),
+                (
+                    proptest::option::of(duration()),
+                    proptest::option::of(duration()),
+                    0u32..8,
+                    duration(),
+                    0u32..4,
+                ),
+            )
+                .prop_map(
+                    |((attempts, base, max, multiplier), (budget, soft, floor, wait, hints))| {
+                        Settings {
+                            max_attempts: attempts,
+                            backoff: Backoff::exponential(base, max).multiplier(multiplier),
+                            budget,
+                            max_elapsed: soft,
+                            min_retries: floor,
+                            max_rate_limit_wait: wait,
+                            max_rate_limit_retries: hints,
+                            ..Settings::DEFAULT
+                        }
+                        .clamped()
+                    },
+                )
+        }
+
+        fn counters() -> impl Strategy<Value = Counters> {
+            (1u32..12, 0u32..6, duration()).prop_map(|(primaries, hints, waited)| Counters {
+                primaries,
+                rate_limit_retries: hints.min(primaries - 1),
+                rate_limit_waited: waited,
+            })
+        }
+
+        fn failure() -> impl Strategy<Value = Failure> {
+            (
+                any::<bool>(),
+                any::<bool>(),
+                proptest::option::of(duration()),
+            )
+                .prop_map(|(retryable, rejected, hint)| Failure {
+                    retryable,
+                    rejected,
+                    hint: hint.filter(|_| retryable),
+                })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
+
+            /// The contract's rules (SPEC §3.2 to §3.4), checked on every
+            /// answer of the schedule, whatever the input.
+            #[test]
+            fn every_decision_follows_the_contract(
+                s in settings(),
+                c in counters(),
+                elapsed in duration(),
+                f in failure(),
+                fraction in 0.0f64..=1.0,
+                allows in any::<bool>(),
+            ) {
+                let jitter = |nominal: Duration| s.backoff.jitter_nominal(nominal, fraction);
+                let decision = schedule(&s, &c, elapsed, f, jitter, || allows);
+                let budget_passed = s.budget.is_some_and(|b| elapsed >= b);
+                let backoff_attempts = c.primaries.saturating_sub(c.rate_limit_retries);
+                match decision {
+                    Err(stop) => {
+                        if !f.retryable {
+                            let expected = if f.rejected { StopReason::CircuitOpen } else { StopReason::NotRetryable };
+                            prop_assert_eq!(stop.reason(), expected);
+                        }
+                        if stop.reason() == StopReason::Throttled {
+                            prop_assert!(!allows, "a throttle that allows never stops a call");
+                        }
+                        if stop.reason() == StopReason::AttemptsExhausted {
+                            prop_assert!(f.hint.is_none() && backoff_attempts >= s.max_attempts);
+                        }
+                    }
+                    Ok(delay) => {
+                        prop_assert!(f.retryable, "only a retryable failure is retried");
+                        prop_assert!(allows, "a refusing throttle stops the call");
+                        prop_assert!(!budget_passed, "no retry once the budget has passed");
+                        if let Some(budget) = s.budget {
+                            prop_assert!(elapsed.saturating_add(delay.duration()) < budget,
+                                "no retry starts at or past the budget");
+                        }
+                        match (f.hint, delay.source()) {
+                            (Some(hint), DelaySource::RetryAfter) => {
+                                prop_assert_eq!(delay.duration(), hint.min(LONGEST));
+                                prop_assert!(c.rate_limit_retries < s.max_rate_limit_retries);
+                                prop_assert!(c.rate_limit_waited.saturating_add(hint) <= s.max_rate_limit_wait);
+                            }
+                            (None, DelaySource::Backoff) => {
+                                prop_assert!(backoff_attempts < s.max_attempts, "a retry is left");
+                                prop_assert!(delay.duration() <= s.backoff.nominal_delay(backoff_attempts));
+                                prop_assert!(delay.duration() <= s.backoff.max());
+                            }
+                            other => prop_assert!(false, "the wrong path: {other:?}"),
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
