@@ -5,11 +5,14 @@
 
 use std::future::Future;
 
+// Named by the expansion.
 pub use resilient_core::idempotency::{DEFAULT_TTL, IdempotencyFailure};
 pub use resilient_core::{
-    Attempt, Backoff, CircuitOpenError, ExecutionReport, FakeClock, Jitter, Operation, Outcome,
-    ReportableError, RetryEvent, SystemClock, TimeoutError, TokioClock, ValidationError,
+    Backoff, CircuitOpenError, Jitter, ReportableError, TimeoutError, TokioClock, ValidationError,
 };
+
+// Named here only.
+use resilient_core::{Attempt, ExecutionReport, Operation, Outcome, RetryEvent};
 
 /// Splits a `Result` type into its parts, so the expansion can name them
 /// behind any alias (`io::Result<T>`, `AppResult<T>`, an associated type).

@@ -38,7 +38,7 @@
 //! * `http`: the `http` module (status classification, Retry-After).
 //! * `metrics`: counters and histograms of the `metrics` facade, and a
 //!   gauge of each circuit breaker's state.
-//! * `quanta`: [`TscClock`], the CPU's time-stamp counter, for a cheaper
+//! * `quanta`: `TscClock`, the CPU's time-stamp counter, for a cheaper
 //!   report on machines where it can be trusted.
 //! * `redis`: `idempotency::RedisStore`, idempotent calls across a fleet.
 //! * `serde`: `Serialize` for the report, with stable keys.
@@ -55,7 +55,7 @@
 //! | `rate_limit.wait_exceeded` | `WARN` | `operation`, `attempt`, `hint_ms`, `waited_ms`, `max_wait_ms` |
 //! | `circuit.rejected` | `WARN` | `operation`, `attempt` |
 //! | `fallback.used` | `INFO` | `operation`, `attempt`, `ok` |
-//! | `operation.report` | `INFO`, `WARN` if it failed | `operation`, `attempt_count`, `retry_count`, `stop_reason`, `fallback_used`, `elapsed_ms`, `report` (emitted by [`trace_report`], a hook) |
+//! | `operation.report` | `INFO`, `WARN` if it failed | `operation`, `attempt_count`, `retry_count`, `stop_reason`, `fallback_used`, `elapsed_ms`, `report` (emitted by `trace_report`, a hook) |
 //!
 //! With `metrics`, the engine records through the `metrics` facade:
 //!
