@@ -26,9 +26,12 @@
 //!
 //! * `engine/`: the operation builder, one execution, the retry decision
 //!   (a pure `schedule` function), the race of an attempt against its
-//!   deadline, the user's hooks and the events;
+//!   deadline, hedged attempts, idempotent runs, the user's hooks and the
+//!   events;
 //! * `breaker/`: the circuit breaker;
-//! * `report/`: the outcome, the attempt records and their table;
+//! * `report/`: the outcome, the attempt records, their table and JSON;
+//! * `idempotency/`: the stores a key's result is kept in (memory, Redis);
+//! * `tower/`: the tower layer (feature `tower`);
 //! * leaves: `settings` (the plain configuration and its defaults),
 //!   `policy`, `backoff`, `clock`, `testing`, `error`, `attempt`,
 //!   `throttle`, `http`.
