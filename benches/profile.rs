@@ -66,6 +66,7 @@ fn operation_once(x: u64) -> Result<u64, Failure> {
             std::time::Duration::from_millis(100),
             std::time::Duration::from_secs(10),
         ))
+        .name("operation_once")
         .run(|_| work(x))
         .into_result()
 }

@@ -166,6 +166,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     settings_setters!();
 
     /// Takes attempts, backoff, caps and rate-limit limits from a policy.
+    #[inline]
     pub fn policy(mut self, policy: &RetryPolicy) -> Self {
         let timeout = self.settings.timeout;
         self.settings = policy.settings;
@@ -176,6 +177,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// Names the operation: the report, its table and every event carry
     /// the name (default `"operation"`; the attribute uses the function's
     /// name).
+    #[inline]
     pub fn name(mut self, name: impl Into<Cow<'static, str>>) -> Self {
         self.name = name.into();
         self
@@ -185,6 +187,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// `min(timeout, budget - elapsed)`, is dropped and fails with
     /// `E::from(TimedOut)`. Blocking attempts cannot be interrupted: they
     /// see their deadline through [`Attempt::deadline`].
+    #[inline]
     pub fn timeout(mut self, timeout: std::time::Duration) -> Self
     where
         E: TimeoutError,
@@ -196,6 +199,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// Cuts an async attempt at its deadline even without a `timeout`, so
     /// that the `budget` holds while an attempt runs. Implied by
     /// [`timeout`](Operation::timeout).
+    #[inline]
     pub fn interrupt_at_deadline(mut self) -> Self
     where
         E: TimeoutError,
@@ -207,6 +211,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// Consults `breaker` before each primary attempt and reports each
     /// result to it. A rejected attempt doesn't run and fails with
     /// `E::from(CircuitOpen)`, classified like any other error.
+    #[inline]
     pub fn circuit_breaker<'c>(self, breaker: &'c CircuitBreaker) -> Operation<'c, T, E, C, H>
     where
         'b: 'c,
@@ -221,6 +226,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// each success is reported to it, and a retry runs only while it
     /// allows. A refused retry ends the operation with
     /// [`StopReason::Throttled`](crate::StopReason::Throttled).
+    #[inline]
     pub fn throttle<'c>(self, throttle: &'c dyn RetryBudget) -> Operation<'c, T, E, C, H>
     where
         'b: 'c,
@@ -231,12 +237,14 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     }
 
     /// The time source for deadlines, sleeps and the report.
+    #[inline]
     pub fn clock<C2: Clock>(self, clock: C2) -> Operation<'b, T, E, C2, H> {
         with_part!(self, clock = clock)
     }
 
     /// Reads no clock for the report: see [`Untimed`]. Call it after
     /// [`clock`](Operation::clock), whose sleeps it keeps.
+    #[inline]
     pub fn untimed(self) -> Operation<'b, T, E, Untimed<C>, H> {
         let clock = Untimed(self.clock);
         with_part!(self, clock = clock)
@@ -251,6 +259,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
 
 impl<'b, T, E, C, Cl, Rl, V, Or, Rp> Operation<'b, T, E, C, Hooks<Cl, Rl, V, Or, Rp>> {
     /// Retries only the errors for which `classify` returns `true`.
+    #[inline]
     pub fn retry_if<F>(self, classify: F) -> Operation<'b, T, E, C, Hooks<F, Rl, V, Or, Rp>>
     where
         F: Fn(&E) -> bool,
@@ -260,6 +269,7 @@ impl<'b, T, E, C, Cl, Rl, V, Or, Rp> Operation<'b, T, E, C, Hooks<Cl, Rl, V, Or,
 
     /// Reads a Retry-After hint from retryable errors: such an error waits
     /// exactly the hint, without consuming a retry and without the backoff.
+    #[inline]
     pub fn rate_limit<F>(self, hint: F) -> Operation<'b, T, E, C, Hooks<Cl, F, V, Or, Rp>>
     where
         F: Fn(&E) -> Option<std::time::Duration>,
@@ -269,6 +279,7 @@ impl<'b, T, E, C, Cl, Rl, V, Or, Rp> Operation<'b, T, E, C, Hooks<Cl, Rl, V, Or,
 
     /// Rejects successful values for which `check` returns `false`, as
     /// `E::from(ValidationFailed)`.
+    #[inline]
     pub fn validate<F>(mut self, check: F) -> Operation<'b, T, E, C, Hooks<Cl, Rl, F, Or, Rp>>
     where
         F: Fn(&T) -> bool,
@@ -279,6 +290,7 @@ impl<'b, T, E, C, Cl, Rl, V, Or, Rp> Operation<'b, T, E, C, Hooks<Cl, Rl, V, Or,
     }
 
     /// Calls `listener` before each wait.
+    #[inline]
     pub fn on_retry<F>(self, listener: F) -> Operation<'b, T, E, C, Hooks<Cl, Rl, V, F, Rp>>
     where
         F: Fn(&RetryEvent<'_>),
@@ -307,6 +319,7 @@ impl<'b, T, E, C, Cl, Rl, V, Or, Rp> Operation<'b, T, E, C, Hooks<Cl, Rl, V, Or,
     /// assert_eq!(result, Ok(3));
     /// assert_eq!(*seen.lock().unwrap(), [("cache.get".to_owned(), 2)]);
     /// ```
+    #[inline]
     pub fn on_report<F>(self, hook: F) -> Operation<'b, T, E, C, Hooks<Cl, Rl, V, Or, F>>
     where
         F: Fn(&ExecutionReport),
