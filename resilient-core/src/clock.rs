@@ -55,6 +55,37 @@ pub trait Clock: Send + Sync {
         nanos_since_epoch(self.now())
     }
 
+    /// A reading to measure an interval from, as cheaply as this clock
+    /// reads: see [`nanos_since`](Clock::nanos_since). The default keeps
+    /// [`now_nanos`](Clock::now_nanos); a clock whose nanoseconds cost more
+    /// than its `Instant`s (tokio's) keeps an `Instant`.
+    #[inline]
+    fn mark(&self) -> Mark {
+        Mark::nanos(self.now_nanos())
+    }
+
+    /// Nanoseconds from `mark`, a reading of this clock, to now: one reading
+    /// and one subtraction.
+    ///
+    /// ```
+    /// use resilient::{Clock, FakeClock};
+    /// use std::time::Duration;
+    ///
+    /// let clock = FakeClock::new();
+    /// let mark = clock.mark();
+    /// clock.advance(Duration::from_millis(250));
+    /// assert_eq!(clock.nanos_since(mark), 250_000_000);
+    /// ```
+    #[inline]
+    fn nanos_since(&self, mark: Mark) -> u64 {
+        match mark {
+            Mark(Reading::Nanos(then)) => self.now_nanos().saturating_sub(then),
+            Mark(Reading::Instant(then)) => {
+                duration_nanos(self.now().saturating_duration_since(then))
+            }
+        }
+    }
+
     /// Blocks the current thread for `duration`.
     fn sleep(&self, duration: Duration);
 
@@ -67,6 +98,31 @@ pub trait Clock: Send + Sync {
     /// [`sleep_async`](Clock::sleep_async).
     fn deadline_async(&self, duration: Duration) -> impl Future<Output = ()> + Send {
         self.sleep_async(duration)
+    }
+}
+
+/// A reading of a clock, to measure an interval from with
+/// [`Clock::nanos_since`]; made by [`Clock::mark`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mark(Reading);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    Nanos(u64),
+    Instant(Instant),
+}
+
+impl Mark {
+    /// A reading of [`Clock::now_nanos`].
+    #[inline]
+    pub const fn nanos(nanos: u64) -> Mark {
+        Mark(Reading::Nanos(nanos))
+    }
+
+    /// A reading of [`Clock::now`].
+    #[inline]
+    pub const fn instant(instant: Instant) -> Mark {
+        Mark(Reading::Instant(instant))
     }
 }
 
@@ -96,6 +152,16 @@ macro_rules! forward_clock {
             #[inline]
             fn now_nanos(&self) -> u64 {
                 (**self).now_nanos()
+            }
+
+            #[inline]
+            fn mark(&self) -> Mark {
+                (**self).mark()
+            }
+
+            #[inline]
+            fn nanos_since(&self, mark: Mark) -> u64 {
+                (**self).nanos_since(mark)
             }
 
             fn sleep(&self, duration: Duration) {
@@ -180,6 +246,13 @@ impl Clock for TokioClock {
     #[inline]
     fn now(&self) -> Instant {
         tokio::time::Instant::now().into_std()
+    }
+
+    /// An `Instant`: measuring from it takes one subtraction, where two
+    /// readings in nanoseconds take one each.
+    #[inline]
+    fn mark(&self) -> Mark {
+        Mark::instant(self.now())
     }
 
     fn sleep(&self, duration: Duration) {
@@ -278,6 +351,16 @@ impl<C: Clock> Clock for Untimed<C> {
 
     #[inline]
     fn now_nanos(&self) -> u64 {
+        0
+    }
+
+    #[inline]
+    fn mark(&self) -> Mark {
+        Mark::nanos(0)
+    }
+
+    #[inline]
+    fn nanos_since(&self, _: Mark) -> u64 {
         0
     }
 

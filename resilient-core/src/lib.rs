@@ -98,7 +98,7 @@ pub use backoff::{Backoff, Jitter};
 pub use breaker::{CircuitBreaker, CircuitBreakerBuilder, CircuitPermit, CircuitState};
 #[cfg(feature = "quanta")]
 pub use clock::TscClock;
-pub use clock::{Clock, SystemClock, TokioClock, Untimed};
+pub use clock::{Clock, Mark, SystemClock, TokioClock, Untimed};
 pub use engine::hooks::{
     self, Classify, HookSet, Hooks, OnReport, OnRetry, RateLimit, RetryEvent, Validate,
 };

@@ -25,7 +25,7 @@ use super::schedule::{Counters, Failure, Stop, schedule};
 use crate::attempt::Attempt;
 use crate::backoff::Jitter;
 use crate::breaker::{CircuitBreaker, CircuitPermit};
-use crate::clock::Clock;
+use crate::clock::{Clock, Mark};
 use crate::error::CircuitOpen;
 use crate::report::{
     AttemptKind, AttemptRecord, Delay, ExecutionError, ExecutionReport, FailureKind, Nanos,
@@ -129,17 +129,19 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         }
     }
 
-    /// The execution of an operation whose first attempt, started at
-    /// `start`, ended at `end` with `result` without a breaker to consult.
+    /// The execution of an operation whose first attempt ended just now,
+    /// `elapsed` nanoseconds after it started, with `result`, without a
+    /// breaker to consult.
     #[cold]
     #[inline(never)]
     pub(crate) fn after_first(
         op: &'o Operation<'b, T, E, C, H>,
-        start: u64,
-        end: u64,
+        elapsed: u64,
         result: Result<T, (E, FailureKind)>,
     ) -> Self {
-        let mut exec = Execution::new_at(op, start);
+        // The engine's timeline from here on is the clock's nanoseconds.
+        let end = op.clock.now_nanos();
+        let mut exec = Execution::new_at(op, end.saturating_sub(elapsed));
         exec.core.begun = true;
         exec.core.now = end;
         exec.settle(result, None);
@@ -391,7 +393,8 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         };
         let op = self.op;
         let work = f(attempt);
-        let result = within_deadline(&op.clock, attempt, self.core.now, op.timed_out, work).await;
+        let started = Mark::nanos(self.core.now);
+        let result = within_deadline(&op.clock, attempt, started, op.timed_out, work).await;
         self.core.now = op.clock.now_nanos();
         self.settle(result, permit);
     }

@@ -148,7 +148,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'_, 'b, T, E, C, H> {
         let start = |exec: &mut Self, kind| {
             exec.read_clock();
             let (attempt, index, permit) = exec.begin_kind(kind)?;
-            let started = exec.latest_reading();
+            let started = crate::clock::Mark::nanos(exec.latest_reading());
             let work = Box::pin(within_deadline(
                 &op.clock,
                 attempt,

@@ -395,38 +395,29 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             return Execution::new(self).run_rest(&mut f);
         }
         let deadline = deadline(&self.settings, 0);
-        let start = self.clock.now_nanos();
+        let mark = self.clock.mark();
         let result = f(Attempt::first(deadline));
-        let end = self.clock.now_nanos();
+        let elapsed = self.clock.nanos_since(mark);
         match result {
             Ok(value) if self.hooks.is_valid(&value) => {
-                Ok(self.first_success(value, start, end, deadline))
+                Ok(self.first_success(value, elapsed, deadline))
             }
             result => {
                 let result = result.map_err(|e| (e, FailureKind::Operation));
-                Execution::after_first(self, start, end, result).run_rest(&mut f)
+                Execution::after_first(self, elapsed, result).run_rest(&mut f)
             }
         }
     }
 
     /// The outcome of a first attempt that succeeded with `value`.
     #[inline]
-    fn first_success(
-        &self,
-        value: T,
-        start: u64,
-        end: u64,
-        deadline: Option<Duration>,
-    ) -> Outcome<T, E> {
+    fn first_success(&self, value: T, elapsed: u64, deadline: Option<Duration>) -> Outcome<T, E> {
         events::attempt_ended(&self.name, AttemptKind::Primary, Ended::Success);
         if let Some(throttle) = self.throttle {
             throttle.record_success();
         }
-        let report = ExecutionReport::first_success(
-            self.name.clone(),
-            end.saturating_sub(start),
-            Nanos::optional(deadline),
-        );
+        let report =
+            ExecutionReport::first_success(self.name.clone(), elapsed, Nanos::optional(deadline));
         events::finished(&self.name, report.elapsed(), StopReason::Succeeded);
         self.hooks.on_report(&report);
         Outcome::new(Ok(value), report)
@@ -506,16 +497,22 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             };
         }
         let deadline = deadline(&self.settings, 0);
-        let start = self.clock.now_nanos();
+        let mark = self.clock.mark();
         let attempt = Attempt::first(deadline);
         let work = f(attempt);
-        let result = within_deadline(&self.clock, attempt, start, self.timed_out, work).await;
-        let end = self.clock.now_nanos();
+        // Without a deadline to race, the attempt is awaited right here, in
+        // this future, with no race and no timer around it.
+        let result = if attempt.deadline.is_some() && self.timed_out.is_some() {
+            within_deadline(&self.clock, attempt, mark, self.timed_out, work).await
+        } else {
+            work.await.map_err(|e| (e, FailureKind::Operation))
+        };
+        let elapsed = self.clock.nanos_since(mark);
         match result {
             Ok(value) if self.hooks.is_valid(&value) => {
-                Ok(self.first_success(value, start, end, deadline))
+                Ok(self.first_success(value, elapsed, deadline))
             }
-            result => Err(Execution::after_first(self, start, end, result)),
+            result => Err(Execution::after_first(self, elapsed, result)),
         }
     }
 

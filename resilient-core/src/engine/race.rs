@@ -6,17 +6,17 @@ use std::task::Poll;
 use std::time::Duration;
 
 use crate::attempt::Attempt;
-use crate::clock::Clock;
+use crate::clock::{Clock, Mark};
 use crate::report::FailureKind;
 
-/// Runs the attempt `work` started at `started` (a reading of `clock`),
+/// Runs the attempt `work` started at `started` (a mark of `clock`),
 /// cut at its deadline when the operation interrupts (`timed_out` makes
 /// the error of a cut attempt); says how it ended.
 #[inline]
 pub(crate) async fn within_deadline<T, E, C, Fut>(
     clock: &C,
     attempt: Attempt,
-    started: u64,
+    started: Mark,
     timed_out: Option<fn() -> E>,
     work: Fut,
 ) -> Result<T, (E, FailureKind)>
@@ -28,7 +28,7 @@ where
         (Some(deadline), Some(timed_out)) => {
             // Measured from the attempt's start, not from the first poll.
             let timer = || {
-                let spent = clock.now_nanos().saturating_sub(started);
+                let spent = clock.nanos_since(started);
                 clock.deadline_async(deadline.saturating_sub(Duration::from_nanos(spent)))
             };
             match race(work, timer).await {
