@@ -122,6 +122,21 @@ fn main() {
                 black_box(resilient_async_untimed(i).await.into_result().ok());
             }
         }),
+        "async_backon" => rt.block_on(async {
+            use backon::Retryable;
+            for i in 0..CALLS {
+                let policy = backon::ExponentialBuilder::default()
+                    .with_min_delay(std::time::Duration::from_millis(100))
+                    .with_max_delay(std::time::Duration::from_secs(10))
+                    .with_max_times(3)
+                    .with_jitter();
+                let result = (|| async { work(i) })
+                    .retry(policy)
+                    .sleep(tokio::time::sleep)
+                    .await;
+                black_box(result.ok());
+            }
+        }),
         "direct" => (0..CALLS).for_each(|i| {
             black_box(work(i).ok());
         }),
@@ -144,6 +159,8 @@ fn main() {
                 black_box(timeout_once(i).await.ok());
             }
         }),
-        other => eprintln!("unknown scenario {other:?}: blocking, clock, async, limits, timeout"),
+        other => eprintln!(
+            "unknown scenario {other:?}: blocking, untimed, operation, clock, direct, async, async_untimed, async_backon, operation_async, limits, timeout"
+        ),
     }
 }
