@@ -104,7 +104,7 @@ pub use engine::hooks::{
 };
 #[cfg(feature = "tracing")]
 pub use engine::trace_report;
-pub use engine::{Execution, Hedged, Idempotent, Operation, ThrottledPolicy};
+pub use engine::{Execution, FirstSuccess, Hedged, Idempotent, Operation, ThrottledPolicy};
 pub use error::{
     CircuitOpen, CircuitOpenError, ConfigError, ReportableError, RetryError, TimedOut,
     TimeoutError, ValidationError, ValidationFailed,

@@ -26,4 +26,4 @@ pub use events::trace_report;
 pub use execution::Execution;
 pub use hedge::Hedged;
 pub use idempotent::Idempotent;
-pub use operation::{Operation, ThrottledPolicy};
+pub use operation::{FirstSuccess, Operation, ThrottledPolicy};

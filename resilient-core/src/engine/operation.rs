@@ -25,6 +25,18 @@ use crate::throttle::RetryBudget;
 /// A shared breaker and the error its rejections become.
 pub(crate) type Breaker<'b, E> = (&'b CircuitBreaker, fn() -> E);
 
+/// A first attempt that succeeded on the fast path of
+/// [`Operation::first_attempt_async`]: the value and its timing, which
+/// [`Operation::succeeded`] turns into the outcome in the caller's own
+/// future, so that the outcome is written once, where it is returned.
+#[must_use = "`Operation::succeeded` turns it into the outcome"]
+#[derive(Debug)]
+pub struct FirstSuccess<T> {
+    value: T,
+    elapsed: u64,
+    deadline: Option<Duration>,
+}
+
 /// One resilient operation: the policy, the per-attempt timeout, the
 /// circuit breaker, the clock and the user's hooks. Run it with
 /// [`run`](Operation::run) or [`run_async`](Operation::run_async) to get an
@@ -423,6 +435,13 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         Outcome::new(Ok(value), report)
     }
 
+    /// The outcome of a first attempt that
+    /// [`first_attempt_async`](Operation::first_attempt_async) saw succeed.
+    #[inline]
+    pub fn succeeded(&self, first: FirstSuccess<T>) -> Outcome<T, E> {
+        self.first_success(first.value, first.elapsed, first.deadline)
+    }
+
     /// Runs the async `f` until it succeeds or the operation stops.
     /// Dropping the future stops everything at once.
     ///
@@ -464,55 +483,86 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         // through `F: AsyncFnMut`, the bound that made futures lose `Send`.
         #[allow(clippy::redundant_closure)]
         let exec = match self.first_attempt_async(|attempt| f(attempt)).await {
-            Ok(outcome) => return Ok(outcome),
+            Ok(first) => return Ok(self.succeeded(first)),
             Err(exec) => exec,
         };
         Box::pin(exec.run_rest_async(f)).await
     }
 
-    /// Runs the first async attempt: the outcome if it succeeded, or else
-    /// the execution, to drive through the retries (`next_async` /
+    /// Runs the first async attempt: its value if it succeeded, for
+    /// [`succeeded`](Operation::succeeded) to turn into the outcome, or
+    /// else the execution, to drive through the retries (`next_async` /
     /// `attempt_async`), fallbacks and [`finish`](Execution::finish).
     ///
     /// This is the success path `#[resilient]` takes: two clock readings
-    /// and a report of one record built in place.
+    /// and a report of one record built in place. An operation with a
+    /// circuit breaker always takes the general path: its first attempt
+    /// comes back as an execution, which may already have succeeded.
+    ///
+    /// ```
+    /// use resilient::{Operation, TokioClock};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let operation = Operation::<u32, String>::new().max_attempts(3).clock(TokioClock);
+    /// let outcome = match operation.first_attempt_async(async |_| Ok(7)).await {
+    ///     Ok(first) => operation.succeeded(first),
+    ///     Err(mut exec) => {
+    ///         while exec.next_async().await {
+    ///             exec.attempt_async(async |_| Ok(7)).await;
+    ///         }
+    ///         exec.finish()
+    ///     }
+    /// };
+    /// assert_eq!(outcome.report().attempt_count(), 1);
+    /// assert_eq!(outcome.into_result(), Ok(7));
+    /// # });
+    /// ```
     // The large `Err` is the failure path, moved once to the retries.
     #[allow(clippy::result_large_err)]
     #[inline]
-    pub async fn first_attempt_async<F, Fut>(
+    pub fn first_attempt_async<F, Fut>(
         &self,
         f: F,
-    ) -> Result<Outcome<T, E>, Execution<'_, 'b, T, E, C, H>>
+    ) -> impl Future<Output = Result<FirstSuccess<T>, Execution<'_, 'b, T, E, C, H>>>
     where
         F: FnOnce(Attempt) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        if self.breaker.is_some() {
-            let mut exec = self.start();
-            exec.attempt_async(f).await;
-            return if exec.succeeded() {
-                Ok(exec.finish())
-            } else {
-                Err(exec)
-            };
-        }
+        // Everything the settings decide is read here, before the future
+        // is made: the settings were just written by the caller, so these
+        // reads fold into constants instead of loads from its future.
+        let general = self.breaker.is_some();
         let deadline = deadline(&self.settings, 0);
-        let mark = self.clock.mark();
-        let attempt = Attempt::first(deadline);
-        let work = f(attempt);
-        // Without a deadline to race, the attempt is awaited right here, in
-        // this future, with no race and no timer around it.
-        let result = if attempt.deadline.is_some() && self.timed_out.is_some() {
-            within_deadline(&self.clock, attempt, mark, self.timed_out, work).await
+        let timed_out = if deadline.is_some() {
+            self.timed_out
         } else {
-            work.await.map_err(|e| (e, FailureKind::Operation))
+            None
         };
-        let elapsed = self.clock.nanos_since(mark);
-        match result {
-            Ok(value) if self.hooks.is_valid(&value) => {
-                Ok(self.first_success(value, elapsed, deadline))
+        async move {
+            if general {
+                let mut exec = self.start();
+                exec.attempt_async(f).await;
+                return Err(exec);
             }
-            result => Err(Execution::after_first(self, elapsed, result)),
+            let mark = self.clock.mark();
+            let attempt = Attempt::first(deadline);
+            let work = f(attempt);
+            // Without a deadline to race, the attempt is awaited right here,
+            // in this future, with no race and no timer around it.
+            let result = if timed_out.is_some() {
+                within_deadline(&self.clock, attempt, mark, timed_out, work).await
+            } else {
+                work.await.map_err(|e| (e, FailureKind::Operation))
+            };
+            let elapsed = self.clock.nanos_since(mark);
+            match result {
+                Ok(value) if self.hooks.is_valid(&value) => Ok(FirstSuccess {
+                    value,
+                    elapsed,
+                    deadline,
+                }),
+                result => Err(Execution::after_first(self, elapsed, result)),
+            }
         }
     }
 
