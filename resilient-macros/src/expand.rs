@@ -24,7 +24,7 @@ use crate::attr::{Count, Off};
 use crate::errors::Errors;
 use crate::options::{
     BUDGET, CLOCK, CRATE, FALLBACK, HEDGE, IDEMPOTENCY, IDEMPOTENCY_KEY, IDEMPOTENCY_TTL,
-    MAX_HEDGES, NAME, OptionSpec, REPORT, RETRIES, RETRY, RETRY_ON,
+    MAX_HEDGES, NAME, OptionSpec, REPORT, RETRIES, RETRY, RETRY_ON, TIMEOUT,
 };
 use crate::signature::{self, Arg, Function, Ret};
 
@@ -230,11 +230,16 @@ fn checks(options: &Options, function: &Function, names: &Names) -> TokenStream 
     let mut checks = quote! {
         let _ = <#error as #root::__private::ReportableError>::describe;
     };
+    // With `timeout`, the budget makes no call that needs the conversion
+    // (`timeout` already interrupts): a missing one is reported once, at
+    // `timeout`, wherever the two are written.
+    let budget_covered = options.key(&TIMEOUT).is_some();
     for given in options.given() {
         let Some(need) = &given.spec.error_needs else {
             continue;
         };
-        if need.only_async && !function.is_async {
+        if need.only_async && !function.is_async || budget_covered && given.spec.name == BUDGET.name
+        {
             continue;
         }
         let span = given.key.span();
@@ -280,12 +285,15 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
     let (ok, error) = names.ok_err();
     let new = quote!(#root::__private::operation::<#ok, #error>());
     let mut chain = quote!(#new #clock);
+    // On an `async fn` the budget also cuts the attempt in flight, which
+    // `timeout` already implies.
+    let interrupt = function.is_async && options.key(&TIMEOUT).is_none();
     for given in options.given() {
         let Some(value) = &given.value else {
             continue;
         };
         let span = given.key.span();
-        let calls = builder_calls(given.spec, value, function, names, span);
+        let calls = builder_calls(given.spec, value, interrupt, names, span);
         let bounded = given
             .spec
             .error_needs
@@ -316,7 +324,7 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
 fn builder_calls(
     spec: &OptionSpec,
     value: &Value,
-    function: &Function,
+    interrupt: bool,
     names: &Names,
     span: Span,
 ) -> TokenStream {
@@ -342,10 +350,9 @@ fn builder_calls(
             Value::Off(Off) => return quote_spanned!(span=> .#method()),
             Value::Paths(_) | Value::RetryOn(_) | Value::Crate(_) => TokenStream::new(),
         };
-        // On an `async fn` the budget also cuts the attempt in flight; that
-        // call comes first, so that its receiver is the one spanned at the
-        // option (see `build`).
-        let interrupt = (spec.name == BUDGET.name && function.is_async)
+        // That call comes first, so that its receiver is the one spanned at
+        // the option (see `build`).
+        let interrupt = (interrupt && spec.name == BUDGET.name)
             .then(|| quote_spanned!(span=> .interrupt_at_deadline()));
         return quote_spanned!(span=> #interrupt .#method(#value));
     }

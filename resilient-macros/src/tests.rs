@@ -255,7 +255,7 @@ fn every_option_becomes_a_builder_call() {
         ". max_attempts (6u32)",
         ". retry_if (is_transient)",
         "let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) ;",
-        "let __resilient_op = { __resilient_op } . interrupt_at_deadline () . budget (self . budget)",
+        "let __resilient_op = { __resilient_op } . budget (self . budget)",
         ". max_elapsed (:: core :: time :: Duration :: new (10u64 , 0u32))",
         ". min_retries (2u32)",
         ". rate_limit (retry_after)",
@@ -269,6 +269,23 @@ fn every_option_becomes_a_builder_call() {
         assert_contains(&out, call);
     }
     assert!(!out.contains(":: resilient ::"), "{out}");
+}
+
+#[test]
+fn budget_on_an_async_fn_interrupts_unless_timeout_already_does() {
+    let out = expanded(quote!(budget = "5s"), async_fn());
+    assert_contains(
+        &out,
+        ". interrupt_at_deadline () . budget (:: core :: time :: Duration :: new (5u64 , 0u32))",
+    );
+    let out = expanded(quote!(timeout = "1s", budget = "5s"), async_fn());
+    assert!(!out.contains("interrupt_at_deadline"), "{out}");
+    // One check of the conversion both need, at the first of them.
+    assert_eq!(
+        out.matches("TimeoutError > :: timed_out").count(),
+        1,
+        "{out}"
+    );
 }
 
 #[test]
@@ -792,10 +809,9 @@ const BLOCKING: &str = "\
 const ASYNCHRONOUS: &str = "\
      async fn complete (& self , prompt : & str) -> :: resilient :: __private :: OutcomeOf < AppResult < String > > { let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: ReportableError > :: describe ; \
      let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: TimeoutError > :: timed_out ; \
-     let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: TimeoutError > :: timed_out ; \
      let __resilient_op = :: resilient :: __private :: operation :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
      let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) ; \
-     let __resilient_op = { __resilient_op } . interrupt_at_deadline () . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) . name (\"complete\") ; \
+     let __resilient_op = { __resilient_op } . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) . name (\"complete\") ; \
      { let mut __resilient_body = :: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
      { self . provider . complete (prompt , attempt . deadline ()) . await } }) ; \
      match __resilient_op . first_attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => __resilient_op . succeeded (__resilient_done) , :: core :: result :: Result :: Err (mut __resilient_exec) => { :: std :: boxed :: Box :: pin (async { while __resilient_exec . next_async () . await { __resilient_exec . attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await ; \
