@@ -19,12 +19,12 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprPath, Ident, ItemFn, ReturnType, Type};
 
-use crate::attr::{self, BackoffSpec, Dur, Jitter, Multiplier, Options, Value};
+use crate::attr::{self, BackoffSpec, Dur, Given, Jitter, Multiplier, Options, Value};
 use crate::attr::{Count, Off};
 use crate::errors::Errors;
 use crate::options::{
-    BUDGET, CLOCK, CRATE, FALLBACK, HEDGE, IDEMPOTENCY, IDEMPOTENCY_KEY, IDEMPOTENCY_TTL,
-    MAX_HEDGES, NAME, OptionSpec, REPORT, RETRIES, RETRY, RETRY_ON, TIMEOUT,
+    BUDGET, CLOCK, CRATE, ErrorNeed, FALLBACK, HEDGE, IDEMPOTENCY, IDEMPOTENCY_KEY,
+    IDEMPOTENCY_TTL, MAX_HEDGES, NAME, OptionSpec, REPORT, RETRIES, RETRY, RETRY_ON, TIMEOUT,
 };
 use crate::signature::{self, Arg, Function, Ret};
 
@@ -230,18 +230,10 @@ fn checks(options: &Options, function: &Function, names: &Names) -> TokenStream 
     let mut checks = quote! {
         let _ = <#error as #root::__private::ReportableError>::describe;
     };
-    // With `timeout`, the budget makes no call that needs the conversion
-    // (`timeout` already interrupts): a missing one is reported once, at
-    // `timeout`, wherever the two are written.
-    let budget_covered = options.key(&TIMEOUT).is_some();
     for given in options.given() {
-        let Some(need) = &given.spec.error_needs else {
+        let Some(need) = error_need(given, options, function) else {
             continue;
         };
-        if need.only_async && !function.is_async || budget_covered && given.spec.name == BUDGET.name
-        {
-            continue;
-        }
         let span = given.key.span();
         let error = names.error_at(span);
         let bound = Ident::new(need.bound, span);
@@ -258,6 +250,24 @@ fn checks(options: &Options, function: &Function, names: &Names) -> TokenStream 
         });
     }
     checks
+}
+
+/// The conversion of the error type that `given`'s builder calls need in
+/// this function, if any. With `timeout`, the budget makes no such call
+/// (`timeout` already interrupts the attempt in flight), so a missing
+/// conversion is reported once, at `timeout`, wherever the two are written.
+fn error_need<'a>(
+    given: &'a Given,
+    options: &Options,
+    function: &Function,
+) -> Option<&'a ErrorNeed> {
+    let need = given.spec.error_needs.as_ref()?;
+    let applies = if given.spec.name == BUDGET.name {
+        function.is_async && options.key(&TIMEOUT).is_none()
+    } else {
+        function.is_async || !need.only_async
+    };
+    applies.then_some(need)
 }
 
 /// The operation, built from the options in the table's order: a chain of
@@ -285,20 +295,13 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
     let (ok, error) = names.ok_err();
     let new = quote!(#root::__private::operation::<#ok, #error>());
     let mut chain = quote!(#new #clock);
-    // On an `async fn` the budget also cuts the attempt in flight, which
-    // `timeout` already implies.
-    let interrupt = function.is_async && options.key(&TIMEOUT).is_none();
     for given in options.given() {
         let Some(value) = &given.value else {
             continue;
         };
         let span = given.key.span();
-        let calls = builder_calls(given.spec, value, interrupt, names, span);
-        let bounded = given
-            .spec
-            .error_needs
-            .as_ref()
-            .is_some_and(|need| function.is_async || !need.only_async);
+        let bounded = error_need(given, options, function).is_some();
+        let calls = builder_calls(given.spec, value, bounded, names, span);
         if bounded {
             // A block rather than the bare local: spanned at the option, it
             // is an expression of the user's code, which the compiler points
@@ -324,7 +327,7 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
 fn builder_calls(
     spec: &OptionSpec,
     value: &Value,
-    interrupt: bool,
+    bounded: bool,
     names: &Names,
     span: Span,
 ) -> TokenStream {
@@ -350,9 +353,10 @@ fn builder_calls(
             Value::Off(Off) => return quote_spanned!(span=> .#method()),
             Value::Paths(_) | Value::RetryOn(_) | Value::Crate(_) => TokenStream::new(),
         };
-        // That call comes first, so that its receiver is the one spanned at
-        // the option (see `build`).
-        let interrupt = (interrupt && spec.name == BUDGET.name)
+        // A budget that needs the timeout conversion (see `error_need`)
+        // also cuts the attempt in flight. That call comes first, so that
+        // its receiver is the one spanned at the option (see `build`).
+        let interrupt = (bounded && spec.name == BUDGET.name)
             .then(|| quote_spanned!(span=> .interrupt_at_deadline()));
         return quote_spanned!(span=> #interrupt .#method(#value));
     }

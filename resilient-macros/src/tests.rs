@@ -254,8 +254,7 @@ fn every_option_becomes_a_builder_call() {
         "my :: runtime :: __private :: operation :: < String , ProviderError > () . clock (clock . clone ())",
         ". max_attempts (6u32)",
         ". retry_if (is_transient)",
-        "let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) ;",
-        "let __resilient_op = { __resilient_op } . budget (self . budget)",
+        "let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) . budget (self . budget)",
         ". max_elapsed (:: core :: time :: Duration :: new (10u64 , 0u32))",
         ". min_retries (2u32)",
         ". rate_limit (retry_after)",
@@ -810,8 +809,7 @@ const ASYNCHRONOUS: &str = "\
      async fn complete (& self , prompt : & str) -> :: resilient :: __private :: OutcomeOf < AppResult < String > > { let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: ReportableError > :: describe ; \
      let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: TimeoutError > :: timed_out ; \
      let __resilient_op = :: resilient :: __private :: operation :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
-     let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) ; \
-     let __resilient_op = { __resilient_op } . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) . name (\"complete\") ; \
+     let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) . name (\"complete\") ; \
      { let mut __resilient_body = :: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
      { self . provider . complete (prompt , attempt . deadline ()) . await } }) ; \
      match __resilient_op . first_attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => __resilient_op . succeeded (__resilient_done) , :: core :: result :: Result :: Err (mut __resilient_exec) => { :: std :: boxed :: Box :: pin (async { while __resilient_exec . next_async () . await { __resilient_exec . attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await ; \
