@@ -79,3 +79,36 @@ fn a_non_retryable_failure_takes_no_token() {
     assert_eq!(outcome.report().stop_reason(), StopReason::NotRetryable);
     assert_eq!(throttle.tokens(), 4.0);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_throttled_policy_refuses_async_retries_too() {
+    use resilient_core::RetryPolicy;
+
+    let throttle = RetryThrottle::new(4, 0.1);
+    let policy = RetryPolicy::builder()
+        .max_attempts(6)
+        .backoff(Backoff::constant(Duration::from_secs(1)))
+        .build()
+        .unwrap();
+    let clock = FakeClock::new();
+    let err = policy
+        .throttled(&throttle)
+        .run_async_with_clock(&clock, async |attempt| Err::<(), _>(attempt.number()))
+        .await
+        .unwrap_err();
+    // 4 -> 3 (above 2: retry) -> 2 (not above 2: refused).
+    assert_eq!((err.attempts(), *err.cause()), (2, 2));
+    assert_eq!(clock.slept(), [Duration::from_secs(1)]);
+    assert_eq!(throttle.tokens(), 2.0);
+
+    // On tokio's clock, by default: one token left after the next failure.
+    let started = tokio::time::Instant::now();
+    let err = policy
+        .throttled(&throttle)
+        .run_async(async |attempt| Err::<(), _>(attempt.number()))
+        .await
+        .unwrap_err();
+    assert_eq!(err.attempts(), 1);
+    assert_eq!(started.elapsed(), Duration::ZERO);
+    assert_eq!(throttle.tokens(), 1.0);
+}

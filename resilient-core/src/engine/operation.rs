@@ -747,10 +747,24 @@ impl ThrottledPolicy<'_> {
         F: FnMut(Attempt) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
+        self.run_async_with_clock(TokioClock, f).await
+    }
+
+    /// [`RetryPolicy::run_async_with_clock`], throttled.
+    pub async fn run_async_with_clock<T, E, F, Fut, C>(
+        &self,
+        clock: C,
+        f: F,
+    ) -> Result<T, RetryError<E>>
+    where
+        F: FnMut(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        C: Clock,
+    {
         Operation::unreported()
             .policy(&self.policy)
             .throttle(self.throttle)
-            .clock(TokioClock)
+            .clock(clock)
             .run_async(f)
             .await
             .into_retry_result()
