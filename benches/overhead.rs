@@ -9,75 +9,12 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use resilient::{
-    Backoff, CircuitBreaker, CircuitOpen, FakeClock, Jitter, Operation, TimedOut, resilient,
-};
+use resilient::{Backoff, CircuitBreaker, FakeClock, Jitter, Operation};
 
-#[derive(Debug)]
-struct Failure;
-
-impl std::fmt::Display for Failure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("failure")
-    }
-}
-
-impl std::error::Error for Failure {}
-
-impl From<TimedOut> for Failure {
-    fn from(_: TimedOut) -> Self {
-        Failure
-    }
-}
-
-impl From<CircuitOpen> for Failure {
-    fn from(_: CircuitOpen) -> Self {
-        Failure
-    }
-}
-
-#[inline(never)]
-fn work(x: u64) -> Result<u64, Failure> {
-    Ok(black_box(x).wrapping_mul(31))
-}
-
-#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"))]
-fn resilient_blocking(x: u64) -> Result<u64, Failure> {
-    work(x)
-}
-
-#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), timing = false)]
-fn resilient_blocking_untimed(x: u64) -> Result<u64, Failure> {
-    work(x)
-}
-
-#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), clock = resilient::TscClock)]
-fn resilient_blocking_tsc(x: u64) -> Result<u64, Failure> {
-    work(x)
-}
-
-#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"))]
-async fn resilient_async(x: u64) -> Result<u64, Failure> {
-    work(x)
-}
-
-#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), timing = false)]
-async fn resilient_async_untimed(x: u64) -> Result<u64, Failure> {
-    work(x)
-}
-
-#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), timeout = "10s", budget = "30s")]
-async fn resilient_async_limits(x: u64) -> Result<u64, Failure> {
-    work(x)
-}
-
-fn backon_policy() -> backon::ExponentialBuilder {
-    backon::ExponentialBuilder::default()
-        .with_min_delay(Duration::from_millis(100))
-        .with_max_delay(Duration::from_secs(10))
-        .with_max_times(3)
-        .with_jitter()
-}
+// The measured functions, shared with the other binary. Included as
+// text, not as a module: a module is a codegen unit of its own, and a call
+// across it would not be inlined as the peers' calls are.
+include!("scenarios.rs");
 
 fn blocking(c: &mut Criterion) {
     use backon::BlockingRetryable;

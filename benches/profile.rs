@@ -1,55 +1,14 @@
 //! Runs one success path many times, for instruction counts under
 //! callgrind: `valgrind --tool=callgrind target/release/examples/profile blocking`.
-//! The scenarios are those of `overhead.rs`.
+//! The scenarios are those of `overhead.rs` (`scenarios.rs`).
 
 use std::hint::black_box;
+use std::time::Duration;
 
-use resilient::resilient;
-
-#[derive(Debug)]
-struct Failure;
-
-impl std::fmt::Display for Failure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("failure")
-    }
-}
-
-impl From<resilient::TimedOut> for Failure {
-    fn from(_: resilient::TimedOut) -> Self {
-        Failure
-    }
-}
-
-#[inline(never)]
-fn work(x: u64) -> Result<u64, Failure> {
-    Ok(black_box(x).wrapping_mul(31))
-}
-
-#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"))]
-fn resilient_blocking(x: u64) -> Result<u64, Failure> {
-    work(x)
-}
-
-#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), timing = false)]
-fn resilient_untimed(x: u64) -> Result<u64, Failure> {
-    work(x)
-}
-
-#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), timing = false)]
-async fn resilient_async_untimed(x: u64) -> Result<u64, Failure> {
-    work(x)
-}
-
-#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"))]
-async fn resilient_async(x: u64) -> Result<u64, Failure> {
-    work(x)
-}
-
-#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), timeout = "10s", budget = "30s")]
-async fn resilient_async_limits(x: u64) -> Result<u64, Failure> {
-    work(x)
-}
+// The measured functions, shared with the other binary. Included as
+// text, not as a module: a module is a codegen unit of its own, and a call
+// across it would not be inlined as the peers' calls are.
+include!("scenarios.rs");
 
 #[inline(never)]
 fn two_clock_reads(x: u64) -> (std::time::Instant, std::time::Instant, Result<u64, Failure>) {
@@ -82,7 +41,7 @@ async fn operation_async_once(x: u64) -> Result<u64, Failure> {
 
 #[inline(never)]
 fn untimed_once(x: u64) -> Result<u64, Failure> {
-    resilient_untimed(x).into_result()
+    resilient_blocking_untimed(x).into_result()
 }
 
 #[inline(never)]
@@ -114,6 +73,9 @@ fn main() {
                 black_box(operation_async_once(i).await.ok());
             }
         }),
+        "tsc" => (0..CALLS).for_each(|i| {
+            black_box(resilient_blocking_tsc(i).into_result().ok());
+        }),
         "untimed" => (0..CALLS).for_each(|i| {
             black_box(untimed_once(i).ok());
         }),
@@ -125,13 +87,8 @@ fn main() {
         "async_backon" => rt.block_on(async {
             use backon::Retryable;
             for i in 0..CALLS {
-                let policy = backon::ExponentialBuilder::default()
-                    .with_min_delay(std::time::Duration::from_millis(100))
-                    .with_max_delay(std::time::Duration::from_secs(10))
-                    .with_max_times(3)
-                    .with_jitter();
                 let result = (|| async { work(i) })
-                    .retry(policy)
+                    .retry(backon_policy())
                     .sleep(tokio::time::sleep)
                     .await;
                 black_box(result.ok());
@@ -160,7 +117,7 @@ fn main() {
             }
         }),
         other => eprintln!(
-            "unknown scenario {other:?}: blocking, untimed, operation, clock, direct, async, async_untimed, async_backon, operation_async, limits, timeout"
+            "unknown scenario {other:?}: blocking, untimed, tsc, operation, clock, direct, async, async_untimed, async_backon, operation_async, limits, timeout"
         ),
     }
 }
