@@ -1,6 +1,6 @@
 //! The success path allocates nothing: 1 000 successful calls of each kind,
-//! `timeout` and `budget` set, the full report built, under a counting
-//! global allocator.
+//! `timeout` and `budget` set or a circuit breaker consulted, the full
+//! report built, under a counting global allocator.
 //!
 //! With the `metrics` feature, each call records two series through the
 //! `metrics` facade (an attempt counter and the duration histogram), whose
@@ -12,8 +12,9 @@
 
 use std::alloc::System;
 use std::hint::black_box;
+use std::sync::LazyLock;
 
-use resilient::{TimedOut, resilient};
+use resilient::{CircuitBreaker, CircuitOpen, TimedOut, resilient};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 #[global_allocator]
@@ -63,6 +64,26 @@ fn fails_once(#[attempt] attempt: resilient::Attempt, x: u64) -> Result<u64, Fai
     }
 }
 
+/// A call through a breaker takes the engine's general path: it must not
+/// allocate on success either.
+static BREAKER: LazyLock<CircuitBreaker> = LazyLock::new(CircuitBreaker::default);
+
+impl From<CircuitOpen> for Failure {
+    fn from(_: CircuitOpen) -> Self {
+        Failure
+    }
+}
+
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), circuit_breaker = &BREAKER)]
+async fn async_breaker(x: u64) -> Result<u64, Failure> {
+    Ok(x + 1)
+}
+
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), circuit_breaker = &BREAKER)]
+fn blocking_breaker(x: u64) -> Result<u64, Failure> {
+    Ok(x + 1)
+}
+
 const CALLS: u64 = 1_000;
 
 /// Allocations a successful call may make: none of the engine's own.
@@ -84,7 +105,26 @@ fn main() {
         .enable_time()
         .build()
         .expect("a runtime");
-    let cases: [(&str, usize); 4] = [
+    let cases: [(&str, usize); 7] = [
+        (
+            "Operation::run_async through a breaker",
+            allocations(|x| {
+                let call = resilient::Operation::new()
+                    .max_attempts(4)
+                    .circuit_breaker(&BREAKER)
+                    .clock(resilient::TokioClock)
+                    .run_async(async |_| Ok::<u64, Failure>(x + 1));
+                rt.block_on(call).into_result().unwrap()
+            }),
+        ),
+        (
+            "async breaker",
+            allocations(|x| rt.block_on(async_breaker(x)).into_result().unwrap()),
+        ),
+        (
+            "blocking breaker",
+            allocations(|x| blocking_breaker(x).into_result().unwrap()),
+        ),
         (
             "blocking",
             allocations(|x| {
@@ -122,6 +162,7 @@ fn main() {
         println!("test control ... FAILED (a failing call should allocate; saw {control})");
     }
     let allowed = PER_CALL * CALLS as usize;
+    let total = cases.len() + 1;
     for (name, count) in cases {
         if count == allowed {
             println!("test {name} ... ok ({count} allocations in {CALLS} calls)");
@@ -130,7 +171,7 @@ fn main() {
             println!("test {name} ... FAILED ({count} allocations in {CALLS} calls)");
         }
     }
-    println!("\nalloc: {} passed, {failed} failed", 5 - failed);
+    println!("\nalloc: {} passed, {failed} failed", total - failed);
     if failed > 0 {
         std::process::exit(1);
     }

@@ -639,13 +639,16 @@ fn run(
                 ::core::result::Result::Ok(#done) => #op.succeeded(#done),
                 ::core::result::Result::Err(mut #exec) => {
                     // The retries run in a future of their own, on the
-                    // heap: a call that succeeds at once doesn't carry them.
-                    ::std::boxed::Box::pin(async {
-                        while #exec.next_async().await {
-                            #exec.attempt_async(|#given: #root::Attempt| #body(#given)).await;
-                        }
-                    })
-                    .await;
+                    // heap: a call that succeeds at once doesn't carry them,
+                    // and one with nothing left to retry doesn't make it.
+                    if !#exec.stopped() {
+                        ::std::boxed::Box::pin(async {
+                            while #exec.next_async().await {
+                                #exec.attempt_async(|#given: #root::Attempt| #body(#given)).await;
+                            }
+                        })
+                        .await;
+                    }
                     #fallbacks
                     #exec.finish()
                 }

@@ -164,11 +164,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         while self.next_blocking() {
             self.attempt_blocking(&mut *f);
         }
-        if self.succeeded() {
-            Ok(self.finish())
-        } else {
-            Err(self)
-        }
+        self.settled()
     }
 
     /// Runs the remaining async primary attempts: the outcome if one
@@ -185,6 +181,14 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             #[allow(clippy::redundant_closure)]
             self.attempt_async(|attempt| f(attempt)).await;
         }
+        self.settled()
+    }
+
+    /// Once the primary attempts are over: the outcome if one succeeded,
+    /// or else the execution, failed.
+    // The large `Err` is the failure path, moved once to the fallbacks.
+    #[allow(clippy::result_large_err)]
+    pub(crate) fn settled(self) -> Result<Outcome<T, E>, Self> {
         if self.succeeded() {
             Ok(self.finish())
         } else {
@@ -332,11 +336,20 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         matches!(self.result, Some(Ok(_)))
     }
 
+    /// Whether the primary attempts are over (one succeeded, or the policy
+    /// stopped): `next_*` would return `false` without waiting.
+    ///
+    /// Lets a caller skip setting up a retry loop that would not run.
+    #[inline]
+    pub fn stopped(&self) -> bool {
+        self.core.stop.is_some()
+    }
+
     /// Waits (blocking) for the pending delay, if any, and says whether
     /// another attempt should run.
     #[inline]
     pub fn next_blocking(&mut self) -> bool {
-        if self.core.stop.is_some() {
+        if self.stopped() {
             return false;
         }
         match self.core.pending() {
@@ -352,7 +365,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// another attempt should run.
     #[inline]
     pub async fn next_async(&mut self) -> bool {
-        if self.core.stop.is_some() {
+        if self.stopped() {
             return false;
         }
         match self.core.pending() {

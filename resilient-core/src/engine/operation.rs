@@ -486,6 +486,11 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             Ok(first) => return Ok(self.succeeded(first)),
             Err(exec) => exec,
         };
+        if exec.stopped() {
+            // Nothing left to retry (say, a first attempt through a breaker
+            // that succeeded): no box for a loop that would not run.
+            return exec.settled();
+        }
         Box::pin(exec.run_rest_async(f)).await
     }
 
