@@ -1,0 +1,15 @@
+//! The success path of `#[resilient]` measured in a crate shaped like a
+//! user's, next to the references the targets name.
+//!
+//! * `shapes`: the functions, with `retry_on`, async bodies that await,
+//!   and backon's equivalents;
+//! * `ratios`: one process, rounds interleaved, best of N: each row's cost
+//!   per call, and the ratios of overheads that BENCHMARKS.md's headline
+//!   table and CI's regression guard read.
+//!
+//! `cargo run --release -p resilient-user-bench --bin ratios` prints the
+//! table; `-- --short --check` is CI's guard. `cargo bench -p
+//! resilient-user-bench` runs the same rows under criterion.
+
+pub mod ratios;
+pub mod shapes;

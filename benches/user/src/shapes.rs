@@ -1,0 +1,135 @@
+//! The functions measured, written as a user writes them: an error enum,
+//! `retry_on` naming its retryable variants, async bodies that await a
+//! call, and backon's equivalents beside them.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use backon::{BlockingRetryable, ExponentialBuilder, Retryable};
+use resilient::{Outcome, TimedOut, resilient};
+
+/// A provider's failures, as a user's crate declares them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderError {
+    /// The attempt ran out of time.
+    Timeout,
+    /// The provider is overloaded; worth another try.
+    Transient,
+    /// The request itself is wrong.
+    Fatal,
+}
+
+impl std::fmt::Display for ProviderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ProviderError::Timeout => "timed out",
+            ProviderError::Transient => "overloaded",
+            ProviderError::Fatal => "bad request",
+        })
+    }
+}
+
+impl std::error::Error for ProviderError {}
+
+impl From<TimedOut> for ProviderError {
+    fn from(_: TimedOut) -> Self {
+        ProviderError::Timeout
+    }
+}
+
+/// backon's counterpart of `retry_on = [Timeout, Transient]`.
+fn retryable(error: &ProviderError) -> bool {
+    matches!(error, ProviderError::Timeout | ProviderError::Transient)
+}
+
+/// The dependency, blocking: a call the optimiser can't see through.
+#[inline(never)]
+pub fn fetch(x: u64) -> Result<u64, ProviderError> {
+    if x == u64::MAX {
+        Err(ProviderError::Transient)
+    } else {
+        Ok(black_box(x).wrapping_mul(31))
+    }
+}
+
+/// The dependency, async: a future of its own, awaited by every body.
+#[inline(never)]
+pub async fn fetch_async(x: u64) -> Result<u64, ProviderError> {
+    fetch(x)
+}
+
+/// `retries` with `retry_on`, blocking.
+#[resilient(retries = 3, retry_on = [Timeout, Transient])]
+pub fn blocking(x: u64) -> Result<u64, ProviderError> {
+    fetch(x)
+}
+
+/// The same, without the report's times.
+#[resilient(retries = 3, retry_on = [Timeout, Transient], timing = false)]
+pub fn blocking_untimed(x: u64) -> Result<u64, ProviderError> {
+    fetch(x)
+}
+
+/// `retries` with `retry_on`, async.
+#[resilient(retries = 3, retry_on = [Timeout, Transient])]
+pub async fn asynchronous(x: u64) -> Result<u64, ProviderError> {
+    fetch_async(x).await
+}
+
+/// The same, without the report's times.
+#[resilient(retries = 3, retry_on = [Timeout, Transient], timing = false)]
+pub async fn asynchronous_untimed(x: u64) -> Result<u64, ProviderError> {
+    fetch_async(x).await
+}
+
+/// `retry_on` with a per-attempt timeout and a budget, async.
+#[resilient(retries = 3, retry_on = [Timeout, Transient], timeout = "10s", budget = "30s")]
+pub async fn asynchronous_limits(x: u64) -> Result<u64, ProviderError> {
+    fetch_async(x).await
+}
+
+/// backon's policy for the same retries: exponential from 100 ms to 10 s
+/// with jitter, as the attribute's default backoff.
+fn policy() -> ExponentialBuilder {
+    ExponentialBuilder::default()
+        .with_min_delay(Duration::from_millis(100))
+        .with_max_delay(Duration::from_secs(10))
+        .with_max_times(3)
+        .with_jitter()
+}
+
+/// backon, blocking.
+pub fn backon_blocking(x: u64) -> Result<u64, ProviderError> {
+    (|| fetch(x)).retry(policy()).when(retryable).call()
+}
+
+/// backon, async.
+pub async fn backon_async(x: u64) -> Result<u64, ProviderError> {
+    (|| fetch_async(x))
+        .retry(policy())
+        .sleep(tokio::time::sleep)
+        .when(retryable)
+        .await
+}
+
+/// The reference for the timed rows: two readings of the clock around the
+/// call, the least a report of the call's duration costs.
+pub fn two_instants(x: u64) -> Result<u64, ProviderError> {
+    let start = std::time::Instant::now();
+    let result = fetch(x);
+    black_box(start.elapsed());
+    result
+}
+
+/// The reference for the async rows: the call under a bare tokio timeout.
+pub async fn bare_timeout(x: u64) -> Result<u64, ProviderError> {
+    match tokio::time::timeout(Duration::from_secs(10), fetch_async(x)).await {
+        Ok(result) => result,
+        Err(_) => Err(ProviderError::Timeout),
+    }
+}
+
+/// The outcome's value, as a caller takes it.
+pub fn value(outcome: Outcome<u64, ProviderError>) -> Result<u64, ProviderError> {
+    outcome.into_result()
+}
