@@ -183,3 +183,25 @@ pub fn ratios(rows: &[Row]) -> Vec<Ratio> {
 /// quarter, so that a noisy run on a busy machine passes and a real
 /// regression doesn't.
 pub const GUARD_SLACK: f64 = 1.25;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(ns: [f64; 12]) -> Vec<Row> {
+        let names = BLOCKING.iter().map(|(name, _)| *name).chain(ASYNC);
+        names.zip(ns).map(|(name, ns)| Row { name, ns }).collect()
+    }
+
+    #[test]
+    fn ratios_compare_overheads_above_the_bare_call() {
+        // direct 4, two instants 64, ours 70, untimed 24, backon 24;
+        // awaited 20, timeout 80, ours 110, untimed 50, limits 140, backon 40.
+        let r = ratios(&rows([
+            4., 64., 70., 24., 24., 20., 80., 110., 50., 140., 40., 10.,
+        ]));
+        let values: Vec<f64> = r.iter().map(|r| r.value).collect();
+        assert_eq!(values, [1.1, 1.0, 1.5, 1.5, 2.0]);
+        assert!(r[0].value <= r[0].target && r[3].value > r[3].target);
+    }
+}
