@@ -1,15 +1,27 @@
 """Compile cost of the attribute next to the same functions written with
-backon: a crate of 100 functions (the even ones blocking with retries, the
-odd ones async with retries, a per-attempt timeout and a budget), rebuilt
-in release with every dependency already built.
+backon, in crates written as a user writes them: an error enum, `retry_on`
+naming its retryable variants, async bodies that await another `async fn`,
+cargo's default release profile.
 
-    python3 benches/compile_cost.py [runs]
+    python3 benches/compile_cost.py [runs]          # release rebuilds, every shape
+    python3 benches/compile_cost.py --llvm-lines    # LLVM IR lines of one function of each shape
 
-Prints the median rebuild time of each crate over `runs` rebuilds (default
-3) and their ratio. The crates are generated under target/compile-cost/,
-outside the workspace."""
+The first prints, for 100 functions of each shape, the median time of
+`runs` release rebuilds (default 3) with every dependency built, and the
+ratio to backon. The shapes:
+
+* mixed: the headline, half blocking with `retry_on`, half async with
+  `retry_on`, `timeout` and `budget`;
+* blocking, `retries` + `backoff`; the same with `retry_on`;
+* async, `timeout` + `budget`; the same with `retry_on`.
+
+`--llvm-lines` needs `cargo install cargo-llvm-lines`, and prints the IR
+lines that one function of each shape adds to a crate, against backon's.
+The crates are generated under target/compile-cost/, outside the
+workspace."""
 
 import pathlib
+import re
 import statistics
 import subprocess
 import sys
@@ -17,55 +29,52 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "target" / "compile-cost"
-RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+LLVM_LINES = "--llvm-lines" in sys.argv
+NUMBERS = [a for a in sys.argv[1:] if a.isdigit()]
+RUNS = int(NUMBERS[0]) if NUMBERS else 3
+ONLY = [a for a in sys.argv[1:] if a in ("mixed", "blocking", "blocking_retry_on", "async", "async_retry_on")]
 FUNCTIONS = 100
 
 COMMON = '''
 #[derive(Debug)]
-pub struct Failure;
+pub enum ProviderError {
+    Timeout,
+    Transient,
+    Fatal,
+}
 
-impl std::fmt::Display for Failure {
+impl std::fmt::Display for ProviderError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("failure")
+        write!(f, "{self:?}")
     }
 }
 
-impl std::error::Error for Failure {}
+impl std::error::Error for ProviderError {}
 
-fn work(x: u64) -> Result<u64, Failure> {
-    if x == u64::MAX { Err(Failure) } else { Ok(x.wrapping_mul(31)) }
+#[inline(never)]
+pub fn work(x: u64) -> Result<u64, ProviderError> {
+    match x {
+        u64::MAX => Err(ProviderError::Fatal),
+        0 => Err(ProviderError::Transient),
+        _ => Ok(x.wrapping_mul(31)),
+    }
+}
+
+#[inline(never)]
+pub async fn work_async(x: u64) -> Result<u64, ProviderError> {
+    work(x)
 }
 '''
 
-
-def with_resilient() -> str:
-    parts = [COMMON, '''
-impl From<resilient::TimedOut> for Failure {
+OURS_COMMON = '''
+impl From<resilient::TimedOut> for ProviderError {
     fn from(_: resilient::TimedOut) -> Self {
-        Failure
+        ProviderError::Timeout
     }
 }
-''']
-    for i in range(FUNCTIONS):
-        if i % 2 == 0:
-            parts.append(f'''
-#[resilient::resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"))]
-pub fn call_{i}(x: u64) -> Result<u64, Failure> {{
-    work(x + {i})
-}}
-''')
-        else:
-            parts.append(f'''
-#[resilient::resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), timeout = "10s", budget = "30s")]
-pub async fn call_{i}(x: u64) -> Result<u64, Failure> {{
-    work(x + {i})
-}}
-''')
-    return "".join(parts)
+'''
 
-
-def with_backon() -> str:
-    parts = [COMMON, '''
+BACKON_COMMON = '''
 use backon::{BlockingRetryable, ExponentialBuilder, Retryable};
 use std::time::Duration;
 
@@ -74,34 +83,84 @@ fn policy() -> ExponentialBuilder {
         .with_min_delay(Duration::from_millis(100))
         .with_max_delay(Duration::from_secs(10))
         .with_max_times(3)
-        .with_total_delay(Some(Duration::from_secs(30)))
         .with_jitter()
 }
-''']
-    for i in range(FUNCTIONS):
-        if i % 2 == 0:
-            parts.append(f'''
-pub fn call_{i}(x: u64) -> Result<u64, Failure> {{
-    (|| work(x + {i})).retry(policy()).call()
+
+fn budgeted() -> ExponentialBuilder {
+    policy().with_total_delay(Some(Duration::from_secs(30)))
+}
+
+fn retryable(e: &ProviderError) -> bool {
+    matches!(e, ProviderError::Timeout | ProviderError::Transient)
+}
+'''
+
+RETRY_ON = 'retry_on = [Timeout, Transient]'
+BACKOFF = 'backoff = exponential(base = "100ms", max = "10s")'
+
+
+def ours(i: int, asynchronous: bool, retry_on: bool) -> str:
+    options = ["retries = 3", BACKOFF]
+    if retry_on:
+        options.append(RETRY_ON)
+    if asynchronous:
+        options += ['timeout = "10s"', 'budget = "30s"']
+        return f'''
+#[resilient::resilient({", ".join(options)})]
+pub async fn call_{i}(x: u64) -> Result<u64, ProviderError> {{
+    work_async(x + {i}).await
 }}
-''')
-        else:
-            parts.append(f'''
-pub async fn call_{i}(x: u64) -> Result<u64, Failure> {{
+'''
+    return f'''
+#[resilient::resilient({", ".join(options)})]
+pub fn call_{i}(x: u64) -> Result<u64, ProviderError> {{
+    work(x + {i})
+}}
+'''
+
+
+def backon(i: int, asynchronous: bool, retry_on: bool) -> str:
+    when = ".when(retryable)" if retry_on else ""
+    if asynchronous:
+        return f'''
+pub async fn call_{i}(x: u64) -> Result<u64, ProviderError> {{
     let attempt = || async {{
-        tokio::time::timeout(Duration::from_secs(10), async {{ work(x + {i}) }})
+        tokio::time::timeout(Duration::from_secs(10), work_async(x + {i}))
             .await
-            .map_err(|_| Failure)?
+            .map_err(|_| ProviderError::Timeout)?
     }};
-    attempt.retry(policy()).sleep(tokio::time::sleep).await
+    attempt.retry(budgeted()).sleep(tokio::time::sleep){when}.await
 }}
-''')
+'''
+    return f'''
+pub fn call_{i}(x: u64) -> Result<u64, ProviderError> {{
+    (|| work(x + {i})).retry(policy()){when}.call()
+}}
+'''
+
+
+# name: which functions are async, which have `retry_on`
+SHAPES = {
+    "mixed": (lambda i: i % 2 == 1, lambda i: True),
+    "blocking": (lambda i: False, lambda i: False),
+    "blocking_retry_on": (lambda i: False, lambda i: True),
+    "async": (lambda i: True, lambda i: False),
+    "async_retry_on": (lambda i: True, lambda i: True),
+}
+
+
+def source(side: str, shape: str, count: int) -> str:
+    is_async, has_retry_on = SHAPES[shape]
+    write_fn = ours if side == "resilient" else backon
+    parts = [COMMON, OURS_COMMON if side == "resilient" else BACKON_COMMON]
+    parts += [write_fn(i, is_async(i), has_retry_on(i)) for i in range(count)]
     return "".join(parts)
 
 
-def write(name: str, deps: str, source: str) -> None:
+def write(name: str, side: str, text: str) -> pathlib.Path:
     crate = OUT / name
     (crate / "src").mkdir(parents=True, exist_ok=True)
+    deps = (f'resilient = {{ path = "{ROOT}" }}' if side == "resilient" else 'backon = "1"')
     (crate / "Cargo.toml").write_text(f'''[package]
 name = "{name}"
 version = "0.0.0"
@@ -110,22 +169,23 @@ publish = false
 
 [dependencies]
 {deps}
+tokio = {{ version = "1", features = ["time"] }}
 
-# Not a member of the project's workspace.
+# Not a member of the project's workspace: cargo's default profiles.
 [workspace]
 ''')
     lib = crate / "src" / "lib.rs"
-    if not lib.exists() or lib.read_text() != source:
-        lib.write_text(source)
+    if not lib.exists() or lib.read_text() != text:
+        lib.write_text(text)
+    return crate
 
 
 def build(crate: pathlib.Path) -> None:
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=crate, check=True)
 
 
-def rebuild(name: str) -> float:
+def rebuild(crate: pathlib.Path) -> float:
     """The median time of RUNS release rebuilds of the crate alone."""
-    crate = OUT / name
     build(crate)  # its dependencies, once
     times = []
     for _ in range(RUNS):
@@ -136,20 +196,34 @@ def rebuild(name: str) -> float:
     return statistics.median(times)
 
 
-write(
-    "with_resilient",
-    f'resilient = {{ path = "{ROOT}" }}\ntokio = {{ version = "1", features = ["time"] }}',
-    with_resilient(),
-)
-write(
-    "with_backon",
-    'backon = "1"\ntokio = { version = "1", features = ["time"] }',
-    with_backon(),
-)
+def llvm_lines(crate: pathlib.Path) -> int:
+    out = subprocess.run(
+        ["cargo", "llvm-lines", "--release", "--quiet"],
+        cwd=crate, check=True, capture_output=True, text=True,
+    ).stdout
+    total = re.search(r"^\s*(\d+)\s.*\(TOTAL\)", out, re.MULTILINE)
+    return int(total.group(1))
 
-ours = rebuild("with_resilient")
-peer = rebuild("with_backon")
-print(f"{FUNCTIONS} functions, release rebuild, dependencies built (median of {RUNS}):")
-print(f"  #[resilient]  {ours:.2f} s")
-print(f"  backon        {peer:.2f} s")
-print(f"  ratio         {ours / peer:.2f}")
+
+def per_function_lines(side: str, shape: str) -> int:
+    """The IR lines one function of `shape` adds: a crate of two minus a crate of one."""
+    one = llvm_lines(write(f"{side}_{shape}_1", side, source(side, shape, 1)))
+    two = llvm_lines(write(f"{side}_{shape}_2", side, source(side, shape, 2)))
+    return two - one
+
+
+if LLVM_LINES:
+    print("LLVM IR lines one more function adds (cargo llvm-lines --release):")
+    print(f"  {'shape':<20} {'#[resilient]':>12} {'backon':>8}")
+    for shape in [s for s in SHAPES if s != "mixed" and (len(ONLY) == 0 or s in ONLY)]:
+        o = per_function_lines("resilient", shape)
+        b = per_function_lines("backon", shape)
+        print(f"  {shape:<20} {o:>12} {b:>8}")
+    sys.exit(0)
+
+print(f"{FUNCTIONS} functions of each shape, release rebuild, dependencies built (median of {RUNS}):")
+print(f"  {'shape':<20} {'#[resilient]':>12} {'backon':>8} {'ratio':>6}")
+for shape in [s for s in SHAPES if len(ONLY) == 0 or s in ONLY]:
+    o = rebuild(write(f"resilient_{shape}", "resilient", source("resilient", shape, FUNCTIONS)))
+    b = rebuild(write(f"backon_{shape}", "backon", source("backon", shape, FUNCTIONS)))
+    print(f"  {shape:<20} {o:>11.2f}s {b:>7.2f}s {o / b:>5.2f}x")

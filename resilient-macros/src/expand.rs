@@ -375,8 +375,11 @@ fn builder_calls(
                 .variants
                 .iter()
                 .map(|variant| variant_pattern(variant, names));
+            // A plain `fn` pointer, not the closure's own type: every
+            // function with the same error type then shares one copy of the
+            // engine's failure path, instead of compiling one each.
             quote_spanned! {span=>
-                .retry_if(|#error: &_| ::core::matches!(#error, #(#patterns)|*))
+                .retry_if((|#error: &_| ::core::matches!(#error, #(#patterns)|*)) as fn(&_) -> ::core::primitive::bool)
             }
         }
         // `clock`, `fallback`, `hedge` and `crate` shape the rest of the

@@ -130,7 +130,7 @@ fn bare_variants_resolve_against_the_error_type() {
     );
     assert_contains(
         &out,
-        ". retry_if (| __resilient_error : & _ | :: core :: matches ! (__resilient_error , errors :: ProviderError :: Timeout { .. } | ProviderError :: Transient { .. } | other :: Kind :: Busy { .. }))",
+        ". retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , errors :: ProviderError :: Timeout { .. } | ProviderError :: Transient { .. } | other :: Kind :: Busy { .. })) as fn (& _) -> :: core :: primitive :: bool)",
     );
 }
 
@@ -150,7 +150,7 @@ fn bare_variants_behind_an_alias_resolve_against_its_error_type() {
     );
     assert_contains(
         &out,
-        ". retry_if (| __resilient_error : & _ | :: core :: matches ! (__resilient_error , :: resilient :: __private :: ErrOf :: < AppResult < T > > :: Timeout { .. } | AppError :: Busy { .. }))",
+        ". retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , :: resilient :: __private :: ErrOf :: < AppResult < T > > :: Timeout { .. } | AppError :: Busy { .. })) as fn (& _) -> :: core :: primitive :: bool)",
     );
 }
 
@@ -797,7 +797,7 @@ fn whole_expansions() {
 /// What [`whole_expansions`] expects of its blocking fn.
 const BLOCKING: &str = "\
      fn fetch (clock : & FakeClock , id : u32) -> :: resilient :: Outcome < String , FetchError > { let _ = < FetchError as :: resilient :: __private :: ReportableError > :: describe ; \
-     let __resilient_op = :: resilient :: __private :: operation :: < String , FetchError > () . clock (clock) . max_attempts (3u32) . retry_if (| __resilient_error : & _ | :: core :: matches ! (__resilient_error , FetchError :: Timeout { .. })) . backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (1u64 , 0u32) , :: resilient :: __private :: Backoff :: DEFAULT_MAX)) . name (\"fetch\") ; \
+     let __resilient_op = :: resilient :: __private :: operation :: < String , FetchError > () . clock (clock) . max_attempts (3u32) . retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , FetchError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (1u64 , 0u32) , :: resilient :: __private :: Backoff :: DEFAULT_MAX)) . name (\"fetch\") ; \
      { let mut __resilient_body = :: resilient :: __private :: attempt_blocking (| _ : :: resilient :: Attempt | -> Result < String , FetchError > { let mut id = :: resilient :: __private :: FreshPerAttempt :: fresh (:: resilient :: __private :: Argument :: of (& id)) ; \
      { id += 1 ; \
      lookup (id) } }) ; \
