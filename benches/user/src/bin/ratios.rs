@@ -2,9 +2,10 @@
 //! per call and the ratios the targets name, from one run.
 //!
 //! `--short` measures for less time; `--check` exits with 1 when a ratio is
-//! more than a quarter past its target (CI's regression guard).
+//! more than a quarter past its target in two runs (CI's regression
+//! guard).
 
-use resilient_user_bench::ratios::{GUARD_SLACK, Plan, measure, ratios};
+use resilient_user_bench::ratios::{GUARD_SLACK, Plan, Row, measure, ratios};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -16,14 +17,40 @@ fn main() {
     let check = args.iter().any(|a| a == "--check");
 
     let rows = measure(plan);
+    print_table(&rows);
+    if !check {
+        return;
+    }
+    // A ratio past the guard is measured once more before the guard fails:
+    // a real regression fails both runs, a noisy moment of a shared
+    // machine rarely does.
+    let mut regressed = past_guard(&rows);
+    if !regressed.is_empty() {
+        eprintln!("past the guard, measuring again: {regressed:?}");
+        let again = measure(plan);
+        print_table(&again);
+        let still = past_guard(&again);
+        regressed.retain(|path| still.contains(path));
+    }
+    if !regressed.is_empty() {
+        for path in &regressed {
+            eprintln!(
+                "regressed: {path}, more than {:.0} % past its target in two runs",
+                (GUARD_SLACK - 1.0) * 100.0
+            );
+        }
+        std::process::exit(1);
+    }
+}
+
+fn print_table(rows: &[Row]) {
     println!("| row | ns per call |\n|---|---:|");
-    for row in &rows {
+    for row in rows {
         println!("| {} | {:.1} |", row.name, row.ns);
     }
     println!();
     println!("| path | against | ratio | target |\n|---|---|---:|---:|");
-    let mut regressed = Vec::new();
-    for ratio in ratios(&rows) {
+    for ratio in ratios(rows) {
         let mark = if ratio.value <= ratio.target {
             "✓"
         } else {
@@ -33,20 +60,15 @@ fn main() {
             "| {} | {} | {:.2}× | ≤ {:.2}× {mark} |",
             ratio.path, ratio.against, ratio.value, ratio.target
         );
-        if ratio.value > ratio.target * GUARD_SLACK {
-            regressed.push(ratio);
-        }
     }
-    if check && !regressed.is_empty() {
-        for ratio in &regressed {
-            eprintln!(
-                "regressed: {} at {:.2}×, more than {:.0} % past its target {:.2}×",
-                ratio.path,
-                ratio.value,
-                (GUARD_SLACK - 1.0) * 100.0,
-                ratio.target
-            );
-        }
-        std::process::exit(1);
-    }
+    println!();
+}
+
+/// The paths whose ratio is more than the guard's slack past its target.
+fn past_guard(rows: &[Row]) -> Vec<&'static str> {
+    ratios(rows)
+        .into_iter()
+        .filter(|ratio| ratio.value > ratio.target * GUARD_SLACK)
+        .map(|ratio| ratio.path)
+        .collect()
 }
