@@ -79,3 +79,35 @@ async fn backoff_then_retry_after_then_success_and_a_404_once() {
         started.elapsed()
     );
 }
+
+/// `HttpError::from(reqwest::Error)`: a refused connection is a transport
+/// error, retried, and the report shows its cause; a URL that can't be
+/// parsed fails the same way every time, so it is tried once.
+#[tokio::test]
+async fn reqwest_errors_convert_without_glue() {
+    // A port nobody listens on: bind one, then let it go.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = closed.local_addr().unwrap();
+    drop(closed);
+    let http = reqwest::Client::new();
+
+    let outcome = client::fetch(&http, &format!("http://{addr}/")).await;
+    let report = outcome.report();
+    assert_eq!(report.attempt_count(), 4);
+    assert_eq!(report.stop_reason(), StopReason::AttemptsExhausted);
+    assert_eq!(
+        report.delays(),
+        [50, 100, 200].map(Duration::from_millis),
+        "the backoff's schedule, no Retry-After"
+    );
+    let error = outcome.into_result().unwrap_err();
+    assert_eq!(error.status(), None);
+    assert!(
+        error.message().contains("error sending request") && error.message().contains("refused"),
+        "{error}"
+    );
+
+    let outcome = client::fetch(&http, "http://[::1").await;
+    assert_eq!(outcome.report().attempt_count(), 1);
+    assert_eq!(outcome.report().stop_reason(), StopReason::NotRetryable);
+}

@@ -159,6 +159,34 @@ pub trait HttpFailure {
     fn retry_after(&self) -> Option<Duration> {
         None
     }
+
+    /// Whether a failure without a status may succeed on another try.
+    /// `true` by default: no response arrived, so the request may never
+    /// have reached the server. A failure that every try would repeat (a
+    /// malformed URL, a redirect loop) answers `false`. Not consulted when
+    /// there is a status.
+    ///
+    /// ```
+    /// use http::StatusCode;
+    /// use resilient::http::{HttpFailure, retryable};
+    ///
+    /// struct BadUrl;
+    ///
+    /// impl HttpFailure for BadUrl {
+    ///     fn status(&self) -> Option<StatusCode> {
+    ///         None
+    ///     }
+    ///
+    ///     fn transient(&self) -> bool {
+    ///         false
+    ///     }
+    /// }
+    ///
+    /// assert!(!retryable(&BadUrl));
+    /// ```
+    fn transient(&self) -> bool {
+        true
+    }
 }
 
 /// A bare status code is a failure with that status and no `Retry-After`,
@@ -178,7 +206,8 @@ impl HttpFailure for StatusCode {
 }
 
 /// Whether an HTTP failure is worth retrying: its status
-/// [`is_retryable`], or it has no status (a transport error).
+/// [`is_retryable`], or it has no status (a transport error) and is
+/// [`transient`](HttpFailure::transient).
 ///
 /// Fits the attribute's `retry_if` option as it is.
 ///
@@ -191,7 +220,10 @@ impl HttpFailure for StatusCode {
 /// assert!(!retryable(&HttpError::from(StatusCode::UNAUTHORIZED)));
 /// ```
 pub fn retryable<E: HttpFailure + ?Sized>(error: &E) -> bool {
-    error.status().is_none_or(is_retryable)
+    match error.status() {
+        Some(status) => is_retryable(status),
+        None => error.transient(),
+    }
 }
 
 /// The `Retry-After` wait of a retryable HTTP failure, `None` for a failure
@@ -230,7 +262,10 @@ pub fn rate_limit_hint<E: HttpFailure + ?Sized>(error: &E) -> Option<Duration> {
 ///
 /// It converts from [`TimedOut`] and [`CircuitOpen`] as transport errors, so
 /// it can be the error type of an operation with a timeout or a circuit
-/// breaker.
+/// breaker. With the feature `reqwest`, it converts from `reqwest::Error`
+/// and [`from_response`](HttpError::from_response) reads a
+/// `reqwest::Response`, so that a reqwest call needs no glue (see
+/// [`From<reqwest::Error>`](#impl-From<Error>-for-HttpError)).
 ///
 /// ```
 /// use http::{HeaderMap, StatusCode};
@@ -247,6 +282,8 @@ pub struct HttpError {
     status: Option<StatusCode>,
     retry_after: Option<Duration>,
     message: String,
+    /// Without a status: whether another try may succeed.
+    transient: bool,
 }
 
 impl HttpError {
@@ -268,6 +305,7 @@ impl HttpError {
             status: Some(status),
             retry_after: retry_after(headers, now),
             message: String::new(),
+            transient: true,
         }
     }
 
@@ -286,6 +324,7 @@ impl HttpError {
             status: None,
             retry_after: None,
             message: message.into(),
+            transient: true,
         }
     }
 
@@ -347,6 +386,10 @@ impl HttpFailure for HttpError {
     fn retry_after(&self) -> Option<Duration> {
         self.retry_after
     }
+
+    fn transient(&self) -> bool {
+        self.transient
+    }
 }
 
 impl From<StatusCode> for HttpError {
@@ -364,6 +407,83 @@ impl From<StatusCode> for HttpError {
             status: Some(status),
             retry_after: None,
             message: String::new(),
+            transient: true,
+        }
+    }
+}
+
+#[cfg(feature = "reqwest")]
+impl HttpError {
+    /// An error for a reqwest response: its status, and the wait its
+    /// `Retry-After` header asks for (delta-seconds or an HTTP-date, read
+    /// against the system clock). Whether it is worth retrying follows
+    /// [`is_retryable`]; the message is empty.
+    ///
+    /// With [`From<reqwest::Error>`](#impl-From<Error>-for-HttpError), a
+    /// function under the attribute needs nothing else:
+    ///
+    /// ```no_run
+    /// use resilient::http::{HttpError, rate_limit_hint, retryable};
+    /// use resilient::resilient;
+    ///
+    /// #[resilient(retries = 3, retry_if = retryable, rate_limit = rate_limit_hint, timeout = "2s")]
+    /// async fn fetch(client: &reqwest::Client, url: &str) -> Result<String, HttpError> {
+    ///     let response = client.get(url).send().await?;
+    ///     if !response.status().is_success() {
+    ///         return Err(HttpError::from_response(&response));
+    ///     }
+    ///     Ok(response.text().await?)
+    /// }
+    /// ```
+    pub fn from_response(response: &reqwest::Response) -> Self {
+        Self::from_response_parts(response.status(), response.headers(), SystemTime::now())
+    }
+}
+
+#[cfg(feature = "reqwest")]
+impl From<reqwest::Error> for HttpError {
+    /// An error for a failed reqwest call (feature `reqwest`):
+    ///
+    /// * one with a status (from `error_for_status`) has that status, so
+    ///   it is retried as [`is_retryable`] says; its message is the URL;
+    /// * a request that could not be built (a malformed URL) or that
+    ///   followed too many redirects fails the same way every time: not
+    ///   [`transient`](HttpFailure::transient), never retried;
+    /// * every other error (connect, timeout, a connection reset while
+    ///   sending or while reading the body) is a transport error, retried.
+    ///
+    /// The message is the error and its sources, joined by `": "`, so the
+    /// report shows the cause (`… : Connection refused (os error 111)`).
+    ///
+    /// ```
+    /// use resilient::http::{HttpError, HttpFailure, retryable};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// // A malformed URL fails before anything is sent: not worth a retry.
+    /// let error = reqwest::Client::new().get("http://[::1").send().await.unwrap_err();
+    /// let error = HttpError::from(error);
+    /// assert_eq!(error.status(), None);
+    /// assert!(!retryable(&error));
+    /// # }
+    /// ```
+    fn from(error: reqwest::Error) -> Self {
+        if let Some(status) = error.status() {
+            let url = error.url().map(|url| url.to_string()).unwrap_or_default();
+            return HttpError::from(status).with_message(url);
+        }
+        let mut message = error.to_string();
+        let mut source = std::error::Error::source(&error);
+        while let Some(cause) = source {
+            message.push_str(": ");
+            message.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        HttpError {
+            status: None,
+            retry_after: None,
+            message,
+            transient: !(error.is_builder() || error.is_redirect()),
         }
     }
 }

@@ -44,6 +44,8 @@
 //! * `quanta`: `TscClock`, the CPU's time-stamp counter, for a cheaper
 //!   report on machines where it can be trusted.
 //! * `redis`: `idempotency::RedisStore`, idempotent calls across a fleet.
+//! * `reqwest`: `http::HttpError` from `reqwest::Response` and
+//!   `reqwest::Error`, so a reqwest call under the attribute needs no glue.
 //! * `serde`: `Serialize` for the report, with stable keys.
 //! * `tower`: the `tower` module, whose `ResilientLayer` makes any tower
 //!   service resilient; tower's `TpsBudget` can serve as a [`RetryBudget`].

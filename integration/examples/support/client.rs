@@ -1,7 +1,6 @@
 //! The HTTP client function under test: one `#[resilient]` line retries it
-//! correctly, with the `http` module's classifier and Retry-After hint.
-
-use std::time::SystemTime;
+//! correctly, with the `http` module's classifier and Retry-After hint, and
+//! `HttpError` takes reqwest's errors and responses as they are.
 
 use resilient::http::{HttpError, rate_limit_hint, retryable};
 use resilient::{Attempt, resilient};
@@ -23,20 +22,9 @@ pub async fn fetch(
     if attempt.retry_number() > 0 {
         request = request.header("X-Retry-Count", attempt.retry_number().to_string());
     }
-    let response = request
-        .send()
-        .await
-        .map_err(|e| HttpError::transport(e.to_string()))?;
-    let status = response.status();
-    if !status.is_success() {
-        return Err(HttpError::from_response_parts(
-            status,
-            response.headers(),
-            SystemTime::now(),
-        ));
+    let response = request.send().await?;
+    if !response.status().is_success() {
+        return Err(HttpError::from_response(&response));
     }
-    response
-        .text()
-        .await
-        .map_err(|e| HttpError::transport(e.to_string()))
+    Ok(response.text().await?)
 }
