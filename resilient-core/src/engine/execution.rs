@@ -4,9 +4,9 @@
 //!
 //! It has two halves. The typed shell calls the body, classifies its error
 //! and keeps the result; it is compiled once per operation type, so it is
-//! kept thin. [`Core`] does the bookkeeping (the report, the counters, the
-//! schedule, events, the breaker and the throttle) without knowing `T` or
-//! `E`: it is compiled once, in this crate. A successful first attempt
+//! kept thin; it also hands each attempt's permits back to the gates.
+//! [`Core`] does the bookkeeping (the report, the counters, the schedule,
+//! events) without knowing `T` or `E`: it is compiled once, in this crate. A successful first attempt
 //! touches only the few fast fields of `Core`; everything a retry needs
 //! lives in [`Slow`], allocated on the first failure.
 
@@ -18,21 +18,19 @@ use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
 use super::events::{self, Ended};
+use super::gates::{self, Admission, End, Permits, Refusal};
 use super::hooks::{HookSet, OnRetry, RetryEvent};
 use super::operation::Operation;
-use super::race::within_deadline;
+use super::race::gated;
 use super::schedule::{Counters, Failure, Stop, schedule};
 use crate::attempt::Attempt;
 use crate::backoff::Jitter;
-use crate::breaker::{CircuitBreaker, CircuitPermit};
 use crate::clock::{Clock, Mark};
-use crate::error::CircuitOpen;
 use crate::report::{
     AttemptKind, AttemptRecord, Delay, ExecutionError, ExecutionReport, FailureKind, Nanos,
     Outcome, StopReason,
 };
 use crate::settings::{LONGEST, Settings};
-use crate::throttle::RetryBudget;
 
 /// A running operation: decides, after each attempt, whether to stop, wait
 /// or try again.
@@ -56,7 +54,7 @@ use crate::throttle::RetryBudget;
 /// ```
 pub struct Execution<'o, 'b, T, E, C, H> {
     op: &'o Operation<'b, T, E, C, H>,
-    core: Core<'o, 'b>,
+    core: Core<'o>,
     result: Option<Result<T, E>>,
 }
 
@@ -74,7 +72,7 @@ struct Failed {
 /// start, end and deadline are three numbers, and a successful first
 /// attempt turns them into a report of one record in place. The first
 /// failure moves them into [`Slow`] with everything a retry needs.
-pub(crate) struct Core<'o, 'b> {
+pub(crate) struct Core<'o> {
     /// The clock's reading when the operation started.
     start: u64,
     /// The latest reading, reused where no time can have passed.
@@ -85,8 +83,6 @@ pub(crate) struct Core<'o, 'b> {
     begun: bool,
     stop: Option<StopReason>,
     name: &'o Cow<'static, str>,
-    breaker: Option<&'b CircuitBreaker>,
-    throttle: Option<&'b dyn RetryBudget>,
     slow: Option<Box<Slow>>,
 }
 
@@ -118,8 +114,6 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             begun: false,
             stop: None,
             name: &op.name,
-            breaker: op.breaker.map(|(breaker, _)| breaker),
-            throttle: op.throttle,
             slow: None,
         };
         Execution {
@@ -144,7 +138,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         let mut exec = Execution::new_at(op, end.saturating_sub(elapsed));
         exec.core.begun = true;
         exec.core.now = end;
-        exec.settle(result, None);
+        exec.settle(result, op.gates.free_permits());
         exec
     }
 
@@ -218,35 +212,43 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         self.core.now
     }
 
-    /// Starts an attempt of `kind` at the latest reading, when the breaker
-    /// admits it: the attempt, where its record is, and the breaker's
-    /// permit. A rejected primary attempt is recorded as failed, and ends
-    /// its round; a rejected hedge is not started at all.
+    /// What the gates are asked to admit: an attempt of `kind` starting at
+    /// the latest reading.
+    pub(crate) fn admission(&self, kind: AttemptKind) -> Admission {
+        let elapsed = Duration::from_nanos(self.core.elapsed());
+        Admission {
+            kind,
+            remaining: self.op.settings.budget.map(|b| b.saturating_sub(elapsed)),
+        }
+    }
+
+    /// Starts an attempt of `kind` at the latest reading, once its gates
+    /// answered `admitted`: the attempt, where its record is, and its
+    /// permits. A refused primary attempt is recorded as failed, and ends
+    /// its round; a refused hedge is not started at all.
     pub(crate) fn begin_kind(
         &mut self,
         kind: AttemptKind,
-    ) -> Option<(Attempt, usize, Option<CircuitPermit<'b>>)> {
-        let permit = match self.core.breaker {
-            None => None,
-            Some(breaker) => match breaker.try_acquire(self.op.clock.now()) {
-                Ok(permit) => Some(permit),
-                Err(CircuitOpen) if kind == AttemptKind::Hedge => return None,
-                Err(CircuitOpen) => {
-                    let (_, index) = self.core.push_record(kind, &self.op.settings);
-                    let make = self.op.breaker.map(|(_, make)| make);
-                    let error = make.expect("a breaker comes with its error")();
-                    self.fail_in_round(index, error, FailureKind::CircuitOpen, None, true);
-                    return None;
-                }
-            },
-        };
-        let (attempt, index) = self.core.push_record(kind, &self.op.settings);
-        Some((attempt, index, permit))
+        admitted: Result<Permits<'b, T, E>, Refusal<E>>,
+    ) -> Option<(Attempt, usize, Permits<'b, T, E>)> {
+        match admitted {
+            Ok(permits) => {
+                let (attempt, index) = self.core.push_record(kind, &self.op.settings);
+                Some((attempt, index, permits))
+            }
+            Err(_) if kind == AttemptKind::Hedge => None,
+            Err(refusal) => {
+                let (_, index) = self.core.push_record(kind, &self.op.settings);
+                let error = (refusal.error)();
+                self.fail_in_round(index, (error, refusal.kind), Permits::none(), 0, true);
+                None
+            }
+        }
     }
 
-    /// Whether a throttle (if any) lets a hedged attempt start.
+    /// Whether the gates let a hedged attempt start.
     pub(crate) fn hedge_allowed(&self) -> bool {
-        self.core.throttle.is_none_or(RetryBudget::allows_retry)
+        self.op.gates.allows_retry::<T>()
     }
 
     /// Records the end of the attempt at `index` of a round, at the latest
@@ -256,68 +258,77 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         &mut self,
         index: usize,
         result: Result<T, (E, FailureKind)>,
-        permit: Option<CircuitPermit<'b>>,
+        permits: Permits<'b, T, E>,
         last: bool,
     ) -> bool {
-        self.core.end_record(index);
+        let rtt = self.core.end_record(index);
         match result {
             Ok(value) if self.op.hooks.is_valid(&value) => {
-                if let Some(permit) = permit {
-                    permit.record_success(self.op.clock.now());
-                }
                 let kind = self.core.kind_of(index);
+                let ended = gates::Ended::new(kind, rtt, End::Success);
+                self.op.gates.settle(&self.op.clock, permits, &ended);
                 self.core.succeeded(kind);
                 self.result = Some(Ok(value));
                 true
             }
             Ok(_) => {
                 let invalid = self.op.invalid.expect("a validator comes with its error");
-                self.fail_in_round(index, invalid(), FailureKind::Validation, permit, last);
+                let failed = (invalid(), FailureKind::Validation);
+                self.fail_in_round(index, failed, permits, rtt, last);
                 false
             }
-            Err((error, kind)) => {
-                self.fail_in_round(index, error, kind, permit, last);
+            Err(failed) => {
+                self.fail_in_round(index, failed, permits, rtt, last);
                 false
             }
         }
     }
 
-    /// Records the attempts at `indices` as dropped at the latest reading,
-    /// because another attempt of their round succeeded.
-    pub(crate) fn cancel_records(&mut self, indices: &[usize]) {
-        for &index in indices {
-            self.core.cancel(index);
-        }
+    /// Records the attempt at `index` as dropped at the latest reading,
+    /// because another attempt of its round succeeded, and gives its
+    /// permits back.
+    pub(crate) fn cancel(&mut self, index: usize, permits: Permits<'b, T, E>) {
+        let rtt = self.core.cancel(index);
+        let ended = gates::Ended::new(AttemptKind::Hedge, rtt, End::Cancelled);
+        self.op.gates.settle(&self.op.clock, permits, &ended);
     }
 
     fn fail_in_round(
         &mut self,
         index: usize,
-        error: E,
-        kind: FailureKind,
-        permit: Option<CircuitPermit<'b>>,
+        (error, kind): (E, FailureKind),
+        permits: Permits<'b, T, E>,
+        rtt: u64,
         last: bool,
     ) {
-        let failed = self.classify(&error, kind, permit);
+        let attempt_kind = self.core.kind_of(index);
+        let failed = self.classify(&error, kind, permits, attempt_kind, rtt);
         self.result = Some(Err(error));
-        self.core
-            .fail_at(index, failed, self.op.hooks.on_retry(), last);
+        let gates = &self.op.gates;
+        self.core.fail_at(
+            index,
+            failed,
+            self.op.hooks.on_retry(),
+            &mut || gates.allows_retry::<T>(),
+            last,
+        );
     }
 
-    /// What the engine needs to know of a failed attempt's error; reports
-    /// it to the breaker that admitted the attempt (only retryable failures
-    /// count against a breaker).
-    fn classify(&self, error: &E, kind: FailureKind, permit: Option<CircuitPermit<'b>>) -> Failed {
+    /// What the engine needs to know of a failed attempt's error; gives
+    /// the attempt's permits back to its gates with the verdict.
+    fn classify(
+        &self,
+        error: &E,
+        kind: FailureKind,
+        permits: Permits<'b, T, E>,
+        attempt_kind: AttemptKind,
+        rtt: u64,
+    ) -> Failed {
         let hooks = &self.op.hooks;
         let retryable = hooks.is_retryable(error);
-        if let Some(permit) = permit {
-            let now = self.op.clock.now();
-            if retryable {
-                permit.record_failure(now);
-            } else {
-                permit.record_success(now);
-            }
-        }
+        let end = End::Failure { kind, retryable };
+        let ended = gates::Ended::new(attempt_kind, rtt, end);
+        self.op.gates.settle(&self.op.clock, permits, &ended);
         Failed {
             kind,
             retryable,
@@ -383,12 +394,17 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     where
         F: FnOnce(Attempt) -> Result<T, E>,
     {
-        let Some((attempt, permit)) = self.begin() else {
+        let at = self.admission(AttemptKind::Primary);
+        let admitted = self.op.gates.admit_blocking(&self.op.clock, &at);
+        let Some((attempt, mut permits)) = self.begin(admitted) else {
             return;
         };
-        let result = f(attempt);
+        let result = match self.op.gates.inject(&mut permits) {
+            None => f(attempt),
+            Some(injection) => gates::run_blocking(&self.op.clock, attempt, injection, f),
+        };
         self.core.now = self.op.clock.now_nanos();
-        self.settle(result.map_err(|e| (e, FailureKind::Operation)), permit);
+        self.settle(result.map_err(|e| (e, FailureKind::Operation)), permits);
     }
 
     /// Runs one async primary attempt, cut at its deadline when the
@@ -401,15 +417,17 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         F: FnOnce(Attempt) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        let Some((attempt, permit)) = self.begin() else {
+        let op = self.op;
+        let at = self.admission(AttemptKind::Primary);
+        let admitted = op.gates.admit_async(&op.clock, &at).await;
+        let Some((attempt, mut permits)) = self.begin(admitted) else {
             return;
         };
-        let op = self.op;
-        let work = f(attempt);
+        let injection = op.gates.inject(&mut permits);
         let started = Mark::nanos(self.core.now);
-        let result = within_deadline(&op.clock, attempt, started, op.timed_out, work).await;
+        let result = gated(&op.clock, attempt, started, op.timed_out, injection, f).await;
         self.core.now = op.clock.now_nanos();
-        self.settle(result, permit);
+        self.settle(result, permits);
     }
 
     /// Whether the primary attempts (and any fallback so far) ended in
@@ -460,58 +478,68 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         Outcome::new(result, report)
     }
 
-    /// Prepares a primary attempt; `None` if the breaker rejected it (the
-    /// rejection is already recorded).
+    /// Prepares a primary attempt once its gates answered `admitted`, at
+    /// a new reading of the clock (a gate may have waited); `None` if a
+    /// gate refused it (the refusal is already recorded).
     #[inline]
-    fn begin(&mut self) -> Option<(Attempt, Option<CircuitPermit<'b>>)> {
+    fn begin(
+        &mut self,
+        admitted: Result<Permits<'b, T, E>, Refusal<E>>,
+    ) -> Option<(Attempt, Permits<'b, T, E>)> {
         if self.core.begun {
             self.core.now = self.op.clock.now_nanos();
         }
         let attempt = self.core.begin(&self.op.settings);
-        let Some(breaker) = self.core.breaker else {
-            return Some((attempt, None));
-        };
-        match breaker.try_acquire(self.op.clock.now()) {
-            Ok(permit) => Some((attempt, Some(permit))),
-            Err(CircuitOpen) => {
-                let circuit_open = self.op.breaker.map(|(_, make)| make);
-                let error = circuit_open.expect("a breaker comes with its error")();
-                self.fail(error, FailureKind::CircuitOpen, None);
+        match admitted {
+            Ok(permits) => Some((attempt, permits)),
+            Err(refusal) => {
+                self.refused(refusal);
                 None
             }
         }
     }
 
+    /// Records a primary attempt that a gate refused.
+    #[cold]
+    #[inline(never)]
+    fn refused(&mut self, refusal: Refusal<E>) {
+        let error = (refusal.error)();
+        self.fail((error, refusal.kind), Permits::none(), 0);
+    }
+
     /// Records the end of the latest attempt at the latest reading.
     #[inline]
-    fn settle(&mut self, result: Result<T, (E, FailureKind)>, permit: Option<CircuitPermit<'b>>) {
-        self.core.end_attempt();
+    fn settle(&mut self, result: Result<T, (E, FailureKind)>, permits: Permits<'b, T, E>) {
+        let rtt = self.core.end_attempt();
         match result {
             Ok(value) if self.op.hooks.is_valid(&value) => {
-                if let Some(permit) = permit {
-                    permit.record_success(self.op.clock.now());
-                }
+                let ended = gates::Ended::new(AttemptKind::Primary, rtt, End::Success);
+                self.op.gates.settle(&self.op.clock, permits, &ended);
                 self.core.succeeded(AttemptKind::Primary);
                 self.result = Some(Ok(value));
             }
             Ok(_) => {
                 let invalid = self.op.invalid.expect("a validator comes with its error");
-                self.fail(invalid(), FailureKind::Validation, permit);
+                self.fail((invalid(), FailureKind::Validation), permits, rtt);
             }
-            Err((error, kind)) => self.fail(error, kind, permit),
+            Err(failed) => self.fail(failed, permits, rtt),
         }
     }
 
-    /// Records a failed primary attempt, reports it to the breaker that
-    /// admitted it (only retryable failures count against a breaker), and
+    /// Records a failed primary attempt, gives its permits back, and
     /// decides what comes next.
     #[cold]
     #[inline(never)]
-    fn fail(&mut self, error: E, kind: FailureKind, permit: Option<CircuitPermit<'b>>) {
-        let failed = self.classify(&error, kind, permit);
+    fn fail(&mut self, (error, kind): (E, FailureKind), permits: Permits<'b, T, E>, rtt: u64) {
+        let failed = self.classify(&error, kind, permits, AttemptKind::Primary, rtt);
         self.result = Some(Err(error));
-        self.core
-            .fail(failed, &self.op.settings, self.op.hooks.on_retry());
+        let gates = &self.op.gates;
+        self.core.fail(
+            failed,
+            &self.op.settings,
+            self.op.hooks.on_retry(),
+            &mut || gates.allows_retry::<T>(),
+        );
     }
 
     fn settle_fallback(&mut self, result: Result<T, E>) {
@@ -524,7 +552,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     }
 }
 
-impl<'o, 'b> Core<'o, 'b> {
+impl<'o> Core<'o> {
     /// The wait decided before the next attempt, if any.
     #[inline]
     fn pending(&self) -> Option<Duration> {
@@ -591,14 +619,17 @@ impl<'o, 'b> Core<'o, 'b> {
         }
     }
 
-    /// Marks the latest attempt as ended at the latest reading.
+    /// Marks the latest attempt as ended at the latest reading; how long
+    /// it took.
     #[inline]
-    fn end_attempt(&mut self) {
+    fn end_attempt(&mut self) -> u64 {
         let end = self.elapsed();
-        if let Some(slow) = &mut self.slow
-            && let Some(record) = slow.report.last_mut()
-        {
-            record.end_at(end);
+        match &mut self.slow {
+            Some(slow) => slow
+                .report
+                .last_mut()
+                .map_or(0, |record| record.end_at(end)),
+            None => end,
         }
     }
 
@@ -677,17 +708,20 @@ impl<'o, 'b> Core<'o, 'b> {
             .map_or(AttemptKind::Primary, AttemptRecord::kind)
     }
 
-    /// Marks the attempt at `index` as ended at the latest reading.
-    fn end_record(&mut self, index: usize) {
+    /// Marks the attempt at `index` as ended at the latest reading; how
+    /// long it took.
+    fn end_record(&mut self, index: usize) -> u64 {
         let end = self.elapsed();
-        if let Some(slow) = &mut self.slow {
-            slow.report.name_and(index).1.end_at(end);
+        match &mut self.slow {
+            Some(slow) => slow.report.name_and(index).1.end_at(end),
+            None => end,
         }
     }
 
-    /// Records the attempt at `index` as dropped at the latest reading.
-    fn cancel(&mut self, index: usize) {
-        self.end_record(index);
+    /// Records the attempt at `index` as dropped at the latest reading;
+    /// how long it ran.
+    fn cancel(&mut self, index: usize) -> u64 {
+        let rtt = self.end_record(index);
         if let Some(slow) = &mut self.slow {
             slow.report.name_and(index).1.set_error(ExecutionError::new(
                 FailureKind::Cancelled,
@@ -695,28 +729,43 @@ impl<'o, 'b> Core<'o, 'b> {
                 "dropped: another attempt succeeded first".to_owned(),
             ));
         }
+        rtt
     }
 
     /// Records a failed primary attempt and decides what comes next.
     #[cold]
     #[inline(never)]
-    fn fail(&mut self, failed: Failed, settings: &Settings, on_retry: &dyn OnRetry) {
+    fn fail(
+        &mut self,
+        failed: Failed,
+        settings: &Settings,
+        on_retry: &dyn OnRetry,
+        allows_retry: &mut dyn FnMut() -> bool,
+    ) {
         let slow = self.slow(settings);
         let last = slow.report.attempts().len() - 1;
-        self.fail_at(last, failed, on_retry, true);
+        self.fail_at(last, failed, on_retry, allows_retry, true);
     }
 
     /// Records the failure of the attempt whose record is at `index`; when
     /// it was the `last` of its round (no hedge of it still runs), decides
     /// what comes next.
-    fn fail_at(&mut self, index: usize, failed: Failed, on_retry: &dyn OnRetry, last: bool) {
+    /// `allows_retry` asks the gates, last, whether a retry may start.
+    fn fail_at(
+        &mut self,
+        index: usize,
+        failed: Failed,
+        on_retry: &dyn OnRetry,
+        allows_retry: &mut dyn FnMut() -> bool,
+        last: bool,
+    ) {
         let Failed {
             kind,
             retryable,
             hint,
             message,
         } = failed;
-        let (throttle, now, start) = (self.throttle, self.now, self.start);
+        let (now, start) = (self.now, self.start);
         let slow = self
             .slow
             .as_mut()
@@ -730,9 +779,6 @@ impl<'o, 'b> Core<'o, 'b> {
         }
         events::attempt_failed(name, number, recorded);
         events::attempt_ended(name, attempt_kind, Ended::of_failure(retryable));
-        if retryable && let Some(throttle) = throttle {
-            throttle.record_failure();
-        }
         if !last {
             return;
         }
@@ -756,7 +802,7 @@ impl<'o, 'b> Core<'o, 'b> {
             elapsed,
             failure,
             |nominal| jittered(settings, rng, nominal),
-            || throttle.is_none_or(RetryBudget::allows_retry),
+            allows_retry,
         );
         match decision {
             Ok(delay) => {
@@ -853,9 +899,6 @@ impl<'o, 'b> Core<'o, 'b> {
     #[inline]
     fn succeeded(&mut self, kind: AttemptKind) {
         events::attempt_ended(self.name, kind, Ended::Success);
-        if let Some(throttle) = self.throttle {
-            throttle.record_success();
-        }
         self.stop = Some(StopReason::Succeeded);
     }
 }

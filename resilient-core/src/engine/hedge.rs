@@ -14,11 +14,11 @@ use std::task::Poll;
 use std::time::Duration;
 
 use super::execution::Execution;
+use super::gates::Permits;
 use super::hooks::HookSet;
 use super::operation::Operation;
-use super::race::within_deadline;
+use super::race::gated;
 use crate::attempt::Attempt;
-use crate::breaker::CircuitPermit;
 use crate::clock::Clock;
 use crate::report::{AttemptKind, Outcome};
 
@@ -121,11 +121,11 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Hedged<'b, T, E, C, H> {
 }
 
 /// One attempt in flight.
-struct Running<'b, A> {
+struct Running<'b, A, T, E> {
     work: Pin<Box<A>>,
     /// Where the attempt's record is in the report.
     index: usize,
-    permit: Option<CircuitPermit<'b>>,
+    permits: Permits<'b, T, E>,
 }
 
 /// What woke the round up.
@@ -145,24 +145,34 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'_, 'b, T, E, C, H> {
         Fut: Future<Output = Result<T, E>>,
     {
         let op = self.op();
-        let start = |exec: &mut Self, kind| {
+        let start = async |exec: &mut Self, kind| {
+            let at = exec.admission(kind);
+            // A hedge starts now or not at all: waiting for room would
+            // stall the attempts already running, which are not polled
+            // meanwhile.
+            let admitted = match kind {
+                AttemptKind::Hedge => op.gates.admit(&op.clock, &at),
+                _ => op.gates.admit_async(&op.clock, &at).await,
+            };
             exec.read_clock();
-            let (attempt, index, permit) = exec.begin_kind(kind)?;
+            let (attempt, index, mut permits) = exec.begin_kind(kind, admitted)?;
             let started = crate::clock::Mark::nanos(exec.latest_reading());
-            let work = Box::pin(within_deadline(
+            let injection = op.gates.inject(&mut permits);
+            let work = Box::pin(gated(
                 &op.clock,
                 attempt,
                 started,
                 op.timed_out,
-                f(attempt),
+                injection,
+                f,
             ));
             Some(Running {
                 work,
                 index,
-                permit,
+                permits,
             })
         };
-        let Some(first) = start(self, AttemptKind::Primary) else {
+        let Some(first) = start(self, AttemptKind::Primary).await else {
             return;
         };
         let mut running = vec![first];
@@ -186,10 +196,11 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'_, 'b, T, E, C, H> {
                     let ended = running.swap_remove(position);
                     self.read_clock();
                     let last = running.is_empty();
-                    if self.settle_in_round(ended.index, result, ended.permit, last) {
-                        // The others are dropped with `running`: cancelled.
-                        let cancelled: Vec<usize> = running.iter().map(|r| r.index).collect();
-                        self.cancel_records(&cancelled);
+                    if self.settle_in_round(ended.index, result, ended.permits, last) {
+                        // The others are dropped: cancelled.
+                        for other in running {
+                            self.cancel(other.index, other.permits);
+                        }
                         return;
                     }
                     if last {
@@ -199,7 +210,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'_, 'b, T, E, C, H> {
                 Woken::Hedge => {
                     timer = None;
                     if self.hedge_allowed()
-                        && let Some(hedge) = start(self, AttemptKind::Hedge)
+                        && let Some(hedge) = start(self, AttemptKind::Hedge).await
                     {
                         running.push(hedge);
                     }

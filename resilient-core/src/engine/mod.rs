@@ -4,6 +4,9 @@
 //!   the `run` methods (of operations and of [`RetryPolicy`](crate::RetryPolicy));
 //! * `execution.rs`: [`Execution`], one run: records attempts and carries
 //!   out the decisions;
+//! * `gates/`: the admission concerns asked around each attempt (the
+//!   circuit breaker, the retry throttle), one file each, behind one
+//!   trait; its `mod.rs` says how to add one;
 //! * `schedule.rs`: the decision after a failure, a pure function;
 //! * `race.rs`: an async attempt against its deadline;
 //! * `hedge.rs`: hedged attempts, several in flight at once;
@@ -14,6 +17,7 @@
 
 mod events;
 mod execution;
+mod gates;
 mod hedge;
 pub mod hooks;
 mod idempotent;

@@ -7,8 +7,9 @@ use std::future::Future;
 use std::marker::PhantomData;
 use std::time::Duration;
 
-use super::events::{self, Ended};
+use super::events;
 use super::execution::{Execution, deadline};
+use super::gates::{BreakerGate, End, Ended, Gates};
 use super::hooks::{HookSet, Hooks, RetryEvent};
 use super::race::within_deadline;
 use crate::attempt::Attempt;
@@ -21,9 +22,6 @@ use crate::report::{
 };
 use crate::settings::{Settings, settings_setters};
 use crate::throttle::RetryBudget;
-
-/// A shared breaker and the error its rejections become.
-pub(crate) type Breaker<'b, E> = (&'b CircuitBreaker, fn() -> E);
 
 /// A first attempt that succeeded on the fast path of
 /// [`Operation::first_attempt_async`]: the value and its timing, which
@@ -85,8 +83,8 @@ pub struct Operation<'b, T, E, C = SystemClock, H = Hooks> {
     pub(crate) hooks: H,
     /// Makes the error of an interrupted attempt; `None`: never interrupt.
     pub(crate) timed_out: Option<fn() -> E>,
-    pub(crate) breaker: Option<Breaker<'b, E>>,
-    pub(crate) throttle: Option<&'b dyn RetryBudget>,
+    /// The admission concerns asked around each attempt.
+    pub(crate) gates: Gates<'b, E>,
     pub(crate) invalid: Option<fn() -> E>,
     /// Renders an error for the report; `None` where no report is kept.
     pub(crate) describe: Option<fn(&E) -> String>,
@@ -114,8 +112,7 @@ impl<T, E> Operation<'static, T, E> {
             clock: SystemClock,
             hooks: Hooks::NONE,
             timed_out: None,
-            breaker: None,
-            throttle: None,
+            gates: Gates::NONE,
             invalid: None,
             describe: None,
             value: PhantomData,
@@ -165,8 +162,7 @@ macro_rules! with_part {
             clock: $clock,
             hooks: $hooks,
             timed_out: $op.timed_out,
-            breaker: $op.breaker,
-            throttle: $op.throttle,
+            gates: $op.gates,
             invalid: $op.invalid,
             describe: $op.describe,
             value: PhantomData,
@@ -230,7 +226,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         E: CircuitOpenError,
     {
         let mut op: Operation<'c, T, E, C, H> = self;
-        op.breaker = Some((breaker, E::circuit_open));
+        op.gates.breaker = Some(BreakerGate::new(breaker, E::circuit_open));
         op
     }
 
@@ -244,7 +240,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         'b: 'c,
     {
         let mut op: Operation<'c, T, E, C, H> = self;
-        op.throttle = Some(throttle);
+        op.gates.throttle = Some(throttle);
         op
     }
 
@@ -403,7 +399,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     where
         F: FnMut(Attempt) -> Result<T, E>,
     {
-        if self.breaker.is_some() {
+        if !self.gates.first_is_free::<T>() {
             return Execution::new(self).run_rest(&mut f);
         }
         let deadline = deadline(&self.settings, 0);
@@ -424,10 +420,10 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// The outcome of a first attempt that succeeded with `value`.
     #[inline]
     fn first_success(&self, value: T, elapsed: u64, deadline: Option<Duration>) -> Outcome<T, E> {
-        events::attempt_ended(&self.name, AttemptKind::Primary, Ended::Success);
-        if let Some(throttle) = self.throttle {
-            throttle.record_success();
-        }
+        events::attempt_ended(&self.name, AttemptKind::Primary, events::Ended::Success);
+        let ended = Ended::new(AttemptKind::Primary, elapsed, End::Success);
+        self.gates
+            .settle(&self.clock, self.gates.free_permits::<T>(), &ended);
         let report =
             ExecutionReport::first_success(self.name.clone(), elapsed, Nanos::optional(deadline));
         events::finished(&self.name, report.elapsed(), StopReason::Succeeded);
@@ -536,7 +532,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         // Everything the settings decide is read here, before the future
         // is made: the settings were just written by the caller, so these
         // reads fold into constants instead of loads from its future.
-        let general = self.breaker.is_some();
+        let general = !self.gates.first_is_free::<T>();
         let deadline = deadline(&self.settings, 0);
         let timed_out = if deadline.is_some() {
             self.timed_out

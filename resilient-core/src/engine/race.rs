@@ -2,9 +2,10 @@
 
 use std::future::{Future, poll_fn};
 use std::pin::pin;
-use std::task::Poll;
+use std::task::{Poll, ready};
 use std::time::Duration;
 
+use super::gates::Injection;
 use crate::attempt::Attempt;
 use crate::clock::{Clock, Mark};
 use crate::report::FailureKind;
@@ -26,12 +27,7 @@ where
 {
     match (attempt.deadline, timed_out) {
         (Some(deadline), Some(timed_out)) => {
-            // Measured from the attempt's start, not from the first poll.
-            let timer = || {
-                let spent = clock.nanos_since(started);
-                clock.deadline_async(deadline.saturating_sub(Duration::from_nanos(spent)))
-            };
-            match race(work, timer).await {
+            match race(clock, started, None, Some(deadline), work).await {
                 Some(result) => result.map_err(|e| (e, FailureKind::Operation)),
                 None => Err((timed_out(), FailureKind::Timeout)),
             }
@@ -40,27 +36,99 @@ where
     }
 }
 
-/// Polls `work` against a timer: `Some` with the work's output if it
-/// finishes first, `None` if the timer does.
+/// An attempt whose gates may replace or delay its body (see
+/// [`Gate::inject`](super::gates::Gate::inject)): runs the future `f`
+/// makes, as [`within_deadline`] does, or the injection's result instead,
+/// or the future after the injection's delay, within the deadline.
 ///
-/// The timer is made only when the work first returns `Pending`: an
-/// attempt that completes on its first poll never reads the clock again
-/// nor registers a timer.
-pub(crate) async fn race<F, S, M>(work: F, make_timer: M) -> Option<F::Output>
+/// `f` is called before the returned future is first polled, as the
+/// caller would, so that the future holds the attempt's work and not `f`.
+pub(crate) fn gated<'c, T, E, C, F, Fut>(
+    clock: &'c C,
+    attempt: Attempt,
+    started: Mark,
+    timed_out: Option<fn() -> E>,
+    injection: Option<Injection<T, E>>,
+    f: F,
+) -> impl Future<Output = Result<T, (E, FailureKind)>> + use<'c, T, E, C, F, Fut>
 where
+    C: Clock,
+    F: FnOnce(Attempt) -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+{
+    let (delay, work) = match injection {
+        None => (None, Ok(f(attempt))),
+        Some(Injection::Delay(delay)) => (Some(delay), Ok(f(attempt))),
+        Some(Injection::Replace(result)) => (None, Err(result)),
+    };
+    let cut = match (attempt.deadline, timed_out) {
+        (Some(deadline), Some(timed_out)) => Some((deadline, timed_out)),
+        _ => None,
+    };
+    async move {
+        let work = match work {
+            Ok(work) => work,
+            Err(injected) => return injected.map_err(|e| (e, FailureKind::Operation)),
+        };
+        let deadline = cut.map(|(deadline, _)| deadline);
+        match (race(clock, started, delay, deadline, work).await, cut) {
+            (Some(result), _) => result.map_err(|e| (e, FailureKind::Operation)),
+            (None, Some((_, timed_out))) => Err((timed_out(), FailureKind::Timeout)),
+            (None, None) => unreachable!("without a deadline the race never cuts"),
+        }
+    }
+}
+
+/// Polls `work`, after waiting `delay` if any, against the `deadline` (if
+/// any) counted from `started`: `Some` with the work's output if it
+/// finishes first, `None` if the deadline passes first.
+///
+/// One timer serves the delay and then the deadline. The deadline's timer
+/// is made only when the work first returns `Pending`: an attempt that
+/// completes on its first poll never reads the clock again nor registers
+/// a timer.
+async fn race<C, F>(
+    clock: &C,
+    started: Mark,
+    delay: Option<Duration>,
+    deadline: Option<Duration>,
+    work: F,
+) -> Option<F::Output>
+where
+    C: Clock,
     F: Future,
-    S: Future<Output = ()>,
-    M: FnOnce() -> S,
 {
     let mut work = pin!(work);
-    let mut make_timer = Some(make_timer);
-    let mut timer = pin!(None::<S>);
+    let mut timer = pin!(None);
+    // A delay never outlasts the deadline: it is cut there, and so is the
+    // attempt.
+    let mut delay = delay.map(|delay| match deadline {
+        Some(deadline) if delay >= deadline => (deadline, true),
+        _ => (delay, false),
+    });
+    let mut timing_deadline = false;
     poll_fn(|cx| {
+        if let Some((wait, cut)) = delay {
+            if timer.is_none() {
+                timer.set(Some(clock.deadline_async(wait)));
+            }
+            if let Some(timer) = timer.as_mut().as_pin_mut() {
+                ready!(timer.poll(cx));
+            }
+            timer.set(None);
+            delay = None;
+            if cut {
+                return Poll::Ready(None);
+            }
+        }
         if let Poll::Ready(output) = work.as_mut().poll(cx) {
             return Poll::Ready(Some(output));
         }
-        if let Some(make) = make_timer.take() {
-            timer.set(Some(make()));
+        if !timing_deadline && let Some(deadline) = deadline {
+            timing_deadline = true;
+            // Measured from the attempt's start, not from the first poll.
+            let spent = Duration::from_nanos(clock.nanos_since(started));
+            timer.set(Some(clock.deadline_async(deadline.saturating_sub(spent))));
         }
         match timer.as_mut().as_pin_mut() {
             Some(timer) => timer.poll(cx).map(|()| None),

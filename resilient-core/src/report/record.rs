@@ -270,10 +270,12 @@ impl AttemptRecord {
     }
 
     /// Marks the attempt as ended at `end` nanoseconds from the operation's
-    /// start.
+    /// start; how long it ran.
     #[inline]
-    pub(crate) const fn end_at(&mut self, end: u64) {
-        self.elapsed = Nanos::from_u64(end.saturating_sub(self.started_at.as_u64()));
+    pub(crate) const fn end_at(&mut self, end: u64) -> u64 {
+        let elapsed = end.saturating_sub(self.started_at.as_u64());
+        self.elapsed = Nanos::from_u64(elapsed);
+        elapsed
     }
 
     /// Records the attempt's failure.

@@ -1,0 +1,53 @@
+//! The circuit breaker as a gate: admits an attempt while the circuit lets
+//! calls through, and counts each result.
+
+use super::{Admission, End, Ended, Gate, Refusal};
+use crate::breaker::{CircuitBreaker, CircuitPermit};
+use crate::clock::Clock;
+use crate::error::CircuitOpen;
+use crate::report::{FailureKind, StopReason};
+
+/// A shared breaker and the error its rejections become.
+pub(crate) struct BreakerGate<'b, E> {
+    breaker: &'b CircuitBreaker,
+    open: fn() -> E,
+}
+
+impl<'b, E> BreakerGate<'b, E> {
+    pub(crate) fn new(breaker: &'b CircuitBreaker, open: fn() -> E) -> Self {
+        BreakerGate { breaker, open }
+    }
+}
+
+impl<'b, T, E> Gate<T, E> for BreakerGate<'b, E> {
+    type Permit = CircuitPermit<'b>;
+
+    #[inline]
+    fn admit<C: Clock>(&self, clock: &C, _: &Admission) -> Result<CircuitPermit<'b>, Refusal<E>> {
+        self.breaker
+            .try_acquire(clock.now())
+            .map_err(|CircuitOpen| Refusal {
+                kind: FailureKind::CircuitOpen,
+                stop: StopReason::CircuitOpen,
+                error: self.open,
+            })
+    }
+
+    /// Only retryable failures count against the breaker; a cancelled or
+    /// refused attempt gives its permit back unreported.
+    #[inline]
+    fn settle<C: Clock>(&self, clock: &C, permit: CircuitPermit<'b>, ended: &Ended) {
+        match ended.end {
+            End::Success
+            | End::Failure {
+                retryable: false, ..
+            } => {
+                permit.record_success(clock.now());
+            }
+            End::Failure {
+                retryable: true, ..
+            } => permit.record_failure(clock.now()),
+            End::Cancelled | End::NotRun => drop(permit),
+        }
+    }
+}

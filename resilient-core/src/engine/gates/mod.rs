@@ -1,0 +1,363 @@
+//! Gates: the admission concerns consulted around each attempt (the retry
+//! throttle, the circuit breaker).
+//!
+//! A gate implements [`Gate`]. Before an attempt starts (a primary attempt,
+//! a retry or a hedge; never a fallback), the engine asks every gate of the
+//! operation, in the order of the table below, to [`admit`](Gate::admit)
+//! it. Each admitted attempt holds one [`Permits`] value, a permit from each
+//! gate, until it ends; then every gate [`settle`](Gate::settle)s its permit
+//! with how the attempt ended ([`Ended`]). A gate that refuses returns a
+//! [`Refusal`]: the failure kind recorded for the attempt, the stop reason
+//! it gives the call, and the error it becomes. The permits already taken
+//! are settled as [`End::NotRun`]. Besides, before a retry is scheduled or
+//! a hedge starts, every gate is asked whether it [allows a
+//! retry](Gate::allows_retry), after every other rule said yes.
+//!
+//! # Adding a gate
+//!
+//! 1. **A new file** `gates/<name>.rs` with a type that implements
+//!    [`Gate<T, E>`](Gate): its permit, `admit` (and `admit_blocking` /
+//!    `admit_async` when it may wait for room: the wait happens before the
+//!    attempt starts, so it counts against the budget and not against the
+//!    attempt's deadline; [`Admission::remaining`] says how long the
+//!    budget lets it wait), `settle` (the permit comes back with the
+//!    attempt's kind, its round-trip time and how it ended, see
+//!    [`End::dropped`]), and, when it needs them, `free_permit` (the gate
+//!    never refuses a call's first attempt, so the fast path keeps running
+//!    without asking it), `allows_retry`, and `inject` (the attempt's body
+//!    replaced by a result, or run after a delay, inside its deadline).
+//! 2. **A setter** on [`Operation`](crate::Operation) that stores the gate
+//!    in `self.gates.<name>`, with the bound on `E` its refusal needs
+//!    (`E: From<…>`), and the matching setter where the other
+//!    configurations are built (the attribute's option row, the layer).
+//! 3. **A row** in the `gates!` table at the bottom of this file:
+//!    `<name>: <type>,`. The row's position is the gate's order: gates
+//!    are asked in the table's order and the first refusal wins.
+//!
+//! Nothing else changes: `Gates` and `Permits` are made from the table,
+//! and the execution only ever calls `Gates::admit*`, `Gates::inject`,
+//! `Gates::settle` and `Gates::allows_retry`.
+
+use std::future::Future;
+use std::marker::PhantomData;
+use std::time::Duration;
+
+use crate::attempt::Attempt;
+use crate::clock::Clock;
+use crate::report::{AttemptKind, FailureKind, StopReason};
+
+mod breaker;
+mod throttle;
+
+pub(crate) use breaker::BreakerGate;
+
+/// One admission concern: admits or refuses each attempt, and hears how
+/// each admitted attempt ended.
+pub(crate) trait Gate<T, E> {
+    /// What an admitted attempt holds until it ends.
+    type Permit: Send;
+
+    /// Admits the attempt described by `at`, or refuses it, without
+    /// waiting.
+    fn admit<C: Clock>(&self, clock: &C, at: &Admission) -> Result<Self::Permit, Refusal<E>>;
+
+    /// [`admit`](Gate::admit) in blocking code: a gate that queues
+    /// attempts may wait here (with `clock.sleep`), at most
+    /// [`at.remaining`](Admission::remaining).
+    fn admit_blocking<C: Clock>(
+        &self,
+        clock: &C,
+        at: &Admission,
+    ) -> Result<Self::Permit, Refusal<E>> {
+        self.admit(clock, at)
+    }
+
+    /// [`admit`](Gate::admit) in async code: a gate that queues attempts
+    /// may wait here, on `clock`, at most
+    /// [`at.remaining`](Admission::remaining).
+    fn admit_async<C: Clock>(
+        &self,
+        clock: &C,
+        at: &Admission,
+    ) -> impl Future<Output = Result<Self::Permit, Refusal<E>>> + Send {
+        std::future::ready(self.admit(clock, at))
+    }
+
+    /// The permit of a call's first attempt, when this gate grants it
+    /// without being asked; `None` (the default): the first attempt must
+    /// be admitted. An operation whose gates all grant it keeps the fast
+    /// path, and settles these permits after the first attempt ran.
+    fn free_permit(&self) -> Option<Self::Permit> {
+        None
+    }
+
+    /// What replaces or delays the body of the attempt holding `permit`.
+    fn inject(&self, permit: &mut Self::Permit) -> Option<Injection<T, E>> {
+        let _ = permit;
+        None
+    }
+
+    /// Whether a retry (or a hedge) may start: asked last, once every other
+    /// rule allows it, and the answer may spend what it allows.
+    fn allows_retry(&self) -> bool {
+        true
+    }
+
+    /// The attempt that held `permit` ended as `ended` says.
+    fn settle<C: Clock>(&self, clock: &C, permit: Self::Permit, ended: &Ended);
+}
+
+/// The attempt a gate is asked to admit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Admission {
+    /// A primary attempt (the first or a retry) or a hedge.
+    pub(crate) kind: AttemptKind,
+    /// What is left of the operation's budget, if it has one: the longest
+    /// a gate may make the attempt wait.
+    pub(crate) remaining: Option<Duration>,
+}
+
+/// A gate's refusal of an attempt.
+pub(crate) struct Refusal<E> {
+    /// How the refused attempt is recorded.
+    pub(crate) kind: FailureKind,
+    /// Why the call stops, if the refusal stops it.
+    #[allow(dead_code)]
+    pub(crate) stop: StopReason,
+    /// Makes the error the refused attempt fails with.
+    pub(crate) error: fn() -> E,
+}
+
+/// What a gate makes of an attempt instead of running its body as is.
+// Made only by gates that inject faults; the engine runs both kinds.
+#[allow(dead_code)]
+pub(crate) enum Injection<T, E> {
+    /// The attempt ends with this result; its body does not run.
+    Replace(Result<T, E>),
+    /// The body runs after this delay, which counts against the
+    /// attempt's deadline.
+    Delay(Duration),
+}
+
+/// Runs a blocking attempt's body `f` as its gates' `injection` says: the
+/// injected result instead, or the body after the delay. A blocking body
+/// cannot be cut at its deadline, so the delay stops there.
+pub(crate) fn run_blocking<T, E, C: Clock>(
+    clock: &C,
+    attempt: Attempt,
+    injection: Injection<T, E>,
+    f: impl FnOnce(Attempt) -> Result<T, E>,
+) -> Result<T, E> {
+    match injection {
+        Injection::Replace(result) => result,
+        Injection::Delay(delay) => {
+            clock.sleep(
+                attempt
+                    .deadline
+                    .map_or(delay, |deadline| delay.min(deadline)),
+            );
+            f(attempt)
+        }
+    }
+}
+
+/// How an admitted attempt ended, as its gates hear it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Ended {
+    pub(crate) kind: AttemptKind,
+    /// From the attempt's start to its end.
+    pub(crate) rtt: Duration,
+    pub(crate) end: End,
+}
+
+/// How an attempt ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum End {
+    /// It succeeded.
+    Success,
+    /// It failed; `retryable` is the classifier's verdict.
+    Failure { kind: FailureKind, retryable: bool },
+    /// It was dropped because another attempt of its round succeeded.
+    Cancelled,
+    /// A later gate refused it: its body never ran.
+    NotRun,
+}
+
+impl End {
+    /// Whether the attempt says the dependency is overloaded: it timed
+    /// out, or failed with a retryable error.
+    #[allow(dead_code)]
+    pub(crate) fn dropped(self) -> bool {
+        matches!(
+            self,
+            End::Failure {
+                kind: FailureKind::Timeout,
+                ..
+            } | End::Failure {
+                retryable: true,
+                ..
+            }
+        )
+    }
+}
+
+impl Ended {
+    pub(crate) fn new(kind: AttemptKind, rtt: u64, end: End) -> Ended {
+        Ended {
+            kind,
+            rtt: Duration::from_nanos(rtt),
+            end,
+        }
+    }
+}
+
+/// Declares the gates, in the order they are asked: makes [`Gates`] (one
+/// optional gate per row) and [`Permits`] (one optional permit per row).
+macro_rules! gates {
+    // Asks each gate in turn with `$admit`, stopping at the first refusal;
+    // `$wait` is `[]`, or `[.await]` for the async form.
+    (@admit [$($name:ident: $gate:ty),*] $self:ident, $clock:ident, $at:ident, $admit:ident $wait:tt) => {{
+        let mut permits = Permits::none();
+        $(if let Some(gate) = &$self.$name {
+            let admitted = gates!(@call $wait <$gate as Gate<T, E>>::$admit(gate, $clock, $at));
+            match admitted {
+                Ok(permit) => permits.$name = Some(permit),
+                Err(refusal) => return Err($self.refused($clock, $at, permits, refusal)),
+            }
+        })*
+        Ok(permits)
+    }};
+    (@call [] $call:expr) => { $call };
+    (@call [.await] $call:expr) => { $call.await };
+    ($($(#[$doc:meta])* $name:ident: $gate:ty,)*) => {
+        /// The gates of one operation, each present or not.
+        pub(crate) struct Gates<'b, E> {
+            $($(#[$doc])* pub(crate) $name: Option<$gate>,)*
+        }
+
+        /// The permits an admitted attempt holds, one per gate that
+        /// admitted it.
+        pub(crate) struct Permits<'b, T, E> {
+            $($name: Option<<$gate as Gate<T, E>>::Permit>,)*
+            value: PhantomData<fn() -> T>,
+        }
+
+        impl<'b, T, E> Permits<'b, T, E> {
+            /// No permit: an attempt that no gate admitted.
+            #[inline]
+            pub(crate) fn none() -> Self {
+                Permits { $($name: None,)* value: PhantomData }
+            }
+        }
+
+        impl<'b, E> Gates<'b, E> {
+            /// No gate.
+            pub(crate) const NONE: Self = Gates { $($name: None,)* };
+
+            /// Whether every gate grants a call's first attempt without
+            /// being asked (see [`Gate::free_permit`]).
+            #[inline]
+            pub(crate) fn first_is_free<T>(&self) -> bool {
+                true $(&& self.$name.as_ref().is_none_or(|gate| {
+                    <$gate as Gate<T, E>>::free_permit(gate).is_some()
+                }))*
+            }
+
+            /// The permits of a first attempt that every gate grants
+            /// without being asked; see [`first_is_free`](Gates::first_is_free).
+            #[inline]
+            pub(crate) fn free_permits<T>(&self) -> Permits<'b, T, E> {
+                Permits {
+                    $($name: self.$name.as_ref().and_then(<$gate as Gate<T, E>>::free_permit),)*
+                    value: PhantomData,
+                }
+            }
+
+            /// Asks each gate in turn to admit the attempt, without waiting.
+            #[inline]
+            pub(crate) fn admit<T, C: Clock>(
+                &self,
+                clock: &C,
+                at: &Admission,
+            ) -> Result<Permits<'b, T, E>, Refusal<E>> {
+                gates!(@admit [$($name: $gate),*] self, clock, at, admit [])
+            }
+
+            /// [`admit`](Gates::admit), each gate free to wait (blocking).
+            #[inline]
+            pub(crate) fn admit_blocking<T, C: Clock>(
+                &self,
+                clock: &C,
+                at: &Admission,
+            ) -> Result<Permits<'b, T, E>, Refusal<E>> {
+                gates!(@admit [$($name: $gate),*] self, clock, at, admit_blocking [])
+            }
+
+            /// [`admit`](Gates::admit), each gate free to wait (async).
+            pub(crate) async fn admit_async<T, C: Clock>(
+                &self,
+                clock: &C,
+                at: &Admission,
+            ) -> Result<Permits<'b, T, E>, Refusal<E>> {
+                gates!(@admit [$($name: $gate),*] self, clock, at, admit_async [.await])
+            }
+
+            /// The permits taken before a gate refused go back unused.
+            #[cold]
+            fn refused<T, C: Clock>(
+                &self,
+                clock: &C,
+                at: &Admission,
+                permits: Permits<'b, T, E>,
+                refusal: Refusal<E>,
+            ) -> Refusal<E> {
+                self.settle(clock, permits, &Ended::new(at.kind, 0, End::NotRun));
+                refusal
+            }
+
+            /// What replaces or delays the body of the attempt holding
+            /// `permits`: the first gate's answer that is not `None`.
+            #[inline]
+            pub(crate) fn inject<T>(
+                &self,
+                permits: &mut Permits<'b, T, E>,
+            ) -> Option<Injection<T, E>> {
+                $(if let (Some(gate), Some(permit)) = (&self.$name, &mut permits.$name)
+                    && let Some(injection) = <$gate as Gate<T, E>>::inject(gate, permit)
+                {
+                    return Some(injection);
+                })*
+                let _ = permits;
+                None
+            }
+
+            /// Whether every gate lets a retry (or a hedge) start.
+            #[inline]
+            pub(crate) fn allows_retry<T>(&self) -> bool {
+                true $(&& self.$name.as_ref().is_none_or(<$gate as Gate<T, E>>::allows_retry))*
+            }
+
+            /// Hands each permit back to its gate with how the attempt
+            /// ended.
+            #[inline]
+            pub(crate) fn settle<T, C: Clock>(
+                &self,
+                clock: &C,
+                permits: Permits<'b, T, E>,
+                ended: &Ended,
+            ) {
+                $(if let (Some(gate), Some(permit)) = (&self.$name, permits.$name) {
+                    <$gate as Gate<T, E>>::settle(gate, clock, permit, ended);
+                })*
+            }
+        }
+    };
+}
+
+gates! {
+    /// The retry throttle: asked before each retry and hedge, told of
+    /// every result.
+    throttle: &'b dyn crate::throttle::RetryBudget,
+    /// The circuit breaker: admits each attempt, told of its result.
+    breaker: BreakerGate<'b, E>,
+}
