@@ -130,7 +130,7 @@ impl Mark {
 /// its first clock reading, offset by 2^63 so that instants before that
 /// one (a paused tokio clock that started earlier, say) keep their order
 /// and their distances.
-fn nanos_since_epoch(instant: Instant) -> u64 {
+pub(crate) fn nanos_since_epoch(instant: Instant) -> u64 {
     const MIDDLE: u64 = 1 << 63;
     static EPOCH: OnceLock<Instant> = OnceLock::new();
     let epoch = *EPOCH.get_or_init(|| instant);

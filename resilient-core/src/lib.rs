@@ -31,6 +31,7 @@
 //! * `breaker/`: the circuit breaker;
 //! * `report/`: the outcome, the attempt records, their table and JSON;
 //! * `idempotency/`: the stores a key's result is kept in (memory, Redis);
+//! * `limit/`: admission control: bulkheads, rate limits, adaptive limits;
 //! * `tower/`: the tower layer (feature `tower`);
 //! * leaves: `settings` (the plain configuration and its defaults),
 //!   `policy`, `backoff`, `clock`, `testing`, `error`, `attempt`,
@@ -87,6 +88,7 @@ mod error;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod idempotency;
+pub mod limit;
 mod policy;
 mod report;
 mod settings;
@@ -111,6 +113,7 @@ pub use error::{
     CircuitOpen, CircuitOpenError, ConfigError, ReportableError, RetryError, TimedOut,
     TimeoutError, ValidationError, ValidationFailed,
 };
+pub use limit::LimitExceeded;
 pub use policy::{RetryPolicy, RetryPolicyBuilder};
 pub use report::{
     AttemptKind, AttemptRecord, Delay, DelaySource, ExecutionError, ExecutionReport, FailureKind,

@@ -22,7 +22,7 @@ mod hedge;
 pub mod hooks;
 mod idempotent;
 mod operation;
-mod race;
+pub(crate) mod race;
 mod schedule;
 
 #[cfg(feature = "tracing")]

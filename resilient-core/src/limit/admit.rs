@@ -1,0 +1,326 @@
+//! Admission of one attempt: a permit from every limiter of a list, in
+//! order, waited for up to a bound, held while the attempt runs and
+//! returned when it ends (or when its future is dropped).
+
+use std::pin::pin;
+use std::sync::PoisonError;
+use std::time::{Duration, Instant};
+
+use super::{Completion, LimitExceeded, Limiter, Waiters};
+use crate::clock::Clock;
+use crate::engine::race::race;
+
+/// The shortest wait taken on a `retry_after` hint, so that a limiter
+/// that says "now" while refusing cannot spin the caller.
+const MIN_WAIT: Duration = Duration::from_micros(1);
+
+/// The permits of one admitted attempt. Dropped unfinished (the attempt
+/// was cancelled), it returns them as [`Completion::Unused`].
+#[must_use = "the permits return when this is dropped"]
+pub(crate) struct Permits<'a> {
+    limiters: &'a [&'a dyn Limiter],
+    queued: Duration,
+    open: bool,
+}
+
+impl Permits<'_> {
+    /// How long the attempt waited for its permits.
+    pub(crate) fn queued(&self) -> Duration {
+        self.queued
+    }
+
+    /// Returns the permits of an attempt that ran for `rtt`.
+    pub(crate) fn finish(mut self, now: Instant, rtt: Duration, completion: Completion) {
+        self.open = false;
+        release_all(self.limiters, now, rtt, completion);
+    }
+}
+
+impl Drop for Permits<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            release_all(
+                self.limiters,
+                Instant::now(),
+                Duration::ZERO,
+                Completion::Unused,
+            );
+        }
+    }
+}
+
+fn release_all(limiters: &[&dyn Limiter], now: Instant, rtt: Duration, completion: Completion) {
+    for limiter in limiters {
+        limiter.release(now, rtt, completion);
+    }
+}
+
+/// A permit from every limiter at `now`, or the first refusal (with its
+/// limiter's index), the permits taken before it returned unused.
+fn try_all(limiters: &[&dyn Limiter], now: Instant) -> Result<(), (usize, LimitExceeded)> {
+    for (index, limiter) in limiters.iter().enumerate() {
+        if let Err(refusal) = limiter.try_acquire(now) {
+            release_all(&limiters[..index], now, Duration::ZERO, Completion::Unused);
+            return Err((index, refusal));
+        }
+    }
+    Ok(())
+}
+
+/// What to do after a refusal, with `left` of the wait to spend.
+enum Next<'a> {
+    Refuse,
+    Sleep(Duration),
+    Wake(&'a Waiters),
+}
+
+fn next<'a>(limiter: &'a dyn Limiter, refusal: &LimitExceeded, left: Duration) -> Next<'a> {
+    if left.is_zero() {
+        return Next::Refuse;
+    }
+    match (refusal.retry_after(), limiter.waiters()) {
+        // Waiting past the bound would end in a refusal anyway: refuse now.
+        (Some(after), _) if after <= left => Next::Sleep(after.max(MIN_WAIT)),
+        (None, Some(waiters)) => Next::Wake(waiters),
+        _ => Next::Refuse,
+    }
+}
+
+/// Takes a permit from every limiter, waiting up to `wait` on `clock`.
+pub(crate) async fn admit_async<'a, C: Clock>(
+    limiters: &'a [&'a dyn Limiter],
+    clock: &C,
+    wait: Duration,
+) -> Result<Permits<'a>, LimitExceeded> {
+    let start = clock.mark();
+    loop {
+        let (index, refusal) = match try_all(limiters, clock.now()) {
+            Ok(()) => return Ok(admitted(limiters, clock, start)),
+            Err(refused) => refused,
+        };
+        let left = wait.saturating_sub(Duration::from_nanos(clock.nanos_since(start)));
+        match next(limiters[index], &refusal, left) {
+            Next::Refuse => return Err(refusal),
+            Next::Sleep(after) => clock.sleep_async(after).await,
+            Next::Wake(waiters) => {
+                let _registered = waiters.register();
+                let mut woken = pin!(waiters.notify.notified());
+                woken.as_mut().enable();
+                // Registered: a permit returned from here on wakes us; one
+                // returned before is seen by this try.
+                match try_all(limiters, clock.now()) {
+                    Ok(()) => return Ok(admitted(limiters, clock, start)),
+                    Err((again, _)) if again != index => continue,
+                    Err(_) => {}
+                }
+                race(woken, || clock.deadline_async(left)).await;
+            }
+        }
+    }
+}
+
+/// Takes a permit from every limiter, blocking up to `wait`. A wait for a
+/// permit another thread returns is bounded on the OS clock (a condition
+/// variable's timeout); waits on a `retry_after` hint sleep on `clock`.
+pub(crate) fn admit_blocking<'a, C: Clock>(
+    limiters: &'a [&'a dyn Limiter],
+    clock: &C,
+    wait: Duration,
+) -> Result<Permits<'a>, LimitExceeded> {
+    let start = clock.mark();
+    loop {
+        let (index, refusal) = match try_all(limiters, clock.now()) {
+            Ok(()) => return Ok(admitted(limiters, clock, start)),
+            Err(refused) => refused,
+        };
+        let left = wait.saturating_sub(Duration::from_nanos(clock.nanos_since(start)));
+        match next(limiters[index], &refusal, left) {
+            Next::Refuse => return Err(refusal),
+            Next::Sleep(after) => clock.sleep(after),
+            Next::Wake(waiters) => {
+                let deadline = Instant::now().checked_add(left);
+                let taken = waiters.wait_blocking(deadline, || {
+                    try_all(limiters, clock.now()).map_err(|(_, refusal)| refusal)
+                });
+                return match taken {
+                    Ok(()) => Ok(admitted(limiters, clock, start)),
+                    Err(last) => Err(last.unwrap_or(refusal)),
+                };
+            }
+        }
+    }
+}
+
+fn admitted<'a, C: Clock>(
+    limiters: &'a [&'a dyn Limiter],
+    clock: &C,
+    start: crate::clock::Mark,
+) -> Permits<'a> {
+    Permits {
+        limiters,
+        queued: Duration::from_nanos(clock.nanos_since(start)),
+        open: true,
+    }
+}
+
+impl Waiters {
+    /// Blocks until `take` succeeds, trying again at each wake, or until
+    /// `deadline` (`None`: no deadline); the last refusal if it never did.
+    fn wait_blocking(
+        &self,
+        deadline: Option<Instant>,
+        mut take: impl FnMut() -> Result<(), LimitExceeded>,
+    ) -> Result<(), Option<LimitExceeded>> {
+        let _registered = self.register();
+        // `take` runs under the lock that `wake` takes after a release:
+        // either it sees the permit, or the wake comes after it waits.
+        let mut held = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            let refusal = match take() {
+                Ok(()) => return Ok(()),
+                Err(refusal) => refusal,
+            };
+            held = match deadline {
+                None => self
+                    .ready
+                    .wait(held)
+                    .unwrap_or_else(PoisonError::into_inner),
+                Some(deadline) => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Err(Some(refusal));
+                    }
+                    self.ready
+                        .wait_timeout(held, left)
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0
+                }
+            };
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::clock::TokioClock;
+    use crate::limit::{Bulkhead, RateLimiter};
+    use crate::testing::FakeClock;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    #[test]
+    fn a_refusal_returns_the_permits_taken_before_it() {
+        let first = Bulkhead::new(1);
+        let second = Bulkhead::new(0).named("closed");
+        let limiters: [&dyn Limiter; 2] = [&first, &second];
+        let clock = FakeClock::new();
+        let refusal = admit_blocking(&limiters, &clock, Duration::ZERO)
+            .err()
+            .unwrap();
+        assert_eq!(refusal.limiter(), "closed");
+        assert_eq!(first.available(), 1);
+    }
+
+    #[test]
+    fn permits_return_when_finished_or_dropped() {
+        let bulkhead = Bulkhead::new(1);
+        let limiters: [&dyn Limiter; 1] = [&bulkhead];
+        let clock = FakeClock::new();
+        let permits = admit_blocking(&limiters, &clock, Duration::ZERO)
+            .ok()
+            .unwrap();
+        assert_eq!(bulkhead.available(), 0);
+        permits.finish(clock.now(), MS, Completion::Succeeded);
+        assert_eq!(bulkhead.available(), 1);
+        let permits = admit_blocking(&limiters, &clock, Duration::ZERO)
+            .ok()
+            .unwrap();
+        drop(permits);
+        assert_eq!(bulkhead.available(), 1);
+    }
+
+    #[test]
+    fn a_rate_limiter_is_waited_for_on_the_clock_within_the_bound() {
+        let limiter = RateLimiter::per_second(4).burst(1);
+        let limiters: [&dyn Limiter; 1] = [&limiter];
+        let clock = FakeClock::new();
+        drop(
+            admit_blocking(&limiters, &clock, Duration::ZERO)
+                .ok()
+                .unwrap(),
+        );
+        // 250 ms to the next cell: within a bound of 300 ms, slept.
+        let permits = admit_blocking(&limiters, &clock, MS * 300).ok().unwrap();
+        assert_eq!(permits.queued(), MS * 250);
+        assert_eq!(clock.slept(), [MS * 250]);
+        // Beyond a bound of 100 ms: refused at once, without sleeping.
+        let refusal = admit_blocking(&limiters, &clock, MS * 100).err().unwrap();
+        assert_eq!(refusal.retry_after(), Some(MS * 250));
+        assert_eq!(clock.slept(), [MS * 250]);
+    }
+
+    #[test]
+    fn a_blocking_waiter_takes_the_permit_another_thread_returns() {
+        static BULKHEAD: Bulkhead = Bulkhead::new(1);
+        let limiters: [&dyn Limiter; 1] = [&BULKHEAD];
+        let clock = FakeClock::new();
+        let held = admit_blocking(&limiters, &clock, Duration::ZERO)
+            .ok()
+            .unwrap();
+        std::thread::scope(|scope| {
+            let waiter = scope.spawn(|| {
+                // Bounded for the test's sake; the release comes first.
+                admit_blocking(&limiters, &clock, Duration::from_secs(30))
+                    .map(|permits| permits.finish(Instant::now(), MS, Completion::Succeeded))
+            });
+            while BULKHEAD
+                .waiters()
+                .unwrap()
+                .waiting
+                .load(std::sync::atomic::Ordering::SeqCst)
+                == 0
+            {
+                std::thread::yield_now();
+            }
+            held.finish(Instant::now(), MS, Completion::Succeeded);
+            assert_eq!(waiter.join().unwrap(), Ok(()));
+        });
+        assert_eq!(BULKHEAD.available(), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_async_waiter_wakes_when_a_permit_returns_and_counts_its_queue() {
+        let bulkhead = Bulkhead::new(1);
+        let limiters: [&dyn Limiter; 1] = [&bulkhead];
+        let clock = TokioClock;
+        let held = admit_async(&limiters, &clock, Duration::ZERO)
+            .await
+            .ok()
+            .unwrap();
+        let release = async {
+            tokio::time::sleep(MS * 40).await;
+            held.finish(Instant::now(), MS, Completion::Succeeded);
+        };
+        let (permits, ()) = tokio::join!(admit_async(&limiters, &clock, MS * 100), release);
+        assert_eq!(permits.ok().unwrap().queued(), MS * 40);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_async_waiter_gives_up_at_the_bound() {
+        let bulkhead = Bulkhead::new(1);
+        let limiters: [&dyn Limiter; 1] = [&bulkhead];
+        let clock = TokioClock;
+        let _held = admit_async(&limiters, &clock, Duration::ZERO)
+            .await
+            .ok()
+            .unwrap();
+        let start = tokio::time::Instant::now();
+        let refusal = admit_async(&limiters, &clock, MS * 100)
+            .await
+            .err()
+            .unwrap();
+        assert_eq!(refusal, LimitExceeded::new("bulkhead", None));
+        assert_eq!(start.elapsed(), MS * 100);
+    }
+}

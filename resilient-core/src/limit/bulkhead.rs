@@ -1,0 +1,207 @@
+//! [`Bulkhead`]: at most `max` attempts in flight, counted by one atomic.
+
+use std::time::{Duration, Instant};
+
+use super::atomic::{AtomicU32, Ordering, const_unless_loom};
+use super::{Completion, LimitExceeded, Limiter, Waiters};
+
+/// At most `max` attempts in flight at once; the others are refused, or
+/// wait for a permit up to the call's `limit_wait`.
+///
+/// A `const fn`, so that one bulkhead in a `static` guards every call to a
+/// dependency:
+///
+/// ```
+/// use resilient::limit::{Bulkhead, Completion, Limiter};
+/// use std::time::{Duration, Instant};
+///
+/// static POOL: Bulkhead = Bulkhead::new(2).named("pool");
+///
+/// let now = Instant::now();
+/// assert!(POOL.try_acquire(now).is_ok());
+/// assert!(POOL.try_acquire(now).is_ok());
+/// assert_eq!(POOL.try_acquire(now).unwrap_err().limiter(), "pool");
+/// assert_eq!(POOL.available(), 0);
+///
+/// POOL.release(now, Duration::from_millis(1), Completion::Succeeded);
+/// assert_eq!(POOL.available(), 1);
+/// assert_eq!(POOL.max(), 2);
+/// ```
+///
+/// `Bulkhead::new(0)` admits nothing.
+#[derive(Debug)]
+pub struct Bulkhead {
+    in_flight: AtomicU32,
+    max: u32,
+    name: &'static str,
+    waiters: Waiters,
+}
+
+impl Bulkhead {
+    const_unless_loom! {
+        /// At most `max` attempts in flight, named `"bulkhead"`.
+        pub fn new(max: u32) -> Bulkhead {
+            Bulkhead {
+                in_flight: AtomicU32::new(0),
+                max,
+                name: "bulkhead",
+                waiters: Waiters::new(),
+            }
+        }
+    }
+
+    /// The same bulkhead under another name, for [`LimitExceeded`] and the
+    /// metrics.
+    ///
+    /// ```
+    /// use resilient::limit::{Bulkhead, Limiter};
+    ///
+    /// static SEARCH: Bulkhead = Bulkhead::new(8).named("search");
+    /// assert_eq!(SEARCH.name(), "search");
+    /// ```
+    pub const fn named(mut self, name: &'static str) -> Bulkhead {
+        self.name = name;
+        self
+    }
+
+    /// Permits free now.
+    ///
+    /// ```
+    /// use resilient::limit::Bulkhead;
+    ///
+    /// assert_eq!(Bulkhead::new(4).available(), 4);
+    /// ```
+    pub fn available(&self) -> u32 {
+        self.max
+            .saturating_sub(self.in_flight.load(Ordering::SeqCst))
+    }
+
+    /// The most attempts in flight at once.
+    ///
+    /// ```
+    /// use resilient::limit::Bulkhead;
+    ///
+    /// assert_eq!(Bulkhead::new(4).max(), 4);
+    /// ```
+    pub const fn max(&self) -> u32 {
+        self.max
+    }
+}
+
+impl Limiter for Bulkhead {
+    #[inline]
+    fn try_acquire(&self, _now: Instant) -> Result<(), LimitExceeded> {
+        // SeqCst so that a waiter's retry and `Waiters::wake` agree on
+        // whether a permit returned before the waiter registered.
+        self.in_flight
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |held| {
+                (held < self.max).then_some(held + 1)
+            })
+            .map(drop)
+            .map_err(|_| LimitExceeded::new(self.name, None))
+    }
+
+    #[inline]
+    fn release(&self, _now: Instant, _rtt: Duration, _completion: Completion) {
+        // A release without its acquire would wrap; saturate instead.
+        let _ = self
+            .in_flight
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |held| {
+                held.checked_sub(1)
+            });
+        self.waiters.wake();
+    }
+
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn waiters(&self) -> Option<&Waiters> {
+        Some(&self.waiters)
+    }
+
+    fn in_flight(&self) -> Option<u32> {
+        Some(self.in_flight.load(Ordering::Relaxed))
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    fn done(bulkhead: &Bulkhead) {
+        bulkhead.release(Instant::now(), Duration::ZERO, Completion::Succeeded);
+    }
+
+    /// resilience4j `resilience4j-bulkhead/src/test/java/io/github/resilience4j/
+    /// bulkhead/internal/SemaphoreBulkheadTest.java`, `testBulkhead`: max 2,
+    /// no wait.
+    #[test]
+    fn resilience4j_semaphore_bulkhead_acquires_refuses_and_frees() {
+        let bulkhead = Bulkhead::new(2);
+        let now = Instant::now();
+        assert_eq!(bulkhead.try_acquire(now), Ok(()));
+        assert_eq!(bulkhead.try_acquire(now), Ok(()));
+        assert_eq!(bulkhead.available(), 0);
+
+        assert_eq!(
+            bulkhead.try_acquire(now),
+            Err(LimitExceeded::new("bulkhead", None))
+        );
+        done(&bulkhead);
+        assert_eq!(bulkhead.available(), 1);
+        done(&bulkhead);
+        assert_eq!(bulkhead.available(), 2);
+        assert_eq!(bulkhead.try_acquire(now), Ok(()));
+        assert_eq!(bulkhead.available(), 1);
+    }
+
+    /// resilience4j `SemaphoreBulkheadTest.java`, `testZeroMaxConcurrentCalls`.
+    #[test]
+    fn resilience4j_zero_max_concurrent_calls_always_refuses() {
+        let bulkhead = Bulkhead::new(0);
+        assert!(bulkhead.try_acquire(Instant::now()).is_err());
+        assert_eq!(bulkhead.available(), 0);
+    }
+
+    #[test]
+    fn release_without_acquire_does_not_wrap() {
+        let bulkhead = Bulkhead::new(1);
+        done(&bulkhead);
+        assert_eq!(bulkhead.available(), 1);
+        assert_eq!(bulkhead.try_acquire(Instant::now()), Ok(()));
+        assert!(bulkhead.try_acquire(Instant::now()).is_err());
+    }
+
+    /// Eight threads take and return permits of one bulkhead of 3 as fast as
+    /// they can; a lost or torn update would let a fourth in, or leave a
+    /// permit taken at the end.
+    #[test]
+    fn hammer_never_admits_more_than_max() {
+        use std::sync::atomic::AtomicU32 as Count;
+        static BULKHEAD: Bulkhead = Bulkhead::new(3);
+        static INSIDE: Count = Count::new(0);
+        static PEAK: Count = Count::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..8 {
+                scope.spawn(|| {
+                    let mut admitted = 0;
+                    while admitted < 2_000 {
+                        if BULKHEAD.try_acquire(Instant::now()).is_err() {
+                            std::hint::spin_loop();
+                            continue;
+                        }
+                        admitted += 1;
+                        let inside = INSIDE.fetch_add(1, Ordering::SeqCst) + 1;
+                        PEAK.fetch_max(inside, Ordering::SeqCst);
+                        INSIDE.fetch_sub(1, Ordering::SeqCst);
+                        done(&BULKHEAD);
+                    }
+                });
+            }
+        });
+        assert!(PEAK.load(Ordering::SeqCst) <= 3);
+        assert_eq!(BULKHEAD.available(), 3);
+        assert_eq!(BULKHEAD.in_flight(), Some(0));
+    }
+}

@@ -1,0 +1,271 @@
+//! Admission control: limiters an attempt takes a permit from before it
+//! starts, and returns it to when it ends.
+//!
+//! | limiter | admits | pick it when |
+//! |---|---|---|
+//! | [`Bulkhead`] | at most `max` attempts in flight | a dependency falls over beyond a known concurrency (a pool of 32 connections) |
+//! | [`RateLimiter`] | `n` attempts a second or a minute, with a burst (GCRA) | a provider publishes a quota (60 requests a minute) |
+//! | [`AdaptiveLimit`] | a concurrency it finds from the attempts' latency and drops | the right concurrency is unknown or moves with the load |
+//! | [`AdaptiveRate`] | everything until throttled, then a rate that backs off and recovers (CUBIC) | a provider throttles with 429s or Retry-After but publishes no quota |
+//!
+//! Every limiter implements [`Limiter`], so that a call can take its
+//! permits from a list of them, in order, and users can write their own.
+//!
+//! ```
+//! use resilient::limit::{Bulkhead, Completion, Limiter};
+//! use std::time::{Duration, Instant};
+//!
+//! static DATABASE: Bulkhead = Bulkhead::new(2);
+//!
+//! let now = Instant::now();
+//! DATABASE.try_acquire(now)?;
+//! DATABASE.try_acquire(now)?;
+//! assert!(DATABASE.try_acquire(now).is_err());
+//! DATABASE.release(now, Duration::from_millis(3), Completion::Succeeded);
+//! assert_eq!(DATABASE.available(), 1);
+//! # Ok::<(), resilient::LimitExceeded>(())
+//! ```
+//!
+//! # Layout
+//!
+//! * `bulkhead.rs`, `rate.rs`, `adaptive.rs`, `cubic.rs`: the limiters;
+//! * `admit.rs`: permits taken from a list of limiters, waiting for them
+//!   up to a bound, and returned when the attempt ends;
+//! * `atomic.rs`: std's or loom's atomics; `loom.rs`: the loom models.
+
+mod adaptive;
+// The engine's admission step; until it takes permits, only tests do.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) mod admit;
+mod atomic;
+mod bulkhead;
+mod cubic;
+#[cfg(all(test, loom))]
+mod loom;
+mod rate;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+pub use adaptive::AdaptiveLimit;
+pub use bulkhead::Bulkhead;
+pub use cubic::AdaptiveRate;
+pub use rate::RateLimiter;
+
+/// Something that admits attempts: a permit is taken before an attempt
+/// starts and returned when it ends.
+///
+/// Every [`try_acquire`](Limiter::try_acquire) that returns `Ok` is
+/// matched by exactly one [`release`](Limiter::release). A limiter that
+/// refuses says, where it knows, when a permit may be free; one whose
+/// permits come back when attempts end offers [`Waiters`] to wake the
+/// callers that wait for them.
+///
+/// ```
+/// use resilient::LimitExceeded;
+/// use resilient::limit::{Completion, Limiter};
+/// use std::sync::atomic::{AtomicBool, Ordering};
+/// use std::time::{Duration, Instant};
+///
+/// /// Admits nothing while a maintenance switch is on.
+/// struct Maintenance(AtomicBool);
+///
+/// impl Limiter for Maintenance {
+///     fn try_acquire(&self, _now: Instant) -> Result<(), LimitExceeded> {
+///         if self.0.load(Ordering::Relaxed) {
+///             return Err(LimitExceeded::new(self.name(), Some(Duration::from_secs(60))));
+///         }
+///         Ok(())
+///     }
+///     fn release(&self, _now: Instant, _rtt: Duration, _completion: Completion) {}
+///     fn name(&self) -> &'static str {
+///         "maintenance"
+///     }
+/// }
+///
+/// let switch = Maintenance(AtomicBool::new(true));
+/// let refusal = switch.try_acquire(Instant::now()).unwrap_err();
+/// assert_eq!(refusal.limiter(), "maintenance");
+/// assert_eq!(refusal.retry_after(), Some(Duration::from_secs(60)));
+/// ```
+pub trait Limiter: Send + Sync {
+    /// Takes a permit at `now`, or says why not.
+    fn try_acquire(&self, now: Instant) -> Result<(), LimitExceeded>;
+
+    /// Returns a permit taken by [`try_acquire`](Limiter::try_acquire):
+    /// the attempt ran for `rtt` and ended as `completion`.
+    fn release(&self, now: Instant, rtt: Duration, completion: Completion);
+
+    /// The name of this limiter, in [`LimitExceeded`] and as the
+    /// `limiter` label of the metrics.
+    fn name(&self) -> &'static str;
+
+    /// Wakes callers waiting for a permit when one returns. `None` (the
+    /// default) for a limiter whose refusals carry a
+    /// [`retry_after`](LimitExceeded::retry_after), or whose permits never
+    /// come back early.
+    fn waiters(&self) -> Option<&Waiters> {
+        None
+    }
+
+    /// Attempts holding a permit now, if this limiter counts them.
+    fn in_flight(&self) -> Option<u32> {
+        None
+    }
+
+    /// The limit in force now, for a limiter whose limit moves.
+    fn current_limit(&self) -> Option<u32> {
+        None
+    }
+}
+
+/// How an attempt that held a permit ended: what the adaptive limiters
+/// learn from.
+///
+/// ```
+/// use resilient::limit::{AdaptiveLimit, Completion, Limiter};
+/// use std::time::{Duration, Instant};
+///
+/// let limit = AdaptiveLimit::aimd().initial(30);
+/// let now = Instant::now();
+/// limit.try_acquire(now)?;
+/// limit.release(now, Duration::from_millis(5), Completion::Dropped);
+/// assert_eq!(limit.limit(), 27);
+/// # Ok::<(), resilient::LimitExceeded>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Completion {
+    /// It succeeded, or failed with an error that is not the dependency's
+    /// fault (a fatal error).
+    Succeeded,
+    /// It timed out or failed with a retryable error: the dependency is
+    /// overloaded or unreachable.
+    Dropped,
+    /// The dependency asked to slow down (a Retry-After hint).
+    Throttled,
+    /// It never reached the dependency, or its result was not waited
+    /// for: another limiter refused, or the attempt was cancelled.
+    Unused,
+}
+
+/// A limiter refused an attempt: which one, and, where it knows, when a
+/// permit may be free.
+///
+/// The engine converts it into the caller's error with
+/// `E::from(LimitExceeded)`; the call is not retried.
+///
+/// ```
+/// use resilient::LimitExceeded;
+/// use std::time::Duration;
+///
+/// let refusal = LimitExceeded::new("provider", Some(Duration::from_millis(250)));
+/// assert_eq!(refusal.limiter(), "provider");
+/// assert_eq!(refusal.retry_after(), Some(Duration::from_millis(250)));
+/// assert_eq!(refusal.to_string(), "limiter `provider` refused the attempt (retry after 250ms)");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LimitExceeded {
+    limiter: &'static str,
+    retry_after: Option<Duration>,
+}
+
+impl LimitExceeded {
+    /// A refusal by `limiter`, which may admit again after `retry_after`.
+    pub const fn new(limiter: &'static str, retry_after: Option<Duration>) -> Self {
+        Self {
+            limiter,
+            retry_after,
+        }
+    }
+
+    /// The name of the limiter that refused.
+    pub const fn limiter(&self) -> &'static str {
+        self.limiter
+    }
+
+    /// How long until the limiter may admit again, where it knows.
+    pub const fn retry_after(&self) -> Option<Duration> {
+        self.retry_after
+    }
+}
+
+impl std::fmt::Display for LimitExceeded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "limiter `{}` refused the attempt", self.limiter)?;
+        if let Some(after) = self.retry_after {
+            write!(f, " (retry after {after:?})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for LimitExceeded {}
+
+/// The callers waiting for a limiter's permit, to wake when one returns:
+/// async callers through a `tokio::sync::Notify`, blocking ones through a
+/// condition variable. A limiter embeds one, returns it from
+/// [`Limiter::waiters`] and calls [`wake`](Waiters::wake) after each
+/// release; waking costs one atomic read while nobody waits.
+///
+/// ```
+/// use resilient::limit::Waiters;
+///
+/// static WAITERS: Waiters = Waiters::new();
+/// WAITERS.wake(); // nobody waits: nothing to do
+/// ```
+#[derive(Debug)]
+pub struct Waiters {
+    waiting: AtomicUsize,
+    notify: tokio::sync::Notify,
+    lock: Mutex<()>,
+    ready: Condvar,
+}
+
+impl Default for Waiters {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Waiters {
+    /// Nobody waiting yet.
+    pub const fn new() -> Self {
+        Self {
+            waiting: AtomicUsize::new(0),
+            notify: tokio::sync::Notify::const_new(),
+            lock: Mutex::new(()),
+            ready: Condvar::new(),
+        }
+    }
+
+    /// Wakes every waiting caller, so that each tries again: call it after
+    /// a permit returns.
+    pub fn wake(&self) {
+        // SeqCst pairs with `register`: a waiter that registered before
+        // this load is woken; one that registers after it sees the permit
+        // when it tries again.
+        if self.waiting.load(Ordering::SeqCst) == 0 {
+            return;
+        }
+        self.notify.notify_waiters();
+        let _held = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        self.ready.notify_all();
+    }
+
+    /// Counts one more waiter until the guard drops.
+    fn register(&self) -> Registered<'_> {
+        self.waiting.fetch_add(1, Ordering::SeqCst);
+        Registered(self)
+    }
+}
+
+/// A waiter counted by [`Waiters::register`].
+struct Registered<'a>(&'a Waiters);
+
+impl Drop for Registered<'_> {
+    fn drop(&mut self) {
+        self.0.waiting.fetch_sub(1, Ordering::SeqCst);
+    }
+}
