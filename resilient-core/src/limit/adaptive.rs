@@ -10,6 +10,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::atomic::{AtomicU32, Ordering, const_unless_loom};
+use super::bulkhead::InFlight;
 use super::{Completion, LimitExceeded, Limiter, Waiters};
 
 /// A concurrency limit that finds itself: it grows while attempts come
@@ -44,14 +45,13 @@ use super::{Completion, LimitExceeded, Limiter, Waiters};
 #[derive(Debug)]
 pub struct AdaptiveLimit {
     limit: AtomicU32,
-    in_flight: AtomicU32,
+    in_flight: InFlight,
     initial: u32,
     min: u32,
     max: u32,
     algorithm: Algorithm,
     estimator: Mutex<Estimator>,
     name: &'static str,
-    waiters: Waiters,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -144,7 +144,7 @@ impl AdaptiveLimit {
         fn with(algorithm: Algorithm, initial: u32, min: u32, max: u32) -> AdaptiveLimit {
             AdaptiveLimit {
                 limit: AtomicU32::new(initial),
-                in_flight: AtomicU32::new(0),
+                in_flight: InFlight::new(),
                 initial,
                 min,
                 max,
@@ -159,7 +159,6 @@ impl AdaptiveLimit {
                     long_rtt_count: 0,
                 }),
                 name: "adaptive_limit",
-                waiters: Waiters::new(),
             }
         }
     }
@@ -275,7 +274,7 @@ impl AdaptiveLimit {
         let before = self.limit.swap(limit, Ordering::SeqCst);
         drop(estimator);
         if limit > before {
-            self.waiters.wake();
+            self.in_flight.waiters().wake();
         }
     }
 }
@@ -381,29 +380,24 @@ fn gradient2(state: &mut Estimator, rtt: u64, in_flight: u32, min: f64, max: f64
 impl Limiter for AdaptiveLimit {
     #[inline]
     fn try_acquire(&self, _now: Instant) -> Result<(), LimitExceeded> {
-        // The limit may move between the load and the swap; an attempt
-        // admitted under the old limit is one sample late, as in Netflix's.
-        self.in_flight
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |held| {
-                (held < self.limit.load(Ordering::SeqCst)).then_some(held + 1)
-            })
-            .map(drop)
-            .map_err(|_| LimitExceeded::new(self.name, None))
+        // The limit may move between its load and the count's swap; an
+        // attempt admitted under the old limit is one sample late, as in
+        // Netflix's limiters.
+        if self.in_flight.enter(|| self.limit.load(Ordering::SeqCst)) {
+            Ok(())
+        } else {
+            Err(LimitExceeded::new(self.name, None))
+        }
     }
 
     fn release(&self, _now: Instant, rtt: Duration, completion: Completion) {
-        let in_flight = self.in_flight.load(Ordering::SeqCst);
+        let in_flight = self.in_flight.count();
         match completion {
             Completion::Succeeded => self.on_sample(rtt, in_flight, false),
             Completion::Dropped | Completion::Throttled => self.on_sample(rtt, in_flight, true),
             Completion::Unused => {}
         }
-        let _ = self
-            .in_flight
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |held| {
-                held.checked_sub(1)
-            });
-        self.waiters.wake();
+        self.in_flight.leave();
     }
 
     fn name(&self) -> &'static str {
@@ -411,11 +405,11 @@ impl Limiter for AdaptiveLimit {
     }
 
     fn waiters(&self) -> Option<&Waiters> {
-        Some(&self.waiters)
+        Some(self.in_flight.waiters())
     }
 
     fn in_flight(&self) -> Option<u32> {
-        Some(self.in_flight.load(Ordering::Relaxed))
+        Some(self.in_flight.count())
     }
 
     fn current_limit(&self) -> Option<u32> {

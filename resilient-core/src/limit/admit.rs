@@ -7,7 +7,7 @@ use std::sync::PoisonError;
 use std::time::{Duration, Instant};
 
 use super::{Completion, LimitExceeded, Limiter, Waiters};
-use crate::clock::Clock;
+use crate::clock::{Clock, Mark};
 use crate::engine::race::race;
 
 /// The shortest wait taken on a `retry_after` hint, so that a limiter
@@ -67,22 +67,46 @@ fn try_all(limiters: &[&dyn Limiter], now: Instant) -> Result<(), (usize, LimitE
     Ok(())
 }
 
-/// What to do after a refusal, with `left` of the wait to spend.
-enum Next<'a> {
-    Refuse,
+/// The outcome of one try at the permits, `start` being when the first
+/// try began and `wait` the bound on the whole wait.
+enum Step<'a> {
+    Admitted(Permits<'a>),
+    Refused(LimitExceeded),
+    /// Try again after this long, the limiter's `retry_after`.
     Sleep(Duration),
-    Wake(&'a Waiters),
+    /// Try again when limiter `index` wakes these waiters, within `left`.
+    Wake {
+        index: usize,
+        waiters: &'a Waiters,
+        left: Duration,
+        refusal: LimitExceeded,
+    },
 }
 
-fn next<'a>(limiter: &'a dyn Limiter, refusal: &LimitExceeded, left: Duration) -> Next<'a> {
+fn step<'a, C: Clock>(
+    limiters: &'a [&'a dyn Limiter],
+    clock: &C,
+    start: Mark,
+    wait: Duration,
+) -> Step<'a> {
+    let (index, refusal) = match try_all(limiters, clock.now()) {
+        Ok(()) => return Step::Admitted(admitted(limiters, clock, start)),
+        Err(refused) => refused,
+    };
+    let left = wait.saturating_sub(Duration::from_nanos(clock.nanos_since(start)));
     if left.is_zero() {
-        return Next::Refuse;
+        return Step::Refused(refusal);
     }
-    match (refusal.retry_after(), limiter.waiters()) {
+    match (refusal.retry_after(), limiters[index].waiters()) {
         // Waiting past the bound would end in a refusal anyway: refuse now.
-        (Some(after), _) if after <= left => Next::Sleep(after.max(MIN_WAIT)),
-        (None, Some(waiters)) => Next::Wake(waiters),
-        _ => Next::Refuse,
+        (Some(after), _) if after <= left => Step::Sleep(after.max(MIN_WAIT)),
+        (None, Some(waiters)) => Step::Wake {
+            index,
+            waiters,
+            left,
+            refusal,
+        },
+        _ => Step::Refused(refusal),
     }
 }
 
@@ -94,15 +118,16 @@ pub(crate) async fn admit_async<'a, C: Clock>(
 ) -> Result<Permits<'a>, LimitExceeded> {
     let start = clock.mark();
     loop {
-        let (index, refusal) = match try_all(limiters, clock.now()) {
-            Ok(()) => return Ok(admitted(limiters, clock, start)),
-            Err(refused) => refused,
-        };
-        let left = wait.saturating_sub(Duration::from_nanos(clock.nanos_since(start)));
-        match next(limiters[index], &refusal, left) {
-            Next::Refuse => return Err(refusal),
-            Next::Sleep(after) => clock.sleep_async(after).await,
-            Next::Wake(waiters) => {
+        match step(limiters, clock, start, wait) {
+            Step::Admitted(permits) => return Ok(permits),
+            Step::Refused(refusal) => return Err(refusal),
+            Step::Sleep(after) => clock.sleep_async(after).await,
+            Step::Wake {
+                index,
+                waiters,
+                left,
+                ..
+            } => {
                 let _registered = waiters.register();
                 let mut woken = pin!(waiters.notify.notified());
                 woken.as_mut().enable();
@@ -129,15 +154,16 @@ pub(crate) fn admit_blocking<'a, C: Clock>(
 ) -> Result<Permits<'a>, LimitExceeded> {
     let start = clock.mark();
     loop {
-        let (index, refusal) = match try_all(limiters, clock.now()) {
-            Ok(()) => return Ok(admitted(limiters, clock, start)),
-            Err(refused) => refused,
-        };
-        let left = wait.saturating_sub(Duration::from_nanos(clock.nanos_since(start)));
-        match next(limiters[index], &refusal, left) {
-            Next::Refuse => return Err(refusal),
-            Next::Sleep(after) => clock.sleep(after),
-            Next::Wake(waiters) => {
+        match step(limiters, clock, start, wait) {
+            Step::Admitted(permits) => return Ok(permits),
+            Step::Refused(refusal) => return Err(refusal),
+            Step::Sleep(after) => clock.sleep(after),
+            Step::Wake {
+                waiters,
+                left,
+                refusal,
+                ..
+            } => {
                 let deadline = Instant::now().checked_add(left);
                 let taken = waiters.wait_blocking(deadline, || {
                     try_all(limiters, clock.now()).map_err(|(_, refusal)| refusal)
@@ -151,11 +177,7 @@ pub(crate) fn admit_blocking<'a, C: Clock>(
     }
 }
 
-fn admitted<'a, C: Clock>(
-    limiters: &'a [&'a dyn Limiter],
-    clock: &C,
-    start: crate::clock::Mark,
-) -> Permits<'a> {
+fn admitted<'a, C: Clock>(limiters: &'a [&'a dyn Limiter], clock: &C, start: Mark) -> Permits<'a> {
     Permits {
         limiters,
         queued: Duration::from_nanos(clock.nanos_since(start)),

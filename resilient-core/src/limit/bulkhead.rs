@@ -31,10 +31,60 @@ use super::{Completion, LimitExceeded, Limiter, Waiters};
 /// `Bulkhead::new(0)` admits nothing.
 #[derive(Debug)]
 pub struct Bulkhead {
-    in_flight: AtomicU32,
+    in_flight: InFlight,
     max: u32,
     name: &'static str,
+}
+
+/// Attempts in flight under a limit, and the callers waiting for one of
+/// them to end: a bulkhead's, an adaptive limit's.
+#[derive(Debug)]
+pub(super) struct InFlight {
+    count: AtomicU32,
     waiters: Waiters,
+}
+
+impl InFlight {
+    const_unless_loom! {
+        pub(super) fn new() -> InFlight {
+            InFlight {
+                count: AtomicU32::new(0),
+                waiters: Waiters::new(),
+            }
+        }
+    }
+
+    /// Counts one more attempt if fewer than `limit()` are in flight.
+    #[inline]
+    pub(super) fn enter(&self, limit: impl Fn() -> u32) -> bool {
+        // SeqCst so that a waiter's retry and `Waiters::wake` agree on
+        // whether a permit returned before the waiter registered.
+        self.count
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |held| {
+                (held < limit()).then_some(held + 1)
+            })
+            .is_ok()
+    }
+
+    /// Counts one attempt fewer, and wakes the callers waiting.
+    #[inline]
+    pub(super) fn leave(&self) {
+        // A release without its acquire would wrap; saturate instead.
+        let _ = self
+            .count
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |held| {
+                held.checked_sub(1)
+            });
+        self.waiters.wake();
+    }
+
+    pub(super) fn count(&self) -> u32 {
+        self.count.load(Ordering::SeqCst)
+    }
+
+    pub(super) fn waiters(&self) -> &Waiters {
+        &self.waiters
+    }
 }
 
 impl Bulkhead {
@@ -42,10 +92,9 @@ impl Bulkhead {
         /// At most `max` attempts in flight, named `"bulkhead"`.
         pub fn new(max: u32) -> Bulkhead {
             Bulkhead {
-                in_flight: AtomicU32::new(0),
+                in_flight: InFlight::new(),
                 max,
                 name: "bulkhead",
-                waiters: Waiters::new(),
             }
         }
     }
@@ -72,8 +121,7 @@ impl Bulkhead {
     /// assert_eq!(Bulkhead::new(4).available(), 4);
     /// ```
     pub fn available(&self) -> u32 {
-        self.max
-            .saturating_sub(self.in_flight.load(Ordering::SeqCst))
+        self.max.saturating_sub(self.in_flight.count())
     }
 
     /// The most attempts in flight at once.
@@ -91,25 +139,16 @@ impl Bulkhead {
 impl Limiter for Bulkhead {
     #[inline]
     fn try_acquire(&self, _now: Instant) -> Result<(), LimitExceeded> {
-        // SeqCst so that a waiter's retry and `Waiters::wake` agree on
-        // whether a permit returned before the waiter registered.
-        self.in_flight
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |held| {
-                (held < self.max).then_some(held + 1)
-            })
-            .map(drop)
-            .map_err(|_| LimitExceeded::new(self.name, None))
+        if self.in_flight.enter(|| self.max) {
+            Ok(())
+        } else {
+            Err(LimitExceeded::new(self.name, None))
+        }
     }
 
     #[inline]
     fn release(&self, _now: Instant, _rtt: Duration, _completion: Completion) {
-        // A release without its acquire would wrap; saturate instead.
-        let _ = self
-            .in_flight
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |held| {
-                held.checked_sub(1)
-            });
-        self.waiters.wake();
+        self.in_flight.leave();
     }
 
     fn name(&self) -> &'static str {
@@ -117,17 +156,18 @@ impl Limiter for Bulkhead {
     }
 
     fn waiters(&self) -> Option<&Waiters> {
-        Some(&self.waiters)
+        Some(self.in_flight.waiters())
     }
 
     fn in_flight(&self) -> Option<u32> {
-        Some(self.in_flight.load(Ordering::Relaxed))
+        Some(self.in_flight.count())
     }
 }
 
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+    use std::sync::atomic::Ordering;
 
     fn done(bulkhead: &Bulkhead) {
         bulkhead.release(Instant::now(), Duration::ZERO, Completion::Succeeded);
