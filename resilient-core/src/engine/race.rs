@@ -87,7 +87,7 @@ where
 /// is made only when the work first returns `Pending`: an attempt that
 /// completes on its first poll never reads the clock again nor registers
 /// a timer.
-async fn race<C, F>(
+pub(crate) async fn race<C, F>(
     clock: &C,
     started: Mark,
     delay: Option<Duration>,

@@ -138,7 +138,7 @@ pub(crate) async fn admit_async<'a, C: Clock>(
                     Err((again, _)) if again != index => continue,
                     Err(_) => {}
                 }
-                race(woken, || clock.deadline_async(left)).await;
+                race(clock, clock.mark(), None, Some(left), woken).await;
             }
         }
     }
