@@ -35,7 +35,8 @@
 //! * `tower/`: the tower layer (feature `tower`);
 //! * leaves: `settings` (the plain configuration and its defaults),
 //!   `policy`, `backoff`, `clock`, `testing`, `error`, `attempt`,
-//!   `throttle`, `http`.
+//!   `throttle`, `http`, `chaos` (the switch that injects faults, outcomes
+//!   and latency on purpose).
 //!
 //! # Features
 //!
@@ -82,6 +83,7 @@
 mod attempt;
 mod backoff;
 mod breaker;
+pub mod chaos;
 mod clock;
 mod engine;
 mod error;

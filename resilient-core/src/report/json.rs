@@ -18,7 +18,9 @@
 //! `started_ms`, `duration_ms`, `deadline_ms` (or `null`), `delay_ms` and
 //! `delay_source` (`backoff` / `retry_after`, or both `null`), and `error`,
 //! `failure` (`operation`, `timeout`, `circuit_open`, `validation`, `cancelled`) and
-//! `retryable`, all three `null` for a successful attempt.
+//! `retryable`, all three `null` for a successful attempt; `injected`
+//! (`fault`, `outcome`, `latency`, or `null` when chaos left the attempt
+//! alone).
 
 use std::time::Duration;
 
@@ -26,6 +28,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
 use super::outcome::{ExecutionReport, StopReason};
 use super::record::{AttemptKind, AttemptRecord, DelaySource, FailureKind};
+use crate::chaos::Injection;
 use crate::idempotency::IdempotencyStatus;
 
 /// Milliseconds, from whole nanoseconds so that round values stay round.
@@ -65,7 +68,7 @@ impl Serialize for AttemptRecord {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let delay = self.delay_before();
         let error = self.error();
-        let mut map = serializer.serialize_map(Some(11))?;
+        let mut map = serializer.serialize_map(Some(12))?;
         map.serialize_entry("number", &self.number())?;
         map.serialize_entry("kind", &self.kind())?;
         map.serialize_entry("started_ms", &millis(self.started_at()))?;
@@ -76,6 +79,7 @@ impl Serialize for AttemptRecord {
         map.serialize_entry("error", &error.map(|e| e.message()))?;
         map.serialize_entry("failure", &error.map(|e| e.kind()))?;
         map.serialize_entry("retryable", &error.map(|e| e.retryable()))?;
+        map.serialize_entry("injected", &self.injected().map(Injection::as_str))?;
         map.end()
     }
 }

@@ -5,6 +5,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::chaos::Injection;
+
 /// Whether an attempt ran the body, a hedge of it, or a fallback.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -222,6 +224,7 @@ pub struct AttemptRecord {
     number: u32,
     kind: AttemptKind,
     delay_source: Option<DelaySource>,
+    injected: Option<Injection>,
     started_at: Nanos,
     elapsed: Nanos,
     deadline: Nanos,
@@ -236,6 +239,7 @@ impl AttemptRecord {
         number: 0,
         kind: AttemptKind::Primary,
         delay_source: None,
+        injected: None,
         started_at: Nanos::ZERO,
         elapsed: Nanos::ZERO,
         deadline: Nanos::NONE,
@@ -261,6 +265,7 @@ impl AttemptRecord {
             number,
             kind,
             delay_source,
+            injected: None,
             started_at: Nanos::from_u64(started_at),
             elapsed: Nanos::ZERO,
             deadline,
@@ -281,6 +286,12 @@ impl AttemptRecord {
     /// Records the attempt's failure.
     pub(crate) fn set_error(&mut self, error: ExecutionError) -> &ExecutionError {
         self.error.insert(Box::new(error))
+    }
+
+    /// Records what chaos did to the attempt.
+    #[cfg_attr(not(test), expect(dead_code))]
+    pub(crate) fn set_injected(&mut self, injection: Injection) {
+        self.injected = Some(injection);
     }
 
     /// 1-based number among all attempts, hedges and fallbacks included.
@@ -319,6 +330,20 @@ impl AttemptRecord {
     pub fn error(&self) -> Option<&ExecutionError> {
         self.error.as_deref()
     }
+
+    /// What chaos did to the attempt (`chaos` option), or `None` if it ran
+    /// untouched. When latency and a fault or an outcome were both
+    /// injected, the fault or the outcome: it decided the attempt's result.
+    ///
+    /// ```
+    /// use resilient::{FakeClock, Operation};
+    ///
+    /// let outcome = Operation::new().clock(FakeClock::new()).run(|_attempt| Ok::<_, &str>("real"));
+    /// assert_eq!(outcome.report().attempts()[0].injected(), None);
+    /// ```
+    pub fn injected(&self) -> Option<Injection> {
+        self.injected
+    }
 }
 
 impl fmt::Debug for AttemptRecord {
@@ -331,6 +356,7 @@ impl fmt::Debug for AttemptRecord {
             .field("deadline", &self.deadline())
             .field("delay_before", &self.delay_before())
             .field("error", &self.error())
+            .field("injected", &self.injected)
             .finish()
     }
 }

@@ -24,10 +24,19 @@ impl fmt::Display for ExecutionReport {
     /// assert!(table.ends_with("users.get: 2 attempt(s), 1 retry, 250.0ms, stopped: succeeded"));
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The column of injections shows only in a report that has one, so
+        // that reports of calls chaos never touched stay as narrow as ever.
+        let chaos = self.attempts().iter().any(|r| r.injected().is_some());
         writeln!(
             f,
-            "{:>3}  {:<8}  {:>9}  {:>9}  {:<22}  {:<9}  error",
-            "#", "kind", "started", "took", "delay before", "retryable"
+            "{:>3}  {:<8}  {:>9}  {:>9}  {:<22}  {:<9}  {}error",
+            "#",
+            "kind",
+            "started",
+            "took",
+            "delay before",
+            "retryable",
+            if chaos { "injected  " } else { "" }
         )?;
         for r in self.attempts() {
             let delay = r.delay_before().map_or_else(
@@ -43,9 +52,13 @@ impl fmt::Display for ExecutionReport {
             let (retryable, error) = r.error().map_or(("-", "-"), |e| {
                 (if e.retryable() { "yes" } else { "no" }, e.message())
             });
+            let injected = match (chaos, r.injected()) {
+                (false, _) => String::new(),
+                (true, injected) => format!("{:<8}  ", injected.map_or("-", |i| i.as_str())),
+            };
             writeln!(
                 f,
-                "{:>3}  {:<8}  {:>9}  {:>9}  {:<22}  {:<9}  {}",
+                "{:>3}  {:<8}  {:>9}  {:>9}  {:<22}  {:<9}  {injected}{}",
                 r.number(),
                 r.kind().name(),
                 Short(r.started_at()).to_string(),
@@ -142,6 +155,33 @@ mod tests {
         assert_eq!(
             lines[3],
             "users.get: 2 attempt(s), 1 retry, 2.000s, stopped: succeeded"
+        );
+    }
+
+    #[test]
+    fn injections_get_a_column_only_when_there_is_one() {
+        use crate::chaos::Injection;
+        let mut report = ExecutionReport::new("users.get".into());
+        let injected = ExecutionError::new(FailureKind::Operation, true, "boom".into());
+        let mut first = record(1, None, Some(injected));
+        first.set_injected(Injection::Fault);
+        report.push(first);
+        report.push(record(2, None, None));
+        let text = report.to_string();
+        let lines: Vec<_> = text.lines().collect();
+        assert!(lines[0].ends_with("retryable  injected  error"), "{text}");
+        assert!(lines[1].ends_with("yes        fault     boom"), "{text}");
+        assert!(lines[2].ends_with("-          -         -"), "{text}");
+
+        let mut plain = ExecutionReport::new("users.get".into());
+        plain.push(record(1, None, None));
+        assert!(
+            plain
+                .to_string()
+                .lines()
+                .next()
+                .unwrap()
+                .ends_with("retryable  error")
         );
     }
 
