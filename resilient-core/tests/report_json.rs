@@ -54,7 +54,8 @@ fn the_json_of_a_real_report_is_pinned() {
       "delay_source": null,
       "error": "503",
       "failure": "operation",
-      "retryable": true
+      "retryable": true,
+      "injected": null
     },
     {
       "number": 2,
@@ -66,7 +67,8 @@ fn the_json_of_a_real_report_is_pinned() {
       "delay_source": "backoff",
       "error": "429",
       "failure": "operation",
-      "retryable": true
+      "retryable": true,
+      "injected": null
     },
     {
       "number": 3,
@@ -78,7 +80,8 @@ fn the_json_of_a_real_report_is_pinned() {
       "delay_source": "retry_after",
       "error": "404",
       "failure": "operation",
-      "retryable": false
+      "retryable": false,
+      "injected": null
     },
     {
       "number": 4,
@@ -90,7 +93,8 @@ fn the_json_of_a_real_report_is_pinned() {
       "delay_source": null,
       "error": null,
       "failure": null,
-      "retryable": null
+      "retryable": null,
+      "injected": null
     }
   ],
   "idempotency": null
