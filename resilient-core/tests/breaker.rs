@@ -56,12 +56,15 @@ fn opens_at_the_threshold_and_rejects_without_running_the_body() {
 }
 
 #[test]
-fn non_retryable_errors_do_not_open_it() {
+fn non_retryable_errors_open_it_too() {
     let (breaker, clock, runs) = (breaker(), FakeClock::new(), AtomicU32::new(0));
-    for _ in 0..10 {
+    for _ in 0..2 {
         let _ = call(&breaker, &clock, &runs, Err(Fail::Fatal));
+        assert_eq!(breaker.state(clock.now()), CircuitState::Closed);
     }
-    assert_eq!(breaker.state(clock.now()), CircuitState::Closed);
+    let outcome = call(&breaker, &clock, &runs, Err(Fail::Fatal));
+    assert_eq!(outcome.report().stop_reason(), StopReason::NotRetryable);
+    assert_eq!(breaker.state(clock.now()), CircuitState::Open);
 }
 
 #[test]
@@ -99,36 +102,82 @@ fn a_failed_probe_reopens_for_a_new_break() {
     assert_eq!(breaker.state(clock.now()), CircuitState::HalfOpen);
 }
 
-#[test]
-fn retries_wait_out_a_rejection_with_backoff() {
-    let (breaker, clock) = (breaker(), FakeClock::new());
-    let runs = AtomicU32::new(0);
-    for _ in 0..3 {
-        let _ = call(&breaker, &clock, &runs, Err(Fail::Transient));
-    }
-    let outcome = Operation::new()
-        .max_attempts(3)
-        .backoff(Backoff::constant(Duration::from_secs(20)))
-        .circuit_breaker(&breaker)
-        .clock(&clock)
-        .run(|_| Ok::<_, Fail>(runs.fetch_add(1, Ordering::SeqCst)));
-    // Rejected at 0 s and 20 s; the break ends at 30 s; the probe at 40 s runs.
-    let kinds: Vec<_> = outcome
-        .report()
+/// How each attempt of `report` failed, if it did.
+fn failure_kinds(report: &resilient_core::ExecutionReport) -> Vec<Option<FailureKind>> {
+    report
         .attempts()
         .iter()
         .map(|r| r.error().map(|e| e.kind()))
-        .collect();
+        .collect()
+}
+
+/// Opens `breaker` with three failed single-attempt calls.
+fn open(breaker: &CircuitBreaker, clock: &FakeClock) {
+    let runs = AtomicU32::new(0);
+    for _ in 0..3 {
+        let _ = call(breaker, clock, &runs, Err(Fail::Transient));
+    }
+    assert_eq!(breaker.state(clock.now()), CircuitState::Open);
+}
+
+#[test]
+fn a_rejection_ends_the_call_even_when_its_error_is_retryable() {
+    let (breaker, clock) = (breaker(), FakeClock::new());
+    open(&breaker, &clock);
+    let runs = AtomicU32::new(0);
+    let outcome = Operation::new()
+        .max_attempts(3)
+        .backoff(Backoff::constant(Duration::from_secs(20)))
+        // The rejection's error is retryable: it is still not retried.
+        .retry_if(|_: &Fail| true)
+        .circuit_breaker(&breaker)
+        .clock(&clock)
+        .run(|_| Ok::<_, Fail>(runs.fetch_add(1, Ordering::SeqCst)));
+    let kinds = failure_kinds(outcome.report());
+    assert_eq!(kinds, [Some(FailureKind::CircuitOpen)]);
+    assert_eq!(outcome.report().stop_reason(), StopReason::CircuitOpen);
+    assert_eq!(clock.slept(), [], "no wait against an open breaker");
+    assert_eq!(runs.load(Ordering::SeqCst), 0, "the body never ran");
+    assert_eq!(outcome.into_result(), Err(Fail::Rejected));
+}
+
+#[test]
+fn the_fallback_runs_after_a_rejection() {
+    let (breaker, clock) = (breaker(), FakeClock::new());
+    open(&breaker, &clock);
+    let outcome = Operation::new()
+        .max_attempts(3)
+        .circuit_breaker(&breaker)
+        .clock(&clock)
+        .run_with_fallback(|_| Ok::<u32, Fail>(1), Some(|_| Ok(2)));
+    assert_eq!(outcome.report().stop_reason(), StopReason::CircuitOpen);
+    assert!(outcome.report().fallback_used());
+    assert_eq!(outcome.report().attempt_count(), 2);
+    assert_eq!(outcome.into_result(), Ok(2));
+}
+
+#[test]
+fn a_retry_rejected_by_a_breaker_that_opened_meanwhile_ends_the_call() {
+    let breaker = CircuitBreaker::builder()
+        .failure_threshold(1)
+        .break_duration(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    let clock = FakeClock::new();
+    let outcome = Operation::new()
+        .max_attempts(5)
+        .backoff(Backoff::constant(Duration::from_secs(1)))
+        .circuit_breaker(&breaker)
+        .clock(&clock)
+        .run(|_| Err::<(), _>(Fail::Transient));
+    let kinds = failure_kinds(outcome.report());
     assert_eq!(
         kinds,
-        [
-            Some(FailureKind::CircuitOpen),
-            Some(FailureKind::CircuitOpen),
-            None
-        ]
+        [Some(FailureKind::Operation), Some(FailureKind::CircuitOpen)]
     );
-    assert_eq!(clock.slept(), [Duration::from_secs(20); 2]);
-    assert_eq!(outcome.into_result(), Ok(3));
+    assert_eq!(clock.slept(), [Duration::from_secs(1)]);
+    assert_eq!(outcome.report().stop_reason(), StopReason::CircuitOpen);
+    assert_eq!(outcome.into_result(), Err(Fail::Rejected));
 }
 
 #[test]

@@ -209,3 +209,47 @@ async fn a_throttle_that_refuses_keeps_the_hedge_from_starting() {
     assert_eq!(started.load(Ordering::SeqCst), 1);
     assert_eq!(outcome.report().attempt_count(), 1);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_fatal_error_in_a_round_ends_the_call_with_that_error() {
+    let dropped = Arc::new(AtomicU32::new(0));
+    let calls = AtomicU32::new(0);
+    let start = Instant::now();
+    let outcome = Operation::new()
+        .clock(TokioClock)
+        .max_attempts(4)
+        .backoff(Backoff::constant(Duration::from_secs(1)))
+        .retry_if(|e: &String| e != "fatal")
+        .hedge(Duration::from_secs(1))
+        .run_async(async |a| {
+            calls.fetch_add(1, Ordering::SeqCst);
+            match a.number() {
+                // The primary would fail, retryably, at 3 s.
+                1 => attempt(Duration::from_secs(3), &dropped, Err("transient".into())).await,
+                // Its hedge fails at 1.5 s with an error not retried.
+                _ => attempt(millis(500), &dropped, Err("fatal".into())).await,
+            }
+        })
+        .await;
+    assert_eq!(outcome.result(), &Err("fatal".to_owned()));
+    assert_eq!(start.elapsed(), millis(1500), "no wait for the primary");
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+    assert_eq!(dropped.load(Ordering::SeqCst), 1, "the primary is dropped");
+    let report = outcome.report();
+    assert_eq!(report.stop_reason(), StopReason::NotRetryable);
+    let errors: Vec<_> = report
+        .attempts()
+        .iter()
+        .map(|r| r.error().map(|e| (e.kind(), e.message().to_owned())))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            Some((
+                FailureKind::Cancelled,
+                "dropped: another attempt ended the call".to_owned()
+            )),
+            Some((FailureKind::Operation, "fatal".to_owned())),
+        ]
+    );
+}

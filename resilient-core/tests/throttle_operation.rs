@@ -112,3 +112,49 @@ async fn a_throttled_policy_refuses_async_retries_too() {
     assert_eq!(started.elapsed(), Duration::ZERO);
     assert_eq!(throttle.tokens(), 1.0);
 }
+
+#[test]
+fn a_rejection_by_an_open_breaker_takes_no_token() {
+    use resilient_core::{CircuitBreaker, CircuitOpen, CircuitState};
+
+    #[derive(Debug)]
+    struct Rejected;
+    impl std::fmt::Display for Rejected {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("rejected")
+        }
+    }
+    impl From<CircuitOpen> for Rejected {
+        fn from(_: CircuitOpen) -> Self {
+            Rejected
+        }
+    }
+
+    let clock = FakeClock::new();
+    let breaker = CircuitBreaker::builder()
+        .failure_threshold(1)
+        .build()
+        .unwrap();
+    let throttle = RetryThrottle::new(10, 0.1);
+    let call = || {
+        Operation::new()
+            .max_attempts(3)
+            .backoff(Backoff::constant(Duration::from_secs(1)))
+            .circuit_breaker(&breaker)
+            .throttle(&throttle)
+            .clock(&clock)
+            .run(|_| Err::<(), _>(Rejected))
+    };
+    // One real failure takes one token, and opens the breaker.
+    let first = call();
+    assert_eq!(first.report().stop_reason(), StopReason::CircuitOpen);
+    assert_eq!(first.report().attempt_count(), 2, "the retry was rejected");
+    assert_eq!(breaker.state(clock.now()), CircuitState::Open);
+    assert_eq!(throttle.tokens(), 9.0);
+    // Rejections never reach the dependency: they take none.
+    for _ in 0..5 {
+        let rejected = call();
+        assert_eq!(rejected.report().stop_reason(), StopReason::CircuitOpen);
+    }
+    assert_eq!(throttle.tokens(), 9.0);
+}

@@ -426,7 +426,11 @@ async fn an_open_circuit_rejects_without_calling_and_returns_circuit_open() {
     let report = reports.0.lock().unwrap()[1].clone();
     assert_eq!(report.stop_reason(), StopReason::CircuitOpen);
     let rejected = failed(FailureKind::CircuitOpen, true, "circuit breaker is open");
-    assert_eq!(failures(&report), [rejected.clone(), rejected]);
+    assert_eq!(failures(&report), [rejected], "a rejection is not retried");
+    assert!(
+        report.delays().is_empty(),
+        "no wait against an open breaker"
+    );
 }
 
 #[tokio::test(start_paused = true)]

@@ -431,8 +431,17 @@ use proc_macro::TokenStream;
 /// A `CircuitBreaker` is shared state, usually a `static`: after enough
 /// failures it opens, and every function consulting it fails at once with
 /// `E::from(CircuitOpen)`, without running its body, until the break is
-/// over. The rejection is classified like any other error: leave it out of
-/// `retry_on` so that it ends the call.
+/// over. A rejection ends the call with `StopReason::CircuitOpen`: it is
+/// never retried, whatever `retry_on` or `retry_if` say, and the fallback
+/// (if any) runs.
+///
+/// Each attempt that ran counts once: a success as a success, every
+/// failure (an error, a timeout, an invalid value) as a failure, whether or
+/// not it is retried, so that a dependency failing every request trips the
+/// breaker however its errors are classified. Return an answer that means
+/// the dependency works (a lookup's "not found") as an `Ok` value if it
+/// must not count. Rejected attempts and dropped hedges count for nothing,
+/// and take no token from a `throttle`.
 ///
 /// ```
 /// use resilient::{CircuitBreaker, CircuitOpen, FailureKind, StopReason, resilient};

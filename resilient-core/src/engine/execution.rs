@@ -64,6 +64,9 @@ struct Failed {
     retryable: bool,
     hint: Option<Duration>,
     message: String,
+    /// Set when a gate refused the attempt: the call stops, for this
+    /// reason, whatever the classifier says.
+    refused: Option<StopReason>,
 }
 
 /// The untyped half of an execution.
@@ -239,8 +242,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             Err(_) if kind == AttemptKind::Hedge => None,
             Err(refusal) => {
                 let (_, index) = self.core.push_record(kind, &self.op.settings);
-                let error = (refusal.error)();
-                self.fail_in_round(index, (error, refusal.kind), Permits::none(), 0, true);
+                self.refused_at(index, refusal);
                 None
             }
         }
@@ -252,15 +254,17 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     }
 
     /// Records the end of the attempt at `index` of a round, at the latest
-    /// reading; says whether it succeeded. A failure that is the `last` of
-    /// its round is decided on, as any failed attempt.
+    /// reading. A failure that is the `last` of its round is decided on, as
+    /// any failed attempt; so is one that no other attempt of the round
+    /// could change. [`stopped`](Execution::stopped) then says whether the
+    /// round (and the call) is over.
     pub(crate) fn settle_in_round(
         &mut self,
         index: usize,
         result: Result<T, (E, FailureKind)>,
         permits: Permits<'b, T, E>,
         last: bool,
-    ) -> bool {
+    ) {
         let rtt = self.core.end_record(index);
         match result {
             Ok(value) if self.op.hooks.is_valid(&value) => {
@@ -269,26 +273,26 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
                 self.op.gates.settle(&self.op.clock, permits, &ended);
                 self.core.succeeded(kind);
                 self.result = Some(Ok(value));
-                true
             }
             Ok(_) => {
                 let invalid = self.op.invalid.expect("a validator comes with its error");
                 let failed = (invalid(), FailureKind::Validation);
                 self.fail_in_round(index, failed, permits, rtt, last);
-                false
             }
-            Err(failed) => {
-                self.fail_in_round(index, failed, permits, rtt, last);
-                false
-            }
+            Err(failed) => self.fail_in_round(index, failed, permits, rtt, last),
         }
     }
 
     /// Records the attempt at `index` as dropped at the latest reading,
-    /// because another attempt of its round succeeded, and gives its
-    /// permits back.
+    /// because another attempt ended its round (it succeeded, or failed in
+    /// a way no other attempt could change), and gives its permits back.
     pub(crate) fn cancel(&mut self, index: usize, permits: Permits<'b, T, E>) {
-        let rtt = self.core.cancel(index);
+        let why = if self.succeeded() {
+            "dropped: another attempt succeeded first"
+        } else {
+            "dropped: another attempt ended the call"
+        };
+        let rtt = self.core.cancel(index, why);
         let ended = gates::Ended::new(AttemptKind::Hedge, rtt, End::Cancelled);
         self.op.gates.settle(&self.op.clock, permits, &ended);
     }
@@ -303,6 +307,29 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     ) {
         let attempt_kind = self.core.kind_of(index);
         let failed = self.classify(&error, kind, permits, attempt_kind, rtt);
+        self.fail_at(index, error, failed, last);
+    }
+
+    /// Records the refusal of the primary attempt whose record is at
+    /// `index`: it fails with the refusal's error, and the call stops.
+    #[cold]
+    #[inline(never)]
+    fn refused_at(&mut self, index: usize, refusal: Refusal<E>) {
+        let error = (refusal.error)();
+        let mut failed = self.classify(
+            &error,
+            refusal.kind,
+            Permits::none(),
+            AttemptKind::Primary,
+            0,
+        );
+        failed.refused = Some(refusal.stop);
+        self.fail_at(index, error, failed, true);
+    }
+
+    /// Records the failure of the attempt at `index`, which failed with
+    /// `error`, and decides what comes next if it ends its round.
+    fn fail_at(&mut self, index: usize, error: E, failed: Failed, last: bool) {
         self.result = Some(Err(error));
         let gates = &self.op.gates;
         self.core.fail_at(
@@ -338,6 +365,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
                 None
             },
             message: self.op.describe(error),
+            refused: None,
         }
     }
 
@@ -499,12 +527,12 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         }
     }
 
-    /// Records a primary attempt that a gate refused.
+    /// Records a primary attempt that a gate refused: the call stops.
     #[cold]
     #[inline(never)]
     fn refused(&mut self, refusal: Refusal<E>) {
-        let error = (refusal.error)();
-        self.fail((error, refusal.kind), Permits::none(), 0);
+        let index = self.core.latest_record(&self.op.settings);
+        self.refused_at(index, refusal);
     }
 
     /// Records the end of the latest attempt at the latest reading.
@@ -532,14 +560,8 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     #[inline(never)]
     fn fail(&mut self, (error, kind): (E, FailureKind), permits: Permits<'b, T, E>, rtt: u64) {
         let failed = self.classify(&error, kind, permits, AttemptKind::Primary, rtt);
-        self.result = Some(Err(error));
-        let gates = &self.op.gates;
-        self.core.fail(
-            failed,
-            &self.op.settings,
-            self.op.hooks.on_retry(),
-            &mut || gates.allows_retry::<T>(),
-        );
+        let index = self.core.latest_record(&self.op.settings);
+        self.fail_at(index, error, failed, true);
     }
 
     fn settle_fallback(&mut self, result: Result<T, E>) {
@@ -718,39 +740,31 @@ impl<'o> Core<'o> {
         }
     }
 
-    /// Records the attempt at `index` as dropped at the latest reading;
-    /// how long it ran.
-    fn cancel(&mut self, index: usize) -> u64 {
+    /// Records the attempt at `index` as dropped at the latest reading,
+    /// for the reason `why`; how long it ran.
+    fn cancel(&mut self, index: usize, why: &str) -> u64 {
         let rtt = self.end_record(index);
         if let Some(slow) = &mut self.slow {
             slow.report.name_and(index).1.set_error(ExecutionError::new(
                 FailureKind::Cancelled,
                 false,
-                "dropped: another attempt succeeded first".to_owned(),
+                why.to_owned(),
             ));
         }
         rtt
     }
 
-    /// Records a failed primary attempt and decides what comes next.
-    #[cold]
-    #[inline(never)]
-    fn fail(
-        &mut self,
-        failed: Failed,
-        settings: &Settings,
-        on_retry: &dyn OnRetry,
-        allows_retry: &mut dyn FnMut() -> bool,
-    ) {
-        let slow = self.slow(settings);
-        let last = slow.report.attempts().len() - 1;
-        self.fail_at(last, failed, on_retry, allows_retry, true);
+    /// Where the latest attempt's record is, once the report is kept.
+    fn latest_record(&mut self, settings: &Settings) -> usize {
+        self.slow(settings).report.attempts().len() - 1
     }
 
-    /// Records the failure of the attempt whose record is at `index`; when
-    /// it was the `last` of its round (no hedge of it still runs), decides
-    /// what comes next.
-    /// `allows_retry` asks the gates, last, whether a retry may start.
+    /// Records the failure of the attempt whose record is at `index`, and
+    /// decides what comes next when the failure ends its round: when it
+    /// was the `last` of its round (no hedge of it still runs), or when no
+    /// attempt of the round could change the answer (a refusal, or an
+    /// error that is not retried). `allows_retry` asks the gates, last,
+    /// whether a retry may start.
     fn fail_at(
         &mut self,
         index: usize,
@@ -764,6 +778,7 @@ impl<'o> Core<'o> {
             retryable,
             hint,
             message,
+            refused,
         } = failed;
         let (now, start) = (self.now, self.start);
         let slow = self
@@ -779,15 +794,15 @@ impl<'o> Core<'o> {
         }
         events::attempt_failed(name, number, recorded);
         events::attempt_ended(name, attempt_kind, Ended::of_failure(retryable));
-        if !last {
+        if !last && retryable && refused.is_none() {
             return;
         }
         slow.counters.primaries = slow.counters.primaries.saturating_add(1);
-        let failure = Failure {
-            retryable,
-            rejected: kind == FailureKind::CircuitOpen,
-            hint,
-        };
+        if let Some(reason) = refused {
+            self.stop = Some(reason);
+            return;
+        }
+        let failure = Failure { retryable, hint };
         let elapsed = Duration::from_nanos(now.saturating_sub(start));
         let Slow {
             report,

@@ -2,8 +2,11 @@
 //! after the hedge delay, another copy starts beside it, and the first to
 //! succeed wins; the others are dropped.
 //!
-//! A round is one primary attempt and its hedges. It fails only when every
-//! attempt in it has failed, and then the usual rules decide whether (and
+//! A round is one primary attempt and its hedges. It ends as soon as one
+//! attempt succeeds, or fails in a way no other attempt of the round could
+//! change (an error that is not retried): the others are dropped, and that
+//! result ends the call, as it would without hedging. Otherwise it fails
+//! when its last attempt does, and the usual rules decide whether (and
 //! after which wait) another round starts. Each hedged attempt has its own
 //! `Attempt` (number, deadline), is counted in `attempt_count` but never in
 //! `retry_count`, and is recorded with [`AttemptKind::Hedge`].
@@ -196,8 +199,10 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'_, 'b, T, E, C, H> {
                     let ended = running.swap_remove(position);
                     self.read_clock();
                     let last = running.is_empty();
-                    if self.settle_in_round(ended.index, result, ended.permits, last) {
-                        // The others are dropped: cancelled.
+                    self.settle_in_round(ended.index, result, ended.permits, last);
+                    if self.stopped() {
+                        // A success, or a failure that ends the call: the
+                        // others are dropped.
                         for other in running {
                             self.cancel(other.index, other.permits);
                         }

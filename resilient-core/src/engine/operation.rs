@@ -216,9 +216,12 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         self
     }
 
-    /// Consults `breaker` before each primary attempt and reports each
-    /// result to it. A rejected attempt doesn't run and fails with
-    /// `E::from(CircuitOpen)`, classified like any other error.
+    /// Consults `breaker` before each attempt and reports each result to
+    /// it. A rejected attempt doesn't run, fails with
+    /// `E::from(CircuitOpen)` and ends the call with
+    /// [`StopReason::CircuitOpen`](crate::StopReason::CircuitOpen), never
+    /// retried; fallbacks still run. Every failure of an attempt that ran
+    /// counts against the breaker, retryable or not.
     #[inline]
     pub fn circuit_breaker<'c>(self, breaker: &'c CircuitBreaker) -> Operation<'c, T, E, C, H>
     where

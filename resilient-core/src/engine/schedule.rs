@@ -37,8 +37,6 @@ impl Counters {
 pub(crate) struct Failure {
     /// The classifier's verdict.
     pub(crate) retryable: bool,
-    /// The circuit breaker rejected the attempt; the body didn't run.
-    pub(crate) rejected: bool,
     /// A Retry-After hint, read from a retryable error only.
     pub(crate) hint: Option<Duration>,
 }
@@ -72,15 +70,8 @@ pub(crate) fn schedule(
     jitter: impl FnOnce(Duration) -> Duration,
     throttle: impl FnOnce() -> bool,
 ) -> Result<Delay, Stop> {
-    let blocked = |otherwise: StopReason| {
-        if failure.rejected {
-            StopReason::CircuitOpen
-        } else {
-            otherwise
-        }
-    };
     if !failure.retryable {
-        return Err(Stop::Reason(blocked(StopReason::NotRetryable)));
+        return Err(Stop::Reason(StopReason::NotRetryable));
     }
     if settings.budget.is_some_and(|budget| elapsed >= budget) {
         return Err(Stop::Reason(StopReason::BudgetExhausted));
@@ -115,7 +106,7 @@ pub(crate) fn schedule(
             .primaries
             .saturating_sub(counters.rate_limit_retries);
         if backoff_attempts >= settings.max_attempts {
-            return Err(Stop::Reason(blocked(StopReason::AttemptsExhausted)));
+            return Err(Stop::Reason(StopReason::AttemptsExhausted));
         }
         let wait = jitter(settings.backoff.nominal_delay(backoff_attempts));
         if starts_too_late(wait) {
@@ -166,7 +157,6 @@ mod tests {
 
     const RETRYABLE: Failure = Failure {
         retryable: true,
-        rejected: false,
         hint: None,
     };
 
@@ -221,14 +211,6 @@ mod tests {
         assert_eq!(
             decide(&s, &after(1), secs(5), fatal),
             Err(StopReason::NotRetryable)
-        );
-        let rejected = Failure {
-            rejected: true,
-            ..fatal
-        };
-        assert_eq!(
-            decide(&s, &after(1), secs(5), rejected),
-            Err(StopReason::CircuitOpen)
         );
     }
 
@@ -440,16 +422,12 @@ mod tests {
         }
 
         fn failure() -> impl Strategy<Value = Failure> {
-            (
-                any::<bool>(),
-                any::<bool>(),
-                proptest::option::of(duration()),
-            )
-                .prop_map(|(retryable, rejected, hint)| Failure {
+            (any::<bool>(), proptest::option::of(duration())).prop_map(|(retryable, hint)| {
+                Failure {
                     retryable,
-                    rejected,
                     hint: hint.filter(|_| retryable),
-                })
+                }
+            })
         }
 
         proptest! {
@@ -473,8 +451,7 @@ mod tests {
                 match decision {
                     Err(stop) => {
                         if !f.retryable {
-                            let expected = if f.rejected { StopReason::CircuitOpen } else { StopReason::NotRetryable };
-                            prop_assert_eq!(stop.reason(), expected);
+                            prop_assert_eq!(stop.reason(), StopReason::NotRetryable);
                         }
                         if stop.reason() == StopReason::Throttled {
                             prop_assert!(!allows, "a throttle that allows never stops a call");

@@ -44,7 +44,8 @@ pub enum FailureKind {
     /// The body returned a value that failed validation.
     Validation,
     /// A hedged attempt (or the attempt it hedged) was dropped because
-    /// another attempt of its round succeeded first.
+    /// another attempt of its round ended the round first: it succeeded,
+    /// or failed with an error that is not retried.
     Cancelled,
 }
 

@@ -209,13 +209,13 @@ impl<Cl, C, A> ResilientLayer<Cl, C, A> {
     /// Consults `breaker` before each attempt and reports each result to
     /// it: a `&'static CircuitBreaker` (a `static`) or an
     /// `Arc<CircuitBreaker>`, shared by every call. A rejected attempt
-    /// doesn't run and fails with [`CircuitOpen`](crate::CircuitOpen),
-    /// which is retryable like any error under the default classifier; a
-    /// call whose last attempt was rejected returns that `CircuitOpen` as
+    /// doesn't run and fails with [`CircuitOpen`](crate::CircuitOpen): the
+    /// call ends there, without a retry, and returns that `CircuitOpen` as
     /// its error, with stop reason `CircuitOpen`.
     ///
-    /// Only attempts classified [`Retryable`](super::Verdict::Retryable)
-    /// count against the breaker.
+    /// Every attempt that ran counts: a [`Success`](super::Verdict::Success)
+    /// as a success, any other verdict as a failure, retryable or
+    /// [`Fatal`](super::Verdict::Fatal).
     ///
     /// ```
     /// use resilient::CircuitBreaker;

@@ -33,20 +33,14 @@ impl<'b, T, E> Gate<T, E> for BreakerGate<'b, E> {
             })
     }
 
-    /// Only retryable failures count against the breaker; a cancelled or
-    /// refused attempt gives its permit back unreported.
+    /// Every failure of an attempt that ran counts, retryable or not: the
+    /// breaker measures the dependency, not whether a retry may help. A
+    /// cancelled or refused attempt gives its permit back unreported.
     #[inline]
     fn settle<C: Clock>(&self, clock: &C, permit: CircuitPermit<'b>, ended: &Ended) {
         match ended.end {
-            End::Success
-            | End::Failure {
-                retryable: false, ..
-            } => {
-                permit.record_success(clock.now());
-            }
-            End::Failure {
-                retryable: true, ..
-            } => permit.record_failure(clock.now()),
+            End::Success => permit.record_success(clock.now()),
+            End::Failure { .. } => permit.record_failure(clock.now()),
             End::Cancelled | End::NotRun => drop(permit),
         }
     }

@@ -121,8 +121,7 @@ pub(crate) struct Admission {
 pub(crate) struct Refusal<E> {
     /// How the refused attempt is recorded.
     pub(crate) kind: FailureKind,
-    /// Why the call stops, if the refusal stops it.
-    #[allow(dead_code)]
+    /// Why the call stops: a refused attempt is never retried.
     pub(crate) stop: StopReason,
     /// Makes the error the refused attempt fails with.
     pub(crate) error: fn() -> E,
@@ -177,7 +176,7 @@ pub(crate) enum End {
     Success,
     /// It failed; `retryable` is the classifier's verdict.
     Failure { kind: FailureKind, retryable: bool },
-    /// It was dropped because another attempt of its round succeeded.
+    /// It was dropped because another attempt ended its round.
     Cancelled,
     /// A later gate refused it: its body never ran.
     NotRun,
