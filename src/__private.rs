@@ -6,7 +6,10 @@
 use std::future::Future;
 
 // Named by the expansion.
-pub use resilient_core::idempotency::{DEFAULT_TTL, IdempotencyFailure};
+pub use resilient_core::idempotency::{
+    DEFAULT_TTL, IdempotencyConflictFailure, IdempotencyFailure,
+};
+pub use resilient_core::{IdempotentCall, idempotency_fingerprint};
 pub use resilient_core::{
     Backoff, CircuitOpenError, Jitter, ReportableError, TimeoutError, TokioClock, ValidationError,
 };

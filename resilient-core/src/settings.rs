@@ -35,6 +35,9 @@ pub(crate) struct Settings {
     pub(crate) seed: Option<u64>,
     /// Time allowed to each attempt; only operations set it.
     pub(crate) timeout: Option<Duration>,
+    /// The run's report is handed to the hook and the metrics by its
+    /// caller, not by the run (an idempotent call, which completes it).
+    pub(crate) report_deferred: bool,
 }
 
 impl Settings {
@@ -50,6 +53,7 @@ impl Settings {
         max_rate_limit_retries: DEFAULT_MAX_RATE_LIMIT_RETRIES,
         seed: None,
         timeout: None,
+        report_deferred: false,
     };
 
     /// Checks every value a builder must reject.

@@ -14,7 +14,8 @@ use std::thread;
 use std::time::Duration;
 
 use resilient_core::idempotency::{
-    IdempotencyError, IdempotencyStatus, MemoryStore, run_idempotent, run_idempotent_blocking,
+    Claim, ClaimRequest, ClaimToken, IdempotencyError, IdempotencyStatus, IdempotencyStore,
+    MemoryStore, StoreError, current_claim, run_idempotent, run_idempotent_blocking,
 };
 use resilient_core::{Clock, FakeClock, SystemClock, TokioClock};
 use tokio::task::JoinSet;
@@ -265,23 +266,26 @@ async fn the_wait_fails_with_in_flight_at_exactly_its_bound() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn renewals_keep_a_call_longer_than_its_lease_the_only_one() {
-    let store = Arc::new(MemoryStore::new().with_lease(secs(4)));
-    let runs = Arc::new(AtomicU32::new(0));
+async fn a_slow_holder_keeps_its_claim_however_long_it_takes() {
+    let (store, runs) = fixture();
     let start = Instant::now();
-    let leader = tokio::spawn(Call::new(&store, &runs).takes(secs(10)).run());
+    let hours = secs(10 * 3600);
+    let leader = tokio::spawn(Call::new(&store, &runs).takes(hours).run());
     let waiter = tokio::spawn(Call::new(&store, &runs).returns(Ok(7)).run());
 
     assert_eq!(waiter.await.unwrap().unwrap(), (Ok(42), Joined));
-    assert_eq!(start.elapsed(), secs(10));
+    assert_eq!(start.elapsed(), hours);
     assert_eq!(leader.await.unwrap().unwrap(), (Ok(42), Executed));
     assert_eq!(runs.load(SeqCst), 1);
 }
 
+/// A holder whose future is not polled for longer than any lease (a
+/// blocking call inside its body, a starved executor) is still alive: in
+/// one process its claim lasts until its guard settles it, so no second
+/// run starts beside it.
 #[tokio::test(start_paused = true)]
-async fn a_call_no_one_polls_loses_its_claim_when_its_lease_runs_out() {
-    let store = Arc::new(MemoryStore::new().with_lease(secs(4)));
-    let runs = Arc::new(AtomicU32::new(0));
+async fn a_holder_not_polled_for_a_long_while_keeps_its_claim() {
+    let (store, runs) = fixture();
     let start = Instant::now();
     let mut stalled = pin!(Call::new(&store, &runs).takes(secs(10)).run());
     // One poll: the stalled call claims the key and starts its body, then
@@ -292,20 +296,277 @@ async fn a_call_no_one_polls_loses_its_claim_when_its_lease_runs_out() {
     })
     .await;
 
-    // Bounded, so that a store that never frees the key fails the test
-    // rather than hanging it.
-    let successor = Call::new(&store, &runs).returns(Ok(7)).max_wait(secs(20));
-    let successor = successor.run().await;
-    assert_eq!(successor.unwrap(), (Ok(7), Executed));
-    assert_eq!(start.elapsed(), secs(4) + secs(1));
+    let successor = Call::new(&store, &runs).returns(Ok(7)).max_wait(secs(120));
+    let refused = successor.run().await.unwrap_err();
+    assert!(
+        matches!(refused, IdempotencyError::InFlight(_)),
+        "{refused:?}"
+    );
+    assert_eq!(start.elapsed(), secs(120));
 
-    // The stalled call's value is its own, and can't replace the
-    // successor's: its claim is gone.
     assert_eq!(stalled.await.unwrap(), (Ok(42), Executed));
-    assert_eq!(start.elapsed(), secs(10));
     let replay = Call::new(&store, &runs).run().await;
-    assert_eq!(replay.unwrap(), (Ok(7), Replayed));
+    assert_eq!(replay.unwrap(), (Ok(42), Replayed));
+    assert_eq!(runs.load(SeqCst), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_a_ttl_of_zero_concurrent_calls_join_and_later_ones_run_again() {
+    let (store, runs) = fixture();
+    let start = Instant::now();
+    let call = || {
+        let runs = Arc::clone(&runs);
+        let store = Arc::clone(&store);
+        async move {
+            let body = || work(runs, secs(1), Ok(5), true);
+            run_idempotent(&*store, KEY, Duration::ZERO, None, &TokioClock, body).await
+        }
+    };
+    let mut calls = JoinSet::new();
+    for _ in 0..5 {
+        calls.spawn(call());
+    }
+    let mut statuses: Vec<_> = calls
+        .join_all()
+        .await
+        .into_iter()
+        .map(|outcome| {
+            let (value, status) = outcome.unwrap();
+            assert_eq!(value, Ok(5));
+            status
+        })
+        .collect();
+    statuses.sort_by_key(|status| *status != Executed);
+    assert_eq!(statuses, [Executed, Joined, Joined, Joined, Joined]);
+    assert_eq!(start.elapsed(), secs(1));
+    assert_eq!(runs.load(SeqCst), 1);
+
+    // Nothing stored afterwards: the next call runs.
+    assert_eq!(call().await.unwrap(), (Ok(5), Executed));
     assert_eq!(runs.load(SeqCst), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_body_that_calls_its_own_key_fails_at_once_instead_of_waiting_for_itself() {
+    let (store, _) = fixture();
+    let start = Instant::now();
+    let body = || async {
+        let again = run_idempotent(&*store, KEY, TTL, None, &TokioClock, || async {
+            (Ok::<u32, &str>(1), true)
+        })
+        .await;
+        assert!(matches!(again, Err(IdempotencyError::InFlight(_))), "{again:?}");
+        // Another key is no re-entrance, and has a claim of its own.
+        let other = run_idempotent(&*store, "other", TTL, None, &TokioClock, || async {
+            let inner = current_claim().unwrap();
+            (Ok::<u32, &str>(u32::from(inner.key() == "other")), true)
+        })
+        .await;
+        assert_eq!(other.unwrap(), (Ok(1), Executed));
+        let outer = current_claim().unwrap();
+        assert_eq!(outer.key(), KEY);
+        (Ok::<u32, &str>(2), true)
+    };
+    let ran = run_idempotent(&*store, KEY, TTL, None, &TokioClock, body).await;
+    assert_eq!(ran.unwrap(), (Ok(2), Executed));
+    assert_eq!(start.elapsed(), Duration::ZERO);
+    assert!(current_claim().is_none());
+}
+
+#[test]
+fn a_blocking_body_that_calls_its_own_key_fails_at_once() {
+    let store = MemoryStore::new();
+    let ran = run_idempotent_blocking(&store, KEY, TTL, None, &SystemClock, || {
+        let again = run_idempotent_blocking(&store, KEY, TTL, None, &SystemClock, || {
+            (Ok::<u32, &str>(1), true)
+        });
+        assert!(matches!(again, Err(IdempotencyError::InFlight(_))), "{again:?}");
+        (Ok::<u32, &str>(2), true)
+    });
+    assert_eq!(ran.unwrap(), (Ok(2), Executed));
+}
+
+#[tokio::test(start_paused = true)]
+async fn every_claim_of_a_key_gets_a_larger_fencing_token() {
+    let (store, _) = fixture();
+    let tokens = std::sync::Mutex::new(Vec::new());
+    for result in [Err("declined"), Err("declined"), Ok(1)] {
+        let body = || async {
+            let claim = current_claim().unwrap();
+            tokens.lock().unwrap().push(claim.fencing_token());
+            (result, true)
+        };
+        let _ = run_idempotent(&*store, KEY, TTL, None, &TokioClock, body)
+            .await
+            .unwrap();
+    }
+    let tokens = tokens.into_inner().unwrap();
+    assert_eq!(tokens.len(), 3);
+    assert!(tokens.is_sorted_by(|a, b| a < b), "{tokens:?}");
+}
+
+/// A store with a lease, as a shared store has: the holder renews it.
+struct Leased(MemoryStore<u32>);
+
+impl IdempotencyStore<u32> for Leased {
+    fn claim(
+        &self,
+        key: &str,
+        request: ClaimRequest,
+        now: std::time::Instant,
+    ) -> impl Future<Output = Result<Claim<u32>, StoreError>> + Send {
+        let claim = self.0.claim(key, request, now);
+        async move {
+            Ok(match claim.await? {
+                Claim::Acquired {
+                    token,
+                    fencing_token,
+                    ..
+                } => Claim::Acquired {
+                    token,
+                    lease: secs(30),
+                    fencing_token,
+                },
+                other => other,
+            })
+        }
+    }
+    fn wait(&self, key: &str) -> impl Future<Output = Result<(), StoreError>> + Send {
+        self.0.wait(key)
+    }
+    fn complete(
+        &self,
+        key: &str,
+        token: ClaimToken,
+        value: &u32,
+        ttl: Duration,
+        now: std::time::Instant,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send {
+        self.0.complete(key, token, value, ttl, now)
+    }
+    fn release(
+        &self,
+        key: &str,
+        token: ClaimToken,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'static {
+        self.0.release(key, token)
+    }
+    fn renew(
+        &self,
+        key: &str,
+        token: ClaimToken,
+        now: std::time::Instant,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send {
+        self.0.renew(key, token, now)
+    }
+}
+
+/// Runs `test` on a thread of its own and fails if it hasn't finished
+/// within `bound` of real time: a test of a hang must not hang.
+fn within<R: Send + 'static>(bound: Duration, test: impl FnOnce() -> R + Send + 'static) -> R {
+    let (done, finished) = mpsc::channel();
+    thread::spawn(move || done.send(test()).unwrap());
+    finished
+        .recv_timeout(bound)
+        .expect("the call hung (or the test panicked)")
+}
+
+#[test]
+fn a_fake_clock_drives_an_idempotent_async_call_whose_body_is_pending() {
+    let slept = within(secs(10), || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let clock = FakeClock::new();
+        let store = Leased(MemoryStore::new());
+        let ran = runtime.block_on(run_idempotent(&store, KEY, TTL, None, &clock, || async {
+            // Pending a few times, as any body awaiting I/O is.
+            for _ in 0..3 {
+                tokio::task::yield_now().await;
+            }
+            (Ok::<u32, &str>(4), true)
+        }));
+        assert_eq!(ran.unwrap(), (Ok(4), Executed));
+        clock.slept()
+    });
+    // Renewals are not the operation's sleeps.
+    assert_eq!(slept, []);
+}
+
+#[test]
+fn a_blocking_call_on_a_current_thread_runtime_fails_at_once_rather_than_freeze_it() {
+    let outcome = within(secs(10), || {
+        static STORE: MemoryStore<u32> = MemoryStore::new();
+        static RUNS: AtomicU32 = AtomicU32::new(0);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let (release, released) = tokio::sync::oneshot::channel::<()>();
+            let holder = tokio::spawn(run_idempotent(&STORE, KEY, TTL, None, &TokioClock, || async {
+                RUNS.fetch_add(1, SeqCst);
+                released.await.unwrap();
+                (Ok::<u32, &str>(1), true)
+            }));
+            tokio::task::yield_now().await;
+            assert_eq!(RUNS.load(SeqCst), 1);
+            // On the runtime's only thread, which the holder needs.
+            let blocking = run_idempotent_blocking(&STORE, KEY, TTL, None, &SystemClock, || {
+                RUNS.fetch_add(1, SeqCst);
+                (Ok::<u32, &str>(2), true)
+            });
+            release.send(()).unwrap();
+            assert_eq!(holder.await.unwrap().unwrap(), (Ok(1), Executed));
+            (blocking, RUNS.load(SeqCst))
+        })
+    });
+    let (blocking, runs) = outcome;
+    assert!(matches!(blocking, Err(IdempotencyError::InFlight(_))), "{blocking:?}");
+    assert_eq!(runs, 1);
+}
+
+#[test]
+fn a_blocking_call_on_a_multi_thread_worker_waits_without_starving_the_holder() {
+    let outcome = within(secs(10), || {
+        static STORE: MemoryStore<u32> = MemoryStore::new();
+        static RUNS: AtomicU32 = AtomicU32::new(0);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_time()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let (release, released) = tokio::sync::oneshot::channel::<()>();
+            let (claimed, has_claimed) = tokio::sync::oneshot::channel::<()>();
+            let holder = tokio::spawn(run_idempotent(&STORE, KEY, TTL, None, &TokioClock, || async {
+                RUNS.fetch_add(1, SeqCst);
+                claimed.send(()).unwrap();
+                released.await.unwrap();
+                (Ok::<u32, &str>(1), true)
+            }));
+            has_claimed.await.unwrap();
+            // The one worker's thread: the holder runs elsewhere meanwhile.
+            let blocking = tokio::spawn(async {
+                run_idempotent_blocking(&STORE, KEY, TTL, None, &SystemClock, || {
+                    RUNS.fetch_add(1, SeqCst);
+                    (Ok::<u32, &str>(2), true)
+                })
+            });
+            let releaser = thread::spawn(move || {
+                spin_until("the blocking call waits", || STORE.waiters(KEY) == 1);
+                release.send(()).unwrap();
+            });
+            let blocking = blocking.await.unwrap();
+            releaser.join().unwrap();
+            assert_eq!(holder.await.unwrap().unwrap(), (Ok(1), Executed));
+            (blocking, RUNS.load(SeqCst))
+        })
+    });
+    let (blocking, runs) = outcome;
+    assert_eq!(blocking.unwrap(), (Ok(1), Joined));
+    assert_eq!(runs, 1);
 }
 
 /// Fails the test instead of hanging it if `done` never becomes true.

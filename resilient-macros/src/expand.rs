@@ -23,8 +23,8 @@ use crate::attr::{self, BackoffSpec, Dur, Given, Jitter, Multiplier, Options, Va
 use crate::attr::{Count, Off};
 use crate::errors::Errors;
 use crate::options::{
-    BUDGET, CLOCK, CRATE, ErrorNeed, FALLBACK, HEDGE, IDEMPOTENCY, IDEMPOTENCY_KEY,
-    IDEMPOTENCY_TTL, MAX_HEDGES, NAME, OptionSpec, REPORT, RETRIES, RETRY, RETRY_ON, TIMEOUT,
+    BUDGET, CLOCK, CRATE, ErrorNeed, FALLBACK, HEDGE, IDEMPOTENCY, IDEMPOTENCY_FINGERPRINT,
+    IDEMPOTENCY_KEY, IDEMPOTENCY_TTL, MAX_HEDGES, NAME, OptionSpec, REPORT, RETRIES, RETRY, RETRY_ON, TIMEOUT,
 };
 use crate::signature::{self, Arg, Function, Ret};
 
@@ -319,6 +319,17 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
         chain.extend(quote!(.name(#name)));
     }
     statements.extend(quote!(let #op = #chain;));
+    // A hedged operation owns its operation: made here, so that the run
+    // (under an idempotency key too) only borrows it.
+    if let Some(hedge) = options.get::<Dur>(&HEDGE) {
+        let delay = duration(hedge.value);
+        let hedge = quote_spanned!(hedge.span()=> .hedge(#delay));
+        let max_hedges = options.get::<Count>(&MAX_HEDGES).map(|max| {
+            let count = Literal::u32_suffixed(max.value.value);
+            quote_spanned!(max.span()=> .max_hedges(#count))
+        });
+        statements.extend(quote!(let #op = #op #hedge #max_hedges;));
+    }
     statements
 }
 
@@ -550,16 +561,48 @@ fn idempotent(options: &Options, is_async: bool, names: &Names, run: TokenStream
     let key_value = key.value;
     let store = quote_spanned!(store.span()=> #store_value);
     let key = quote_spanned! {key.span()=>
-        &::core::convert::Into::<::std::string::String>::into(#key_value)
+        ::core::convert::Into::<::std::string::String>::into(#key_value)
     };
     let ttl = options.get::<Dur>(&IDEMPOTENCY_TTL).map_or_else(
         || quote!(#root::__private::DEFAULT_TTL),
         |ttl| duration(ttl.value),
     );
-    if is_async {
-        quote!(#op.idempotent_async(#store, #key, #ttl, async || #run).await)
+    let fingerprint = options.get::<Expr>(&IDEMPOTENCY_FINGERPRINT).map(|fingerprint| {
+        let span = fingerprint.span();
+        let value = fingerprint.value;
+        let error = names.error_at(span);
+        let at = names.root_at(span);
+        quote_spanned! {span=>
+            .fingerprint(#at::__private::idempotency_fingerprint::<#error, _>(&(#value)))
+        }
+    });
+    let call = Ident::new("__resilient_call", Span::mixed_site());
+    let held = Ident::new("__resilient_held", Span::mixed_site());
+    let done = Ident::new("__resilient_done", Span::mixed_site());
+    // The run borrows the operation from the call, which owns it: under
+    // the claim, `op` names that borrow.
+    let (claim, under_claim) = if is_async {
+        (
+            quote!(#call.claim().await),
+            quote!(#call.run(#held, async { #run }).await),
+        )
     } else {
-        quote!(#op.idempotent_blocking(#store, #key, #ttl, || #run))
+        (
+            quote!(#call.claim_blocking()),
+            quote!(#call.run_blocking(#held, || #run)),
+        )
+    };
+    quote! {
+        {
+            let mut #call = #root::__private::IdempotentCall::new(#op, #store, #key, #ttl) #fingerprint;
+            match #claim {
+                ::core::result::Result::Ok(#held) => {
+                    let #op = #call.operation();
+                    #under_claim
+                }
+                ::core::result::Result::Err(#done) => #done,
+            }
+        }
     }
 }
 
@@ -610,19 +653,12 @@ fn run(
             #exec.fallback_async(#fallbacks).await;
         })*
     };
-    if let Some(hedge) = options.get::<Dur>(&HEDGE) {
-        let delay = duration(hedge.value);
-        let hedge = quote_spanned!(hedge.span()=> .hedge(#delay));
-        let max_hedges = options.get::<Count>(&MAX_HEDGES).map(|max| {
-            let count = Literal::u32_suffixed(max.value.value);
-            quote_spanned!(max.span()=> .max_hedges(#count))
-        });
-        let hedged = Ident::new("__resilient_hedged", Span::mixed_site());
+    if options.key(&HEDGE).is_some() {
+        // `op` is the hedged operation (see `build`).
         return quote! {
             {
                 let #body = #attempt;
-                let #hedged = #op #hedge #max_hedges;
-                match #hedged.run_primary_async(|#given: #root::Attempt| #body(#given)).await {
+                match #op.run_primary_async(|#given: #root::Attempt| #body(#given)).await {
                     ::core::result::Result::Ok(#done) => #done,
                     ::core::result::Result::Err(mut #exec) => {
                         #fallbacks

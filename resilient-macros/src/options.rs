@@ -280,6 +280,19 @@ pub(crate) const IDEMPOTENCY_KEY: OptionSpec =
 pub(crate) const IDEMPOTENCY_TTL: OptionSpec =
     OptionSpec::dedicated("idempotency_ttl", Kind::Duration, "\"24h\"").needs(NEEDS_IDEMPOTENCY);
 
+/// A hash of the call's parameters: a reused key with others is a conflict.
+pub(crate) const IDEMPOTENCY_FINGERPRINT: OptionSpec = OptionSpec::dedicated(
+    "idempotency_fingerprint",
+    Kind::Expression,
+    "(order.id, order.cents)",
+)
+.needs(NEEDS_IDEMPOTENCY)
+.error_needs(ErrorNeed {
+    bound: "IdempotencyConflictFailure",
+    function: "conflict",
+    only_async: false,
+});
+
 /// Said of each option that needs the clock that `timing = false` turns off.
 const NEEDS_TIMING: Conflict = Conflict {
     with: "timing",
@@ -330,6 +343,7 @@ pub(crate) const OPTIONS: &[OptionSpec] = &[
     IDEMPOTENCY,
     IDEMPOTENCY_KEY,
     IDEMPOTENCY_TTL,
+    IDEMPOTENCY_FINGERPRINT,
     CRATE,
 ];
 

@@ -13,6 +13,7 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
+use crate::idempotency::IdempotencyStored;
 use crate::report::{AttemptKind, DelaySource, ExecutionError, StopReason};
 
 /// The operation's name, as events and series carry it.
@@ -73,6 +74,45 @@ pub(crate) fn finished(operation: &Name, elapsed: Duration, stop: StopReason) {
         "stop_reason" => stop.name()
     )
     .record(elapsed.as_secs_f64());
+}
+
+/// An idempotent call ended: `status` is how it got its result
+/// (`replayed`, `joined`, `executed`) or why it got none (`in_flight`,
+/// `conflict`, `store_error`).
+#[inline]
+pub(crate) fn idempotent_call(operation: &Name, status: &'static str) {
+    #[cfg(feature = "metrics")]
+    metrics::counter!(
+        "resilient_idempotent_calls_total",
+        "operation" => operation.clone(),
+        "status" => status
+    )
+    .increment(1);
+}
+
+/// An executed idempotent call's value was not stored for a reason the
+/// caller may not expect (the store refused it, failed, or the claim was
+/// lost): a warning naming the key, since every later call runs again.
+#[inline]
+pub(crate) fn value_not_stored(operation: &Name, key: &str, stored: IdempotencyStored) {
+    let unexpected = matches!(
+        stored,
+        IdempotencyStored::Unserializable
+            | IdempotencyStored::DoesNotReadBack
+            | IdempotencyStored::StoreFailed
+            | IdempotencyStored::ClaimLost
+    );
+    #[cfg(feature = "tracing")]
+    if unexpected {
+        tracing::warn!(
+            operation = %operation,
+            idempotency_key = key,
+            reason = stored.as_str(),
+            "the value of an idempotent call was not stored: later calls with this key run again"
+        );
+    }
+    #[cfg(not(feature = "tracing"))]
+    let _ = unexpected;
 }
 
 pub(crate) fn attempt_failed(operation: &Name, attempt: u32, error: &ExecutionError) {

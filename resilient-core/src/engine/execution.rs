@@ -501,8 +501,10 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     pub fn finish(self) -> Outcome<T, E> {
         let Execution { op, core, result } = self;
         let result = result.expect("Execution::finish called before any attempt ran");
-        let report = core.finish();
-        op.hooks.on_report(&report);
+        let report = core.finish(op.settings.report_deferred);
+        if !op.settings.report_deferred {
+            op.hooks.on_report(&report);
+        }
         Outcome::new(result, report)
     }
 
@@ -896,7 +898,7 @@ impl<'o> Core<'o> {
     }
 
     #[inline]
-    fn finish(self) -> ExecutionReport {
+    fn finish(self, deferred: bool) -> ExecutionReport {
         let elapsed = self.elapsed();
         let report = match self.slow {
             None => ExecutionReport::first_success(
@@ -906,7 +908,9 @@ impl<'o> Core<'o> {
             ),
             Some(slow) => finish_slow(*slow, elapsed, self.stop),
         };
-        events::finished(report.name_cow(), report.elapsed(), report.stop_reason());
+        if !deferred {
+            events::finished(report.name_cow(), report.elapsed(), report.stop_reason());
+        }
         report
     }
 

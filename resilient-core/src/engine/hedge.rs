@@ -56,7 +56,7 @@ use crate::report::{AttemptKind, Outcome};
 /// ```
 #[must_use = "an operation does nothing until it is run"]
 pub struct Hedged<'b, T, E, C, H> {
-    op: Operation<'b, T, E, C, H>,
+    pub(super) op: Operation<'b, T, E, C, H>,
     delay: Duration,
     max_hedges: u32,
 }

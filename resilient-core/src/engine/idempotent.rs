@@ -1,23 +1,32 @@
-//! Idempotent operations: the whole run (retries, breaker, fallbacks) under
-//! an idempotency key, through a store ([`idempotency`](crate::idempotency)).
+//! Idempotent operations: the whole run (retries, breaker, hedges,
+//! fallbacks) under an idempotency key, through a store
+//! ([`idempotency`](crate::idempotency)).
 //!
 //! A stored success is replayed without running anything; a call that
 //! finds the key in flight elsewhere waits for that run (bounded by the
-//! operation's `budget`) and returns its value; otherwise this call claims
-//! the key and runs. Only a success of the primary attempts is stored: a
-//! fallback's value is returned, not stored. The report says which of the
-//! three happened ([`ExecutionReport::idempotency`]).
+//! operation's `budget`, which covers the wait and whatever runs after it)
+//! and returns its value; otherwise this call claims the key and runs. Only
+//! a success of the primary attempts is stored: a fallback's value is
+//! returned, not stored. Every call's report, whichever of these happened,
+//! says so ([`ExecutionReport::idempotency`],
+//! [`ExecutionReport::idempotency_stored`]), reaches the report hook once
+//! and is counted by the metrics.
 
 use std::future::Future;
+use std::hash::Hash;
 use std::time::Duration;
 
+use super::events;
+use super::hedge::Hedged;
 use super::hooks::HookSet;
 use super::operation::Operation;
 use crate::attempt::Attempt;
 use crate::clock::Clock;
 use crate::idempotency::{
-    DEFAULT_TTL, IdempotencyError, IdempotencyFailure, IdempotencyStatus, IdempotencyStore,
-    MemoryStore, run_idempotent, run_idempotent_blocking,
+    Acquired, DEFAULT_TTL, Held, HeldInMemory, IdempotencyConflict, IdempotencyConflictFailure,
+    IdempotencyFailure,
+    IdempotencyStatus, IdempotencyStore, IdempotencyStored, MemoryStore, Refused, Request,
+    acquire, acquire_blocking, fingerprint_of, run_held, run_held_blocking,
 };
 use crate::report::{ExecutionReport, Nanos, Outcome, StopReason};
 
@@ -61,13 +70,10 @@ use crate::report::{ExecutionReport, Nanos, Outcome, StopReason};
 /// ```
 #[must_use = "an operation does nothing until it is run"]
 pub struct Idempotent<'s, 'b, S, T, E, C, H> {
-    op: Operation<'b, T, E, C, H>,
-    store: &'s S,
-    key: String,
-    ttl: Duration,
+    call: IdempotentCall<'s, Operation<'b, T, E, C, H>, S, E>,
 }
 
-impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
+impl<'b, T, E, C: Clock, H> Operation<'b, T, E, C, H> {
     /// Runs the operation under `key` in `store`: at most one primary run
     /// per key per TTL (24 h by default), as far as the store guarantees
     /// it. See [`Idempotent`].
@@ -77,10 +83,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         key: impl Into<String>,
     ) -> Idempotent<'s, 'b, S, T, E, C, H> {
         Idempotent {
-            op: self,
-            store,
-            key: key.into(),
-            ttl: DEFAULT_TTL,
+            call: IdempotentCall::new(self, store, key, DEFAULT_TTL),
         }
     }
 }
@@ -89,9 +92,48 @@ impl<S, T, E, C: Clock, H: HookSet<T, E>> Idempotent<'_, '_, S, T, E, C, H>
 where
     E: IdempotencyFailure,
 {
-    /// How long a success is replayed (default 24 h).
+    /// How long a success is replayed (default 24 h). Zero stores nothing
+    /// for later calls, but calls in flight at the same time still join.
     pub fn ttl(mut self, ttl: Duration) -> Self {
-        self.ttl = ttl;
+        self.call.ttl = ttl;
+        self
+    }
+
+    /// Fails a call that reuses the key with other parameters, while the
+    /// first is in flight or stored, with `E::from(IdempotencyConflict)`,
+    /// rather than return the first call's value. `parameters` is anything
+    /// `Hash` (bytes too); see
+    /// [`fingerprint_of`](crate::idempotency::fingerprint_of).
+    ///
+    /// ```
+    /// use resilient::Operation;
+    /// use resilient::idempotency::{IdempotencyConflict, IdempotencyInFlight, MemoryStore, StoreError};
+    ///
+    /// #[derive(Debug, PartialEq)]
+    /// enum PayError { Conflict, Other }
+    /// impl std::fmt::Display for PayError {
+    ///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { write!(f, "{self:?}") }
+    /// }
+    /// impl From<IdempotencyConflict> for PayError { fn from(_: IdempotencyConflict) -> Self { PayError::Conflict } }
+    /// impl From<IdempotencyInFlight> for PayError { fn from(_: IdempotencyInFlight) -> Self { PayError::Other } }
+    /// impl From<StoreError> for PayError { fn from(_: StoreError) -> Self { PayError::Other } }
+    ///
+    /// static PAYMENTS: MemoryStore<u64> = MemoryStore::new();
+    /// let pay = |cents: u64| {
+    ///     Operation::new()
+    ///         .idempotent(&PAYMENTS, "order-7")
+    ///         .fingerprint(&cents)
+    ///         .run(|_| Ok::<_, PayError>(cents))
+    /// };
+    /// assert_eq!(pay(4200).into_result(), Ok(4200));
+    /// assert_eq!(pay(4200).into_result(), Ok(4200)); // replayed
+    /// assert_eq!(pay(9900).into_result(), Err(PayError::Conflict));
+    /// ```
+    pub fn fingerprint<V: Hash + ?Sized>(mut self, parameters: &V) -> Self
+    where
+        E: From<IdempotencyConflict>,
+    {
+        self.call = self.call.fingerprint(fingerprint(parameters));
         self
     }
 
@@ -102,19 +144,20 @@ where
         F: FnMut(Attempt) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        let Idempotent {
-            op,
-            store,
-            key,
-            ttl,
-        } = self;
-        op.idempotent_async(store, &key, ttl, async || {
-            match op.run_primary_async(f).await {
-                Ok(outcome) => outcome,
-                Err(exec) => exec.finish(),
+        let mut call = self.call;
+        match call.claim().await {
+            Ok(held) => {
+                let op = call.operation();
+                let run = async {
+                    match op.run_primary_async(f).await {
+                        Ok(outcome) => outcome,
+                        Err(exec) => exec.finish(),
+                    }
+                };
+                call.run(held, run).await
             }
-        })
-        .await
+            Err(done) => done,
+        }
     }
 
     /// Runs the blocking `f` as [`Operation::run`] does, under the key.
@@ -124,15 +167,16 @@ where
         T: Clone,
         F: FnMut(Attempt) -> Result<T, E>,
     {
-        let Idempotent {
-            op,
-            store,
-            key,
-            ttl,
-        } = self;
-        op.idempotent_blocking(store.as_ref(), &key, ttl, || {
-            op.run_primary(f).unwrap_or_else(super::Execution::finish)
-        })
+        let mut call = self.call;
+        match call.claim_blocking() {
+            Ok(held) => {
+                let op = call.operation();
+                call.run_blocking(held, || {
+                    op.run_primary(f).unwrap_or_else(super::Execution::finish)
+                })
+            }
+            Err(done) => done,
+        }
     }
 }
 
@@ -142,96 +186,311 @@ impl<T> AsRef<MemoryStore<T>> for MemoryStore<T> {
     }
 }
 
-impl<T, E, C: Clock, H> Operation<'_, T, E, C, H>
+/// The hash of a call's parameters, and the error a conflicting call
+/// fails with: what `idempotency_fingerprint` gives an idempotent call.
+#[doc(hidden)]
+pub struct Fingerprint<E> {
+    hash: u64,
+    conflict: fn() -> E,
+}
+
+/// The fingerprint of `parameters`, for a call whose error converts
+/// [`IdempotencyConflict`].
+#[doc(hidden)]
+pub fn fingerprint<E, V>(parameters: &V) -> Fingerprint<E>
+where
+    E: IdempotencyConflictFailure,
+    V: Hash + ?Sized,
+{
+    Fingerprint {
+        hash: fingerprint_of(parameters),
+        conflict: || E::conflict(IdempotencyConflict),
+    }
+}
+
+/// What an idempotent call runs: an [`Operation`], or a [`Hedged`] one.
+#[doc(hidden)]
+pub trait RunsOperation<'b, T, E, C, H> {
+    /// The operation.
+    fn operation(&self) -> &Operation<'b, T, E, C, H>;
+    /// The operation, to adjust before it runs.
+    fn operation_mut(&mut self) -> &mut Operation<'b, T, E, C, H>;
+}
+
+impl<'b, T, E, C, H> RunsOperation<'b, T, E, C, H> for Operation<'b, T, E, C, H> {
+    fn operation(&self) -> &Operation<'b, T, E, C, H> {
+        self
+    }
+    fn operation_mut(&mut self) -> &mut Operation<'b, T, E, C, H> {
+        self
+    }
+}
+
+impl<'b, T, E, C, H> RunsOperation<'b, T, E, C, H> for Hedged<'b, T, E, C, H> {
+    fn operation(&self) -> &Operation<'b, T, E, C, H> {
+        &self.op
+    }
+    fn operation_mut(&mut self) -> &mut Operation<'b, T, E, C, H> {
+        &mut self.op
+    }
+}
+
+/// One idempotent call, in two steps: [`claim`](IdempotentCall::claim)
+/// (which may end the call: a replay, a joined value, an error), then
+/// [`run`](IdempotentCall::run) under the claim. What
+/// `#[resilient(idempotency = …)]` expands to:
+///
+/// ```ignore
+/// let mut call = IdempotentCall::new(op, &STORE, key, ttl);
+/// match call.claim().await {
+///     Ok(held) => {
+///         let op = call.operation();
+///         call.run(held, async { /* the run of `op` */ }).await
+///     }
+///     Err(done) => done,
+/// }
+/// ```
+///
+/// The run borrows the operation from the call, so a hedged operation (which
+/// owns its operation) composes as a plain one does. The operation's report
+/// goes to its hook and metrics once the call knows its idempotency status
+/// and whether its value was stored.
+#[doc(hidden)]
+#[must_use = "an idempotent call does nothing until it is claimed and run"]
+pub struct IdempotentCall<'s, O, S, E> {
+    op: O,
+    store: &'s S,
+    key: String,
+    ttl: Duration,
+    fingerprint: Option<Fingerprint<E>>,
+    /// When the call started, on the operation's clock: the budget and
+    /// the report's `elapsed` count from here, the wait included.
+    start: u64,
+}
+
+impl<'s, O, S, E> IdempotentCall<'s, O, S, E> {
+    /// A call of `op` under `key` in `store`; a success is stored for `ttl`.
+    pub fn new<'b, T, C: Clock, H>(
+        mut op: O,
+        store: &'s S,
+        key: impl Into<String>,
+        ttl: Duration,
+    ) -> Self
+    where
+        O: RunsOperation<'b, T, E, C, H>,
+    {
+        let operation = op.operation_mut();
+        operation.settings.report_deferred = true;
+        let start = operation.clock.now_nanos();
+        IdempotentCall {
+            op,
+            store,
+            key: key.into(),
+            ttl,
+            fingerprint: None,
+            start,
+        }
+    }
+
+    /// Checks the call's parameters against those of the key's first call.
+    pub fn fingerprint(mut self, fingerprint: Fingerprint<E>) -> Self {
+        self.fingerprint = Some(fingerprint);
+        self
+    }
+
+    /// The operation to run under the claim.
+    pub fn operation(&self) -> &O {
+        &self.op
+    }
+}
+
+impl<'s, O, S, E> IdempotentCall<'s, O, S, E>
 where
     E: IdempotencyFailure,
 {
-    /// Runs `run` (a run of this operation, to its outcome) under `key` in
-    /// `store`; waits for a run of the key elsewhere no longer than the
-    /// operation's budget. What `#[resilient(idempotency = …)]` expands to.
-    pub async fn idempotent_async<S, F, Fut>(
-        &self,
-        store: &S,
-        key: &str,
-        ttl: Duration,
-        run: F,
-    ) -> Outcome<T, E>
+    /// Claims the key; `Err` holds the call's outcome when nothing is to
+    /// run: a replayed or joined value, or an error (the wait ran out, the
+    /// fingerprint conflicts, the store failed, re-entrance).
+    pub async fn claim<'b, T, C, H>(&mut self) -> Result<Held<'s, S, T>, Outcome<T, E>>
     where
+        O: RunsOperation<'b, T, E, C, H>,
         S: IdempotencyStore<T>,
-        F: FnOnce() -> Fut,
-        Fut: Future<Output = Outcome<T, E>>,
+        C: Clock,
+        H: HookSet<T, E>,
     {
-        let start = self.clock.now_nanos();
-        let mut report = None;
-        let ran = run_idempotent(
-            store,
-            key,
-            ttl,
-            self.settings.budget,
-            &self.clock,
-            async || split(run().await, &mut report),
-        )
-        .await;
-        let end = self.clock.now_nanos();
-        self.settle_idempotent(ran, report, end.saturating_sub(start))
+        let op = self.op.operation();
+        let acquired = acquire(self.store, self.request(op), &op.clock).await;
+        match acquired {
+            Ok(Acquired::Claim(held)) => {
+                self.spend_the_wait();
+                Ok(held)
+            }
+            Ok(Acquired::Found(value, status)) => Err(self.settle(Ok(value), status, None, None)),
+            Err(refused) => Err(self.refused(refused)),
+        }
     }
 
-    /// [`idempotent_async`](Operation::idempotent_async) for blocking code,
-    /// on the in-memory store.
-    pub fn idempotent_blocking<F>(
+    /// Runs `run`, the operation's run to its outcome, under the claim
+    /// `held`, and stores its value if it may be replayed.
+    pub async fn run<'b, T, C, H, R>(&self, held: Held<'s, S, T>, run: R) -> Outcome<T, E>
+    where
+        O: RunsOperation<'b, T, E, C, H>,
+        S: IdempotencyStore<T>,
+        C: Clock,
+        H: HookSet<T, E>,
+        R: Future<Output = Outcome<T, E>>,
+    {
+        let op = self.op.operation();
+        let mut report = None;
+        let body = async { split(run.await, &mut report) };
+        let (result, stored) = run_held(held, self.ttl, &op.clock, body).await;
+        self.settle(result, IdempotencyStatus::Executed, report, Some(stored))
+    }
+
+    /// [`claim`](IdempotentCall::claim) for blocking code, on the
+    /// in-memory store.
+    pub fn claim_blocking<'b, T, C, H>(&mut self) -> Result<HeldInMemory<'s, T>, Outcome<T, E>>
+    where
+        O: RunsOperation<'b, T, E, C, H>,
+        S: AsRef<MemoryStore<T>>,
+        T: Clone,
+        C: Clock,
+        H: HookSet<T, E>,
+    {
+        let op = self.op.operation();
+        let acquired = acquire_blocking(self.store.as_ref(), self.request(op), &op.clock);
+        match acquired {
+            Ok(Acquired::Claim(held)) => {
+                self.spend_the_wait();
+                Ok(held)
+            }
+            Ok(Acquired::Found(value, status)) => Err(self.settle(Ok(value), status, None, None)),
+            Err(refused) => Err(self.refused(refused)),
+        }
+    }
+
+    /// [`run`](IdempotentCall::run) for blocking code, on the in-memory
+    /// store.
+    pub fn run_blocking<'b, T, C, H, R>(&self, held: HeldInMemory<'s, T>, run: R) -> Outcome<T, E>
+    where
+        O: RunsOperation<'b, T, E, C, H>,
+        T: Clone,
+        C: Clock,
+        H: HookSet<T, E>,
+        R: FnOnce() -> Outcome<T, E>,
+    {
+        let op = self.op.operation();
+        let mut report = None;
+        let (result, stored) =
+            run_held_blocking(held, self.ttl, &op.clock, || split(run(), &mut report));
+        self.settle(result, IdempotencyStatus::Executed, report, Some(stored))
+    }
+
+    /// What the call asks of the store: its key, its fingerprint, and a
+    /// wait no longer than the operation's budget.
+    fn request<'b, T, C, H>(&self, op: &Operation<'b, T, E, C, H>) -> Request<'_> {
+        Request {
+            key: &self.key,
+            max_wait: op.settings.budget,
+            fingerprint: self.fingerprint.as_ref().map(|fingerprint| fingerprint.hash),
+        }
+    }
+
+    /// Takes the time spent waiting for another call out of the budget (and
+    /// the cap on retrying) of the run that follows: they cover the call.
+    fn spend_the_wait<'b, T, C: Clock, H>(&mut self)
+    where
+        O: RunsOperation<'b, T, E, C, H>,
+    {
+        let op = self.op.operation_mut();
+        let waited = Duration::from_nanos(op.clock.now_nanos().saturating_sub(self.start));
+        if waited.is_zero() {
+            return;
+        }
+        let settings = &mut op.settings;
+        settings.budget = settings.budget.map(|budget| budget.saturating_sub(waited));
+        settings.max_elapsed = settings.max_elapsed.map(|cap| cap.saturating_sub(waited));
+    }
+
+    /// The outcome of a call the store refused before anything ran.
+    fn refused<'b, T, C, H>(&self, refused: Refused) -> Outcome<T, E>
+    where
+        O: RunsOperation<'b, T, E, C, H>,
+        C: Clock,
+        H: HookSet<T, E>,
+    {
+        let (error, stop, label) = match refused {
+            Refused::InFlight => (
+                E::in_flight(crate::idempotency::IdempotencyInFlight),
+                StopReason::BudgetExhausted,
+                "in_flight",
+            ),
+            Refused::Store(store) => (E::store(store), StopReason::NotRetryable, "store_error"),
+            Refused::Conflict => {
+                let conflict = self.fingerprint.as_ref().map(|f| f.conflict);
+                let conflict = conflict.expect("only a call with a fingerprint conflicts");
+                (conflict(), StopReason::NotRetryable, "conflict")
+            }
+        };
+        let op = self.op.operation();
+        let report = self.report(op, None, stop, None, None);
+        events::idempotent_call(&op.name, label);
+        self.hand_over(op, &report);
+        Outcome::new(Err(error), report)
+    }
+
+    /// The outcome of a call that got a result, its report complete.
+    fn settle<'b, T, C, H>(
         &self,
-        store: &MemoryStore<T>,
-        key: &str,
-        ttl: Duration,
-        run: F,
+        result: Result<T, E>,
+        status: IdempotencyStatus,
+        ran: Option<ExecutionReport>,
+        stored: Option<IdempotencyStored>,
     ) -> Outcome<T, E>
     where
-        T: Clone,
-        F: FnOnce() -> Outcome<T, E>,
+        O: RunsOperation<'b, T, E, C, H>,
+        C: Clock,
+        H: HookSet<T, E>,
     {
-        let start = self.clock.now_nanos();
-        let mut report = None;
-        let ran =
-            run_idempotent_blocking(store, key, ttl, self.settings.budget, &self.clock, || {
-                split(run(), &mut report)
-            });
-        let end = self.clock.now_nanos();
-        self.settle_idempotent(ran, report, end.saturating_sub(start))
+        let op = self.op.operation();
+        let report = self.report(op, ran, StopReason::Succeeded, Some(status), stored);
+        events::idempotent_call(&op.name, status.name());
+        if let Some(stored) = stored {
+            events::value_not_stored(&op.name, &self.key, stored);
+        }
+        self.hand_over(op, &report);
+        Outcome::new(result, report)
     }
 
-    /// The outcome of an idempotent call: this run's report when it ran,
-    /// or an empty one saying why nothing ran.
-    fn settle_idempotent(
+    /// The call's report: the run's, if it ran, or an empty one that
+    /// stopped for `stop`; timed from the call's start.
+    fn report<'b, T, C: Clock, H>(
         &self,
-        ran: Result<(Result<T, E>, IdempotencyStatus), IdempotencyError>,
-        report: Option<ExecutionReport>,
-        elapsed: u64,
-    ) -> Outcome<T, E> {
-        let empty = |stop| {
-            let mut report = ExecutionReport::new(self.name.clone());
-            report.elapsed = Nanos::from_u64(elapsed);
+        op: &Operation<'b, T, E, C, H>,
+        ran: Option<ExecutionReport>,
+        stop: StopReason,
+        status: Option<IdempotencyStatus>,
+        stored: Option<IdempotencyStored>,
+    ) -> ExecutionReport {
+        let mut report = ran.unwrap_or_else(|| {
+            let mut report = ExecutionReport::new(op.name.clone());
             report.stop_reason = stop;
             report
-        };
-        match ran {
-            Ok((result, status)) => {
-                let mut report = match (status, report) {
-                    (IdempotencyStatus::Executed, Some(report)) => report,
-                    _ => empty(StopReason::Succeeded),
-                };
-                report.idempotency = Some(status);
-                Outcome::new(result, report)
-            }
-            Err(error) => {
-                let (error, stop) = match error {
-                    IdempotencyError::InFlight(in_flight) => {
-                        (E::in_flight(in_flight), StopReason::BudgetExhausted)
-                    }
-                    IdempotencyError::Store(store) => (E::store(store), StopReason::NotRetryable),
-                };
-                Outcome::new(Err(error), empty(stop))
-            }
-        }
+        });
+        report.elapsed = Nanos::from_u64(op.clock.now_nanos().saturating_sub(self.start));
+        report.idempotency = status;
+        report.idempotency_stored = stored;
+        report
+    }
+
+    /// Hands the finished report to the metrics and the hook, once.
+    fn hand_over<'b, T, C, H: HookSet<T, E>>(
+        &self,
+        op: &Operation<'b, T, E, C, H>,
+        report: &ExecutionReport,
+    ) {
+        events::finished(&op.name, report.elapsed(), report.stop_reason());
+        op.hooks.on_report(report);
     }
 }
 

@@ -29,5 +29,5 @@ mod schedule;
 pub use events::trace_report;
 pub use execution::Execution;
 pub use hedge::Hedged;
-pub use idempotent::Idempotent;
+pub use idempotent::{Fingerprint, Idempotent, IdempotentCall, RunsOperation, fingerprint};
 pub use operation::{FirstSuccess, Operation, ThrottledPolicy};

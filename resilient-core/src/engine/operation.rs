@@ -429,8 +429,10 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             .settle(&self.clock, self.gates.free_permits::<T>(), &ended);
         let report =
             ExecutionReport::first_success(self.name.clone(), elapsed, Nanos::optional(deadline));
-        events::finished(&self.name, report.elapsed(), StopReason::Succeeded);
-        self.hooks.on_report(&report);
+        if !self.settings.report_deferred {
+            events::finished(&self.name, report.elapsed(), StopReason::Succeeded);
+            self.hooks.on_report(&report);
+        }
         Outcome::new(Ok(value), report)
     }
 

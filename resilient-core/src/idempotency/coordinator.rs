@@ -7,9 +7,10 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
+use super::claim::{self, ClaimInfo};
 use super::{
-    Claim, ClaimToken, IdempotencyError, IdempotencyInFlight, IdempotencyStatus, IdempotencyStore,
-    MemoryStore,
+    Claim, ClaimRequest, ClaimToken, IdempotencyConflict, IdempotencyError, IdempotencyInFlight,
+    IdempotencyStatus, IdempotencyStore, IdempotencyStored, MemoryStore, StoreError,
 };
 use crate::Clock;
 
@@ -23,15 +24,23 @@ const MIN_PAUSE: Duration = Duration::from_millis(1);
 /// * A success stored under `key` within its TTL is returned without running
 ///   anything ([`Replayed`](IdempotencyStatus::Replayed)).
 /// * If another call holds `key`, this one waits for it to settle and returns
-///   its value ([`Joined`](IdempotencyStatus::Joined)); if it fails, is
+///   its value ([`Joined`](IdempotencyStatus::Joined)), even with a `ttl` of
+///   zero (which stores nothing for later calls); if it fails, is
 ///   cancelled or its lease runs out, this call claims the key and runs.
+/// * A call made from inside a body running under `key` in the same `store`
+///   (re-entrance) would wait for itself: it fails at once with
+///   [`IdempotencyError::InFlight`].
 ///   The wait lasts at most `max_wait` (`None`: as long as the holder keeps
 ///   its claim alive); past it the call fails with
 ///   [`IdempotencyError::InFlight`].
 /// * Otherwise it claims `key` and calls `run` once
 ///   ([`Executed`](IdempotencyStatus::Executed)), renewing the claim every
 ///   half lease while `run` is pending (in the same task: nothing is
-///   spawned). `run` yields the result and whether its value may be stored:
+///   spawned, and on tokio's timer, so a [`FakeClock`](crate::FakeClock)
+///   records no renewal among its sleeps; a claim that lasts as long as its
+///   holder, such as a [`MemoryStore`]'s, is never renewed). Inside `run`,
+///   [`current_claim`](super::current_claim) gives the key and the claim's
+///   fencing token. `run` yields the result and whether its value may be stored:
 ///   `true` for the primary body's success, `false` for a value that must
 ///   not be replayed (a fallback's). A storable success is stored for `ttl`;
 ///   any other outcome releases the claim and stores nothing.
@@ -41,8 +50,8 @@ const MIN_PAUSE: Duration = Duration::from_millis(1);
 /// as Redis, is released by a task spawned on the current tokio runtime;
 /// without one, the claim runs out its lease).
 ///
-/// Time comes from `clock`: `now` for the store, sleeps for the bounded wait
-/// and the renewals. So `#[tokio::test(start_paused = true)]` with
+/// Time comes from `clock`: `now` for the store, sleeps for the bounded
+/// wait. So `#[tokio::test(start_paused = true)]` with
 /// [`TokioClock`](crate::TokioClock) drives the whole protocol in virtual
 /// time.
 ///
@@ -92,40 +101,12 @@ where
     F: FnOnce() -> Fut,
     Fut: Future<Output = (Result<T, E>, bool)>,
 {
-    let deadline = max_wait.and_then(|wait| clock.now().checked_add(wait));
-    let mut waited = false;
-    loop {
-        match store.claim(key, clock.now()).await? {
-            Claim::Stored(value) => return Ok((Ok(value), replay_status(waited))),
-            Claim::Acquired { token, lease } => {
-                let held = Held::new(store, key, token);
-                let (result, storable) = keep_claim_while(run(), &held, lease, clock).await;
-                let completed = match storable_value(&result, storable, ttl) {
-                    Some(value) => {
-                        let stored = store.complete(key, token, value, ttl, clock.now());
-                        stored.await.is_ok()
-                    }
-                    None => false,
-                };
-                if !completed {
-                    // A failure, a value not to replay, or one the store
-                    // refused (say, it didn't serialise): free the key
-                    // rather than block it for a lease.
-                    let _ = store.release(key, token).await;
-                }
-                held.settled();
-                return Ok((result, IdempotencyStatus::Executed));
-            }
-            Claim::InFlight { expires_in } => {
-                let pause = pause_before_claiming_again(deadline, clock.now(), expires_in)?;
-                match pause {
-                    Some(pause) => {
-                        first_of(store.wait(key), clock.sleep_async(pause)).await?;
-                    }
-                    None => store.wait(key).await?,
-                }
-                waited = true;
-            }
+    let request = Request::new(key, max_wait);
+    match acquire(store, request, clock).await? {
+        Acquired::Found(value, status) => Ok((Ok(value), status)),
+        Acquired::Claim(held) => {
+            let (result, _) = run_held(held, ttl, clock, run()).await;
+            Ok((result, IdempotencyStatus::Executed))
         }
     }
 }
@@ -133,11 +114,17 @@ where
 /// [`run_idempotent`] for blocking code, with a [`MemoryStore`]: no tokio
 /// runtime needed.
 ///
-/// The same protocol, with these differences: a blocking claim has no lease
-/// (the thread running `run` is alive until `run` returns or panics, and a
-/// panic releases the claim), and `max_wait` is measured in real time, since
-/// a waiting thread is parked and only the holder or the OS timer can wake
-/// it; `clock` gives the store's `now` (TTLs).
+/// The same protocol, with these differences: `max_wait` is measured in
+/// real time, since a waiting thread is parked and only the holder or the
+/// OS timer can wake it; `clock` gives the store's `now` (TTLs).
+///
+/// A thread that waits can't run anything else. So when the key is in
+/// flight and the calling thread runs a tokio runtime, the call does not
+/// park it where the holder may need it: on a `current_thread` runtime
+/// (whose one thread may be the holder's) it fails at once with
+/// [`IdempotencyError::InFlight`], without running `run`; on a
+/// multi-thread runtime it waits inside `tokio::task::block_in_place`, which
+/// hands the thread's other tasks to another worker.
 ///
 /// ```
 /// use resilient::SystemClock;
@@ -155,7 +142,8 @@ where
 /// # Errors
 ///
 /// [`IdempotencyError::InFlight`] when `max_wait` ran out while another call
-/// held `key`; `run` was not called.
+/// held `key`, when waiting would block a `current_thread` runtime, or on
+/// re-entrance; `run` was not called.
 pub fn run_idempotent_blocking<T, E, C, F>(
     store: &MemoryStore<T>,
     key: &str,
@@ -169,46 +157,274 @@ where
     C: Clock,
     F: FnOnce() -> (Result<T, E>, bool),
 {
-    let deadline = max_wait.and_then(|wait| Instant::now().checked_add(wait));
-    let mut waited = false;
+    let request = Request::new(key, max_wait);
+    match acquire_blocking(store, request, clock)? {
+        Acquired::Found(value, status) => Ok((Ok(value), status)),
+        Acquired::Claim(held) => {
+            let (result, _) = run_held_blocking(held, ttl, clock, run);
+            Ok((result, IdempotencyStatus::Executed))
+        }
+    }
+}
+
+/// One idempotent call's key and terms.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Request<'k> {
+    pub(crate) key: &'k str,
+    /// The longest wait for another call holding the key.
+    pub(crate) max_wait: Option<Duration>,
+    pub(crate) fingerprint: Option<u64>,
+}
+
+impl<'k> Request<'k> {
+    pub(crate) fn new(key: &'k str, max_wait: Option<Duration>) -> Self {
+        Request {
+            key,
+            max_wait,
+            fingerprint: None,
+        }
+    }
+}
+
+/// What the store gave a call: a value (replayed or joined), or the key
+/// to run under.
+pub(crate) enum Acquired<T, H> {
+    Found(T, IdempotencyStatus),
+    Claim(H),
+}
+
+/// Why an idempotent call ended without running or receiving a result.
+#[derive(Debug)]
+pub(crate) enum Refused {
+    InFlight,
+    Conflict,
+    Store(StoreError),
+}
+
+impl From<Refused> for IdempotencyError {
+    fn from(refused: Refused) -> Self {
+        match refused {
+            Refused::InFlight => IdempotencyError::InFlight(IdempotencyInFlight),
+            // Only a request with a fingerprint conflicts, and the public
+            // functions send none.
+            Refused::Conflict => IdempotencyError::Store(StoreError::Backend(
+                IdempotencyConflict.to_string().into(),
+            )),
+            Refused::Store(error) => IdempotencyError::Store(error),
+        }
+    }
+}
+
+/// The store's address, which tells one store from another for
+/// re-entrance.
+fn address<S>(store: &S) -> usize {
+    std::ptr::from_ref(store).cast::<()>() as usize
+}
+
+/// The first half of the async protocol: a stored value, or the value of
+/// the call this one waited for, or the key claimed for this call.
+pub(crate) async fn acquire<'s, T, S, C>(
+    store: &'s S,
+    request: Request<'_>,
+    clock: &C,
+) -> Result<Acquired<T, Held<'s, S, T>>, Refused>
+where
+    S: IdempotencyStore<T>,
+    C: Clock,
+{
+    let key = request.key;
+    if claim::inside(address(store), key) {
+        return Err(Refused::InFlight);
+    }
+    let deadline = request
+        .max_wait
+        .and_then(|wait| clock.now().checked_add(wait));
+    let mut joined = None;
     loop {
-        match store.claim_now(key, clock.now(), None) {
-            Claim::Stored(value) => return Ok((Ok(value), replay_status(waited))),
-            Claim::Acquired { token, .. } => {
-                // Released when dropped: after a failure, a panic in `run`
-                // or in `T::clone`, and as a no-op after a completion.
-                let _held = HeldInMemory { store, key, token };
-                let (result, storable) = run();
-                if let Some(value) = storable_value(&result, storable, ttl) {
-                    store.complete_now(key, token, value, ttl, clock.now());
-                }
-                return Ok((result, IdempotencyStatus::Executed));
+        let ask = ClaimRequest::new()
+            .fingerprint(request.fingerprint)
+            .joined(joined);
+        match store.claim(key, ask, clock.now()).await.map_err(Refused::Store)? {
+            Claim::Stored(value) => return Ok(found(value, joined.is_some())),
+            Claim::Conflict => return Err(Refused::Conflict),
+            Claim::Acquired {
+                token,
+                lease,
+                fencing_token,
+            } => {
+                let info = ClaimInfo::new(key, fencing_token, address(store));
+                return Ok(Acquired::Claim(Held::new(store, info, token, lease)));
             }
-            Claim::InFlight { expires_in } => {
-                let pause = pause_before_claiming_again(deadline, Instant::now(), expires_in)?;
-                store.wait_blocking(key, pause);
-                waited = true;
+            Claim::InFlight {
+                expires_in,
+                fencing_token,
+            } => {
+                let pause = pause_before_claiming_again(deadline, clock.now(), expires_in)
+                    .map_err(|_| Refused::InFlight)?;
+                match pause {
+                    Some(pause) => {
+                        first_of(store.wait(key), clock.sleep_async(pause))
+                            .await
+                            .map_err(Refused::Store)?;
+                    }
+                    None => store.wait(key).await.map_err(Refused::Store)?,
+                }
+                // A store that can't name the holder still counts the wait.
+                joined = Some(fencing_token.unwrap_or(0));
             }
         }
     }
 }
 
-/// A value found in the store: replayed, or joined if this call waited
-/// for the run that stored it.
-fn replay_status(waited: bool) -> IdempotencyStatus {
-    if waited {
-        IdempotencyStatus::Joined
-    } else {
-        IdempotencyStatus::Replayed
+/// The second half: runs `body` under the claim `held` (renewed while it
+/// runs, released if the future is dropped), then stores its value or
+/// frees the key.
+pub(crate) async fn run_held<T, E, S, C, B>(
+    held: Held<'_, S, T>,
+    ttl: Duration,
+    clock: &C,
+    body: B,
+) -> (Result<T, E>, IdempotencyStored)
+where
+    S: IdempotencyStore<T>,
+    C: Clock,
+    B: Future<Output = (Result<T, E>, bool)>,
+{
+    let body = claim::poll_inside(held.info.clone(), body);
+    let (result, storable) = keep_claim_while(body, &held, clock).await;
+    let (store, key, token) = (held.store, held.info.key(), held.token);
+    let stored = match not_to_store(&result, storable) {
+        Some(why) => why,
+        None => {
+            let value = result.as_ref().ok().expect("only a success is stored");
+            let completed = store.complete(key, token, value, ttl, clock.now());
+            stored_as(completed.await, ttl)
+        }
+    };
+    if !stored.completed() {
+        // A failure, a value not to replay, or one the store refused: free
+        // the key rather than block it.
+        let _ = store.release(key, token).await;
+    }
+    held.settled();
+    (result, stored)
+}
+
+/// [`acquire`] for blocking code, on the in-memory store.
+pub(crate) fn acquire_blocking<'s, T, C>(
+    store: &'s MemoryStore<T>,
+    request: Request<'_>,
+    clock: &C,
+) -> Result<Acquired<T, HeldInMemory<'s, T>>, Refused>
+where
+    T: Clone,
+    C: Clock,
+{
+    let key = request.key;
+    if claim::inside(address(store), key) {
+        return Err(Refused::InFlight);
+    }
+    let deadline = request
+        .max_wait
+        .and_then(|wait| Instant::now().checked_add(wait));
+    let mut joined = None;
+    loop {
+        let ask = ClaimRequest::new()
+            .fingerprint(request.fingerprint)
+            .joined(joined);
+        match store.claim_now(key, ask, clock.now()) {
+            Claim::Stored(value) => return Ok(found(value, joined.is_some())),
+            Claim::Conflict => return Err(Refused::Conflict),
+            Claim::Acquired {
+                token,
+                fencing_token,
+                ..
+            } => {
+                let info = ClaimInfo::new(key, fencing_token, address(store));
+                return Ok(Acquired::Claim(HeldInMemory { store, info, token }));
+            }
+            Claim::InFlight {
+                expires_in,
+                fencing_token,
+            } => {
+                let pause = pause_before_claiming_again(deadline, Instant::now(), expires_in)
+                    .map_err(|_| Refused::InFlight)?;
+                wait_without_freezing_a_runtime(|| store.wait_blocking(key, pause))?;
+                joined = Some(fencing_token.unwrap_or(0));
+            }
+        }
     }
 }
 
-/// The value to store, if any: only a storable success, and only for a TTL
-/// that would keep it at all.
-fn storable_value<T, E>(result: &Result<T, E>, storable: bool, ttl: Duration) -> Option<&T> {
+/// [`run_held`] for blocking code, on the in-memory store.
+pub(crate) fn run_held_blocking<T, E, C>(
+    held: HeldInMemory<'_, T>,
+    ttl: Duration,
+    clock: &C,
+    body: impl FnOnce() -> (Result<T, E>, bool),
+) -> (Result<T, E>, IdempotencyStored)
+where
+    T: Clone,
+    C: Clock,
+{
+    // `held` releases the key when dropped: after a failure, a panic in
+    // the body or in `T::clone`, and as a no-op after a completion.
+    let (result, storable) = claim::run_inside(&held.info, body);
+    let stored = match not_to_store(&result, storable) {
+        Some(why) => why,
+        None => {
+            let value = result.as_ref().ok().expect("only a success is stored");
+            let key = held.info.key();
+            let completed = held.store.complete_now(key, held.token, value, ttl, clock.now());
+            stored_as(Ok(completed), ttl)
+        }
+    };
+    (result, stored)
+}
+
+/// Parks the thread in `wait`, unless it runs a tokio runtime that the
+/// holder may need: a `current_thread` one fails the call at once; a
+/// multi-thread one lends the thread's tasks to other workers meanwhile.
+fn wait_without_freezing_a_runtime(wait: impl FnOnce()) -> Result<(), Refused> {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current().map(|runtime| runtime.runtime_flavor()) {
+        Err(_) => wait(),
+        Ok(RuntimeFlavor::MultiThread) => tokio::task::block_in_place(wait),
+        Ok(_) => return Err(Refused::InFlight),
+    }
+    Ok(())
+}
+
+/// A value found in the store: replayed, or joined if this call waited
+/// for the run that stored it.
+fn found<T, H>(value: T, waited: bool) -> Acquired<T, H> {
+    let status = if waited {
+        IdempotencyStatus::Joined
+    } else {
+        IdempotencyStatus::Replayed
+    };
+    Acquired::Found(value, status)
+}
+
+/// Why the outcome of a run is not offered to the store at all, if so: a
+/// failure, or a value not to replay (a fallback's).
+fn not_to_store<T, E>(result: &Result<T, E>, storable: bool) -> Option<IdempotencyStored> {
     match result {
-        Ok(value) if storable && !ttl.is_zero() => Some(value),
-        _ => None,
+        Err(_) => Some(IdempotencyStored::Failure),
+        Ok(_) if !storable => Some(IdempotencyStored::Fallback),
+        Ok(_) => None,
+    }
+}
+
+/// What the store's answer to a completion means for the value.
+fn stored_as(completed: Result<bool, StoreError>, ttl: Duration) -> IdempotencyStored {
+    match completed {
+        Ok(true) if ttl.is_zero() => IdempotencyStored::TtlZero,
+        Ok(true) => IdempotencyStored::Stored,
+        Ok(false) => IdempotencyStored::ClaimLost,
+        Err(StoreError::Serialize(_)) => IdempotencyStored::Unserializable,
+        Err(StoreError::Deserialize(_)) => IdempotencyStored::DoesNotReadBack,
+        Err(_) => IdempotencyStored::StoreFailed,
     }
 }
 
@@ -258,20 +474,22 @@ where
 /// Polls `body` to completion, renewing the claim every half lease while it
 /// is pending. Renewals run in this task, between polls of `body`, so no
 /// task is spawned and `body` needs not be `'static`.
-async fn keep_claim_while<B, S, T, C>(
-    body: B,
-    held: &Held<'_, S, T>,
-    lease: Duration,
-    clock: &C,
-) -> B::Output
+///
+/// They are timed by tokio, not by the operation's clock: a lease runs on
+/// the store's time, and a fake clock's sleeps end at once (renewing in a
+/// loop) and are the operation's own record. A claim that lasts as long as
+/// its holder (`Duration::MAX`), or a call outside a tokio runtime, renews
+/// nothing.
+async fn keep_claim_while<B, S, T, C>(body: B, held: &Held<'_, S, T>, clock: &C) -> B::Output
 where
     B: Future,
     S: IdempotencyStore<T>,
     C: Clock,
 {
     let mut body = pin!(body);
+    let lease = held.lease;
+    let mut renewing = lease != Duration::MAX && tokio::runtime::Handle::try_current().is_ok();
     let mut renewals = pin!(renew_every_half_lease(held, lease, clock));
-    let mut renewing = true;
     poll_fn(|cx| {
         if let Poll::Ready(output) = body.as_mut().poll(cx) {
             return Poll::Ready(output);
@@ -294,8 +512,8 @@ where
 {
     let mut pause = lease / 2;
     loop {
-        clock.sleep_async(pause.max(MIN_PAUSE)).await;
-        pause = match held.store.renew(held.key, held.token, clock.now()).await {
+        tokio::time::sleep(pause.max(MIN_PAUSE)).await;
+        pause = match held.store.renew(held.info.key(), held.token, clock.now()).await {
             Ok(true) => lease / 2,
             Ok(false) => return,
             Err(_) => lease / 8,
@@ -305,34 +523,42 @@ where
 
 /// A claim that this call holds; dropped before [`settled`](Held::settled)
 /// (cancellation, panic), it releases the claim.
-struct Held<'a, S: IdempotencyStore<T>, T> {
+pub struct Held<'a, S: IdempotencyStore<T>, T> {
     store: &'a S,
-    key: &'a str,
+    info: ClaimInfo,
     token: ClaimToken,
+    lease: Duration,
+    /// Completed or released the ordinary way: nothing to release on drop.
+    settled: bool,
     value: PhantomData<fn() -> T>,
 }
 
 impl<'a, S: IdempotencyStore<T>, T> Held<'a, S, T> {
-    fn new(store: &'a S, key: &'a str, token: ClaimToken) -> Self {
+    fn new(store: &'a S, info: ClaimInfo, token: ClaimToken, lease: Duration) -> Self {
         Held {
             store,
-            key,
+            info,
             token,
+            lease,
+            settled: false,
             value: PhantomData,
         }
     }
 
     /// The claim was completed or released the ordinary way.
-    fn settled(self) {
-        std::mem::forget(self);
+    fn settled(mut self) {
+        self.settled = true;
     }
 }
 
 impl<S: IdempotencyStore<T>, T> Drop for Held<'_, S, T> {
     fn drop(&mut self) {
+        if self.settled {
+            return;
+        }
         // Drop can't await: a store that answers at once (memory) is done
         // after one poll; one that needs I/O finishes on the runtime.
-        let mut release = Box::pin(self.store.release(self.key, self.token));
+        let mut release = Box::pin(self.store.release(self.info.key(), self.token));
         let first_poll = release
             .as_mut()
             .poll(&mut Context::from_waker(Waker::noop()));
@@ -345,15 +571,15 @@ impl<S: IdempotencyStore<T>, T> Drop for Held<'_, S, T> {
 }
 
 /// [`Held`] for the blocking path, where releasing is a plain call.
-struct HeldInMemory<'a, T: Clone> {
+pub struct HeldInMemory<'a, T: Clone> {
     store: &'a MemoryStore<T>,
-    key: &'a str,
+    info: ClaimInfo,
     token: ClaimToken,
 }
 
 impl<T: Clone> Drop for HeldInMemory<'_, T> {
     fn drop(&mut self) {
-        self.store.release_now(self.key, self.token);
+        self.store.release_now(self.info.key(), self.token);
     }
 }
 
@@ -416,11 +642,15 @@ mod tests {
     }
 
     #[test]
-    fn only_a_storable_success_with_a_ttl_is_stored() {
-        let ttl = Duration::from_secs(1);
-        assert_eq!(storable_value(&Ok::<_, ()>(1), true, ttl), Some(&1));
-        assert_eq!(storable_value(&Ok::<_, ()>(1), false, ttl), None);
-        assert_eq!(storable_value(&Err::<u8, _>(()), true, ttl), None);
-        assert_eq!(storable_value(&Ok::<_, ()>(1), true, Duration::ZERO), None);
+    fn only_a_success_of_the_primary_body_is_offered_to_the_store() {
+        assert_eq!(not_to_store(&Ok::<_, ()>(1), true), None);
+        assert_eq!(
+            not_to_store(&Ok::<_, ()>(1), false),
+            Some(IdempotencyStored::Fallback)
+        );
+        assert_eq!(
+            not_to_store(&Err::<u8, _>(()), true),
+            Some(IdempotencyStored::Failure)
+        );
     }
 }

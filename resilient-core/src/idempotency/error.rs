@@ -24,6 +24,25 @@ type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 #[error("another call with the same idempotency key is still running")]
 pub struct IdempotencyInFlight;
 
+/// The idempotency key was reused with another fingerprint (other
+/// parameters) while the first call was in flight or its value stored.
+///
+/// Payment APIs answer such a reuse with an error rather than replay a
+/// receipt for another amount; so does an operation with
+/// `idempotency_fingerprint`, through `E::from(IdempotencyConflict)`.
+///
+/// ```
+/// use resilient::idempotency::IdempotencyConflict;
+///
+/// assert_eq!(
+///     IdempotencyConflict.to_string(),
+///     "the idempotency key was already used with other parameters"
+/// );
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, thiserror::Error)]
+#[error("the idempotency key was already used with other parameters")]
+pub struct IdempotencyConflict;
+
 /// An idempotency store could not do what was asked.
 ///
 /// A store error before the body runs fails the call without running it; one
@@ -171,6 +190,39 @@ impl<E: From<IdempotencyInFlight> + From<StoreError>> IdempotencyFailure for E {
     }
 
     fn store(error: StoreError) -> Self {
+        E::from(error)
+    }
+}
+
+/// An error type that a call with a fingerprint can fail with: one that
+/// converts [`IdempotencyConflict`], through the blanket implementation.
+/// Asked of the error type only when an operation has
+/// `idempotency_fingerprint`.
+///
+/// ```
+/// use resilient::idempotency::{IdempotencyConflict, IdempotencyConflictFailure};
+///
+/// #[derive(Debug, PartialEq)]
+/// enum PayError { KeyReused }
+/// impl From<IdempotencyConflict> for PayError {
+///     fn from(_: IdempotencyConflict) -> Self { PayError::KeyReused }
+/// }
+///
+/// assert_eq!(PayError::conflict(IdempotencyConflict), PayError::KeyReused);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`idempotency_fingerprint` needs `{Self}` to implement `From<resilient::idempotency::IdempotencyConflict>`",
+    label = "a call that reuses its key with other parameters fails with this error",
+    note = "add `impl From<resilient::idempotency::IdempotencyConflict> for {Self}`"
+)]
+pub trait IdempotencyConflictFailure: Sized {
+    /// The error of a call that reused its key with other parameters.
+    fn conflict(error: IdempotencyConflict) -> Self;
+}
+
+#[diagnostic::do_not_recommend]
+impl<E: From<IdempotencyConflict>> IdempotencyConflictFailure for E {
+    fn conflict(error: IdempotencyConflict) -> Self {
         E::from(error)
     }
 }

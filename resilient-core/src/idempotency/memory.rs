@@ -9,11 +9,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use super::{Claim, ClaimToken, DEFAULT_LEASE, IdempotencyStore, StoreError};
-
-/// The shortest lease a store grants: a zero lease would expire as it is
-/// granted, and renewing every half of it would spin.
-const MIN_LEASE: Duration = Duration::from_millis(1);
+use super::{Claim, ClaimRequest, ClaimToken, IdempotencyStore, StoreError};
 
 /// Below this many entries the map is never swept: sweeping a small map
 /// costs more than the memory it frees.
@@ -50,42 +46,54 @@ const SWEEP_FLOOR: usize = 64;
 /// # }
 /// ```
 ///
+/// A claim lasts as long as its holder, whatever time it takes: in one
+/// process the store knows that the holder is alive, since the holder's
+/// guard releases the claim when its call ends, fails, panics or is
+/// cancelled. So no lease can run out under a holder that is slow or not
+/// polled for a while, and no second run can start beside it. (A future
+/// leaked with `mem::forget` keeps its key, as it keeps its memory.)
+///
 /// Waiting calls are woken when the key settles, without polling: async
 /// ones through a `tokio::sync::Notify`, blocking ones
 /// ([`run_idempotent_blocking`](super::run_idempotent_blocking)) through a
 /// `Condvar`. Expired entries are dropped on access, and the whole map is
 /// swept whenever it has doubled since the last sweep, so memory follows the
 /// live keys without a background task. Time comes from the caller's `now`,
-/// so paused tokio time or a [`FakeClock`](crate::FakeClock) drives TTLs
-/// and leases in tests.
+/// so paused tokio time or a [`FakeClock`](crate::FakeClock) drives TTLs in
+/// tests.
 pub struct MemoryStore<T> {
     state: Mutex<State<T>>,
     /// Wakes blocking waiters; async ones wait on their key's `Notify`.
     settled: Condvar,
-    lease: Duration,
 }
 
 struct State<T> {
     entries: BTreeMap<String, Entry<T>>,
     last_token: u128,
+    /// The last fencing token handed out, for any key: one counter makes
+    /// every key's tokens grow.
+    last_fence: u64,
     sweep_at: usize,
 }
 
 enum Entry<T> {
     Claimed {
         token: ClaimToken,
-        /// `None`: held until released (blocking claims, and leases too long
-        /// for an `Instant`).
-        lease_ends: Option<Instant>,
+        fencing_token: u64,
+        fingerprint: Option<u64>,
         /// Created by the first waiter. Each waiter holds a clone while it
         /// waits, so its count tells how many wait.
         waiters: Option<Arc<Notify>>,
     },
     Stored {
         value: T,
+        fingerprint: Option<u64>,
         /// `None`: a TTL too long for an `Instant`, that is, forever.
         expires: Option<Instant>,
     },
+    /// A value completed with a TTL of zero: returned only to the calls
+    /// that waited on the claim `fencing_token`; free for any other.
+    HandedOver { value: T, fencing_token: u64 },
 }
 
 fn live(ends: Option<Instant>, now: Instant) -> bool {
@@ -93,16 +101,18 @@ fn live(ends: Option<Instant>, now: Instant) -> bool {
 }
 
 impl<T> Entry<T> {
+    /// Whether a sweep keeps the entry.
     fn is_live(&self, now: Instant) -> bool {
         match self {
-            Entry::Claimed { lease_ends, .. } => live(*lease_ends, now),
+            Entry::Claimed { .. } => true,
             Entry::Stored { expires, .. } => live(*expires, now),
+            Entry::HandedOver { .. } => false,
         }
     }
 }
 
 impl<T> MemoryStore<T> {
-    /// An empty store whose claims last [`DEFAULT_LEASE`] without renewal.
+    /// An empty store.
     ///
     /// ```
     /// use resilient::idempotency::MemoryStore;
@@ -115,59 +125,23 @@ impl<T> MemoryStore<T> {
             state: Mutex::new(State {
                 entries: BTreeMap::new(),
                 last_token: 0,
+                last_fence: 0,
                 sweep_at: SWEEP_FLOOR,
             }),
             settled: Condvar::new(),
-            lease: DEFAULT_LEASE,
         }
-    }
-
-    /// Sets how long an async claim lasts without renewal (at least 1 ms).
-    ///
-    /// Within one process a claim ends with its call (success, failure,
-    /// cancellation or panic all settle it), so the lease only frees a key
-    /// whose future was neither polled nor dropped, such as one leaked with
-    /// `mem::forget`. Claims of blocking calls have no lease: a blocked
-    /// thread is still running.
-    ///
-    /// ```
-    /// use resilient::idempotency::MemoryStore;
-    /// use std::time::Duration;
-    ///
-    /// static STORE: MemoryStore<u8> = MemoryStore::new().with_lease(Duration::from_secs(5));
-    /// assert_eq!(STORE.lease(), Duration::from_secs(5));
-    /// assert_eq!(MemoryStore::<u8>::new().with_lease(Duration::ZERO).lease(), Duration::from_millis(1));
-    /// ```
-    pub const fn with_lease(mut self, lease: Duration) -> MemoryStore<T> {
-        self.lease = if lease.as_nanos() < MIN_LEASE.as_nanos() {
-            MIN_LEASE
-        } else {
-            lease
-        };
-        self
-    }
-
-    /// How long a claim lasts without renewal.
-    ///
-    /// ```
-    /// use resilient::idempotency::{MemoryStore, DEFAULT_LEASE};
-    ///
-    /// assert_eq!(MemoryStore::<u8>::new().lease(), DEFAULT_LEASE);
-    /// ```
-    pub fn lease(&self) -> Duration {
-        self.lease
     }
 
     /// How many calls are waiting for the current claim on `key` to settle.
     ///
     /// ```
-    /// use resilient::idempotency::{IdempotencyStore, MemoryStore};
+    /// use resilient::idempotency::{ClaimRequest, IdempotencyStore, MemoryStore};
     /// use std::time::Instant;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
     /// let store = MemoryStore::<u8>::new();
-    /// store.claim("k", Instant::now()).await.unwrap();
+    /// store.claim("k", ClaimRequest::new(), Instant::now()).await.unwrap();
     /// let waiting = store.wait("k");
     /// assert_eq!(store.waiters("k"), 1);
     /// drop(waiting);
@@ -243,49 +217,60 @@ impl<T> MemoryStore<T> {
 }
 
 impl<T: Clone> MemoryStore<T> {
-    /// Looks `key` up, or claims it for `lease` (`None`: until released).
-    pub(super) fn claim_now(&self, key: &str, now: Instant, lease: Option<Duration>) -> Claim<T> {
+    /// Looks `key` up, or claims it until released.
+    pub(super) fn claim_now(&self, key: &str, request: ClaimRequest, now: Instant) -> Claim<T> {
         let mut state = self.lock();
         state.sweep_if_due(now);
-        state.last_token = state.last_token.wrapping_add(1);
-        let token = ClaimToken::from_u128(state.last_token);
-        let lease_ends = lease.and_then(|lease| now.checked_add(lease));
-        match state.entries.get_mut(key) {
-            Some(Entry::Stored { value, expires }) if live(*expires, now) => {
+        let waiters = match state.entries.get_mut(key) {
+            Some(Entry::Stored {
+                value,
+                fingerprint,
+                expires,
+            }) if live(*expires, now) => {
+                if request.conflicts_with(*fingerprint) {
+                    return Claim::Conflict;
+                }
                 return Claim::Stored(value.clone());
             }
-            Some(Entry::Claimed { lease_ends, .. }) if live(*lease_ends, now) => {
+            Some(Entry::Claimed {
+                fencing_token,
+                fingerprint,
+                ..
+            }) => {
+                if request.conflicts_with(*fingerprint) {
+                    return Claim::Conflict;
+                }
                 return Claim::InFlight {
-                    expires_in: lease_ends.map(|ends| ends.saturating_duration_since(now)),
+                    expires_in: None,
+                    fencing_token: Some(*fencing_token),
                 };
             }
-            Some(expired) => {
-                // Calls still waiting on a lapsed claim go on waiting on its
-                // successor, so they are woken when it settles.
-                let waiters = match expired {
-                    Entry::Claimed { waiters, .. } => waiters.take(),
-                    Entry::Stored { .. } => None,
-                };
-                *expired = Entry::Claimed {
-                    token,
-                    lease_ends,
-                    waiters,
-                };
+            Some(Entry::HandedOver {
+                value,
+                fencing_token,
+            }) if request.joined == Some(*fencing_token) => {
+                return Claim::Stored(value.clone());
             }
-            None => {
-                state.entries.insert(
-                    key.to_owned(),
-                    Entry::Claimed {
-                        token,
-                        lease_ends,
-                        waiters: None,
-                    },
-                );
-            }
-        }
+            // Expired, or handed over to other waiters: free.
+            Some(_) | None => None,
+        };
+        state.last_token = state.last_token.wrapping_add(1);
+        state.last_fence = state.last_fence.saturating_add(1);
+        let token = ClaimToken::from_u128(state.last_token);
+        let fencing_token = state.last_fence;
+        state.entries.insert(
+            key.to_owned(),
+            Entry::Claimed {
+                token,
+                fencing_token,
+                fingerprint: request.fingerprint,
+                waiters,
+            },
+        );
         Claim::Acquired {
             token,
-            lease: self.lease,
+            lease: Duration::MAX,
+            fencing_token,
         }
     }
 
@@ -303,35 +288,30 @@ impl<T: Clone> MemoryStore<T> {
         let Some(entry) = state.entries.get_mut(key) else {
             return false;
         };
-        let waiters = match entry {
+        let (waiters, fencing_token, fingerprint) = match entry {
             Entry::Claimed {
                 token: held,
                 waiters,
-                ..
-            } if *held == token => waiters.take(),
+                fencing_token,
+                fingerprint,
+            } if *held == token => (waiters.take(), *fencing_token, *fingerprint),
             _ => return false,
         };
-        *entry = Entry::Stored {
-            value,
-            expires: now.checked_add(ttl),
+        *entry = if ttl.is_zero() {
+            Entry::HandedOver {
+                value,
+                fencing_token,
+            }
+        } else {
+            Entry::Stored {
+                value,
+                fingerprint,
+                expires: now.checked_add(ttl),
+            }
         };
         drop(state);
         self.wake(waiters);
         true
-    }
-
-    fn renew_now(&self, key: &str, token: ClaimToken, now: Instant) -> bool {
-        match self.lock().entries.get_mut(key) {
-            Some(Entry::Claimed {
-                token: held,
-                lease_ends,
-                ..
-            }) if *held == token => {
-                *lease_ends = now.checked_add(self.lease);
-                true
-            }
-            _ => false,
-        }
     }
 }
 
@@ -351,9 +331,10 @@ impl<T: Clone + Send> IdempotencyStore<T> for MemoryStore<T> {
     fn claim(
         &self,
         key: &str,
+        request: ClaimRequest,
         now: Instant,
     ) -> impl Future<Output = Result<Claim<T>, StoreError>> + Send {
-        future::ready(Ok(self.claim_now(key, now, Some(self.lease))))
+        future::ready(Ok(self.claim_now(key, request, now)))
     }
 
     fn wait(&self, key: &str) -> impl Future<Output = Result<(), StoreError>> + Send {
@@ -398,9 +379,14 @@ impl<T: Clone + Send> IdempotencyStore<T> for MemoryStore<T> {
         &self,
         key: &str,
         token: ClaimToken,
-        now: Instant,
+        _now: Instant,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send {
-        future::ready(Ok(self.renew_now(key, token, now)))
+        // A claim lasts as long as its holder: nothing to extend.
+        let held = matches!(
+            self.lock().entries.get(key),
+            Some(Entry::Claimed { token: held, .. }) if *held == token
+        );
+        future::ready(Ok(held))
     }
 }
 
@@ -414,7 +400,6 @@ impl<T> fmt::Debug for MemoryStore<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("MemoryStore")
             .field("keys", &self.lock().entries.len())
-            .field("lease", &self.lease)
             .finish()
     }
 }
@@ -436,13 +421,13 @@ mod tests {
         let start = Instant::now();
         for i in 0..SWEEP_FLOOR {
             let key = format!("k{i}");
-            let token = acquired(store.claim_now(&key, start, Some(store.lease)));
+            let token = acquired(store.claim_now(&key, ClaimRequest::new(), start));
             assert!(store.complete_now(&key, token, &1, Duration::from_secs(1), start));
         }
         assert_eq!(store.lock().entries.len(), SWEEP_FLOOR);
 
         let later = start + Duration::from_secs(1);
-        acquired(store.claim_now("fresh", later, Some(store.lease)));
+        acquired(store.claim_now("fresh", ClaimRequest::new(), later));
         // The sweep ran before "fresh" was inserted: only it is left.
         assert_eq!(store.lock().entries.len(), 1);
         assert_eq!(store.lock().sweep_at, SWEEP_FLOOR);
@@ -453,7 +438,7 @@ mod tests {
         let store = MemoryStore::<u32>::new();
         let now = Instant::now();
         for i in 0..=SWEEP_FLOOR {
-            acquired(store.claim_now(&format!("k{i}"), now, None));
+            acquired(store.claim_now(&format!("k{i}"), ClaimRequest::new(), now));
         }
         // The claim that found 64 entries swept them, kept all (they live),
         // and put the next sweep at twice that.
@@ -462,61 +447,90 @@ mod tests {
     }
 
     #[test]
-    fn only_the_holder_completes_releases_or_renews() {
+    fn only_the_holder_completes_or_releases() {
         let store = MemoryStore::<u32>::new();
         let now = Instant::now();
-        let token = acquired(store.claim_now("k", now, Some(store.lease)));
+        let token = acquired(store.claim_now("k", ClaimRequest::new(), now));
         let stranger = ClaimToken::from_u128(token.as_u128() + 100);
 
-        assert!(!store.renew_now("k", stranger, now));
         assert!(!store.release_now("k", stranger));
         assert!(!store.complete_now("k", stranger, &5, Duration::from_secs(1), now));
-        assert_eq!(
-            store.claim_now("k", now, Some(store.lease)),
+        assert!(matches!(
+            store.claim_now("k", ClaimRequest::new(), now),
             Claim::InFlight {
-                expires_in: Some(DEFAULT_LEASE)
+                expires_in: None,
+                ..
             }
-        );
-
-        assert!(store.renew_now("k", token, now + Duration::from_secs(10)));
-        assert_eq!(
-            store.claim_now("k", now + Duration::from_secs(10), None),
-            Claim::InFlight {
-                expires_in: Some(DEFAULT_LEASE)
-            }
-        );
+        ));
         assert!(store.release_now("k", token));
         assert!(!store.release_now("k", token));
     }
 
     #[test]
-    fn a_lapsed_claim_is_taken_over_and_its_holder_can_no_longer_complete() {
+    fn a_claim_outlives_any_time_its_holder_takes() {
         let store = MemoryStore::<u32>::new();
         let now = Instant::now();
-        let first = acquired(store.claim_now("k", now, Some(store.lease)));
-        let lapsed = now + DEFAULT_LEASE;
-        let second = acquired(store.claim_now("k", lapsed, Some(store.lease)));
-        assert_ne!(first, second);
-        assert!(!store.complete_now("k", first, &1, Duration::from_secs(9), lapsed));
-        assert!(store.complete_now("k", second, &2, Duration::from_secs(9), lapsed));
-        assert_eq!(store.claim_now("k", lapsed, None), Claim::Stored(2));
+        let token = acquired(store.claim_now("k", ClaimRequest::new(), now));
+        let much_later = now + Duration::from_secs(1 << 40);
+        assert!(matches!(
+            store.claim_now("k", ClaimRequest::new(), much_later),
+            Claim::InFlight { .. }
+        ));
+        assert!(store.complete_now("k", token, &3, Duration::MAX, much_later));
+        assert_eq!(
+            store.claim_now("k", ClaimRequest::new(), much_later + Duration::from_secs(1 << 40)),
+            Claim::Stored(3)
+        );
     }
 
     #[test]
-    fn durations_past_what_an_instant_holds_mean_forever() {
-        let store = MemoryStore::<u32>::new().with_lease(Duration::MAX);
+    fn fencing_tokens_grow_with_every_claim() {
+        let store = MemoryStore::<u32>::new();
         let now = Instant::now();
-        let token = acquired(store.claim_now("k", now, Some(store.lease)));
-        assert_eq!(
-            store.claim_now("k", now, None),
-            Claim::InFlight { expires_in: None }
-        );
-        assert!(store.renew_now("k", token, now));
-        assert!(store.complete_now("k", token, &3, Duration::MAX, now));
-        assert_eq!(
-            store.claim_now("k", now + Duration::from_secs(1 << 40), None),
-            Claim::Stored(3)
-        );
+        let fence = |claim| match claim {
+            Claim::Acquired { fencing_token, .. } => fencing_token,
+            _ => panic!("expected the key to be claimed"),
+        };
+        let first = store.claim_now("k", ClaimRequest::new(), now);
+        let Claim::Acquired { token, .. } = first else { panic!() };
+        let first = fence(first);
+        assert!(store.release_now("k", token));
+        let second = fence(store.claim_now("k", ClaimRequest::new(), now));
+        let other = fence(store.claim_now("j", ClaimRequest::new(), now));
+        assert!(first < second && second < other, "{first} {second} {other}");
+    }
+
+    #[test]
+    fn a_value_handed_over_reaches_only_the_waiters_of_its_claim() {
+        let store = MemoryStore::<u32>::new();
+        let now = Instant::now();
+        let Claim::Acquired {
+            token,
+            fencing_token,
+            ..
+        } = store.claim_now("k", ClaimRequest::new(), now)
+        else {
+            panic!("expected the key to be claimed");
+        };
+        assert!(store.complete_now("k", token, &8, Duration::ZERO, now));
+        let waiter = ClaimRequest::new().joined(Some(fencing_token));
+        assert_eq!(store.claim_now("k", waiter, now), Claim::Stored(8));
+        assert_eq!(store.claim_now("k", waiter, now), Claim::Stored(8));
+        acquired(store.claim_now("k", ClaimRequest::new(), now));
+    }
+
+    #[test]
+    fn a_key_held_under_another_fingerprint_conflicts() {
+        let store = MemoryStore::<u32>::new();
+        let now = Instant::now();
+        let with = |fingerprint| ClaimRequest::new().fingerprint(Some(fingerprint));
+        let token = acquired(store.claim_now("k", with(1), now));
+        assert_eq!(store.claim_now("k", with(2), now), Claim::Conflict);
+        assert!(matches!(store.claim_now("k", with(1), now), Claim::InFlight { .. }));
+        assert!(store.complete_now("k", token, &4, Duration::from_secs(9), now));
+        assert_eq!(store.claim_now("k", with(2), now), Claim::Conflict);
+        assert_eq!(store.claim_now("k", with(1), now), Claim::Stored(4));
+        assert_eq!(store.claim_now("k", ClaimRequest::new(), now), Claim::Stored(4));
     }
 
     #[test]
@@ -535,19 +549,19 @@ mod tests {
 
         let store = MemoryStore::<Fragile>::new();
         let now = Instant::now();
-        let token = acquired(store.claim_now("k", now, None));
-        assert!(store.complete_now("k", token, &Fragile, DEFAULT_LEASE, now));
+        let token = acquired(store.claim_now("k", ClaimRequest::new(), now));
+        assert!(store.complete_now("k", token, &Fragile, Duration::from_secs(30), now));
 
         REFUSE.store(true, Ordering::Relaxed);
         let replay = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            store.claim_now("k", now, None)
+            store.claim_now("k", ClaimRequest::new(), now)
         }));
         REFUSE.store(false, Ordering::Relaxed);
         assert!(replay.is_err());
         assert!(store.state.is_poisoned());
 
-        assert_eq!(store.claim_now("k", now, None), Claim::Stored(Fragile));
-        let other = acquired(store.claim_now("j", now, None));
+        assert_eq!(store.claim_now("k", ClaimRequest::new(), now), Claim::Stored(Fragile));
+        let other = acquired(store.claim_now("j", ClaimRequest::new(), now));
         assert!(store.release_now("j", other));
     }
 }

@@ -62,8 +62,10 @@
 //! documentation describes the protocol; the two stores here are worked
 //! examples of it, in memory and on Redis.
 
+mod claim;
 mod coordinator;
 mod error;
+mod fingerprint;
 mod memory;
 #[cfg(feature = "redis")]
 mod redis;
@@ -71,12 +73,23 @@ mod store;
 
 use std::time::Duration;
 
+pub use claim::{ClaimInfo, current_claim};
+// A claim held by a call of the engine, between its two steps.
+#[doc(hidden)]
+pub use coordinator::{Held, HeldInMemory};
+pub(crate) use coordinator::{
+    Acquired, Refused, Request, acquire, acquire_blocking, run_held, run_held_blocking,
+};
 pub use coordinator::{run_idempotent, run_idempotent_blocking};
-pub use error::{IdempotencyError, IdempotencyFailure, IdempotencyInFlight, StoreError};
+pub use error::{
+    IdempotencyConflict, IdempotencyConflictFailure, IdempotencyError, IdempotencyFailure,
+    IdempotencyInFlight, StoreError,
+};
+pub use fingerprint::fingerprint_of;
 pub use memory::MemoryStore;
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
-pub use store::{Claim, ClaimToken, IdempotencyStore};
+pub use store::{Claim, ClaimRequest, ClaimToken, IdempotencyStore};
 
 /// How long a success stays stored when no TTL is given: 24 hours, the
 /// window payment APIs commonly give their idempotency keys.
@@ -89,18 +102,19 @@ pub use store::{Claim, ClaimToken, IdempotencyStore};
 /// ```
 pub const DEFAULT_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 
-/// How long a claim lasts without renewal, unless the store is told
-/// otherwise: 30 seconds.
+/// How long a claim in a shared store lasts without renewal, unless the
+/// store is told otherwise: 30 seconds.
 ///
 /// The running call renews its claim every half lease, so the lease bounds
-/// only how long a process that died keeps others waiting.
+/// only how long a process that died keeps others waiting. (A
+/// [`MemoryStore`]'s claims need no lease: they last as long as their
+/// holder.)
 ///
 /// ```
-/// use resilient::idempotency::{DEFAULT_LEASE, MemoryStore};
+/// use resilient::idempotency::DEFAULT_LEASE;
 /// use std::time::Duration;
 ///
 /// assert_eq!(DEFAULT_LEASE, Duration::from_secs(30));
-/// assert_eq!(MemoryStore::<u32>::new().lease(), DEFAULT_LEASE);
 /// ```
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
 
@@ -139,5 +153,91 @@ impl IdempotencyStatus {
             IdempotencyStatus::Joined => "joined",
             IdempotencyStatus::Executed => "executed",
         }
+    }
+}
+
+/// Whether an executed call's value was stored for later calls, and why
+/// not: [`ExecutionReport::idempotency_stored`](crate::ExecutionReport::idempotency_stored),
+/// JSON key `idempotency_stored`.
+///
+/// ```
+/// use resilient::idempotency::IdempotencyStored;
+///
+/// assert!(IdempotencyStored::Stored.is_stored());
+/// assert!(!IdempotencyStored::Unserializable.is_stored());
+/// assert_eq!(IdempotencyStored::DoesNotReadBack.to_string(), "does_not_read_back");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum IdempotencyStored {
+    /// Stored for the TTL: later calls replay it.
+    Stored,
+    /// Handed to the calls waiting on this one, stored for none after
+    /// (`idempotency_ttl = "0s"`).
+    TtlZero,
+    /// The call failed: nothing to store, the key is free again.
+    Failure,
+    /// A fallback's value: returned, never replayed.
+    Fallback,
+    /// The store could not serialise the value.
+    Unserializable,
+    /// The value serialised to something that does not read back as the
+    /// same type (`f64::NAN` becomes JSON `null`): stored, it would fail
+    /// every later call, so it is not.
+    DoesNotReadBack,
+    /// The store failed (unreachable, an error of its own).
+    StoreFailed,
+    /// The call lost its claim before it finished (its lease ran out and
+    /// another call took the key): the store refused the stale value.
+    ClaimLost,
+}
+
+impl IdempotencyStored {
+    /// Whether later calls replay the value.
+    ///
+    /// ```
+    /// use resilient::idempotency::IdempotencyStored;
+    ///
+    /// assert!(!IdempotencyStored::TtlZero.is_stored());
+    /// ```
+    pub const fn is_stored(self) -> bool {
+        matches!(self, IdempotencyStored::Stored)
+    }
+
+    /// The name in the report's JSON form.
+    #[cfg(feature = "serde")]
+    pub(crate) const fn name(self) -> &'static str {
+        self.as_str()
+    }
+
+    /// Whether the store took the value (stored it, or handed it over).
+    pub(crate) const fn completed(self) -> bool {
+        matches!(self, IdempotencyStored::Stored | IdempotencyStored::TtlZero)
+    }
+
+    /// The name in the report's table and JSON form.
+    ///
+    /// ```
+    /// use resilient::idempotency::IdempotencyStored;
+    ///
+    /// assert_eq!(IdempotencyStored::ClaimLost.as_str(), "claim_lost");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            IdempotencyStored::Stored => "stored",
+            IdempotencyStored::TtlZero => "ttl_zero",
+            IdempotencyStored::Failure => "failure",
+            IdempotencyStored::Fallback => "fallback",
+            IdempotencyStored::Unserializable => "unserializable",
+            IdempotencyStored::DoesNotReadBack => "does_not_read_back",
+            IdempotencyStored::StoreFailed => "store_failed",
+            IdempotencyStored::ClaimLost => "claim_lost",
+        }
+    }
+}
+
+impl std::fmt::Display for IdempotencyStored {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }

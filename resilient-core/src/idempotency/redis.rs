@@ -1,10 +1,14 @@
 //! [`RedisStore`]: idempotency keys in one Redis instance, shared by every
 //! process that talks to it (feature `redis`).
 //!
-//! One Redis key per idempotency key, `prefix + key`, holding either
-//! `claim:<token>` (with the lease as its expiry) or `value:<json>` (with the
-//! TTL). Every change that depends on who holds the key is a Lua script, so
-//! it is atomic on the server.
+//! One Redis key per idempotency key, `prefix + key`, holding either a
+//! claim, `claim:<token>:<fencing token>:<fingerprint>` (with the lease as
+//! its expiry), or a stored success, `value:<json>` (`value#<fingerprint>:
+//! <json>` with a fingerprint; with the TTL as expiry), or a value handed to
+//! the waiters of one claim, `handoff:<fencing token>:<json>` (TTL zero).
+//! Fencing tokens come from one counter, `prefix + "fencing"`, which has no
+//! expiry. Every change that depends on who holds the key is a Lua script,
+//! so it is atomic on the server.
 
 use std::future::Future;
 use std::sync::{Arc, LazyLock};
@@ -15,15 +19,23 @@ use redis::{IntoConnectionInfo, RedisError, Script};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::{Claim, ClaimToken, DEFAULT_LEASE, IdempotencyStore, StoreError};
+use super::{Claim, ClaimRequest, ClaimToken, DEFAULT_LEASE, IdempotencyStore, StoreError};
 
 /// The key prefix unless told otherwise.
 const DEFAULT_PREFIX: &str = "resilient:idem:";
+
+/// The name, after the prefix, of the counter of fencing tokens.
+const FENCING_COUNTER: &str = "fencing";
 
 /// What a claimed key holds before its token.
 const CLAIM_TAG: &[u8] = b"claim:";
 /// What a key holding a stored success holds before its JSON.
 const VALUE_TAG: &[u8] = b"value:";
+/// What a key holding a stored success with a fingerprint holds before it.
+const FINGERPRINTED_TAG: &[u8] = b"value#";
+/// What a key holding a value for the waiters of one claim holds before
+/// that claim's fencing token.
+const HANDOFF_TAG: &[u8] = b"handoff:";
 
 /// A waiter polls the key after this long, then twice as long each time, up
 /// to [`POLL_MAX`]: quick to join a short call, light on a long one.
@@ -34,43 +46,75 @@ const POLL_MAX: Duration = Duration::from_millis(250);
 /// expiry that overflows its clock, and no TTL needs more.
 const MAX_EXPIRY_MS: u64 = 1 << 50;
 
-/// Claims `KEYS[1]` for `ARGV[2]` ms under the marker `ARGV[1]` if it is
-/// free (returns nil); otherwise returns what it holds.
+/// Claims `KEYS[1]` for `ARGV[2]` ms as `ARGV[1]` (the claim's prefix), the
+/// next fencing token from `KEYS[2]` and the fingerprint `ARGV[3]`, if it
+/// is free; returns `{'acquired', token}`, or else `{'held', what}`.
+///
+/// Free also: a value handed over to the waiters of another claim than
+/// `ARGV[4]`, and exactly the bytes `ARGV[5]` (a value that did not read
+/// back, which the caller takes as a miss).
 static CLAIM: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
-        r"if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-            return false
+        r"local held = redis.call('GET', KEYS[1])
+        if held then
+            if held == ARGV[5] then
+                held = false
+            elseif string.sub(held, 1, 8) == 'handoff:' then
+                if string.match(held, '^handoff:(%d+):') == ARGV[4] then
+                    return {'held', held}
+                end
+                held = false
+            else
+                return {'held', held}
+            end
         end
-        return redis.call('GET', KEYS[1])",
+        local fence = redis.call('INCR', KEYS[2])
+        redis.call('SET', KEYS[1], ARGV[1] .. fence .. ':' .. ARGV[3], 'PX', ARGV[2])
+        return {'acquired', tostring(fence)}",
     )
 });
 
-/// Replaces the claim `ARGV[1]` by the value `ARGV[2]` for `ARGV[3]` ms, if
-/// the claim still holds the key.
+/// Replaces the claim whose prefix is `ARGV[1]` by the JSON `ARGV[2]` for
+/// `ARGV[3]` ms, if the claim still holds the key: as a stored value (with
+/// the claim's fingerprint), or, if `ARGV[4]` is `handoff`, as a value for
+/// the claim's waiters only.
 static COMPLETE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
-        r"if redis.call('GET', KEYS[1]) == ARGV[1] then
-            redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-            return 1
+        r"local held = redis.call('GET', KEYS[1])
+        if not held or string.sub(held, 1, #ARGV[1]) ~= ARGV[1] then
+            return 0
         end
-        return 0",
+        local fence, fingerprint = string.match(held, '^claim:%x+:(%d+):(.*)$')
+        local stored
+        if ARGV[4] == 'handoff' then
+            stored = 'handoff:' .. fence .. ':' .. ARGV[2]
+        elseif fingerprint == '' then
+            stored = 'value:' .. ARGV[2]
+        else
+            stored = 'value#' .. fingerprint .. ':' .. ARGV[2]
+        end
+        redis.call('SET', KEYS[1], stored, 'PX', ARGV[3])
+        return 1",
     )
 });
 
-/// Deletes the key if the claim `ARGV[1]` still holds it.
+/// Deletes the key if the claim whose prefix is `ARGV[1]` still holds it.
 static RELEASE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
-        r"if redis.call('GET', KEYS[1]) == ARGV[1] then
+        r"local held = redis.call('GET', KEYS[1])
+        if held and string.sub(held, 1, #ARGV[1]) == ARGV[1] then
             return redis.call('DEL', KEYS[1])
         end
         return 0",
     )
 });
 
-/// Extends the claim `ARGV[1]` to `ARGV[2]` ms, if it still holds the key.
+/// Extends the claim whose prefix is `ARGV[1]` to `ARGV[2]` ms, if it still
+/// holds the key.
 static RENEW: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
-        r"if redis.call('GET', KEYS[1]) == ARGV[1] then
+        r"local held = redis.call('GET', KEYS[1])
+        if held and string.sub(held, 1, #ARGV[1]) == ARGV[1] then
             return redis.call('PEXPIRE', KEYS[1], ARGV[2])
         end
         return 0",
@@ -80,12 +124,19 @@ static RENEW: LazyLock<Script> = LazyLock::new(|| {
 /// Idempotency keys in one Redis instance, shared by a fleet (feature
 /// `redis`).
 ///
-/// A claim is `SET key claim:<token> NX PX <lease>`; the running call renews
-/// it every half lease, and a Lua script replaces it by the value
-/// (`SET … PX <ttl>`) or deletes it only if the token still matches. Waiters
+/// A claim is `SET key claim:<token>:… PX <lease>` on a free key, with a
+/// fencing token from `INCR`; the running call renews it every half lease,
+/// and a Lua script replaces it by the value (`SET … PX <ttl>`) or deletes
+/// it only if the token still matches. Waiters
 /// in other processes poll the key, 10 ms after the first look and twice as
 /// long each time up to 250 ms. Values are stored as JSON, so one store
 /// serves functions of any `T: Serialize + DeserializeOwned`.
+///
+/// A value is stored only if its JSON reads back as a `T` (`f64::NAN`
+/// becomes `null`, which doesn't): the call returns it, unstored, and
+/// the report says why. And an entry that does not read back (a type that
+/// changed between deploys) is taken as a miss: the call claims the key
+/// and runs, rather than fail every call until the TTL ends.
 ///
 /// One connection, multiplexed and re-established after a drop, is shared
 /// by clones of the store. When Redis can't be reached:
@@ -262,7 +313,7 @@ impl RedisStore {
         let redis_key = self.redis_key(key);
         async move {
             let mut invocation = script.key(redis_key);
-            invocation.arg(claim_marker(token));
+            invocation.arg(claim_prefix(token));
             for arg in args? {
                 invocation.arg(arg);
             }
@@ -284,10 +335,10 @@ impl std::fmt::Debug for RedisStore {
     }
 }
 
-/// What a claim stores: the tag and the token, so that only its holder's
-/// scripts match it.
-fn claim_marker(token: ClaimToken) -> String {
-    format!("claim:{token}")
+/// How a claim's marker starts: the tag and the token, so that only its
+/// holder's scripts match it.
+fn claim_prefix(token: ClaimToken) -> String {
+    format!("claim:{token}:")
 }
 
 /// An expiry in whole milliseconds, as `PX` wants it: at least 1, at most
@@ -316,19 +367,65 @@ fn store_error(err: RedisError) -> StoreError {
     }
 }
 
-/// Reads what the claim script found under a key.
-fn read_held<T: DeserializeOwned>(held: &[u8]) -> Result<Claim<T>, StoreError> {
-    if held.starts_with(CLAIM_TAG) {
-        return Ok(Claim::InFlight { expires_in: None });
+/// What a key held that is not a claim: its JSON, and the fingerprint
+/// it was stored under.
+struct Held<'a> {
+    json: &'a [u8],
+    fingerprint: Option<u64>,
+}
+
+/// Reads what the claim script found under a key: a claim, or the JSON of
+/// a value (checked against the request's fingerprint).
+fn read_held<'a, T>(held: &'a [u8], request: ClaimRequest) -> Result<Result<Held<'a>, Claim<T>>, StoreError> {
+    let not_ours =
+        || StoreError::Deserialize("the key holds neither a claim nor a value written by RedisStore".into());
+    let number = |digits: &[u8]| std::str::from_utf8(digits).ok().and_then(|d| d.parse::<u64>().ok());
+    let held = if let Some(claim) = held.strip_prefix(CLAIM_TAG) {
+        // <token>:<fencing token>:<fingerprint>
+        let mut parts = claim.splitn(3, |&b| b == b':').skip(1);
+        let fencing_token = parts.next().and_then(number);
+        let fingerprint = parts.next().and_then(number);
+        if request.conflicts_with(fingerprint) {
+            return Ok(Err(Claim::Conflict));
+        }
+        return Ok(Err(Claim::InFlight {
+            expires_in: None,
+            fencing_token,
+        }));
+    } else if let Some(json) = held.strip_prefix(VALUE_TAG) {
+        Held { json, fingerprint: None }
+    } else if let Some(rest) = held.strip_prefix(FINGERPRINTED_TAG) {
+        let (fingerprint, json) = split_number(rest).ok_or_else(not_ours)?;
+        Held { json, fingerprint: Some(fingerprint) }
+    } else if let Some(rest) = held.strip_prefix(HANDOFF_TAG) {
+        let (_, json) = split_number(rest).ok_or_else(not_ours)?;
+        Held { json, fingerprint: None }
+    } else {
+        return Err(not_ours());
+    };
+    if request.conflicts_with(held.fingerprint) {
+        return Ok(Err(Claim::Conflict));
     }
-    match held.strip_prefix(VALUE_TAG) {
-        Some(json) => serde_json::from_slice(json)
-            .map(Claim::Stored)
-            .map_err(|err| StoreError::Deserialize(Box::new(err))),
-        None => Err(StoreError::Deserialize(
-            "the key holds neither a claim nor a value written by RedisStore".into(),
-        )),
-    }
+    Ok(Ok(held))
+}
+
+/// `<number>:<rest>` split in two.
+fn split_number(bytes: &[u8]) -> Option<(u64, &[u8])> {
+    let colon = bytes.iter().position(|&b| b == b':')?;
+    let number = std::str::from_utf8(&bytes[..colon]).ok()?.parse().ok()?;
+    Some((number, &bytes[colon + 1..]))
+}
+
+/// The JSON of `value`, if it reads back as a `T`.
+fn json_that_reads_back<T: Serialize + DeserializeOwned>(value: &T) -> Result<Vec<u8>, StoreError> {
+    let json = serde_json::to_vec(value).map_err(|err| StoreError::Serialize(Box::new(err)))?;
+    serde_json::from_slice::<T>(&json).map_err(|err| StoreError::Deserialize(Box::new(err)))?;
+    Ok(json)
+}
+
+/// A fingerprint or a fencing token as a script's argument: empty for none.
+fn optional(number: Option<u64>) -> String {
+    number.map(|n| n.to_string()).unwrap_or_default()
 }
 
 impl<T> IdempotencyStore<T> for RedisStore
@@ -338,23 +435,52 @@ where
     fn claim(
         &self,
         key: &str,
+        request: ClaimRequest,
         _now: Instant,
     ) -> impl Future<Output = Result<Claim<T>, StoreError>> + Send {
         let mut connection = self.connection.clone();
         let redis_key = self.redis_key(key);
+        let counter = self.redis_key(FENCING_COUNTER);
         let token = ClaimToken::random();
         let lease = self.lease;
         async move {
-            let held: Option<Vec<u8>> = CLAIM
-                .key(&redis_key)
-                .arg(claim_marker(token))
-                .arg(expiry_ms(lease))
-                .invoke_async(&mut connection)
-                .await
-                .map_err(store_error)?;
-            match held {
-                None => Ok(Claim::Acquired { token, lease }),
-                Some(held) => read_held(&held),
+            // At most twice: the second time, over what didn't read back.
+            let mut unreadable = Vec::new();
+            loop {
+                let answer: (String, Vec<u8>) = CLAIM
+                    .key(&redis_key)
+                    .key(&counter)
+                    .arg(claim_prefix(token))
+                    .arg(expiry_ms(lease))
+                    .arg(optional(request.fingerprint))
+                    .arg(optional(request.joined))
+                    .arg(&unreadable)
+                    .invoke_async(&mut connection)
+                    .await
+                    .map_err(store_error)?;
+                let (kind, held) = answer;
+                if kind == "acquired" {
+                    let fencing_token = std::str::from_utf8(&held)
+                        .ok()
+                        .and_then(|fence| fence.parse().ok())
+                        .ok_or_else(|| StoreError::Backend("a fencing token that is not a number".into()))?;
+                    return Ok(Claim::Acquired {
+                        token,
+                        lease,
+                        fencing_token,
+                    });
+                }
+                let value = match read_held(&held, request)? {
+                    Err(claim) => return Ok(claim),
+                    Ok(value) => serde_json::from_slice(value.json),
+                };
+                match value {
+                    Ok(value) => return Ok(Claim::Stored(value)),
+                    Err(err) if !unreadable.is_empty() => {
+                        return Err(StoreError::Deserialize(Box::new(err)));
+                    }
+                    Err(_) => unreadable = held,
+                }
             }
         }
     }
@@ -387,9 +513,14 @@ where
         ttl: Duration,
         _now: Instant,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send {
-        let stored = serde_json::to_vec(value)
-            .map(|json| vec![[VALUE_TAG, &json].concat(), px(ttl)])
-            .map_err(|err| StoreError::Serialize(Box::new(err)));
+        // A value handed to the waiters is kept a lease long at most: they
+        // poll far more often than that.
+        let (expiry, kind) = if ttl.is_zero() {
+            (self.lease, &b"handoff"[..])
+        } else {
+            (ttl, &b"value"[..])
+        };
+        let stored = json_that_reads_back(value).map(|json| vec![json, px(expiry), kind.to_vec()]);
         self.while_claimed(&COMPLETE, key, token, stored)
     }
 
@@ -423,31 +554,69 @@ mod tests {
         assert_eq!(expiry_ms(Duration::MAX), MAX_EXPIRY_MS);
     }
 
+    /// What `read_held` makes of `held`: a claim, or the JSON of a value.
+    fn read(held: &[u8], request: ClaimRequest) -> Result<Result<Vec<u8>, Claim<u32>>, String> {
+        read_held::<u32>(held, request)
+            .map(|held| held.map(|value| value.json.to_vec()))
+            .map_err(|err| err.to_string())
+    }
+
     #[test]
     fn a_held_key_reads_as_a_claim_a_value_or_an_error() {
+        let plain = ClaimRequest::new();
         assert_eq!(
-            read_held::<u32>(b"claim:0123").unwrap(),
-            Claim::InFlight { expires_in: None }
+            read(b"claim:0123:7:", plain),
+            Ok(Err(Claim::InFlight {
+                expires_in: None,
+                fencing_token: Some(7)
+            }))
         );
-        assert_eq!(read_held::<u32>(b"value:42").unwrap(), Claim::Stored(42));
-        let wrong_type = read_held::<u32>(b"value:\"text\"").unwrap_err();
-        assert!(
-            matches!(wrong_type, StoreError::Deserialize(_)),
-            "{wrong_type:?}"
-        );
-        let foreign = read_held::<u32>(b"42").unwrap_err();
+        // A claim written before fencing tokens.
         assert_eq!(
-            foreign.to_string(),
-            "could not deserialise the value stored under an idempotency key: \
-             the key holds neither a claim nor a value written by RedisStore"
+            read(b"claim:0123", plain),
+            Ok(Err(Claim::InFlight {
+                expires_in: None,
+                fencing_token: None
+            }))
+        );
+        assert_eq!(read(b"value:42", plain), Ok(Ok(b"42".to_vec())));
+        assert_eq!(read(b"value#9:42", plain), Ok(Ok(b"42".to_vec())));
+        assert_eq!(read(b"handoff:3:42", plain), Ok(Ok(b"42".to_vec())));
+        assert_eq!(
+            read(b"42", plain),
+            Err("could not deserialise the value stored under an idempotency key: \
+                 the key holds neither a claim nor a value written by RedisStore"
+                .to_owned())
         );
     }
 
     #[test]
-    fn a_claim_marker_names_its_token() {
+    fn a_key_held_under_another_fingerprint_conflicts() {
+        let nine = ClaimRequest::new().fingerprint(Some(9));
+        let ten = ClaimRequest::new().fingerprint(Some(10));
+        assert_eq!(read(b"value#9:42", ten), Ok(Err(Claim::Conflict)));
+        assert_eq!(read(b"claim:0123:7:9", ten), Ok(Err(Claim::Conflict)));
+        assert_eq!(read(b"value#9:42", nine), Ok(Ok(b"42".to_vec())));
+        assert!(matches!(read(b"claim:0123:7:9", nine), Ok(Err(Claim::InFlight { .. }))));
+        // A value stored without a fingerprint is nobody's conflict.
+        assert_eq!(read(b"value:42", ten), Ok(Ok(b"42".to_vec())));
+    }
+
+    #[test]
+    fn only_a_value_that_reads_back_is_stored() {
+        assert_eq!(json_that_reads_back(&1.5_f64).unwrap(), b"1.5");
+        let nan = json_that_reads_back(&f64::NAN).unwrap_err();
+        assert!(matches!(nan, StoreError::Deserialize(_)), "{nan:?}");
+        let map: std::collections::HashMap<(u8, u8), u8> = [((1, 2), 3)].into();
+        let unserialisable = json_that_reads_back(&map).unwrap_err();
+        assert!(matches!(unserialisable, StoreError::Serialize(_)), "{unserialisable:?}");
+    }
+
+    #[test]
+    fn a_claim_prefix_names_its_token() {
         assert_eq!(
-            claim_marker(ClaimToken::from_u128(0xab)),
-            "claim:000000000000000000000000000000ab"
+            claim_prefix(ClaimToken::from_u128(0xab)),
+            "claim:000000000000000000000000000000ab:"
         );
     }
 }

@@ -1,6 +1,7 @@
 //! The contract between the coordinator and a place that holds idempotency
-//! keys: [`IdempotencyStore`], what a claim returns ([`Claim`]) and the token
-//! that proves who holds a key ([`ClaimToken`]).
+//! keys: [`IdempotencyStore`], what a claim asks ([`ClaimRequest`]) and
+//! returns ([`Claim`]), and the token that proves who holds a key
+//! ([`ClaimToken`]).
 
 use std::fmt;
 use std::future::Future;
@@ -24,9 +25,11 @@ use super::StoreError;
 ///
 /// 1. **claim**: [`claim`](Self::claim) looks the key up and, if it is free,
 ///    claims it, atomically: of two callers that claim a free key at once,
-///    exactly one gets [`Claim::Acquired`]. A stored value comes back as
+///    exactly one gets [`Claim::Acquired`], with a fencing token larger than
+///    that of every earlier claim of the key. A stored value comes back as
 ///    [`Claim::Stored`] (nothing runs); a live claim as
-///    [`Claim::InFlight`].
+///    [`Claim::InFlight`]; either, under another fingerprint than the
+///    request's, as [`Claim::Conflict`].
 /// 2. **wait**: on `InFlight`, [`wait`](Self::wait) until the key may have
 ///    changed, then claim again. The coordinator bounds the wait itself (it
 ///    drops the future at its deadline, or when the holder's lease would
@@ -39,6 +42,9 @@ use super::StoreError;
 ///    TTL; after a failure, [`release`](Self::release) frees the key. Both
 ///    act only if the token still holds the claim, so a holder whose lease
 ///    ran out can't overwrite or free the key of the caller that took over.
+///    A TTL of zero hands the value to the calls waiting on that claim only
+///    (they claim again naming its fencing token in
+///    [`ClaimRequest::joined`]); any other caller finds the key free.
 ///
 /// `now` is the operation's clock (as for the circuit breaker), so tests
 /// drive expiry with paused or fake time. A store shared between processes
@@ -57,7 +63,8 @@ use super::StoreError;
 /// ```
 /// use resilient::TokioClock;
 /// use resilient::idempotency::{
-///     run_idempotent, Claim, ClaimToken, IdempotencyStore, MemoryStore, StoreError, DEFAULT_TTL,
+///     run_idempotent, Claim, ClaimRequest, ClaimToken, IdempotencyStore, MemoryStore, StoreError,
+///     DEFAULT_TTL,
 /// };
 /// use std::future::Future;
 /// use std::sync::atomic::{AtomicU32, Ordering};
@@ -69,9 +76,14 @@ use super::StoreError;
 /// }
 ///
 /// impl IdempotencyStore<String> for Counted {
-///     fn claim(&self, key: &str, now: Instant) -> impl Future<Output = Result<Claim<String>, StoreError>> + Send {
+///     fn claim(
+///         &self,
+///         key: &str,
+///         request: ClaimRequest,
+///         now: Instant,
+///     ) -> impl Future<Output = Result<Claim<String>, StoreError>> + Send {
 ///         self.claims.fetch_add(1, Ordering::Relaxed);
-///         self.inner.claim(key, now)
+///         self.inner.claim(key, request, now)
 ///     }
 ///     fn wait(&self, key: &str) -> impl Future<Output = Result<(), StoreError>> + Send {
 ///         self.inner.wait(key)
@@ -107,12 +119,19 @@ use super::StoreError;
 /// ```
 pub trait IdempotencyStore<T>: Send + Sync {
     /// Returns the value stored under `key`, or claims the key for this
-    /// store's lease if it is free, or reports that another call holds it.
+    /// store's lease if it is free, or reports that another call holds it,
+    /// or that the key is held under another fingerprint than the
+    /// request's.
     ///
-    /// Atomic: two concurrent claims of a free key never both succeed.
+    /// Atomic: two concurrent claims of a free key never both succeed, and
+    /// each claim gets a fencing token larger than every earlier one of the
+    /// key. A value handed over with a TTL of zero is returned only to a
+    /// request that [`joined`](ClaimRequest::joined) the claim that stored
+    /// it; to any other, the key is free.
     fn claim(
         &self,
         key: &str,
+        request: ClaimRequest,
         now: Instant,
     ) -> impl Future<Output = Result<Claim<T>, StoreError>> + Send;
 
@@ -126,10 +145,16 @@ pub trait IdempotencyStore<T>: Send + Sync {
     fn wait(&self, key: &str) -> impl Future<Output = Result<(), StoreError>> + Send;
 
     /// Stores `value` under `key` for `ttl`, replacing the claim, if `token`
-    /// still holds it; wakes the waiters.
+    /// still holds it; wakes the waiters. With a `ttl` of zero the value is
+    /// kept only for the calls waiting on this claim (see
+    /// [`claim`](Self::claim)).
     ///
     /// `Ok(false)` when the claim was lost (its lease ran out and another
-    /// call took the key): nothing is stored.
+    /// call took the key): nothing is stored. A store that keeps values in
+    /// another form (JSON…) checks that the value reads back before storing
+    /// it, and fails with [`StoreError::Serialize`] or
+    /// [`StoreError::Deserialize`] otherwise: a value that can't be read back
+    /// must not block its key.
     fn complete(
         &self,
         key: &str,
@@ -167,20 +192,22 @@ pub trait IdempotencyStore<T>: Send + Sync {
 /// What [`IdempotencyStore::claim`] found under a key.
 ///
 /// ```
-/// use resilient::idempotency::{Claim, IdempotencyStore, MemoryStore};
+/// use resilient::idempotency::{Claim, ClaimRequest, IdempotencyStore, MemoryStore};
 /// use std::time::{Duration, Instant};
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
 /// let store = MemoryStore::<u32>::new();
 /// let now = Instant::now();
-/// let Claim::Acquired { lease, .. } = store.claim("k", now).await.unwrap() else {
+/// let request = ClaimRequest::new();
+/// let Claim::Acquired { lease, fencing_token, .. } = store.claim("k", request, now).await.unwrap() else {
 ///     panic!("a free key is claimed");
 /// };
-/// assert_eq!(lease, Duration::from_secs(30));
+/// // An in-process claim lasts as long as its holder.
+/// assert_eq!(lease, Duration::MAX);
 /// assert!(matches!(
-///     store.claim("k", now).await.unwrap(),
-///     Claim::InFlight { expires_in: Some(left) } if left == Duration::from_secs(30)
+///     store.claim("k", request, now).await.unwrap(),
+///     Claim::InFlight { expires_in: None, fencing_token: Some(holder) } if holder == fencing_token
 /// ));
 /// # }
 /// ```
@@ -193,15 +220,72 @@ pub enum Claim<T> {
         /// Proves the claim is the caller's: pass it to complete, release
         /// and renew.
         token: ClaimToken,
-        /// How long the claim lasts without renewal.
+        /// How long the claim lasts without renewal; `Duration::MAX` for a
+        /// claim that lasts as long as its holder (it is never renewed).
         lease: Duration,
+        /// Larger than the fencing token of every earlier claim of the key.
+        fencing_token: u64,
     },
     /// Another call holds the key.
     InFlight {
         /// The longest the holder's claim can last without a renewal, when
         /// the store knows: the coordinator wakes then to claim again.
         expires_in: Option<Duration>,
+        /// The holder's fencing token, when the store knows it: a waiter
+        /// names it when it claims again, to be handed a value stored with
+        /// a TTL of zero.
+        fencing_token: Option<u64>,
     },
+    /// The key is claimed or stored under another fingerprint than the
+    /// request's: the key was reused for other parameters.
+    Conflict,
+}
+
+/// What a call asks of [`IdempotencyStore::claim`] besides the key.
+///
+/// ```
+/// use resilient::idempotency::ClaimRequest;
+///
+/// let request = ClaimRequest::new().fingerprint(Some(0xfeed)).joined(Some(7));
+/// assert_eq!((request.fingerprint, request.joined), (Some(0xfeed), Some(7)));
+/// assert_eq!(ClaimRequest::new(), ClaimRequest::default());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct ClaimRequest {
+    /// The hash of the call's parameters: a key held under another
+    /// fingerprint is a [`Claim::Conflict`]. `None`: not checked.
+    pub fingerprint: Option<u64>,
+    /// The fencing token of the claim this call waited on, if it waited.
+    pub joined: Option<u64>,
+}
+
+impl ClaimRequest {
+    /// A request without a fingerprint, from a call that has not waited.
+    pub const fn new() -> ClaimRequest {
+        ClaimRequest {
+            fingerprint: None,
+            joined: None,
+        }
+    }
+
+    /// Sets the fingerprint of the call's parameters.
+    pub const fn fingerprint(mut self, fingerprint: Option<u64>) -> ClaimRequest {
+        self.fingerprint = fingerprint;
+        self
+    }
+
+    /// Sets the fencing token of the claim the call waited on.
+    pub const fn joined(mut self, joined: Option<u64>) -> ClaimRequest {
+        self.joined = joined;
+        self
+    }
+
+    /// Whether a key held under `held` conflicts with this request: both
+    /// have a fingerprint, and they differ.
+    pub fn conflicts_with(&self, held: Option<u64>) -> bool {
+        matches!((self.fingerprint, held), (Some(asked), Some(held)) if asked != held)
+    }
 }
 
 /// Proof that a claim is the caller's: a 128-bit value unique to one claim.

@@ -12,7 +12,8 @@
 //! | `fallback_used` | bool |
 //! | `elapsed_ms` | float, milliseconds |
 //! | `attempts` | one object per attempt, below |
-//! | `idempotency` | `replayed`, `joined`, `executed`, or `null` without an idempotency key |
+//! | `idempotency` | `replayed`, `joined`, `executed`, or `null` without an idempotency key (or when the call got no result from it: in flight, conflict, store error) |
+//! | `idempotency_stored` | for an executed idempotent call, whether its value was stored and why not: `stored`, `ttl_zero`, `failure`, `fallback`, `unserializable`, `does_not_read_back`, `store_failed`, `claim_lost`; else `null` |
 //!
 //! Each attempt: `number`, `kind` (`primary`, `fallback`, `hedge`),
 //! `started_ms`, `duration_ms`, `deadline_ms` (or `null`), `delay_ms` and
@@ -29,7 +30,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use super::outcome::{ExecutionReport, StopReason};
 use super::record::{AttemptKind, AttemptRecord, DelaySource, FailureKind};
 use crate::chaos::Injection;
-use crate::idempotency::IdempotencyStatus;
+use crate::idempotency::{IdempotencyStatus, IdempotencyStored};
 
 /// Milliseconds, from whole nanoseconds so that round values stay round.
 #[allow(clippy::cast_precision_loss)]
@@ -39,7 +40,7 @@ fn millis(duration: Duration) -> f64 {
 
 impl Serialize for ExecutionReport {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(8))?;
+        let mut map = serializer.serialize_map(Some(9))?;
         map.serialize_entry("name", self.name())?;
         map.serialize_entry("attempt_count", &self.attempt_count())?;
         map.serialize_entry("retry_count", &self.retry_count())?;
@@ -48,6 +49,7 @@ impl Serialize for ExecutionReport {
         map.serialize_entry("elapsed_ms", &millis(self.elapsed()))?;
         map.serialize_entry("attempts", &Attempts(self.attempts()))?;
         map.serialize_entry("idempotency", &self.idempotency())?;
+        map.serialize_entry("idempotency_stored", &self.idempotency_stored())?;
         map.end()
     }
 }
@@ -100,5 +102,6 @@ by_name!(
     AttemptKind,
     FailureKind,
     DelaySource,
-    IdempotencyStatus
+    IdempotencyStatus,
+    IdempotencyStored
 );

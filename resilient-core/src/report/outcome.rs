@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::record::{AttemptKind, AttemptRecord, Nanos, Records};
 use crate::error::RetryError;
-use crate::idempotency::IdempotencyStatus;
+use crate::idempotency::{IdempotencyStatus, IdempotencyStored};
 
 /// Why the primary attempts ended.
 ///
@@ -100,6 +100,7 @@ pub struct ExecutionReport {
     pub(crate) stop_reason: StopReason,
     pub(crate) name: Cow<'static, str>,
     pub(crate) idempotency: Option<IdempotencyStatus>,
+    pub(crate) idempotency_stored: Option<IdempotencyStored>,
 }
 
 /// The name of an operation that was given none.
@@ -114,6 +115,7 @@ impl ExecutionReport {
             stop_reason: StopReason::Succeeded,
             name,
             idempotency: None,
+            idempotency_stored: None,
         }
     }
 
@@ -134,6 +136,7 @@ impl ExecutionReport {
             stop_reason: StopReason::Succeeded,
             name,
             idempotency: None,
+            idempotency_stored: None,
         }
     }
 
@@ -223,6 +226,32 @@ impl ExecutionReport {
     /// ran). A replayed or joined call made no attempt.
     pub fn idempotency(&self) -> Option<IdempotencyStatus> {
         self.idempotency
+    }
+
+    /// Whether an executed idempotent call's value was stored for later
+    /// calls, and why not: `None` for a call that did not execute (replayed,
+    /// joined, refused) or has no idempotency key.
+    ///
+    /// ```
+    /// use resilient::Operation;
+    /// use resilient::idempotency::{IdempotencyInFlight, IdempotencyStored, MemoryStore, StoreError};
+    ///
+    /// #[derive(Debug)]
+    /// struct AppError;
+    /// impl std::fmt::Display for AppError {
+    ///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str("app") }
+    /// }
+    /// impl From<IdempotencyInFlight> for AppError { fn from(_: IdempotencyInFlight) -> Self { AppError } }
+    /// impl From<StoreError> for AppError { fn from(_: StoreError) -> Self { AppError } }
+    ///
+    /// static STORE: MemoryStore<u32> = MemoryStore::new();
+    /// let first = Operation::new().idempotent(&STORE, "k").run(|_| Ok::<_, AppError>(1));
+    /// assert_eq!(first.report().idempotency_stored(), Some(IdempotencyStored::Stored));
+    /// let again = Operation::new().idempotent(&STORE, "k").run(|_| Ok::<_, AppError>(1));
+    /// assert_eq!(again.report().idempotency_stored(), None);
+    /// ```
+    pub fn idempotency_stored(&self) -> Option<IdempotencyStored> {
+        self.idempotency_stored
     }
 
     /// Whether a fallback ran, whatever its result.

@@ -83,8 +83,11 @@ impl fmt::Display for ExecutionReport {
                 ""
             }
         )?;
-        match self.idempotency() {
-            Some(status) => write!(f, ", {}", status.name()),
+        if let Some(status) = self.idempotency() {
+            write!(f, ", {}", status.name())?;
+        }
+        match self.idempotency_stored() {
+            Some(stored) => write!(f, " ({stored})"),
             None => Ok(()),
         }
     }
