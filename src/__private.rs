@@ -9,10 +9,10 @@ use std::future::Future;
 pub use resilient_core::idempotency::{
     DEFAULT_TTL, IdempotencyConflictFailure, IdempotencyFailure,
 };
-pub use resilient_core::{IdempotentCall, idempotency_fingerprint};
 pub use resilient_core::{
     Backoff, CircuitOpenError, Jitter, ReportableError, TimeoutError, TokioClock, ValidationError,
 };
+pub use resilient_core::{IdempotentCall, idempotency_fingerprint};
 
 // Named here only.
 use resilient_core::{Attempt, ExecutionReport, Operation, Outcome, RetryEvent};

@@ -112,7 +112,12 @@ async fn the_hook_sees_every_call_once_with_its_status_set() {
     assert_eq!(
         *SEEN.lock().unwrap(),
         [
-            seen(Some(Executed), Some(IdempotencyStored::Stored), StopReason::Succeeded, secs(1)),
+            seen(
+                Some(Executed),
+                Some(IdempotencyStored::Stored),
+                StopReason::Succeeded,
+                secs(1)
+            ),
             seen(Some(Joined), None, StopReason::Succeeded, secs(1)),
             seen(Some(Replayed), None, StopReason::Succeeded, secs(0)),
             seen(None, None, StopReason::BudgetExhausted, secs(2)),
@@ -147,10 +152,7 @@ async fn a_waiter_that_takes_over_has_what_is_left_of_its_budget() {
     assert_eq!(waiter.report().stop_reason(), StopReason::BudgetExhausted);
     assert_eq!(waiter.report().elapsed(), secs(10));
     assert_eq!(start.elapsed(), secs(10));
-    assert_eq!(
-        holder.await.unwrap().result(),
-        &Err(PayError::Declined)
-    );
+    assert_eq!(holder.await.unwrap().result(), &Err(PayError::Declined));
     assert_eq!(WAITED_RUNS.load(SeqCst), 2);
 }
 
@@ -228,9 +230,18 @@ async fn a_ttl_of_zero_joins_the_call_in_flight_and_stores_nothing() {
     for call in calls {
         let outcome = call.await.unwrap();
         assert_eq!(outcome.result(), &Ok(1));
-        statuses.push((outcome.report().idempotency(), outcome.report().idempotency_stored()));
+        statuses.push((
+            outcome.report().idempotency(),
+            outcome.report().idempotency_stored(),
+        ));
     }
-    assert_eq!(statuses[0], (Some(Executed), Some(IdempotencyStored::TtlZero)));
-    assert!(statuses[1..].iter().all(|s| *s == (Some(Joined), None)), "{statuses:?}");
+    assert_eq!(
+        statuses[0],
+        (Some(Executed), Some(IdempotencyStored::TtlZero))
+    );
+    assert!(
+        statuses[1..].iter().all(|s| *s == (Some(Joined), None)),
+        "{statuses:?}"
+    );
     assert_eq!(send_mail().await.result(), &Ok(2), "nothing was stored");
 }

@@ -16,8 +16,8 @@ use redis::aio::MultiplexedConnection;
 use redis_server::RedisServer;
 use resilient::TokioClock;
 use resilient::idempotency::{
-    Claim, ClaimToken, IdempotencyError, IdempotencyStatus, IdempotencyStore, RedisStore,
-    StoreError, run_idempotent,
+    Claim, ClaimRequest, ClaimToken, IdempotencyError, IdempotencyStatus, IdempotencyStore,
+    RedisStore, StoreError, run_idempotent,
 };
 
 const TTL: Duration = Duration::from_secs(60);
@@ -43,7 +43,10 @@ fn acquired<T: std::fmt::Debug>(claim: Claim<T>) -> ClaimToken {
 fn assert_send<T: Send>(_: &T) {}
 
 async fn claim(store: &RedisStore, key: &str) -> Claim<String> {
-    store.claim(key, Instant::now()).await.unwrap()
+    store
+        .claim(key, ClaimRequest::new(), Instant::now())
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
@@ -54,19 +57,27 @@ async fn a_claim_is_set_nx_with_the_lease_and_holds_its_token() {
     let (store, mut raw) = connect(&server).await;
     let store = store.with_lease(Duration::from_secs(10));
 
-    let Claim::Acquired { token, lease } = claim(&store, "k").await else {
+    let Claim::Acquired {
+        token,
+        lease,
+        fencing_token,
+    } = claim(&store, "k").await
+    else {
         panic!("a free key is claimed");
     };
     assert_eq!(lease, Duration::from_secs(10));
     let held: String = raw.get("resilient:idem:k").await.unwrap();
-    assert_eq!(held, format!("claim:{token}"));
+    assert_eq!(held, format!("claim:{token}:{fencing_token}:"));
     let pttl: i64 = raw.pttl("resilient:idem:k").await.unwrap();
     assert!((9_000..=10_000).contains(&pttl), "PTTL {pttl}");
 
-    assert_eq!(
+    assert!(matches!(
         claim(&store, "k").await,
-        Claim::InFlight { expires_in: None }
-    );
+        Claim::InFlight {
+            expires_in: None,
+            fencing_token: Some(_)
+        }
+    ));
 }
 
 #[tokio::test]
@@ -87,7 +98,7 @@ async fn only_the_claims_token_completes_it_and_the_value_gets_the_ttl() {
             .unwrap()
     );
     let held: String = raw.get("resilient:idem:k").await.unwrap();
-    assert_eq!(held, format!("claim:{token}"));
+    assert!(held.starts_with(&format!("claim:{token}:")), "{held}");
 
     assert!(store.complete("k", token, &value, TTL, now).await.unwrap());
     let held: String = raw.get("resilient:idem:k").await.unwrap();
@@ -167,10 +178,13 @@ async fn a_claim_whose_lease_ran_out_is_free_for_the_next_caller() {
             .await
             .unwrap()
     );
-    assert_eq!(
+    assert!(matches!(
         claim(&store, "k").await,
-        Claim::InFlight { expires_in: None }
-    );
+        Claim::InFlight {
+            expires_in: None,
+            fencing_token: Some(_)
+        }
+    ));
 }
 
 #[tokio::test]
@@ -203,7 +217,7 @@ async fn a_value_of_another_type_is_a_deserialise_error() {
             .unwrap()
     );
 
-    let err = IdempotencyStore::<u32>::claim(&store, "k", Instant::now())
+    let err = IdempotencyStore::<u32>::claim(&store, "k", ClaimRequest::new(), Instant::now())
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::Deserialize(_)), "{err:?}");
@@ -231,10 +245,13 @@ async fn renewals_keep_a_call_longer_than_its_lease_claimed() {
         call.await.unwrap(),
         (Ok("slow".to_owned()), IdempotencyStatus::Executed)
     );
-    assert_eq!(
+    assert!(matches!(
         seen.into_inner().unwrap(),
-        Some(Claim::InFlight { expires_in: None })
-    );
+        Some(Claim::InFlight {
+            expires_in: None,
+            ..
+        })
+    ));
     assert_eq!(claim(&store, "k").await, Claim::Stored("slow".to_owned()));
 }
 

@@ -113,7 +113,9 @@ pub use engine::trace_report;
 pub use engine::{Execution, FirstSuccess, Hedged, Idempotent, Operation, ThrottledPolicy};
 // What `#[resilient(idempotency = …)]` expands to; not an API of its own.
 #[doc(hidden)]
-pub use engine::{Fingerprint, IdempotentCall, RunsOperation, fingerprint as idempotency_fingerprint};
+pub use engine::{
+    Fingerprint, IdempotentCall, RunsOperation, fingerprint as idempotency_fingerprint,
+};
 pub use error::{
     CircuitOpen, CircuitOpenError, ConfigError, ReportableError, RetryError, TimedOut,
     TimeoutError, ValidationError, ValidationFailed,

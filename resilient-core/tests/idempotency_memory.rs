@@ -355,7 +355,10 @@ async fn a_body_that_calls_its_own_key_fails_at_once_instead_of_waiting_for_itse
             (Ok::<u32, &str>(1), true)
         })
         .await;
-        assert!(matches!(again, Err(IdempotencyError::InFlight(_))), "{again:?}");
+        assert!(
+            matches!(again, Err(IdempotencyError::InFlight(_))),
+            "{again:?}"
+        );
         // Another key is no re-entrance, and has a claim of its own.
         let other = run_idempotent(&*store, "other", TTL, None, &TokioClock, || async {
             let inner = current_claim().unwrap();
@@ -380,7 +383,10 @@ fn a_blocking_body_that_calls_its_own_key_fails_at_once() {
         let again = run_idempotent_blocking(&store, KEY, TTL, None, &SystemClock, || {
             (Ok::<u32, &str>(1), true)
         });
-        assert!(matches!(again, Err(IdempotencyError::InFlight(_))), "{again:?}");
+        assert!(
+            matches!(again, Err(IdempotencyError::InFlight(_))),
+            "{again:?}"
+        );
         (Ok::<u32, &str>(2), true)
     });
     assert_eq!(ran.unwrap(), (Ok(2), Executed));
@@ -505,11 +511,18 @@ fn a_blocking_call_on_a_current_thread_runtime_fails_at_once_rather_than_freeze_
             .unwrap();
         runtime.block_on(async {
             let (release, released) = tokio::sync::oneshot::channel::<()>();
-            let holder = tokio::spawn(run_idempotent(&STORE, KEY, TTL, None, &TokioClock, || async {
-                RUNS.fetch_add(1, SeqCst);
-                released.await.unwrap();
-                (Ok::<u32, &str>(1), true)
-            }));
+            let holder = tokio::spawn(run_idempotent(
+                &STORE,
+                KEY,
+                TTL,
+                None,
+                &TokioClock,
+                || async {
+                    RUNS.fetch_add(1, SeqCst);
+                    released.await.unwrap();
+                    (Ok::<u32, &str>(1), true)
+                },
+            ));
             tokio::task::yield_now().await;
             assert_eq!(RUNS.load(SeqCst), 1);
             // On the runtime's only thread, which the holder needs.
@@ -523,7 +536,10 @@ fn a_blocking_call_on_a_current_thread_runtime_fails_at_once_rather_than_freeze_
         })
     });
     let (blocking, runs) = outcome;
-    assert!(matches!(blocking, Err(IdempotencyError::InFlight(_))), "{blocking:?}");
+    assert!(
+        matches!(blocking, Err(IdempotencyError::InFlight(_))),
+        "{blocking:?}"
+    );
     assert_eq!(runs, 1);
 }
 
@@ -540,12 +556,19 @@ fn a_blocking_call_on_a_multi_thread_worker_waits_without_starving_the_holder() 
         runtime.block_on(async {
             let (release, released) = tokio::sync::oneshot::channel::<()>();
             let (claimed, has_claimed) = tokio::sync::oneshot::channel::<()>();
-            let holder = tokio::spawn(run_idempotent(&STORE, KEY, TTL, None, &TokioClock, || async {
-                RUNS.fetch_add(1, SeqCst);
-                claimed.send(()).unwrap();
-                released.await.unwrap();
-                (Ok::<u32, &str>(1), true)
-            }));
+            let holder = tokio::spawn(run_idempotent(
+                &STORE,
+                KEY,
+                TTL,
+                None,
+                &TokioClock,
+                || async {
+                    RUNS.fetch_add(1, SeqCst);
+                    claimed.send(()).unwrap();
+                    released.await.unwrap();
+                    (Ok::<u32, &str>(1), true)
+                },
+            ));
             has_claimed.await.unwrap();
             // The one worker's thread: the holder runs elsewhere meanwhile.
             let blocking = tokio::spawn(async {

@@ -24,7 +24,8 @@ use crate::attr::{Count, Off};
 use crate::errors::Errors;
 use crate::options::{
     BUDGET, CLOCK, CRATE, ErrorNeed, FALLBACK, HEDGE, IDEMPOTENCY, IDEMPOTENCY_FINGERPRINT,
-    IDEMPOTENCY_KEY, IDEMPOTENCY_TTL, MAX_HEDGES, NAME, OptionSpec, REPORT, RETRIES, RETRY, RETRY_ON, TIMEOUT,
+    IDEMPOTENCY_KEY, IDEMPOTENCY_TTL, MAX_HEDGES, NAME, OptionSpec, REPORT, RETRIES, RETRY,
+    RETRY_ON, TIMEOUT,
 };
 use crate::signature::{self, Arg, Function, Ret};
 
@@ -567,15 +568,17 @@ fn idempotent(options: &Options, is_async: bool, names: &Names, run: TokenStream
         || quote!(#root::__private::DEFAULT_TTL),
         |ttl| duration(ttl.value),
     );
-    let fingerprint = options.get::<Expr>(&IDEMPOTENCY_FINGERPRINT).map(|fingerprint| {
-        let span = fingerprint.span();
-        let value = fingerprint.value;
-        let error = names.error_at(span);
-        let at = names.root_at(span);
-        quote_spanned! {span=>
-            .fingerprint(#at::__private::idempotency_fingerprint::<#error, _>(&(#value)))
-        }
-    });
+    let fingerprint = options
+        .get::<Expr>(&IDEMPOTENCY_FINGERPRINT)
+        .map(|fingerprint| {
+            let span = fingerprint.span();
+            let value = fingerprint.value;
+            let error = names.error_at(span);
+            let at = names.root_at(span);
+            quote_spanned! {span=>
+                .fingerprint(#at::__private::idempotency_fingerprint::<#error, _>(&(#value)))
+            }
+        });
     let call = Ident::new("__resilient_call", Span::mixed_site());
     let held = Ident::new("__resilient_held", Span::mixed_site());
     let done = Ident::new("__resilient_done", Span::mixed_site());

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use redis::AsyncCommands;
 use resilient::idempotency::{
-    Claim, ClaimToken, IdempotencyInFlight, IdempotencyStore, RedisStore, StoreError,
+    Claim, ClaimRequest, ClaimToken, IdempotencyInFlight, IdempotencyStore, RedisStore, StoreError,
 };
 use resilient::resilient;
 
@@ -35,9 +35,10 @@ impl IdempotencyStore<String> for Announcing {
     fn claim(
         &self,
         key: &str,
+        request: ClaimRequest,
         now: Instant,
     ) -> impl Future<Output = Result<Claim<String>, StoreError>> + Send {
-        self.inner.claim(key, now)
+        self.inner.claim(key, request, now)
     }
 
     fn wait(&self, key: &str) -> impl Future<Output = Result<(), StoreError>> + Send {

@@ -24,9 +24,8 @@ use crate::attempt::Attempt;
 use crate::clock::Clock;
 use crate::idempotency::{
     Acquired, DEFAULT_TTL, Held, HeldInMemory, IdempotencyConflict, IdempotencyConflictFailure,
-    IdempotencyFailure,
-    IdempotencyStatus, IdempotencyStore, IdempotencyStored, MemoryStore, Refused, Request,
-    acquire, acquire_blocking, fingerprint_of, run_held, run_held_blocking,
+    IdempotencyFailure, IdempotencyStatus, IdempotencyStore, IdempotencyStored, MemoryStore,
+    Refused, Request, acquire, acquire_blocking, fingerprint_of, run_held, run_held_blocking,
 };
 use crate::report::{ExecutionReport, Nanos, Outcome, StopReason};
 
@@ -392,7 +391,10 @@ where
         Request {
             key: &self.key,
             max_wait: op.settings.budget,
-            fingerprint: self.fingerprint.as_ref().map(|fingerprint| fingerprint.hash),
+            fingerprint: self
+                .fingerprint
+                .as_ref()
+                .map(|fingerprint| fingerprint.hash),
         }
     }
 

@@ -207,9 +207,9 @@ impl From<Refused> for IdempotencyError {
             Refused::InFlight => IdempotencyError::InFlight(IdempotencyInFlight),
             // Only a request with a fingerprint conflicts, and the public
             // functions send none.
-            Refused::Conflict => IdempotencyError::Store(StoreError::Backend(
-                IdempotencyConflict.to_string().into(),
-            )),
+            Refused::Conflict => {
+                IdempotencyError::Store(StoreError::Backend(IdempotencyConflict.to_string().into()))
+            }
             Refused::Store(error) => IdempotencyError::Store(error),
         }
     }
@@ -244,7 +244,11 @@ where
         let ask = ClaimRequest::new()
             .fingerprint(request.fingerprint)
             .joined(joined);
-        match store.claim(key, ask, clock.now()).await.map_err(Refused::Store)? {
+        match store
+            .claim(key, ask, clock.now())
+            .await
+            .map_err(Refused::Store)?
+        {
             Claim::Stored(value) => return Ok(found(value, joined.is_some())),
             Claim::Conflict => return Err(Refused::Conflict),
             Claim::Acquired {
@@ -375,7 +379,9 @@ where
         None => {
             let value = result.as_ref().ok().expect("only a success is stored");
             let key = held.info.key();
-            let completed = held.store.complete_now(key, held.token, value, ttl, clock.now());
+            let completed = held
+                .store
+                .complete_now(key, held.token, value, ttl, clock.now());
             stored_as(Ok(completed), ttl)
         }
     };
@@ -513,7 +519,11 @@ where
     let mut pause = lease / 2;
     loop {
         tokio::time::sleep(pause.max(MIN_PAUSE)).await;
-        pause = match held.store.renew(held.info.key(), held.token, clock.now()).await {
+        pause = match held
+            .store
+            .renew(held.info.key(), held.token, clock.now())
+            .await
+        {
             Ok(true) => lease / 2,
             Ok(false) => return,
             Err(_) => lease / 8,

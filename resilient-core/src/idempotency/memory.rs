@@ -478,7 +478,11 @@ mod tests {
         ));
         assert!(store.complete_now("k", token, &3, Duration::MAX, much_later));
         assert_eq!(
-            store.claim_now("k", ClaimRequest::new(), much_later + Duration::from_secs(1 << 40)),
+            store.claim_now(
+                "k",
+                ClaimRequest::new(),
+                much_later + Duration::from_secs(1 << 40)
+            ),
             Claim::Stored(3)
         );
     }
@@ -492,7 +496,9 @@ mod tests {
             _ => panic!("expected the key to be claimed"),
         };
         let first = store.claim_now("k", ClaimRequest::new(), now);
-        let Claim::Acquired { token, .. } = first else { panic!() };
+        let Claim::Acquired { token, .. } = first else {
+            panic!()
+        };
         let first = fence(first);
         assert!(store.release_now("k", token));
         let second = fence(store.claim_now("k", ClaimRequest::new(), now));
@@ -526,11 +532,17 @@ mod tests {
         let with = |fingerprint| ClaimRequest::new().fingerprint(Some(fingerprint));
         let token = acquired(store.claim_now("k", with(1), now));
         assert_eq!(store.claim_now("k", with(2), now), Claim::Conflict);
-        assert!(matches!(store.claim_now("k", with(1), now), Claim::InFlight { .. }));
+        assert!(matches!(
+            store.claim_now("k", with(1), now),
+            Claim::InFlight { .. }
+        ));
         assert!(store.complete_now("k", token, &4, Duration::from_secs(9), now));
         assert_eq!(store.claim_now("k", with(2), now), Claim::Conflict);
         assert_eq!(store.claim_now("k", with(1), now), Claim::Stored(4));
-        assert_eq!(store.claim_now("k", ClaimRequest::new(), now), Claim::Stored(4));
+        assert_eq!(
+            store.claim_now("k", ClaimRequest::new(), now),
+            Claim::Stored(4)
+        );
     }
 
     #[test]
@@ -560,7 +572,10 @@ mod tests {
         assert!(replay.is_err());
         assert!(store.state.is_poisoned());
 
-        assert_eq!(store.claim_now("k", ClaimRequest::new(), now), Claim::Stored(Fragile));
+        assert_eq!(
+            store.claim_now("k", ClaimRequest::new(), now),
+            Claim::Stored(Fragile)
+        );
         let other = acquired(store.claim_now("j", ClaimRequest::new(), now));
         assert!(store.release_now("j", other));
     }

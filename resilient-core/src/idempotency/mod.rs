@@ -75,11 +75,11 @@ use std::time::Duration;
 
 pub use claim::{ClaimInfo, current_claim};
 // A claim held by a call of the engine, between its two steps.
-#[doc(hidden)]
-pub use coordinator::{Held, HeldInMemory};
 pub(crate) use coordinator::{
     Acquired, Refused, Request, acquire, acquire_blocking, run_held, run_held_blocking,
 };
+#[doc(hidden)]
+pub use coordinator::{Held, HeldInMemory};
 pub use coordinator::{run_idempotent, run_idempotent_blocking};
 pub use error::{
     IdempotencyConflict, IdempotencyConflictFailure, IdempotencyError, IdempotencyFailure,

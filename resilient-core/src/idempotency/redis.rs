@@ -376,10 +376,20 @@ struct Held<'a> {
 
 /// Reads what the claim script found under a key: a claim, or the JSON of
 /// a value (checked against the request's fingerprint).
-fn read_held<'a, T>(held: &'a [u8], request: ClaimRequest) -> Result<Result<Held<'a>, Claim<T>>, StoreError> {
-    let not_ours =
-        || StoreError::Deserialize("the key holds neither a claim nor a value written by RedisStore".into());
-    let number = |digits: &[u8]| std::str::from_utf8(digits).ok().and_then(|d| d.parse::<u64>().ok());
+fn read_held<'a, T>(
+    held: &'a [u8],
+    request: ClaimRequest,
+) -> Result<Result<Held<'a>, Claim<T>>, StoreError> {
+    let not_ours = || {
+        StoreError::Deserialize(
+            "the key holds neither a claim nor a value written by RedisStore".into(),
+        )
+    };
+    let number = |digits: &[u8]| {
+        std::str::from_utf8(digits)
+            .ok()
+            .and_then(|d| d.parse::<u64>().ok())
+    };
     let held = if let Some(claim) = held.strip_prefix(CLAIM_TAG) {
         // <token>:<fencing token>:<fingerprint>
         let mut parts = claim.splitn(3, |&b| b == b':').skip(1);
@@ -393,13 +403,22 @@ fn read_held<'a, T>(held: &'a [u8], request: ClaimRequest) -> Result<Result<Held
             fencing_token,
         }));
     } else if let Some(json) = held.strip_prefix(VALUE_TAG) {
-        Held { json, fingerprint: None }
+        Held {
+            json,
+            fingerprint: None,
+        }
     } else if let Some(rest) = held.strip_prefix(FINGERPRINTED_TAG) {
         let (fingerprint, json) = split_number(rest).ok_or_else(not_ours)?;
-        Held { json, fingerprint: Some(fingerprint) }
+        Held {
+            json,
+            fingerprint: Some(fingerprint),
+        }
     } else if let Some(rest) = held.strip_prefix(HANDOFF_TAG) {
         let (_, json) = split_number(rest).ok_or_else(not_ours)?;
-        Held { json, fingerprint: None }
+        Held {
+            json,
+            fingerprint: None,
+        }
     } else {
         return Err(not_ours());
     };
@@ -463,7 +482,9 @@ where
                     let fencing_token = std::str::from_utf8(&held)
                         .ok()
                         .and_then(|fence| fence.parse().ok())
-                        .ok_or_else(|| StoreError::Backend("a fencing token that is not a number".into()))?;
+                        .ok_or_else(|| {
+                            StoreError::Backend("a fencing token that is not a number".into())
+                        })?;
                     return Ok(Claim::Acquired {
                         token,
                         lease,
@@ -584,9 +605,11 @@ mod tests {
         assert_eq!(read(b"handoff:3:42", plain), Ok(Ok(b"42".to_vec())));
         assert_eq!(
             read(b"42", plain),
-            Err("could not deserialise the value stored under an idempotency key: \
+            Err(
+                "could not deserialise the value stored under an idempotency key: \
                  the key holds neither a claim nor a value written by RedisStore"
-                .to_owned())
+                    .to_owned()
+            )
         );
     }
 
@@ -597,7 +620,10 @@ mod tests {
         assert_eq!(read(b"value#9:42", ten), Ok(Err(Claim::Conflict)));
         assert_eq!(read(b"claim:0123:7:9", ten), Ok(Err(Claim::Conflict)));
         assert_eq!(read(b"value#9:42", nine), Ok(Ok(b"42".to_vec())));
-        assert!(matches!(read(b"claim:0123:7:9", nine), Ok(Err(Claim::InFlight { .. }))));
+        assert!(matches!(
+            read(b"claim:0123:7:9", nine),
+            Ok(Err(Claim::InFlight { .. }))
+        ));
         // A value stored without a fingerprint is nobody's conflict.
         assert_eq!(read(b"value:42", ten), Ok(Ok(b"42".to_vec())));
     }
@@ -609,7 +635,10 @@ mod tests {
         assert!(matches!(nan, StoreError::Deserialize(_)), "{nan:?}");
         let map: std::collections::HashMap<(u8, u8), u8> = [((1, 2), 3)].into();
         let unserialisable = json_that_reads_back(&map).unwrap_err();
-        assert!(matches!(unserialisable, StoreError::Serialize(_)), "{unserialisable:?}");
+        assert!(
+            matches!(unserialisable, StoreError::Serialize(_)),
+            "{unserialisable:?}"
+        );
     }
 
     #[test]
