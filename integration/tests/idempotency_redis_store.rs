@@ -8,16 +8,17 @@ mod redis_server;
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering, Ordering::SeqCst};
 use std::time::{Duration, Instant};
 
 use redis::AsyncCommands;
 use redis::aio::MultiplexedConnection;
 use redis_server::RedisServer;
+
 use resilient::TokioClock;
 use resilient::idempotency::{
     Claim, ClaimRequest, ClaimToken, IdempotencyError, IdempotencyStatus, IdempotencyStore,
-    RedisStore, StoreError, run_idempotent,
+    IdempotencyStored, RedisStore, StoreError, run_idempotent,
 };
 
 const TTL: Duration = Duration::from_secs(60);
@@ -203,11 +204,12 @@ async fn a_prefix_keeps_the_keys_of_two_stores_apart() {
 }
 
 #[tokio::test]
-async fn a_value_of_another_type_is_a_deserialise_error() {
+async fn a_value_that_does_not_read_back_is_a_miss_not_a_poisoned_key() {
     let Some(server) = RedisServer::start() else {
         return;
     };
-    let (store, _raw) = connect(&server).await;
+    let (store, mut raw) = connect(&server).await;
+    // As a deploy that changed the value's type would leave it.
     let token = acquired(claim(&store, "k").await);
     let text = "not a number".to_owned();
     assert!(
@@ -217,10 +219,41 @@ async fn a_value_of_another_type_is_a_deserialise_error() {
             .unwrap()
     );
 
-    let err = IdempotencyStore::<u32>::claim(&store, "k", ClaimRequest::new(), Instant::now())
-        .await
-        .unwrap_err();
-    assert!(matches!(err, StoreError::Deserialize(_)), "{err:?}");
+    let runs = AtomicU32::new(0);
+    let body = || async {
+        runs.fetch_add(1, SeqCst);
+        (Ok::<u32, String>(7), true)
+    };
+    for expected in [IdempotencyStatus::Executed, IdempotencyStatus::Replayed] {
+        let ran = run_idempotent(&store, "k", TTL, None, &TokioClock, body).await;
+        assert_eq!(ran.unwrap(), (Ok(7), expected));
+    }
+    assert_eq!(runs.load(SeqCst), 1);
+    let held: String = raw.get("resilient:idem:k").await.unwrap();
+    assert_eq!(held, "value:7");
+}
+
+#[tokio::test]
+async fn a_value_whose_json_does_not_read_back_is_not_stored() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let (store, mut raw) = connect(&server).await;
+    let runs = AtomicU32::new(0);
+    // `NaN` becomes JSON `null`, which is no `f64`.
+    let body = || async {
+        runs.fetch_add(1, SeqCst);
+        (Ok::<f64, String>(f64::NAN), true)
+    };
+    for _ in 0..2 {
+        let (result, status) = run_idempotent(&store, "k", TTL, None, &TokioClock, body)
+            .await
+            .unwrap();
+        assert!(result.unwrap().is_nan());
+        assert_eq!(status, IdempotencyStatus::Executed);
+    }
+    assert_eq!(runs.load(SeqCst), 2, "every call runs; none fails");
+    assert!(!raw.exists::<_, bool>("resilient:idem:k").await.unwrap());
 }
 
 #[tokio::test]
@@ -344,4 +377,65 @@ async fn a_value_that_does_not_serialise_is_returned_unstored_and_frees_the_key(
     assert_eq!(result.unwrap(), BTreeMap::from([(vec![1], 2)]));
     assert_eq!(status, IdempotencyStatus::Executed);
     assert!(!raw.exists::<_, bool>("resilient:idem:k").await.unwrap());
+}
+
+#[derive(Debug)]
+struct AppError(String);
+
+impl std::fmt::Display for AppError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<resilient::idempotency::IdempotencyInFlight> for AppError {
+    fn from(error: resilient::idempotency::IdempotencyInFlight) -> Self {
+        AppError(error.to_string())
+    }
+}
+
+impl From<StoreError> for AppError {
+    fn from(error: StoreError) -> Self {
+        AppError(error.to_string())
+    }
+}
+
+#[tokio::test]
+async fn the_report_says_why_a_value_was_not_stored() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let (store, _raw) = connect(&server).await;
+    let unserialisable = || async {
+        let by_pair: std::collections::HashMap<(u8, u8), u8> = [((1, 2), 3)].into();
+        Ok::<_, AppError>(by_pair)
+    };
+    let outcome = resilient::Operation::new()
+        .clock(TokioClock)
+        .idempotent(&store, "pairs")
+        .run_async(|_| unserialisable())
+        .await;
+    assert_eq!(outcome.result().as_ref().unwrap().len(), 1);
+    assert_eq!(
+        outcome.report().idempotency_stored(),
+        Some(IdempotencyStored::Unserializable)
+    );
+    assert!(
+        outcome
+            .report()
+            .to_string()
+            .ends_with("executed (unserializable)"),
+        "{}",
+        outcome.report()
+    );
+
+    let stored = resilient::Operation::new()
+        .clock(TokioClock)
+        .idempotent(&store, "number")
+        .run_async(|_| async { Ok::<u32, AppError>(5) })
+        .await;
+    assert_eq!(
+        stored.report().idempotency_stored(),
+        Some(IdempotencyStored::Stored)
+    );
 }

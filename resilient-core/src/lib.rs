@@ -74,6 +74,7 @@
 //! | `resilient_circuit_rejections_total` | counter | `operation` |
 //! | `resilient_operation_duration_seconds` | histogram | `operation`, `stop_reason` |
 //! | `resilient_circuit_state` | gauge: 0 closed, 1 half-open, 2 open | `breaker` |
+//! | `resilient_idempotent_calls_total` | counter | `operation`, `status` (`replayed`, `joined`, `executed`, `in_flight`, `conflict`, `store_error`) |
 //!
 //! A hedged attempt dropped because another succeeded counts in none of
 //! them: it neither succeeded nor failed.

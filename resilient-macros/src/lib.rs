@@ -110,7 +110,8 @@ use proc_macro::TokenStream;
 /// | [`max_hedges`](#against-slow-attempts-hedge-max_hedges) | integer literal: how many hedged attempts may run beside an attempt (default 1). Needs `hedge` |
 /// | [`idempotency`](#once-per-key-idempotency-idempotency_key-idempotency_ttl) | expression: a reference to an idempotency store (`&MemoryStore<T>`, usually a `static`; `&RedisStore` with feature `redis`, async only): the whole operation runs at most once per key. Needs `idempotency_key`; the error type converts `IdempotencyInFlight` and `StoreError` |
 /// | [`idempotency_key`](#once-per-key-idempotency-idempotency_key-idempotency_ttl) | expression `impl Into<String>`, from the arguments: the key |
-/// | [`idempotency_ttl`](#once-per-key-idempotency-idempotency_key-idempotency_ttl) | duration: how long a success is replayed (default 24 h) |
+/// | [`idempotency_ttl`](#once-per-key-idempotency-idempotency_key-idempotency_ttl) | duration: how long a success is replayed (default 24 h); `"0s"` stores nothing, but calls in flight at once still join |
+/// | [`idempotency_fingerprint`](#the-same-key-with-other-parameters-idempotency_fingerprint) | expression `impl Hash` (bytes too), from the arguments: a key reused with another fingerprint fails with `E::from(IdempotencyConflict)` |
 /// | [`on_retry`](#hearing-about-retries-on_retry) | expression `Fn(&RetryEvent)`, called before each wait |
 /// | [`name`](#naming-the-operation-name) | expression of type `&'static str` or `String`, usually a literal: the name the report and its events carry. Default: the function's identifier |
 /// | [`report`](#keeping-the-signature-report) | expression `Fn(&ExecutionReport)`: the function keeps its declared `Result<T, E>` and hands the report of each call to it |
@@ -756,6 +757,53 @@ use proc_macro::TokenStream;
 /// assert_eq!(again.report().idempotency(), Some(IdempotencyStatus::Replayed));
 /// assert_eq!(again.into_result().unwrap(), 1);
 /// assert_eq!(MAILS.load(Ordering::SeqCst), 1, "one mail, whatever the calls");
+/// ```
+///
+/// `idempotency_ttl = "0s"` stores nothing for later calls, but calls made
+/// while one runs still join it. Inside the body,
+/// `resilient::idempotency::current_claim()` gives the key and the claim's
+/// fencing token, larger for every new claim of the key: pass it to a
+/// downstream that refuses writes with a smaller one. A body that calls
+/// its own key again fails at once with `IdempotencyInFlight`.
+///
+/// ### The same key with other parameters: `idempotency_fingerprint`
+///
+/// Any `impl Hash` of the call's parameters (bytes too): a call that reuses
+/// a key with another fingerprint, while the first is in flight or stored,
+/// fails with `E::from(IdempotencyConflict)` rather than get the first
+/// call's receipt, as payment APIs answer. Needs `From<IdempotencyConflict>`.
+///
+/// ```
+/// use resilient::idempotency::{IdempotencyConflict, IdempotencyInFlight, MemoryStore, StoreError};
+/// use resilient::resilient;
+///
+/// #[derive(Debug, PartialEq, thiserror::Error)]
+/// enum PayError {
+///     #[error("this key was used for another payment")]
+///     KeyReused,
+///     #[error("busy or store down")]
+///     Unavailable,
+/// }
+/// impl From<IdempotencyConflict> for PayError {
+///     fn from(_: IdempotencyConflict) -> Self { PayError::KeyReused }
+/// }
+/// impl From<IdempotencyInFlight> for PayError {
+///     fn from(_: IdempotencyInFlight) -> Self { PayError::Unavailable }
+/// }
+/// impl From<StoreError> for PayError {
+///     fn from(_: StoreError) -> Self { PayError::Unavailable }
+/// }
+///
+/// static CHARGES: MemoryStore<String> = MemoryStore::new();
+///
+/// #[resilient(idempotency = &CHARGES, idempotency_key = key, idempotency_fingerprint = cents)]
+/// fn charge(key: &str, cents: u64) -> Result<String, PayError> {
+///     Ok(format!("charged {cents}"))
+/// }
+///
+/// assert_eq!(charge("order-7", 4200).into_result().unwrap(), "charged 4200");
+/// assert_eq!(charge("order-7", 4200).into_result().unwrap(), "charged 4200"); // replayed
+/// assert_eq!(charge("order-7", 9900).into_result(), Err(PayError::KeyReused));
 /// ```
 ///
 /// ## Hearing about retries: `on_retry`

@@ -41,8 +41,8 @@
 //! At most one primary execution per key per TTL, **as far as the store
 //! guarantees it**:
 //!
-//! * [`MemoryStore`] holds keys in this process: exact, but other processes
-//!   don't see them.
+//! * [`MemoryStore`] holds keys in this process: exact (a claim lasts as
+//!   long as its holder), but other processes don't see them.
 //! * `RedisStore` holds them in one Redis instance: a claim is `SET NX` with
 //!   a lease, so one process in a fleet runs the body and the others join it.
 //!   It is not Redlock and makes no claim across several masters: a failover
@@ -55,6 +55,9 @@
 //! A process that dies holds its claim until the lease runs out (30 s by
 //! default, renewed every half lease while the body runs). A call that is
 //! cancelled (its future dropped) or panics releases its claim at once.
+//! Every claim has a fencing token, larger than that of every earlier claim
+//! of its key ([`current_claim`]), so that a downstream can refuse the
+//! writes of a holder that was paused past its lease.
 //!
 //! # Implementing a store
 //!
