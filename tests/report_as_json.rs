@@ -71,7 +71,8 @@ fn the_json_of_an_annotated_fn_is_named_after_it() {
                 "injected": null
             }
         ],
-        "idempotency": null
+        "idempotency": null,
+        "idempotency_stored": null
     });
     assert_eq!(value, expected);
 }

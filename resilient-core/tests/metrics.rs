@@ -186,3 +186,67 @@ fn a_rejection_by_an_open_breaker_is_counted() {
         Some(&"[0.0]".to_owned())
     );
 }
+
+/// The error of an idempotent call in this file.
+#[derive(Debug)]
+struct Refused;
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("refused")
+    }
+}
+
+impl From<resilient_core::idempotency::IdempotencyInFlight> for Refused {
+    fn from(_: resilient_core::idempotency::IdempotencyInFlight) -> Self {
+        Refused
+    }
+}
+
+impl From<resilient_core::idempotency::StoreError> for Refused {
+    fn from(_: resilient_core::idempotency::StoreError) -> Self {
+        Refused
+    }
+}
+
+#[test]
+fn an_idempotent_call_is_counted_and_timed_whether_it_ran_or_replayed() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let clock = FakeClock::new();
+    let store = resilient_core::idempotency::MemoryStore::new();
+    metrics::with_local_recorder(&recorder, || {
+        for _ in 0..3 {
+            let outcome = Operation::new()
+                .name("charge")
+                .clock(&clock)
+                .idempotent(&store, "order-7")
+                .run(|_| {
+                    clock.advance(Duration::from_millis(100));
+                    Ok::<_, Refused>(7)
+                });
+            assert_eq!(outcome.into_result().unwrap(), 7);
+        }
+    });
+    assert_eq!(
+        series(&snapshotter),
+        expected(&[
+            (
+                "resilient_attempts_total{kind=primary,operation=charge,outcome=success}",
+                "1"
+            ),
+            (
+                "resilient_idempotent_calls_total{operation=charge,status=executed}",
+                "1"
+            ),
+            (
+                "resilient_idempotent_calls_total{operation=charge,status=replayed}",
+                "2"
+            ),
+            (
+                "resilient_operation_duration_seconds{operation=charge,stop_reason=succeeded}",
+                "[0.1, 0.0, 0.0]"
+            ),
+        ])
+    );
+}

@@ -97,7 +97,8 @@ fn the_json_of_a_real_report_is_pinned() {
       "injected": null
     }
   ],
-  "idempotency": null
+  "idempotency": null,
+  "idempotency_stored": null
 }"#;
     assert_eq!(json, expected);
 }

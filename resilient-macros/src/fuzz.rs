@@ -34,7 +34,7 @@ const CORPUS: &[(&str, &str)] = &[
         "fn named(id: u32) -> Result<u32, Error> { Ok(id) }",
     ),
     (
-        r#"retries = 2, idempotency = &PAYMENTS, idempotency_key = order.id.to_string(), idempotency_ttl = "1h""#,
+        r#"retries = 2, idempotency = &PAYMENTS, idempotency_key = order.id.to_string(), idempotency_ttl = "1h", idempotency_fingerprint = (order.id, order.cents)"#,
         "async fn charge(order: &Order) -> Result<Receipt, PaymentError> { pay(order).await }",
     ),
     (
