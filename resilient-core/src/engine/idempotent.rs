@@ -319,14 +319,7 @@ where
     {
         let op = self.op.operation();
         let acquired = acquire(self.store, self.request(op), &op.clock).await;
-        match acquired {
-            Ok(Acquired::Claim(held)) => {
-                self.spend_the_wait();
-                Ok(held)
-            }
-            Ok(Acquired::Found(value, status)) => Err(self.settle(Ok(value), status, None, None)),
-            Err(refused) => Err(self.refused(refused)),
-        }
+        self.admitted(acquired)
     }
 
     /// Runs `run`, the operation's run to its outcome, under the claim
@@ -358,6 +351,19 @@ where
     {
         let op = self.op.operation();
         let acquired = acquire_blocking(self.store.as_ref(), self.request(op), &op.clock);
+        self.admitted(acquired)
+    }
+
+    /// The claim to run under, or the outcome of a call that ends here.
+    fn admitted<'b, T, C, H, Claimed>(
+        &mut self,
+        acquired: Result<Acquired<T, Claimed>, Refused>,
+    ) -> Result<Claimed, Outcome<T, E>>
+    where
+        O: RunsOperation<'b, T, E, C, H>,
+        C: Clock,
+        H: HookSet<T, E>,
+    {
         match acquired {
             Ok(Acquired::Claim(held)) => {
                 self.spend_the_wait();

@@ -233,49 +233,16 @@ where
     C: Clock,
 {
     let key = request.key;
-    if claim::inside(address(store), key) {
-        return Err(Refused::InFlight);
-    }
-    let deadline = request
-        .max_wait
-        .and_then(|wait| clock.now().checked_add(wait));
-    let mut joined = None;
+    let mut claiming = Claiming::start(address(store), request, clock.now())?;
     loop {
-        let ask = ClaimRequest::new()
-            .fingerprint(request.fingerprint)
-            .joined(joined);
-        match store
-            .claim(key, ask, clock.now())
-            .await
-            .map_err(Refused::Store)?
-        {
-            Claim::Stored(value) => return Ok(found(value, joined.is_some())),
-            Claim::Conflict => return Err(Refused::Conflict),
-            Claim::Acquired {
-                token,
-                lease,
-                fencing_token,
-            } => {
-                let info = ClaimInfo::new(key, fencing_token, address(store));
-                return Ok(Acquired::Claim(Held::new(store, info, token, lease)));
-            }
-            Claim::InFlight {
-                expires_in,
-                fencing_token,
-            } => {
-                let pause = pause_before_claiming_again(deadline, clock.now(), expires_in)
-                    .map_err(|_| Refused::InFlight)?;
-                match pause {
-                    Some(pause) => {
-                        first_of(store.wait(key), clock.sleep_async(pause))
-                            .await
-                            .map_err(Refused::Store)?;
-                    }
-                    None => store.wait(key).await.map_err(Refused::Store)?,
-                }
-                // A store that can't name the holder still counts the wait.
-                joined = Some(fencing_token.unwrap_or(0));
-            }
+        let claim = store.claim(key, claiming.ask(), clock.now()).await;
+        let held = |token, lease, info| Held::new(store, info, token, lease);
+        match claiming.answer(claim.map_err(Refused::Store)?, clock.now(), held)? {
+            Next::Done(acquired) => return Ok(acquired),
+            Next::Wait(Some(pause)) => first_of(store.wait(key), clock.sleep_async(pause))
+                .await
+                .map_err(Refused::Store)?,
+            Next::Wait(None) => store.wait(key).await.map_err(Refused::Store)?,
         }
     }
 }
@@ -325,38 +292,88 @@ where
     C: Clock,
 {
     let key = request.key;
-    if claim::inside(address(store), key) {
-        return Err(Refused::InFlight);
-    }
-    let deadline = request
-        .max_wait
-        .and_then(|wait| Instant::now().checked_add(wait));
-    let mut joined = None;
+    // Waits are measured in real time: a parked thread is woken only by
+    // the holder or the OS timer.
+    let mut claiming = Claiming::start(address(store), request, Instant::now())?;
     loop {
-        let ask = ClaimRequest::new()
-            .fingerprint(request.fingerprint)
-            .joined(joined);
-        match store.claim_now(key, ask, clock.now()) {
-            Claim::Stored(value) => return Ok(found(value, joined.is_some())),
+        let claim = store.claim_now(key, claiming.ask(), clock.now());
+        let held = |token, _, info| HeldInMemory { store, info, token };
+        match claiming.answer(claim, Instant::now(), held)? {
+            Next::Done(acquired) => return Ok(acquired),
+            Next::Wait(pause) => {
+                wait_without_freezing_a_runtime(|| store.wait_blocking(key, pause))?;
+            }
+        }
+    }
+}
+
+/// A call trying to claim its key: what it asks, until when it may wait,
+/// and which claim it waited on.
+struct Claiming<'r> {
+    request: Request<'r>,
+    store: usize,
+    deadline: Option<Instant>,
+    joined: Option<u64>,
+}
+
+/// What to do after an answer of the store.
+enum Next<T, H> {
+    Done(Acquired<T, H>),
+    /// Wait until the key settles, for at most this long.
+    Wait(Option<Duration>),
+}
+
+impl<'r> Claiming<'r> {
+    /// Starts claiming, at `now`, unless the call is inside a claim of its
+    /// own key in the same store: it would wait for itself.
+    fn start(store: usize, request: Request<'r>, now: Instant) -> Result<Self, Refused> {
+        if claim::inside(store, request.key) {
+            return Err(Refused::InFlight);
+        }
+        Ok(Claiming {
+            request,
+            store,
+            deadline: request.max_wait.and_then(|wait| now.checked_add(wait)),
+            joined: None,
+        })
+    }
+
+    fn ask(&self) -> ClaimRequest {
+        ClaimRequest::new()
+            .fingerprint(self.request.fingerprint)
+            .joined(self.joined)
+    }
+
+    /// What the store's `claim` answer means at `now`; `held` makes the
+    /// claim from its token, lease and info.
+    fn answer<T, H>(
+        &mut self,
+        claim: Claim<T>,
+        now: Instant,
+        held: impl FnOnce(ClaimToken, Duration, ClaimInfo) -> H,
+    ) -> Result<Next<T, H>, Refused> {
+        Ok(match claim {
+            Claim::Stored(value) => Next::Done(found(value, self.joined.is_some())),
             Claim::Conflict => return Err(Refused::Conflict),
             Claim::Acquired {
                 token,
+                lease,
                 fencing_token,
-                ..
             } => {
-                let info = ClaimInfo::new(key, fencing_token, address(store));
-                return Ok(Acquired::Claim(HeldInMemory { store, info, token }));
+                let info = ClaimInfo::new(self.request.key, fencing_token, self.store);
+                Next::Done(Acquired::Claim(held(token, lease, info)))
             }
             Claim::InFlight {
                 expires_in,
                 fencing_token,
             } => {
-                let pause = pause_before_claiming_again(deadline, Instant::now(), expires_in)
+                let pause = pause_before_claiming_again(self.deadline, now, expires_in)
                     .map_err(|_| Refused::InFlight)?;
-                wait_without_freezing_a_runtime(|| store.wait_blocking(key, pause))?;
-                joined = Some(fencing_token.unwrap_or(0));
+                // A store that can't name the holder still counts the wait.
+                self.joined = Some(fencing_token.unwrap_or(0));
+                Next::Wait(pause)
             }
-        }
+        })
     }
 }
 
@@ -531,7 +548,7 @@ where
     }
 }
 
-/// A claim that this call holds; dropped before [`settled`](Held::settled)
+/// A claim that this call holds; dropped before it is settled
 /// (cancellation, panic), it releases the claim.
 pub struct Held<'a, S: IdempotencyStore<T>, T> {
     store: &'a S,
