@@ -5,7 +5,7 @@
 // (`recover`, `clock`) live in the modules `blocking` and `asynchronous`.
 // Written at the root of each generated file, so: `//` comments only.
 
-use resilient::idempotency::{IdempotencyInFlight, MemoryStore, StoreError};
+use resilient::idempotency::{IdempotencyConflict, IdempotencyInFlight, MemoryStore, StoreError};
 use resilient::{
     Backoff, CircuitBreaker, CircuitOpen, ExecutionReport, Outcome, RetryEvent, RetryPolicy,
     RetryThrottle, TimedOut, ValidationFailed, resilient,
@@ -27,6 +27,14 @@ pub enum MatrixError {
     InFlight,
     #[error("store failed")]
     Store,
+    #[error("key reused with other parameters")]
+    Conflict,
+}
+
+impl From<IdempotencyConflict> for MatrixError {
+    fn from(_: IdempotencyConflict) -> Self {
+        MatrixError::Conflict
+    }
 }
 
 impl From<TimedOut> for MatrixError {
