@@ -17,12 +17,12 @@ use std::time::Duration;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
+use super::decide::{self, Counters, Failure, Refused, Stop};
 use super::events::{self, Ended};
 use super::gates::{self, Admission, End, Permits, Refusal};
 use super::hooks::{HookSet, OnRetry, RetryEvent};
 use super::operation::Operation;
 use super::race::gated;
-use super::schedule::{Counters, Failure, Stop, schedule};
 use crate::attempt::Attempt;
 use crate::backoff::Jitter;
 use crate::clock::{Clock, Mark};
@@ -141,7 +141,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         let mut exec = Execution::new_at(op, end.saturating_sub(elapsed));
         exec.core.begun = true;
         exec.core.now = end;
-        exec.settle(result, op.gates.free_permits());
+        exec.settle(0, result, op.gates.free_permits(), true);
         exec
     }
 
@@ -225,31 +225,37 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         }
     }
 
-    /// Starts an attempt of `kind` at the latest reading, once its gates
-    /// answered `admitted`: the attempt, where its record is, and its
-    /// permits. A refused primary attempt is recorded as failed, and ends
-    /// its round; a refused hedge is not started at all.
-    pub(crate) fn begin_kind(
+    /// Starts an attempt of `kind` at a new reading of the clock (a gate
+    /// may have waited), once its gates answered `admitted`: the attempt,
+    /// where its record is, and its permits. A refused attempt is dealt
+    /// with as [`decide::refused`] says: a primary one is recorded and ends
+    /// the call, a hedge is not started at all.
+    #[inline]
+    pub(crate) fn begin(
         &mut self,
         kind: AttemptKind,
         admitted: Result<Permits<'b, T, E>, Refusal<E>>,
     ) -> Option<(Attempt, usize, Permits<'b, T, E>)> {
+        if self.core.begun {
+            self.core.now = self.op.clock.now_nanos();
+        }
+        let admitted = match admitted {
+            Err(_) if decide::refused(kind) == Refused::Skip => return None,
+            admitted => admitted,
+        };
+        let (attempt, index) = self.core.begin(kind, &self.op.settings);
         match admitted {
-            Ok(permits) => {
-                let (attempt, index) = self.core.push_record(kind, &self.op.settings);
-                Some((attempt, index, permits))
-            }
-            Err(_) if kind == AttemptKind::Hedge => None,
+            Ok(permits) => Some((attempt, index, permits)),
             Err(refusal) => {
-                let (_, index) = self.core.push_record(kind, &self.op.settings);
-                self.refused_at(index, refusal);
+                self.refused(index, refusal);
                 None
             }
         }
     }
 
-    /// Whether the gates let a hedged attempt start.
-    pub(crate) fn hedge_allowed(&self) -> bool {
+    /// Whether the gates let a hedge start: the question the schedule
+    /// asks last before a retry.
+    pub(crate) fn allows_retry(&self) -> bool {
         self.op.gates.allows_retry::<T>()
     }
 
@@ -258,7 +264,8 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// any failed attempt; so is one that no other attempt of the round
     /// could change. [`stopped`](Execution::stopped) then says whether the
     /// round (and the call) is over.
-    pub(crate) fn settle_in_round(
+    #[inline]
+    pub(crate) fn settle(
         &mut self,
         index: usize,
         result: Result<T, (E, FailureKind)>,
@@ -277,9 +284,9 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             Ok(_) => {
                 let invalid = self.op.invalid.expect("a validator comes with its error");
                 let failed = (invalid(), FailureKind::Validation);
-                self.fail_in_round(index, failed, permits, rtt, last);
+                self.fail(index, failed, permits, rtt, last);
             }
-            Err(failed) => self.fail_in_round(index, failed, permits, rtt, last),
+            Err(failed) => self.fail(index, failed, permits, rtt, last),
         }
     }
 
@@ -297,7 +304,11 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         self.op.gates.settle(&self.op.clock, permits, &ended);
     }
 
-    fn fail_in_round(
+    /// Records the failure of the attempt at `index`, gives its permits
+    /// back, and decides what comes next if it ends its round.
+    #[cold]
+    #[inline(never)]
+    fn fail(
         &mut self,
         index: usize,
         (error, kind): (E, FailureKind),
@@ -314,7 +325,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// `index`: it fails with the refusal's error, and the call stops.
     #[cold]
     #[inline(never)]
-    fn refused_at(&mut self, index: usize, refusal: Refusal<E>) {
+    fn refused(&mut self, index: usize, refusal: Refusal<E>) {
         let error = (refusal.error)();
         let mut failed = self.classify(
             &error,
@@ -331,6 +342,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// `error`, and decides what comes next if it ends its round.
     fn fail_at(&mut self, index: usize, error: E, failed: Failed, last: bool) {
         self.result = Some(Err(error));
+        self.core.keep_report(&self.op.settings);
         let gates = &self.op.gates;
         self.core.fail_at(
             index,
@@ -424,7 +436,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     {
         let at = self.admission(AttemptKind::Primary);
         let admitted = self.op.gates.admit_blocking(&self.op.clock, &at);
-        let Some((attempt, mut permits)) = self.begin(admitted) else {
+        let Some((attempt, index, mut permits)) = self.begin(AttemptKind::Primary, admitted) else {
             return;
         };
         let result = match self.op.gates.inject(&mut permits) {
@@ -432,7 +444,8 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             Some(injection) => gates::run_blocking(&self.op.clock, attempt, injection, f),
         };
         self.core.now = self.op.clock.now_nanos();
-        self.settle(result.map_err(|e| (e, FailureKind::Operation)), permits);
+        let result = result.map_err(|e| (e, FailureKind::Operation));
+        self.settle(index, result, permits, true);
     }
 
     /// Runs one async primary attempt, cut at its deadline when the
@@ -448,14 +461,14 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         let op = self.op;
         let at = self.admission(AttemptKind::Primary);
         let admitted = op.gates.admit_async(&op.clock, &at).await;
-        let Some((attempt, mut permits)) = self.begin(admitted) else {
+        let Some((attempt, index, mut permits)) = self.begin(AttemptKind::Primary, admitted) else {
             return;
         };
         let injection = op.gates.inject(&mut permits);
         let started = Mark::nanos(self.core.now);
         let result = gated(&op.clock, attempt, started, op.timed_out, injection, f).await;
         self.core.now = op.clock.now_nanos();
-        self.settle(result, permits);
+        self.settle(index, result, permits, true);
     }
 
     /// Whether the primary attempts (and any fallback so far) ended in
@@ -508,64 +521,6 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         Outcome::new(result, report)
     }
 
-    /// Prepares a primary attempt once its gates answered `admitted`, at
-    /// a new reading of the clock (a gate may have waited); `None` if a
-    /// gate refused it (the refusal is already recorded).
-    #[inline]
-    fn begin(
-        &mut self,
-        admitted: Result<Permits<'b, T, E>, Refusal<E>>,
-    ) -> Option<(Attempt, Permits<'b, T, E>)> {
-        if self.core.begun {
-            self.core.now = self.op.clock.now_nanos();
-        }
-        let attempt = self.core.begin(&self.op.settings);
-        match admitted {
-            Ok(permits) => Some((attempt, permits)),
-            Err(refusal) => {
-                self.refused(refusal);
-                None
-            }
-        }
-    }
-
-    /// Records a primary attempt that a gate refused: the call stops.
-    #[cold]
-    #[inline(never)]
-    fn refused(&mut self, refusal: Refusal<E>) {
-        let index = self.core.latest_record(&self.op.settings);
-        self.refused_at(index, refusal);
-    }
-
-    /// Records the end of the latest attempt at the latest reading.
-    #[inline]
-    fn settle(&mut self, result: Result<T, (E, FailureKind)>, permits: Permits<'b, T, E>) {
-        let rtt = self.core.end_attempt();
-        match result {
-            Ok(value) if self.op.hooks.is_valid(&value) => {
-                let ended = gates::Ended::new(AttemptKind::Primary, rtt, End::Success);
-                self.op.gates.settle(&self.op.clock, permits, &ended);
-                self.core.succeeded(AttemptKind::Primary);
-                self.result = Some(Ok(value));
-            }
-            Ok(_) => {
-                let invalid = self.op.invalid.expect("a validator comes with its error");
-                self.fail((invalid(), FailureKind::Validation), permits, rtt);
-            }
-            Err(failed) => self.fail(failed, permits, rtt),
-        }
-    }
-
-    /// Records a failed primary attempt, gives its permits back, and
-    /// decides what comes next.
-    #[cold]
-    #[inline(never)]
-    fn fail(&mut self, (error, kind): (E, FailureKind), permits: Permits<'b, T, E>, rtt: u64) {
-        let failed = self.classify(&error, kind, permits, AttemptKind::Primary, rtt);
-        let index = self.core.latest_record(&self.op.settings);
-        self.fail_at(index, error, failed, true);
-    }
-
     fn settle_fallback(&mut self, result: Result<T, E>) {
         let failed = result
             .as_ref()
@@ -595,71 +550,36 @@ impl<'o> Core<'o> {
         self.now = now;
         let elapsed = Duration::from_nanos(self.elapsed());
         let slow = self.slow.as_mut().expect("only a retry waits");
-        if slow.settings.budget.is_some_and(|budget| elapsed >= budget) {
-            slow.report.unattributed_delay =
-                Nanos::optional(slow.pending.take().map(|delay| delay.duration()));
-            self.stop = Some(StopReason::BudgetExhausted);
-            return false;
-        }
-        true
+        let Some(stop) = decide::after_wait(&slow.settings, elapsed) else {
+            return true;
+        };
+        slow.report.unattributed_delay =
+            Nanos::optional(slow.pending.take().map(|delay| delay.duration()));
+        self.stop = Some(stop);
+        false
     }
 
-    /// Begins a primary attempt at the latest reading and says what it is
-    /// granted. The first attempt leaves no record yet.
+    /// Begins an attempt of `kind` at the latest reading: what it is
+    /// granted, and where its record is. The first attempt leaves no record
+    /// yet: it is made on the first failure.
     #[inline]
-    fn begin(&mut self, settings: &Settings) -> Attempt {
+    fn begin(&mut self, kind: AttemptKind, settings: &Settings) -> (Attempt, usize) {
         if !self.begun {
             self.begun = true;
-            return Attempt {
+            let attempt = Attempt {
                 number: 1,
                 retry_number: 0,
                 deadline: self.first_deadline,
                 fallback: false,
             };
+            return (attempt, 0);
         }
-        self.begin_retry(settings)
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn begin_retry(&mut self, settings: &Settings) -> Attempt {
-        let started_at = self.elapsed();
-        let deadline = deadline(settings, started_at);
-        let slow = self.slow.as_mut().expect("a retry follows a failure");
-        let number = slow.report.attempt_count().saturating_add(1);
-        let delay_before = slow.pending.take();
-        slow.report.push(AttemptRecord::begin(
-            number,
-            AttemptKind::Primary,
-            started_at,
-            Nanos::optional(deadline),
-            delay_before,
-        ));
-        Attempt {
-            number,
-            retry_number: slow.counters.primaries,
-            deadline,
-            fallback: false,
-        }
-    }
-
-    /// Marks the latest attempt as ended at the latest reading; how long
-    /// it took.
-    #[inline]
-    fn end_attempt(&mut self) -> u64 {
-        let end = self.elapsed();
-        match &mut self.slow {
-            Some(slow) => slow
-                .report
-                .last_mut()
-                .map_or(0, |record| record.end_at(end)),
-            None => end,
-        }
+        self.push_record(kind, settings)
     }
 
     /// The state a retry needs, made on the first failure with the record
     /// of the first attempt, which ended at the latest reading.
-    fn slow(&mut self, settings: &Settings) -> &mut Slow {
+    fn keep_report(&mut self, settings: &Settings) -> &mut Slow {
         let (elapsed, deadline) = (self.elapsed(), Nanos::optional(self.first_deadline));
         let name = self.name;
         self.slow.get_or_insert_with(|| {
@@ -694,6 +614,8 @@ impl<'o> Core<'o> {
     /// Records the start of an attempt of `kind` at the latest reading;
     /// the attempt and where its record is. A primary attempt takes the
     /// wait that preceded it.
+    #[cold]
+    #[inline(never)]
     fn push_record(&mut self, kind: AttemptKind, settings: &Settings) -> (Attempt, usize) {
         let started_at = self.elapsed();
         let deadline = deadline(settings, started_at);
@@ -756,11 +678,6 @@ impl<'o> Core<'o> {
         rtt
     }
 
-    /// Where the latest attempt's record is, once the report is kept.
-    fn latest_record(&mut self, settings: &Settings) -> usize {
-        self.slow(settings).report.attempts().len() - 1
-    }
-
     /// Records the failure of the attempt whose record is at `index`, and
     /// decides what comes next when the failure ends its round: when it
     /// was the `last` of its round (no hedge of it still runs), or when no
@@ -796,15 +713,15 @@ impl<'o> Core<'o> {
         }
         events::attempt_failed(name, number, recorded);
         events::attempt_ended(name, attempt_kind, Ended::of_failure(retryable));
-        if !last && retryable && refused.is_none() {
+        let failure = Failure {
+            retryable,
+            refused,
+            hint,
+        };
+        if !decide::ends_round(&failure, last) {
             return;
         }
         slow.counters.primaries = slow.counters.primaries.saturating_add(1);
-        if let Some(reason) = refused {
-            self.stop = Some(reason);
-            return;
-        }
-        let failure = Failure { retryable, hint };
         let elapsed = Duration::from_nanos(now.saturating_sub(start));
         let Slow {
             report,
@@ -813,7 +730,7 @@ impl<'o> Core<'o> {
             rng,
             pending,
         } = &mut **slow;
-        let decision = schedule(
+        let decision = decide::after_round(
             settings,
             counters,
             elapsed,
@@ -854,7 +771,7 @@ impl<'o> Core<'o> {
     fn begin_fallback(&mut self, now: u64, settings: &Settings) -> Attempt {
         self.now = now;
         let started_at = self.elapsed();
-        let slow = self.slow(settings);
+        let slow = self.keep_report(settings);
         let number = slow.report.attempt_count().saturating_add(1);
         slow.report.push(AttemptRecord::begin(
             number,

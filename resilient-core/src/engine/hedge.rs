@@ -157,8 +157,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'_, 'b, T, E, C, H> {
                 AttemptKind::Hedge => op.gates.admit(&op.clock, &at),
                 _ => op.gates.admit_async(&op.clock, &at).await,
             };
-            exec.read_clock();
-            let (attempt, index, mut permits) = exec.begin_kind(kind, admitted)?;
+            let (attempt, index, mut permits) = exec.begin(kind, admitted)?;
             let started = crate::clock::Mark::nanos(exec.latest_reading());
             let injection = op.gates.inject(&mut permits);
             let work = Box::pin(gated(
@@ -199,7 +198,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'_, 'b, T, E, C, H> {
                     let ended = running.swap_remove(position);
                     self.read_clock();
                     let last = running.is_empty();
-                    self.settle_in_round(ended.index, result, ended.permits, last);
+                    self.settle(ended.index, result, ended.permits, last);
                     if self.stopped() {
                         // A success, or a failure that ends the call: the
                         // others are dropped.
@@ -214,7 +213,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'_, 'b, T, E, C, H> {
                 }
                 Woken::Hedge => {
                     timer = None;
-                    if self.hedge_allowed()
+                    if self.allows_retry()
                         && let Some(hedge) = start(self, AttemptKind::Hedge).await
                     {
                         running.push(hedge);

@@ -7,7 +7,9 @@
 //! * `gates/`: the admission concerns asked around each attempt (the
 //!   circuit breaker, the retry throttle), one file each, behind one
 //!   trait; its `mod.rs` says how to add one;
-//! * `schedule.rs`: the decision after a failure, a pure function;
+//! * `decide.rs`: every decision of a run (a refused attempt, the end of
+//!   a round, the retry rule `schedule`, the budget after a wait), pure
+//!   functions;
 //! * `race.rs`: an async attempt against its deadline;
 //! * `hedge.rs`: hedged attempts, several in flight at once;
 //! * `idempotent.rs`: a whole run under an idempotency key;
@@ -15,6 +17,7 @@
 //!   validator, listeners) and their no-op defaults;
 //! * `events.rs`: `tracing` events.
 
+mod decide;
 mod events;
 mod execution;
 mod gates;
@@ -23,7 +26,6 @@ pub mod hooks;
 mod idempotent;
 mod operation;
 pub(crate) mod race;
-mod schedule;
 
 #[cfg(feature = "tracing")]
 pub use events::trace_report;

@@ -144,10 +144,6 @@ impl ExecutionReport {
         self.records.push(record);
     }
 
-    pub(crate) fn last_mut(&mut self) -> Option<&mut AttemptRecord> {
-        self.records.as_mut_slice().last_mut()
-    }
-
     /// The operation's name beside the latest record, to update the one
     /// and report it under the other.
     pub(crate) fn name_and_last(&mut self) -> (&Cow<'static, str>, &mut AttemptRecord) {

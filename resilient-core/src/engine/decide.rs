@@ -1,13 +1,73 @@
-//! The retry decision: after a failed attempt, wait how long, or stop why.
+//! Every decision of a run, in one place, as pure functions: what becomes
+//! of an attempt its gates refused ([`refused`]), whether a failure ends
+//! its round ([`ends_round`]), what comes after a round that failed
+//! ([`after_round`], and inside it [`schedule`], the retry rule), and
+//! whether the budget ran out during a wait ([`after_wait`]).
 //!
-//! [`schedule`] is a pure function of the settings, the counters of the
-//! attempts so far, the time elapsed and the failure: no clock, no state,
-//! no side effect. The execution feeds it and carries out its answer.
+//! A primary attempt without hedges is a round of one, so the hedged and
+//! the unhedged paths ask the same questions. No clock, no state, no side
+//! effect: the execution feeds these functions and carries out their
+//! answers.
 
 use std::time::Duration;
 
-use crate::report::{Delay, DelaySource, StopReason};
+use crate::report::{AttemptKind, Delay, DelaySource, StopReason};
 use crate::settings::{LONGEST, Settings};
+
+/// What becomes of an attempt that a gate refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// It is not started, and leaves no record: a hedge, whose round goes
+    /// on with the attempts already running.
+    Skip,
+    /// It is recorded as failed with the refusal's error, and the call
+    /// stops with the refusal's reason, whatever the classifier says: the
+    /// attempt never reached the dependency, so another would fare no
+    /// better.
+    EndCall,
+}
+
+/// What becomes of a refused attempt of `kind`.
+pub(crate) fn refused(kind: AttemptKind) -> Refused {
+    match kind {
+        AttemptKind::Hedge => Refused::Skip,
+        AttemptKind::Primary | AttemptKind::Fallback => Refused::EndCall,
+    }
+}
+
+/// Whether `failure` ends its round, which then is decided on: when it is
+/// the `last` attempt of the round still running, or when no other attempt
+/// of the round could change the answer (it was refused, or its error is
+/// not retried).
+pub(crate) fn ends_round(failure: &Failure, last: bool) -> bool {
+    last || !failure.retryable || failure.refused.is_some()
+}
+
+/// The decision after a round that failed with `failure` at `elapsed`:
+/// the wait before the next round, or why the call stops. A refusal stops
+/// it; otherwise [`schedule`] decides.
+pub(crate) fn after_round(
+    settings: &Settings,
+    counters: &Counters,
+    elapsed: Duration,
+    failure: Failure,
+    jitter: impl FnOnce(Duration) -> Duration,
+    allows_retry: impl FnOnce() -> bool,
+) -> Result<Delay, Stop> {
+    match failure.refused {
+        Some(reason) => Err(Stop::Reason(reason)),
+        None => schedule(settings, counters, elapsed, failure, jitter, allows_retry),
+    }
+}
+
+/// After a wait that ended at `elapsed`: why the call stops if the budget
+/// passed while it slept.
+pub(crate) fn after_wait(settings: &Settings, elapsed: Duration) -> Option<StopReason> {
+    settings
+        .budget
+        .is_some_and(|budget| elapsed >= budget)
+        .then_some(StopReason::BudgetExhausted)
+}
 
 /// What the attempts so far have used up.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -37,6 +97,8 @@ impl Counters {
 pub(crate) struct Failure {
     /// The classifier's verdict.
     pub(crate) retryable: bool,
+    /// Set when a gate refused the attempt: the reason the call stops.
+    pub(crate) refused: Option<StopReason>,
     /// A Retry-After hint, read from a retryable error only.
     pub(crate) hint: Option<Duration>,
 }
@@ -157,6 +219,7 @@ mod tests {
 
     const RETRYABLE: Failure = Failure {
         retryable: true,
+        refused: None,
         hint: None,
     };
 
@@ -425,6 +488,7 @@ mod tests {
             (any::<bool>(), proptest::option::of(duration())).prop_map(|(retryable, hint)| {
                 Failure {
                     retryable,
+                    refused: None,
                     hint: hint.filter(|_| retryable),
                 }
             })
