@@ -249,6 +249,90 @@ impl fmt::Debug for Chaos {
     }
 }
 
+/// The switches of one operation (`chaos = &CHAOS`, or `chaos = [&A, &B]`):
+/// one that serves every kind of injection, drawing once per attempt, or
+/// one per kind, in the order fault, outcome, latency, each drawing on its
+/// own. Made from a `&Chaos` or an array of one to three of them.
+///
+/// ```
+/// use resilient::chaos::{Chaos, Switches};
+///
+/// static FAULTS: Chaos = Chaos::new().enabled(true).injection_rate(0.01);
+/// static SLOW: Chaos = Chaos::new().enabled(true).injection_rate(0.1);
+///
+/// let one: Switches = (&FAULTS).into();
+/// let per_kind: Switches = [&FAULTS, &SLOW].into();
+/// assert_eq!((one.len(), per_kind.len()), (1, 2));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Switches<'a> {
+    list: [Option<&'a Chaos>; 3],
+}
+
+impl<'a> Switches<'a> {
+    /// No switch: nothing is injected.
+    pub(crate) const NONE: Switches<'static> = Switches { list: [None; 3] };
+
+    /// How many switches there are.
+    ///
+    /// ```
+    /// use resilient::chaos::{Chaos, Switches};
+    ///
+    /// static CHAOS: Chaos = Chaos::new();
+    /// assert_eq!(Switches::from([&CHAOS, &CHAOS, &CHAOS]).len(), 3);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.list.iter().flatten().count()
+    }
+
+    /// Whether there is no switch at all.
+    ///
+    /// ```
+    /// use resilient::chaos::{Chaos, Switches};
+    ///
+    /// static CHAOS: Chaos = Chaos::new();
+    /// assert!(!Switches::from(&CHAOS).is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.list[0].is_none()
+    }
+
+    /// The switch at `index`.
+    pub(crate) fn get(&self, index: usize) -> Option<&'a Chaos> {
+        self.list.get(index).copied().flatten()
+    }
+
+    /// Whether any switch is on: one relaxed load each.
+    #[inline]
+    pub(crate) fn any_enabled(&self) -> bool {
+        self.list.iter().flatten().any(|chaos| chaos.is_enabled())
+    }
+}
+
+impl<'a> From<&'a Chaos> for Switches<'a> {
+    fn from(chaos: &'a Chaos) -> Self {
+        Switches {
+            list: [Some(chaos), None, None],
+        }
+    }
+}
+
+macro_rules! from_arrays {
+    ($($n:literal),*) => {$(
+        impl<'a> From<[&'a Chaos; $n]> for Switches<'a> {
+            fn from(switches: [&'a Chaos; $n]) -> Self {
+                let mut list = [None; 3];
+                for (slot, chaos) in list.iter_mut().zip(switches) {
+                    *slot = Some(chaos);
+                }
+                Switches { list }
+            }
+        }
+    )*};
+}
+
+from_arrays!(1, 2, 3);
+
 /// What chaos did to an attempt, as its record says
 /// ([`AttemptRecord::injected`](crate::AttemptRecord::injected)).
 ///

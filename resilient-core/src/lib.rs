@@ -62,6 +62,7 @@
 //! | `rate_limit.wait_exceeded` | `WARN` | `operation`, `attempt`, `hint_ms`, `waited_ms`, `max_wait_ms` |
 //! | `circuit.rejected` | `WARN` | `operation`, `attempt` |
 //! | `fallback.used` | `INFO` | `operation`, `attempt`, `ok` |
+//! | `chaos.injected` | `INFO` | `operation`, `attempt`, `kind` (`fault`, `outcome`, `latency`) |
 //! | `operation.report` | `INFO`, `WARN` if it failed | `operation`, `attempt_count`, `retry_count`, `stop_reason`, `fallback_used`, `elapsed_ms`, `report` (emitted by `trace_report`, a hook) |
 //!
 //! With `metrics`, the engine records through the `metrics` facade:
@@ -72,6 +73,7 @@
 //! | `resilient_retries_total` | counter | `operation` |
 //! | `resilient_fallbacks_total` | counter | `operation` |
 //! | `resilient_circuit_rejections_total` | counter | `operation` |
+//! | `resilient_chaos_injections_total` | counter | `operation`, `kind` (`fault`, `outcome`, `latency`) |
 //! | `resilient_operation_duration_seconds` | histogram | `operation`, `stop_reason` |
 //! | `resilient_circuit_state` | gauge: 0 closed, 1 half-open, 2 open | `breaker` |
 //! | `resilient_idempotent_calls_total` | counter | `operation`, `status` (`replayed`, `joined`, `executed`, `in_flight`, `conflict`, `store_error`) |

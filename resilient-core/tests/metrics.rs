@@ -250,3 +250,43 @@ fn an_idempotent_call_is_counted_and_timed_whether_it_ran_or_replayed() {
         ])
     );
 }
+
+#[test]
+fn each_injection_is_counted_by_operation_and_kind() {
+    static SLOW_FAULTS: resilient_core::chaos::Chaos = resilient_core::chaos::Chaos::new()
+        .enabled(true)
+        .injection_rate(1.0);
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let clock = FakeClock::new();
+    metrics::with_local_recorder(&recorder, || {
+        let outcome = Operation::new()
+            .name("users.get")
+            .max_attempts(2)
+            .backoff(Backoff::none())
+            .clock(&clock)
+            .chaos(&SLOW_FAULTS)
+            .chaos_fault(|| "injected")
+            .chaos_latency(Duration::from_millis(50))
+            .run(|_| Ok::<_, &str>(7));
+        assert_eq!(outcome.into_result(), Err("injected"));
+    });
+    let series = series(&snapshotter);
+    let chaos: Vec<_> = series
+        .iter()
+        .filter(|(key, _)| key.starts_with("resilient_chaos"))
+        .collect();
+    assert_eq!(
+        chaos,
+        [
+            (
+                &"resilient_chaos_injections_total{kind=fault,operation=users.get}".to_owned(),
+                &"2".to_owned()
+            ),
+            (
+                &"resilient_chaos_injections_total{kind=latency,operation=users.get}".to_owned(),
+                &"2".to_owned()
+            ),
+        ]
+    );
+}

@@ -118,3 +118,31 @@ fn a_rejection_by_an_open_breaker_is_logged_by_name() {
         ]
     );
 }
+
+#[test]
+fn each_injection_is_logged_by_name_and_kind() {
+    static ALWAYS: resilient_core::chaos::Chaos = resilient_core::chaos::Chaos::new()
+        .enabled(true)
+        .injection_rate(1.0);
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let recorder = Recorder::default();
+    let clock = FakeClock::new();
+    tracing::subscriber::with_default(recorder.clone(), || {
+        let _ = Operation::new()
+            .name("checkout")
+            .clock(&clock)
+            .chaos(&ALWAYS)
+            .chaos_fault(|| "injected")
+            .chaos_latency(Duration::from_millis(300))
+            .run(|_| Ok::<_, &str>(()));
+    });
+    let lines = recorder.0.lock().unwrap().clone();
+    assert_eq!(
+        lines,
+        [
+            "INFO chaos.injected operation=\"checkout\" attempt=1 kind=\"latency\"",
+            "INFO chaos.injected operation=\"checkout\" attempt=1 kind=\"fault\"",
+            "WARN attempt.failed operation=\"checkout\" attempt=1 kind=Operation retryable=true error=\"injected\"",
+        ]
+    );
+}

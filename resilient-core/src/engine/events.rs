@@ -13,6 +13,7 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
+use crate::chaos::Injection;
 use crate::idempotency::IdempotencyStored;
 use crate::report::{AttemptKind, DelaySource, ExecutionError, StopReason};
 
@@ -215,4 +216,23 @@ pub fn trace_report(report: &crate::ExecutionReport) {
     } else {
         tracing::warn!(name: "operation.report", operation, attempt_count, retry_count, stop_reason, fallback_used, elapsed_ms, report = %report);
     }
+}
+
+/// Chaos injected `kind` into attempt `attempt`.
+#[cold]
+pub(crate) fn chaos_injected(operation: &Name, attempt: u32, kind: Injection) {
+    #[cfg(feature = "tracing")]
+    tracing::info!(
+        name: "chaos.injected",
+        operation = operation.as_ref(),
+        attempt,
+        kind = kind.as_str()
+    );
+    #[cfg(feature = "metrics")]
+    metrics::counter!(
+        "resilient_chaos_injections_total",
+        "operation" => operation.clone(),
+        "kind" => kind.as_str()
+    )
+    .increment(1);
 }

@@ -19,12 +19,13 @@ use rand::{RngExt, SeedableRng};
 
 use super::decide::{self, Counters, Failure, Refused, Stop};
 use super::events::{self, Ended};
-use super::gates::{self, Admission, End, Permits, Refusal};
+use super::gates::{self, Admission, End, Injection, Permits, Refusal};
 use super::hooks::{HookSet, OnRetry, RetryEvent};
 use super::operation::Operation;
 use super::race::gated;
 use crate::attempt::Attempt;
 use crate::backoff::Jitter;
+use crate::chaos::Injection as Injected;
 use crate::clock::{Clock, Mark};
 use crate::report::{
     AttemptKind, AttemptRecord, Delay, ExecutionError, ExecutionReport, FailureKind, Nanos,
@@ -84,6 +85,8 @@ pub(crate) struct Core<'o> {
     first_deadline: Option<Duration>,
     /// Whether the first attempt has begun.
     begun: bool,
+    /// What chaos did to the first attempt, until its record is made.
+    first_injected: Option<Injected>,
     stop: Option<StopReason>,
     name: &'o Cow<'static, str>,
     slow: Option<Box<Slow>>,
@@ -115,6 +118,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             now: start,
             first_deadline,
             begun: false,
+            first_injected: None,
             stop: None,
             name: &op.name,
             slow: None,
@@ -256,7 +260,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// Whether the gates let a hedge start: the question the schedule
     /// asks last before a retry.
     pub(crate) fn allows_retry(&self) -> bool {
-        self.op.gates.allows_retry::<T>()
+        self.op.gates.allows_retry()
     }
 
     /// Records the end of the attempt at `index` of a round, at the latest
@@ -348,7 +352,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             index,
             failed,
             self.op.hooks.on_retry(),
-            &mut || gates.allows_retry::<T>(),
+            &mut || gates.allows_retry(),
             last,
         );
     }
@@ -439,7 +443,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         let Some((attempt, index, mut permits)) = self.begin(AttemptKind::Primary, admitted) else {
             return;
         };
-        let result = match self.op.gates.inject(&mut permits) {
+        let result = match self.inject(attempt, &mut permits, index) {
             None => f(attempt),
             Some(injection) => gates::run_blocking(&self.op.clock, attempt, injection, f),
         };
@@ -464,7 +468,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         let Some((attempt, index, mut permits)) = self.begin(AttemptKind::Primary, admitted) else {
             return;
         };
-        let injection = op.gates.inject(&mut permits);
+        let injection = self.inject(attempt, &mut permits, index);
         let started = Mark::nanos(self.core.now);
         let result = gated(&op.clock, attempt, started, op.timed_out, injection, f).await;
         self.core.now = op.clock.now_nanos();
@@ -519,6 +523,20 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             op.hooks.on_report(&report);
         }
         Outcome::new(result, report)
+    }
+
+    /// What the gates inject into `attempt`, whose record is (or will be)
+    /// at `index`: recorded, and told as events.
+    #[inline]
+    pub(crate) fn inject(
+        &mut self,
+        attempt: Attempt,
+        permits: &mut Permits<'b, T, E>,
+        index: usize,
+    ) -> Option<Injection<T, E>> {
+        let injection = self.op.gates.inject(permits)?;
+        self.core.injected(attempt.number, index, injection.kinds());
+        Some(injection)
     }
 
     fn settle_fallback(&mut self, result: Result<T, E>) {
@@ -581,11 +599,14 @@ impl<'o> Core<'o> {
     /// of the first attempt, which ended at the latest reading.
     fn keep_report(&mut self, settings: &Settings) -> &mut Slow {
         let (elapsed, deadline) = (self.elapsed(), Nanos::optional(self.first_deadline));
-        let name = self.name;
+        let (name, first_injected) = (self.name, self.first_injected);
         self.slow.get_or_insert_with(|| {
             let mut report = ExecutionReport::new(name.clone());
             let mut first = AttemptRecord::begin(1, AttemptKind::Primary, 0, deadline, None);
             first.end_at(elapsed);
+            if let Some(injected) = first_injected {
+                first.set_injected(injected);
+            }
             report.push(first);
             Box::new(Slow {
                 report,
@@ -814,15 +835,40 @@ impl<'o> Core<'o> {
         events::fallback_used(name, record.number(), ok);
     }
 
+    /// Chaos injected `kinds` (in the order they happen) into attempt
+    /// `number`, whose record is (or, for a first attempt, will be) at
+    /// `index`. The record keeps the last kind: the fault or the outcome
+    /// decided the attempt's result.
+    #[cold]
+    #[inline(never)]
+    fn injected(&mut self, number: u32, index: usize, kinds: [Option<Injected>; 2]) {
+        for kind in kinds.into_iter().flatten() {
+            events::chaos_injected(self.name, number, kind);
+        }
+        let Some(kept) = kinds[1].or(kinds[0]) else {
+            return;
+        };
+        match &mut self.slow {
+            Some(slow) => slow.report.name_and(index).1.set_injected(kept),
+            None => self.first_injected = Some(kept),
+        }
+    }
+
     #[inline]
     fn finish(self, deferred: bool) -> ExecutionReport {
         let elapsed = self.elapsed();
         let report = match self.slow {
-            None => ExecutionReport::first_success(
-                self.name.clone(),
-                elapsed,
-                Nanos::optional(self.first_deadline),
-            ),
+            None => {
+                let mut report = ExecutionReport::first_success(
+                    self.name.clone(),
+                    elapsed,
+                    Nanos::optional(self.first_deadline),
+                );
+                if let Some(injected) = self.first_injected {
+                    report.name_and(0).1.set_injected(injected);
+                }
+                report
+            }
             Some(slow) => finish_slow(*slow, elapsed, self.stop),
         };
         if !deferred {

@@ -159,7 +159,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'_, 'b, T, E, C, H> {
             };
             let (attempt, index, mut permits) = exec.begin(kind, admitted)?;
             let started = crate::clock::Mark::nanos(exec.latest_reading());
-            let injection = op.gates.inject(&mut permits);
+            let injection = exec.inject(attempt, &mut permits, index);
             let work = Box::pin(gated(
                 &op.clock,
                 attempt,

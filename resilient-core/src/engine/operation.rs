@@ -9,11 +9,12 @@ use std::time::Duration;
 
 use super::events;
 use super::execution::{Execution, deadline};
-use super::gates::{BreakerGate, End, Ended, Gates};
+use super::gates::{BreakerGate, ChaosGate, End, Ended, Gates};
 use super::hooks::{HookSet, Hooks, RetryEvent};
 use super::race::within_deadline;
 use crate::attempt::Attempt;
 use crate::breaker::CircuitBreaker;
+use crate::chaos::Switches;
 use crate::clock::{Clock, SystemClock, TokioClock, Untimed};
 use crate::error::{CircuitOpenError, ReportableError, RetryError, TimeoutError, ValidationError};
 use crate::policy::RetryPolicy;
@@ -84,7 +85,7 @@ pub struct Operation<'b, T, E, C = SystemClock, H = Hooks> {
     /// Makes the error of an interrupted attempt; `None`: never interrupt.
     pub(crate) timed_out: Option<fn() -> E>,
     /// The admission concerns asked around each attempt.
-    pub(crate) gates: Gates<'b, E>,
+    pub(crate) gates: Gates<'b, T, E>,
     pub(crate) invalid: Option<fn() -> E>,
     /// Renders an error for the report; `None` where no report is kept.
     pub(crate) describe: Option<fn(&E) -> String>,
@@ -247,6 +248,142 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         op
     }
 
+    /// Injects faults, outcomes or latency on purpose, as `switches`
+    /// decide attempt by attempt (see [`chaos`](crate::chaos)); what to
+    /// inject comes from [`chaos_fault`](Operation::chaos_fault),
+    /// [`chaos_outcome`](Operation::chaos_outcome) and
+    /// [`chaos_latency`](Operation::chaos_latency). One
+    /// [`Chaos`](crate::chaos::Chaos) serves every kind given, drawn once
+    /// per attempt; an array gives one per kind, in the order fault,
+    /// outcome, latency (kinds not given take no place), each drawn on its
+    /// own. A fault and an outcome drawn together make the fault. Fallbacks
+    /// are never injected.
+    ///
+    /// ```
+    /// use resilient::chaos::{Chaos, Injection};
+    /// use resilient::{Backoff, FakeClock, Operation};
+    /// use std::time::Duration;
+    ///
+    /// static FAULTS: Chaos = Chaos::new().enabled(true).injection_rate(1.0);
+    /// static SLOW: Chaos = Chaos::new().enabled(true).injection_rate(1.0);
+    ///
+    /// let clock = FakeClock::new();
+    /// let outcome = Operation::new()
+    ///     .max_attempts(2)
+    ///     .backoff(Backoff::constant(Duration::from_secs(1)))
+    ///     .clock(&clock)
+    ///     .chaos([&FAULTS, &SLOW])
+    ///     .chaos_fault(|| "injected")
+    ///     .chaos_latency(Duration::from_millis(500))
+    ///     .run(|_attempt| Ok::<_, &str>("real"));
+    /// assert_eq!(outcome.result(), &Err("injected"));
+    /// let injected: Vec<_> = outcome.report().attempts().iter().map(|a| a.injected()).collect();
+    /// assert_eq!(injected, [Some(Injection::Fault); 2]);
+    /// // The latency before each attempt, the backoff between them.
+    /// let (latency, backoff) = (Duration::from_millis(500), Duration::from_secs(1));
+    /// assert_eq!(clock.slept(), [latency, backoff, latency]);
+    /// ```
+    #[inline]
+    pub fn chaos<'c>(self, switches: impl Into<Switches<'c>>) -> Operation<'c, T, E, C, H>
+    where
+        'b: 'c,
+    {
+        let mut op: Operation<'c, T, E, C, H> = self;
+        op.gates
+            .chaos
+            .get_or_insert_with(ChaosGate::default)
+            .switches = switches.into();
+        op
+    }
+
+    /// Makes the error an injected fault fails the attempt with: the body
+    /// does not run. A closure that captures nothing, made again for each
+    /// injection. Needs [`chaos`](Operation::chaos).
+    ///
+    /// ```
+    /// use resilient::chaos::Chaos;
+    /// use resilient::{FakeClock, Operation};
+    /// use std::cell::Cell;
+    ///
+    /// static ALWAYS: Chaos = Chaos::new().enabled(true).injection_rate(1.0);
+    ///
+    /// let ran = Cell::new(false);
+    /// let outcome = Operation::new()
+    ///     .clock(FakeClock::new())
+    ///     .chaos(&ALWAYS)
+    ///     .chaos_fault(|| "injected")
+    ///     .run(|_attempt| {
+    ///         ran.set(true);
+    ///         Ok::<_, &str>("real")
+    ///     });
+    /// assert_eq!(outcome.into_result(), Err("injected"));
+    /// assert!(!ran.get());
+    /// ```
+    #[inline]
+    pub fn chaos_fault(mut self, fault: fn() -> E) -> Self {
+        self.gates
+            .chaos
+            .get_or_insert_with(ChaosGate::default)
+            .fault = Some(fault);
+        self
+    }
+
+    /// Makes the value an injected outcome succeeds the attempt with: the
+    /// body does not run. A closure that captures nothing, made again for
+    /// each injection. Needs [`chaos`](Operation::chaos).
+    ///
+    /// ```
+    /// use resilient::chaos::{Chaos, Injection};
+    /// use resilient::{FakeClock, Operation};
+    ///
+    /// static ALWAYS: Chaos = Chaos::new().enabled(true).injection_rate(1.0);
+    ///
+    /// let outcome = Operation::new()
+    ///     .clock(FakeClock::new())
+    ///     .chaos(&ALWAYS)
+    ///     .chaos_outcome(|| "stale")
+    ///     .run(|_attempt| Ok::<_, &str>("fresh"));
+    /// assert_eq!(outcome.report().attempts()[0].injected(), Some(Injection::Outcome));
+    /// assert_eq!(outcome.into_result(), Ok("stale"));
+    /// ```
+    #[inline]
+    pub fn chaos_outcome(mut self, outcome: fn() -> T) -> Self {
+        self.gates
+            .chaos
+            .get_or_insert_with(ChaosGate::default)
+            .outcome = Some(outcome);
+        self
+    }
+
+    /// How long an injected attempt waits before it goes on, on the
+    /// operation's clock and inside its deadline: a `timeout` cuts it. A
+    /// zero latency injects nothing. Needs [`chaos`](Operation::chaos).
+    ///
+    /// ```
+    /// use resilient::chaos::Chaos;
+    /// use resilient::{FakeClock, Operation};
+    /// use std::time::Duration;
+    ///
+    /// static ALWAYS: Chaos = Chaos::new().enabled(true).injection_rate(1.0);
+    ///
+    /// let clock = FakeClock::new();
+    /// let outcome = Operation::new()
+    ///     .clock(&clock)
+    ///     .chaos(&ALWAYS)
+    ///     .chaos_latency(Duration::from_secs(2))
+    ///     .run(|_attempt| Ok::<_, &str>("late"));
+    /// assert_eq!(outcome.into_result(), Ok("late"));
+    /// assert_eq!(clock.slept(), [Duration::from_secs(2)]);
+    /// ```
+    #[inline]
+    pub fn chaos_latency(mut self, latency: Duration) -> Self {
+        self.gates
+            .chaos
+            .get_or_insert_with(ChaosGate::default)
+            .latency = Some(latency);
+        self
+    }
+
     /// The time source for deadlines, sleeps and the report.
     #[inline]
     pub fn clock<C2: Clock>(self, clock: C2) -> Operation<'b, T, E, C2, H> {
@@ -402,7 +539,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     where
         F: FnMut(Attempt) -> Result<T, E>,
     {
-        if !self.gates.first_is_free::<T>() {
+        if !self.gates.first_is_free() {
             return Execution::new(self).run_rest(&mut f);
         }
         let deadline = deadline(&self.settings, 0);
@@ -426,7 +563,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         events::attempt_ended(&self.name, AttemptKind::Primary, events::Ended::Success);
         let ended = Ended::new(AttemptKind::Primary, elapsed, End::Success);
         self.gates
-            .settle(&self.clock, self.gates.free_permits::<T>(), &ended);
+            .settle(&self.clock, self.gates.free_permits(), &ended);
         let report =
             ExecutionReport::first_success(self.name.clone(), elapsed, Nanos::optional(deadline));
         if !self.settings.report_deferred {
@@ -537,7 +674,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         // Everything the settings decide is read here, before the future
         // is made: the settings were just written by the caller, so these
         // reads fold into constants instead of loads from its future.
-        let general = !self.gates.first_is_free::<T>();
+        let general = !self.gates.first_is_free();
         let deadline = deadline(&self.settings, 0);
         let timed_out = if deadline.is_some() {
             self.timed_out

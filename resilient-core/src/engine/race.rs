@@ -58,8 +58,14 @@ where
 {
     let (delay, work) = match injection {
         None => (None, Ok(f(attempt))),
-        Some(Injection::Delay(delay)) => (Some(delay), Ok(f(attempt))),
-        Some(Injection::Replace(result)) => (None, Err(result)),
+        Some(Injection {
+            delay,
+            result: None,
+        }) => (delay, Ok(f(attempt))),
+        Some(Injection {
+            delay,
+            result: Some(result),
+        }) => (delay, Err(result)),
     };
     let cut = match (attempt.deadline, timed_out) {
         (Some(deadline), Some(timed_out)) => Some((deadline, timed_out)),
@@ -68,7 +74,7 @@ where
     async move {
         let work = match work {
             Ok(work) => work,
-            Err(injected) => return injected.map_err(|e| (e, FailureKind::Operation)),
+            Err(injected) => return injected_after(clock, delay, cut, injected).await,
         };
         let deadline = cut.map(|(deadline, _)| deadline);
         match (race(clock, started, delay, deadline, work).await, cut) {
@@ -77,6 +83,27 @@ where
             (None, None) => unreachable!("without a deadline the race never cuts"),
         }
     }
+}
+
+/// An injected result, after the injected delay (if any); a delay that
+/// reaches the attempt's deadline, when the operation interrupts there,
+/// ends the attempt timed out instead.
+async fn injected_after<T, E, C: Clock>(
+    clock: &C,
+    delay: Option<Duration>,
+    cut: Option<(Duration, fn() -> E)>,
+    injected: Result<T, E>,
+) -> Result<T, (E, FailureKind)> {
+    if let Some(delay) = delay {
+        if let Some((deadline, timed_out)) = cut
+            && delay >= deadline
+        {
+            clock.sleep_async(deadline).await;
+            return Err((timed_out(), FailureKind::Timeout));
+        }
+        clock.sleep_async(delay).await;
+    }
+    injected.map_err(|e| (e, FailureKind::Operation))
 }
 
 /// Polls `work`, after waiting `delay` if any, against the `deadline` (if

@@ -290,7 +290,6 @@ impl AttemptRecord {
     }
 
     /// Records what chaos did to the attempt.
-    #[cfg_attr(not(test), expect(dead_code))]
     pub(crate) fn set_injected(&mut self, injection: Injection) {
         self.injected = Some(injection);
     }
@@ -337,10 +336,18 @@ impl AttemptRecord {
     /// injected, the fault or the outcome: it decided the attempt's result.
     ///
     /// ```
+    /// use resilient::chaos::{Chaos, Injection};
     /// use resilient::{FakeClock, Operation};
     ///
-    /// let outcome = Operation::new().clock(FakeClock::new()).run(|_attempt| Ok::<_, &str>("real"));
-    /// assert_eq!(outcome.report().attempts()[0].injected(), None);
+    /// static CHAOS: Chaos = Chaos::new().enabled(true).injection_rate(1.0);
+    ///
+    /// let outcome = Operation::new()
+    ///     .clock(FakeClock::new())
+    ///     .chaos(&CHAOS)
+    ///     .chaos_fault(|| "injected")
+    ///     .run(|_attempt| Ok::<_, &str>("real"));
+    /// assert_eq!(outcome.result(), &Err("injected"));
+    /// assert_eq!(outcome.report().attempts()[0].injected(), Some(Injection::Fault));
     /// ```
     pub fn injected(&self) -> Option<Injection> {
         self.injected

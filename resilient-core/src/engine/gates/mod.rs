@@ -1,5 +1,5 @@
 //! Gates: the admission concerns consulted around each attempt (the retry
-//! throttle, the circuit breaker).
+//! throttle, the circuit breaker, chaos).
 //!
 //! A gate implements [`Gate`]. Before an attempt starts (a primary attempt,
 //! a retry or a hedge; never a fallback), the engine asks every gate of the
@@ -47,9 +47,11 @@ use crate::clock::Clock;
 use crate::report::{AttemptKind, FailureKind, StopReason};
 
 mod breaker;
+mod chaos;
 mod throttle;
 
 pub(crate) use breaker::BreakerGate;
+pub(crate) use chaos::ChaosGate;
 
 /// One admission concern: admits or refuses each attempt, and hears how
 /// each admitted attempt ended.
@@ -127,36 +129,35 @@ pub(crate) struct Refusal<E> {
     pub(crate) error: fn() -> E,
 }
 
-/// What a gate makes of an attempt instead of running its body as is.
-// Made only by gates that inject faults; the engine runs both kinds.
-#[allow(dead_code)]
-pub(crate) enum Injection<T, E> {
-    /// The attempt ends with this result; its body does not run.
-    Replace(Result<T, E>),
-    /// The body runs after this delay, which counts against the
-    /// attempt's deadline.
-    Delay(Duration),
+/// What a gate makes of an attempt instead of running its body as is:
+/// a delay first, which counts against the attempt's deadline, then the
+/// body, or a result in its place.
+pub(crate) struct Injection<T, E> {
+    /// Waited before the attempt goes on.
+    pub(crate) delay: Option<Duration>,
+    /// The attempt's result; its body does not run.
+    pub(crate) result: Option<Result<T, E>>,
 }
 
-/// Runs a blocking attempt's body `f` as its gates' `injection` says: the
-/// injected result instead, or the body after the delay. A blocking body
-/// cannot be cut at its deadline, so the delay stops there.
+/// Runs a blocking attempt's body `f` as its gates' `injection` says: after
+/// the delay, the injected result or the body. A blocking body cannot be
+/// cut at its deadline, so the delay stops there.
 pub(crate) fn run_blocking<T, E, C: Clock>(
     clock: &C,
     attempt: Attempt,
     injection: Injection<T, E>,
     f: impl FnOnce(Attempt) -> Result<T, E>,
 ) -> Result<T, E> {
-    match injection {
-        Injection::Replace(result) => result,
-        Injection::Delay(delay) => {
-            clock.sleep(
-                attempt
-                    .deadline
-                    .map_or(delay, |deadline| delay.min(deadline)),
-            );
-            f(attempt)
-        }
+    if let Some(delay) = injection.delay {
+        clock.sleep(
+            attempt
+                .deadline
+                .map_or(delay, |deadline| delay.min(deadline)),
+        );
+    }
+    match injection.result {
+        Some(result) => result,
+        None => f(attempt),
     }
 }
 
@@ -230,8 +231,9 @@ macro_rules! gates {
     (@call [.await] $call:expr) => { $call.await };
     ($($(#[$doc:meta])* $name:ident: $gate:ty,)*) => {
         /// The gates of one operation, each present or not.
-        pub(crate) struct Gates<'b, E> {
+        pub(crate) struct Gates<'b, T, E> {
             $($(#[$doc])* pub(crate) $name: Option<$gate>,)*
+            value: PhantomData<fn() -> T>,
         }
 
         /// The permits an admitted attempt holds, one per gate that
@@ -249,14 +251,14 @@ macro_rules! gates {
             }
         }
 
-        impl<'b, E> Gates<'b, E> {
+        impl<'b, T, E> Gates<'b, T, E> {
             /// No gate.
-            pub(crate) const NONE: Self = Gates { $($name: None,)* };
+            pub(crate) const NONE: Self = Gates { $($name: None,)* value: PhantomData };
 
             /// Whether every gate grants a call's first attempt without
             /// being asked (see [`Gate::free_permit`]).
             #[inline]
-            pub(crate) fn first_is_free<T>(&self) -> bool {
+            pub(crate) fn first_is_free(&self) -> bool {
                 true $(&& self.$name.as_ref().is_none_or(|gate| {
                     <$gate as Gate<T, E>>::free_permit(gate).is_some()
                 }))*
@@ -265,7 +267,7 @@ macro_rules! gates {
             /// The permits of a first attempt that every gate grants
             /// without being asked; see [`first_is_free`](Gates::first_is_free).
             #[inline]
-            pub(crate) fn free_permits<T>(&self) -> Permits<'b, T, E> {
+            pub(crate) fn free_permits(&self) -> Permits<'b, T, E> {
                 Permits {
                     $($name: self.$name.as_ref().and_then(<$gate as Gate<T, E>>::free_permit),)*
                     value: PhantomData,
@@ -274,7 +276,7 @@ macro_rules! gates {
 
             /// Asks each gate in turn to admit the attempt, without waiting.
             #[inline]
-            pub(crate) fn admit<T, C: Clock>(
+            pub(crate) fn admit<C: Clock>(
                 &self,
                 clock: &C,
                 at: &Admission,
@@ -284,7 +286,7 @@ macro_rules! gates {
 
             /// [`admit`](Gates::admit), each gate free to wait (blocking).
             #[inline]
-            pub(crate) fn admit_blocking<T, C: Clock>(
+            pub(crate) fn admit_blocking<C: Clock>(
                 &self,
                 clock: &C,
                 at: &Admission,
@@ -293,7 +295,7 @@ macro_rules! gates {
             }
 
             /// [`admit`](Gates::admit), each gate free to wait (async).
-            pub(crate) async fn admit_async<T, C: Clock>(
+            pub(crate) async fn admit_async<C: Clock>(
                 &self,
                 clock: &C,
                 at: &Admission,
@@ -303,7 +305,7 @@ macro_rules! gates {
 
             /// The permits taken before a gate refused go back unused.
             #[cold]
-            fn refused<T, C: Clock>(
+            fn refused<C: Clock>(
                 &self,
                 clock: &C,
                 at: &Admission,
@@ -317,7 +319,7 @@ macro_rules! gates {
             /// What replaces or delays the body of the attempt holding
             /// `permits`: the first gate's answer that is not `None`.
             #[inline]
-            pub(crate) fn inject<T>(
+            pub(crate) fn inject(
                 &self,
                 permits: &mut Permits<'b, T, E>,
             ) -> Option<Injection<T, E>> {
@@ -332,14 +334,14 @@ macro_rules! gates {
 
             /// Whether every gate lets a retry (or a hedge) start.
             #[inline]
-            pub(crate) fn allows_retry<T>(&self) -> bool {
+            pub(crate) fn allows_retry(&self) -> bool {
                 true $(&& self.$name.as_ref().is_none_or(<$gate as Gate<T, E>>::allows_retry))*
             }
 
             /// Hands each permit back to its gate with how the attempt
             /// ended.
             #[inline]
-            pub(crate) fn settle<T, C: Clock>(
+            pub(crate) fn settle<C: Clock>(
                 &self,
                 clock: &C,
                 permits: Permits<'b, T, E>,
@@ -359,4 +361,7 @@ gates! {
     throttle: &'b dyn crate::throttle::RetryBudget,
     /// The circuit breaker: admits each attempt, told of its result.
     breaker: BreakerGate<'b, E>,
+    /// Chaos: draws, as it admits each attempt, what to inject into it.
+    /// Last, so that an attempt another gate refuses draws nothing.
+    chaos: ChaosGate<'b, T, E>,
 }
