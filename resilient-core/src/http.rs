@@ -483,9 +483,17 @@ impl From<reqwest::Error> for HttpError {
             status: None,
             retry_after: None,
             message,
-            transient: !(error.is_builder() || error.is_redirect()),
+            transient: transient(&error),
         }
     }
+}
+
+/// Whether another try of a reqwest call that failed without a status may
+/// succeed: not when the request could not be built (a malformed URL) or
+/// followed too many redirects, which every try would repeat.
+#[cfg(feature = "reqwest")]
+pub(crate) fn transient(error: &reqwest::Error) -> bool {
+    !(error.is_builder() || error.is_redirect())
 }
 
 impl From<TimedOut> for HttpError {

@@ -32,7 +32,9 @@
 //! * `report/`: the outcome, the attempt records, their table and JSON;
 //! * `idempotency/`: the stores a key's result is kept in (memory, Redis);
 //! * `limit/`: admission control: bulkheads, rate limits, adaptive limits;
-//! * `tower/`: the tower layer (feature `tower`);
+//! * `tower/`: the tower layer (feature `tower`), and the run of one call
+//!   that the reqwest middleware shares;
+//! * `reqwest.rs`: the reqwest-middleware `Middleware` (feature `reqwest`);
 //! * leaves: `settings` (the plain configuration and its defaults),
 //!   `policy`, `backoff`, `clock`, `testing`, `error`, `attempt`,
 //!   `throttle`, `http`, `chaos` (the switch that injects faults, outcomes
@@ -46,8 +48,11 @@
 //! * `quanta`: `TscClock`, the CPU's time-stamp counter, for a cheaper
 //!   report on machines where it can be trusted.
 //! * `redis`: `idempotency::RedisStore`, idempotent calls across a fleet.
-//! * `reqwest`: `http::HttpError` from `reqwest::Response` and
-//!   `reqwest::Error`, so a reqwest call under the attribute needs no glue.
+//! * `reqwest`: the `reqwest` module, whose `ResilientMiddleware` is a
+//!   reqwest-middleware `Middleware`; `http::HttpError` from
+//!   `reqwest::Response` and `reqwest::Error`, so a reqwest call under the
+//!   attribute needs no glue; and the tower layer's `HttpClassifier` and
+//!   `ReportExtension` for reqwest's types.
 //! * `serde`: `Serialize` for the report, with stable keys.
 //! * `tower`: the `tower` module, whose `ResilientLayer` makes any tower
 //!   service resilient; tower's `TpsBudget` can serve as a [`RetryBudget`].
@@ -96,6 +101,8 @@ pub mod idempotency;
 pub mod limit;
 mod policy;
 mod report;
+#[cfg(feature = "reqwest")]
+pub mod reqwest;
 mod settings;
 pub mod testing;
 mod throttle;

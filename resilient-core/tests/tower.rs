@@ -667,3 +667,211 @@ mod http {
         assert_eq!(script.calls(), [secs(0), secs(2)]);
     }
 }
+
+/// A request that isn't `Clone`: a body the client can copy while it is
+/// in memory, and not once it is a stream.
+#[derive(Debug, PartialEq)]
+enum Upload {
+    Buffered(u32),
+    Streamed(u32),
+}
+
+/// `clone_request` for `Upload`, counting its calls.
+fn copier(count: &Arc<Mutex<u32>>) -> impl Fn(&Upload) -> Option<Upload> + Clone + use<> {
+    let count = Arc::clone(count);
+    move |upload: &Upload| {
+        *count.lock().unwrap() += 1;
+        match upload {
+            Upload::Buffered(id) => Some(Upload::Buffered(*id)),
+            Upload::Streamed(_) => None,
+        }
+    }
+}
+
+/// A service that records the uploads it receives and answers `answer(n)`
+/// to the n-th after `delay`.
+fn uploads(
+    answer: fn(u32) -> Result<u16, Fault>,
+    delay: Duration,
+) -> (
+    impl Service<Upload, Response = u16, Error = Fault, Future: Send> + Clone + Send + 'static,
+    Arc<Mutex<Vec<Upload>>>,
+) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let service = tower::service_fn(move |upload: Upload| {
+        let n = {
+            let mut seen = log.lock().unwrap();
+            seen.push(upload);
+            seen.len() as u32
+        };
+        async move {
+            tokio::time::sleep(delay).await;
+            answer(n)
+        }
+    });
+    (service, seen)
+}
+
+#[tokio::test(start_paused = true)]
+async fn clone_request_copies_a_request_that_is_not_clone_for_each_attempt() {
+    let (service, seen) = uploads(|n| if n < 3 { Ok(503) } else { Ok(200) }, ms(0));
+    let copies = Arc::new(Mutex::new(0));
+    let reports = Reports::default();
+    let layer = ResilientLayer::new()
+        .retries(3)
+        .backoff(exponential(ms(100)))
+        .classify(statuses)
+        .on_report(reports.hook())
+        .clone_request(copier(&copies));
+
+    let answer = layer
+        .layer(service)
+        .oneshot(Upload::Buffered(7))
+        .await
+        .unwrap();
+
+    assert_eq!(answer, 200);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [1, 2, 3].map(|_| Upload::Buffered(7))
+    );
+    assert_eq!(*copies.lock().unwrap(), 3, "one copy per attempt, no more");
+    let report = reports.only();
+    assert_eq!(report.delays(), [ms(100), ms(200)]);
+    assert_eq!(report.stop_reason(), StopReason::Succeeded);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_request_that_cannot_be_copied_is_sent_once_and_the_report_says_why() {
+    let (service, seen) = uploads(|_| Ok(503), ms(0));
+    let copies = Arc::new(Mutex::new(0));
+    let reports = Reports::default();
+    let layer = ResilientLayer::new()
+        .retries(3)
+        .backoff(exponential(ms(100)))
+        .classify(statuses)
+        .on_report(reports.hook())
+        .clone_request(copier(&copies));
+
+    let started = Instant::now();
+    let answer = layer
+        .layer(service)
+        .oneshot(Upload::Streamed(9))
+        .await
+        .unwrap();
+
+    assert_eq!(answer, 503, "the server's answer, as it is");
+    assert_eq!(started.elapsed(), Duration::ZERO, "no wait");
+    assert_eq!(*seen.lock().unwrap(), [Upload::Streamed(9)]);
+    assert_eq!(*copies.lock().unwrap(), 1, "asked once, before the attempt");
+    let report = reports.only();
+    assert_eq!(report.attempt_count(), 1);
+    assert_eq!(report.stop_reason(), StopReason::AttemptsExhausted);
+    assert_eq!(
+        failures(&report),
+        [failed(
+            FailureKind::Operation,
+            true,
+            "response classified as a failure (not retried: the request can't be cloned)"
+        )]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_retry_after_on_a_request_sent_once_is_not_waited_for() {
+    let (service, seen) = uploads(|_| Ok(429), ms(0));
+    let reports = Reports::default();
+    let layer = ResilientLayer::new()
+        .retries(3)
+        .classify(statuses)
+        .on_report(reports.hook())
+        .clone_request(copier(&Arc::default()));
+
+    let started = Instant::now();
+    let answer = layer
+        .layer(service)
+        .oneshot(Upload::Streamed(1))
+        .await
+        .unwrap();
+
+    assert_eq!(answer, 429);
+    assert_eq!(started.elapsed(), Duration::ZERO);
+    assert_eq!(seen.lock().unwrap().len(), 1);
+    let report = reports.only();
+    assert_eq!(report.attempt_count(), 1);
+    assert_eq!(report.delays(), []);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_request_sent_once_still_gets_its_timeout() {
+    let (service, seen) = uploads(|_| Ok(200), secs(60));
+    let reports = Reports::default();
+    let layer = ResilientLayer::new()
+        .retries(3)
+        .timeout(secs(2))
+        .on_report(reports.hook())
+        .clone_request(copier(&Arc::default()));
+
+    let started = Instant::now();
+    let error = layer
+        .layer(service)
+        .oneshot(Upload::Streamed(1))
+        .await
+        .unwrap_err();
+
+    assert!(error.is::<TimedOut>(), "{error}");
+    assert_eq!(started.elapsed(), secs(2));
+    assert_eq!(seen.lock().unwrap().len(), 1);
+    let report = reports.only();
+    assert_eq!(report.attempt_count(), 1);
+    assert_eq!(report.attempts()[0].deadline(), Some(secs(2)));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_copy_refused_after_the_first_sends_the_original_last_and_never_panics() {
+    let (service, seen) = uploads(|_| Err(Fault(0)), ms(0));
+    let calls = Arc::new(Mutex::new(0));
+    let count = Arc::clone(&calls);
+    // Copies once, then refuses: the original goes with the second attempt.
+    let fickle = move |upload: &Upload| {
+        let mut calls = count.lock().unwrap();
+        *calls += 1;
+        match upload {
+            Upload::Buffered(id) if *calls == 1 => Some(Upload::Buffered(*id + 100)),
+            _ => None,
+        }
+    };
+    let reports = Reports::default();
+    let layer = ResilientLayer::new()
+        .retries(3)
+        .backoff(Backoff::none())
+        .on_report(reports.hook())
+        .clone_request(fickle);
+
+    let error = layer
+        .layer(service)
+        .oneshot(Upload::Buffered(1))
+        .await
+        .unwrap_err();
+
+    assert_eq!(error.downcast_ref::<Fault>(), Some(&Fault(0)));
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [Upload::Buffered(101), Upload::Buffered(1)]
+    );
+    let report = reports.only();
+    assert_eq!(report.attempt_count(), 2);
+    assert_eq!(report.stop_reason(), StopReason::NotRetryable);
+    assert_eq!(
+        failures(&report),
+        [
+            failed(FailureKind::Operation, true, "fault on call 0"),
+            failed(
+                FailureKind::Operation,
+                false,
+                "fault on call 0 (not retried: the request can't be cloned)"
+            ),
+        ]
+    );
+}

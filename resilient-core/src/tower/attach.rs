@@ -38,6 +38,18 @@ pub trait AttachReport<Res> {
     fn attach(&self, response: &mut Res, report: ExecutionReport);
 }
 
+/// Hands the report to the response, if the call ends with one.
+pub(crate) fn attach_to<Res, E>(
+    attach: &impl AttachReport<Res>,
+    response: Result<Res, E>,
+    report: ExecutionReport,
+) -> Result<Res, E> {
+    response.map(|mut response| {
+        attach.attach(&mut response, report);
+        response
+    })
+}
+
 /// The default: the report goes to the `on_report` hook only.
 ///
 /// ```
@@ -101,6 +113,16 @@ pub struct ReportExtension;
 #[cfg(feature = "http")]
 impl<B> AttachReport<::http::Response<B>> for ReportExtension {
     fn attach(&self, response: &mut ::http::Response<B>, report: ExecutionReport) {
+        response.extensions_mut().insert(report);
+    }
+}
+
+/// The same for a `reqwest::Response` (feature `reqwest`): the tower
+/// layer wrapping a `reqwest::Client` puts each call's report in its
+/// response's extensions.
+#[cfg(feature = "reqwest")]
+impl AttachReport<::reqwest::Response> for ReportExtension {
+    fn attach(&self, response: &mut ::reqwest::Response, report: ExecutionReport) {
         response.extensions_mut().insert(report);
     }
 }

@@ -203,24 +203,84 @@ pub struct HttpClassifier;
 #[cfg(feature = "http")]
 impl<B, Err> Classifier<::http::Response<B>, Err> for HttpClassifier {
     fn classify(&self, result: &Result<::http::Response<B>, Err>) -> Verdict {
-        let Ok(response) = result else {
-            return Verdict::Retryable { retry_after: None };
-        };
-        let status = response.status();
-        if crate::http::is_retryable(status) {
-            // HTTP-dates are wall-clock times, so they are read against the
-            // system's clock whatever clock the operation runs on.
-            let retry_after =
-                crate::http::retry_after(response.headers(), std::time::SystemTime::now());
-            Verdict::Retryable { retry_after }
-        } else if status.is_client_error() || status.is_server_error() {
-            Verdict::Fatal
-        } else {
-            Verdict::Success
+        match result {
+            Ok(response) => response_verdict(response.status(), response.headers()),
+            Err(_) => Verdict::Retryable { retry_after: None },
         }
     }
 
     fn describe(&self, response: &::http::Response<B>) -> String {
+        format!("HTTP {}", response.status())
+    }
+}
+
+/// A response's verdict: its status by the table, and a retryable one's
+/// `Retry-After` wait.
+#[cfg(feature = "http")]
+fn response_verdict(status: ::http::StatusCode, headers: &::http::HeaderMap) -> Verdict {
+    if crate::http::is_retryable(status) {
+        // HTTP-dates are wall-clock times, so they are read against the
+        // system's clock whatever clock the operation runs on.
+        let retry_after = crate::http::retry_after(headers, std::time::SystemTime::now());
+        Verdict::Retryable { retry_after }
+    } else if status.is_client_error() || status.is_server_error() {
+        Verdict::Fatal
+    } else {
+        Verdict::Success
+    }
+}
+
+/// A reqwest error's verdict: its status if it has one, else retryable
+/// unless every try would fail the same way (see
+/// [`HttpError`'s conversion](crate::http::HttpError#impl-From<Error>-for-HttpError)).
+#[cfg(feature = "reqwest")]
+fn reqwest_error_verdict(error: &::reqwest::Error) -> Verdict {
+    let retryable = match error.status() {
+        Some(status) => crate::http::is_retryable(status),
+        None => crate::http::transient(error),
+    };
+    if retryable {
+        Verdict::Retryable { retry_after: None }
+    } else {
+        Verdict::Fatal
+    }
+}
+
+/// reqwest's response through the tower layer wrapping a
+/// `reqwest::Client` (feature `reqwest`): the status by the table, with
+/// `Retry-After`; an error is retried unless every try would repeat it
+/// (a malformed URL, too many redirects).
+#[cfg(feature = "reqwest")]
+impl Classifier<::reqwest::Response, ::reqwest::Error> for HttpClassifier {
+    fn classify(&self, result: &Result<::reqwest::Response, ::reqwest::Error>) -> Verdict {
+        match result {
+            Ok(response) => response_verdict(response.status(), response.headers()),
+            Err(error) => reqwest_error_verdict(error),
+        }
+    }
+
+    fn describe(&self, response: &::reqwest::Response) -> String {
+        format!("HTTP {}", response.status())
+    }
+}
+
+/// reqwest's response through a reqwest-middleware chain (feature
+/// `reqwest`), as with a `reqwest::Client`; an error from another
+/// middleware is not retried, as reqwest-retry has it.
+#[cfg(feature = "reqwest")]
+impl Classifier<::reqwest::Response, ::reqwest_middleware::Error> for HttpClassifier {
+    fn classify(
+        &self,
+        result: &Result<::reqwest::Response, ::reqwest_middleware::Error>,
+    ) -> Verdict {
+        match result {
+            Ok(response) => response_verdict(response.status(), response.headers()),
+            Err(::reqwest_middleware::Error::Reqwest(error)) => reqwest_error_verdict(error),
+            Err(::reqwest_middleware::Error::Middleware(_)) => Verdict::Fatal,
+        }
+    }
+
+    fn describe(&self, response: &::reqwest::Response) -> String {
         format!("HTTP {}", response.status())
     }
 }

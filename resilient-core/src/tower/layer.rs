@@ -5,26 +5,26 @@ use std::borrow::Cow;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
-use std::time::Duration;
 
 use ::tower::Layer;
 
 use super::attach::NoReport;
+use super::call::Call;
 use super::classify::RetryErrors;
+use super::request::UseClone;
 use super::service::Resilient;
 use crate::breaker::CircuitBreaker;
 use crate::clock::{Clock, TokioClock};
 use crate::engine::hooks::RetryEvent;
-use crate::policy::RetryPolicy;
 use crate::report::ExecutionReport;
-use crate::settings::{Settings, settings_setters};
+use crate::settings::Settings;
 use crate::throttle::RetryBudget;
 
 /// A circuit breaker shared by every call of every service of a layer:
 /// a `&'static CircuitBreaker` or an `Arc<CircuitBreaker>`.
-pub(super) type SharedBreaker = Arc<dyn Deref<Target = CircuitBreaker> + Send + Sync>;
-pub(super) type RetryHook = Arc<dyn Fn(&RetryEvent<'_>) + Send + Sync>;
-pub(super) type ReportHook = Arc<dyn Fn(&ExecutionReport) + Send + Sync>;
+pub(crate) type SharedBreaker = Arc<dyn Deref<Target = CircuitBreaker> + Send + Sync>;
+pub(crate) type RetryHook = Arc<dyn Fn(&RetryEvent<'_>) + Send + Sync>;
+pub(crate) type ReportHook = Arc<dyn Fn(&ExecutionReport) + Send + Sync>;
 
 /// A [`Layer`] that makes a tower service resilient: each call runs through
 /// the engine of `#[resilient]`, with the same counting, backoff, budget,
@@ -38,8 +38,9 @@ pub(super) type ReportHook = Arc<dyn Fn(&ExecutionReport) + Send + Sync>;
 ///
 /// The service it makes, [`Resilient`], needs `S: Service<Req> + Clone` and
 /// `Req: Clone`: each attempt calls a clone of the service with a clone of
-/// the request (see [`Resilient`]). Its error is a
-/// [`tower::BoxError`](::tower::BoxError).
+/// the request (see [`Resilient`]). A request that isn't `Clone` (a
+/// `reqwest::Request`) needs [`clone_request`](Self::clone_request). Its
+/// error is a [`tower::BoxError`](::tower::BoxError).
 ///
 /// New layers make one attempt, as the attribute does without `retries`.
 ///
@@ -82,23 +83,39 @@ pub(super) type ReportHook = Arc<dyn Fn(&ExecutionReport) + Send + Sync>;
 /// ```
 #[derive(Clone)]
 #[must_use = "a layer does nothing until it wraps a service"]
-pub struct ResilientLayer<Cl = RetryErrors, C = TokioClock, A = NoReport> {
+pub struct ResilientLayer<Cl = RetryErrors, C = TokioClock, A = NoReport, R = UseClone> {
     pub(super) settings: Settings,
     pub(super) shared: Shared,
     pub(super) classifier: Cl,
     pub(super) clock: C,
     pub(super) attach: A,
+    pub(super) clone_request: R,
 }
 
-/// What a layer's services share whatever its type parameters: the name,
-/// the breaker, the throttle and the hooks.
+/// What a layer's (or a middleware's) calls share whatever its type
+/// parameters: the name, the breaker, the throttle and the hooks.
 #[derive(Clone, Default)]
-pub(super) struct Shared {
-    pub(super) name: Option<Cow<'static, str>>,
-    pub(super) breaker: Option<SharedBreaker>,
-    pub(super) throttle: Option<Arc<dyn RetryBudget>>,
-    pub(super) on_retry: Option<RetryHook>,
-    pub(super) on_report: Option<ReportHook>,
+pub(crate) struct Shared {
+    pub(crate) name: Option<Cow<'static, str>>,
+    pub(crate) breaker: Option<SharedBreaker>,
+    pub(crate) throttle: Option<Arc<dyn RetryBudget>>,
+    pub(crate) on_retry: Option<RetryHook>,
+    pub(crate) on_report: Option<ReportHook>,
+}
+
+impl fmt::Debug for Shared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Shared")
+            .field("name", &self.name)
+            .field(
+                "circuit_breaker",
+                &self.breaker.as_deref().map(|b| b.name()),
+            )
+            .field("throttle", &self.throttle.is_some())
+            .field("on_retry", &self.on_retry.is_some())
+            .field("on_report", &self.on_report.is_some())
+            .finish()
+    }
 }
 
 impl ResilientLayer {
@@ -120,6 +137,7 @@ impl ResilientLayer {
             classifier: RetryErrors,
             clock: TokioClock,
             attach: NoReport,
+            clone_request: UseClone,
         }
     }
 }
@@ -130,181 +148,195 @@ impl Default for ResilientLayer {
     }
 }
 
-impl<Cl, C, A> ResilientLayer<Cl, C, A> {
-    settings_setters!();
+/// Declares, once, the setters that [`ResilientLayer`] and the reqwest
+/// middleware share: the attribute's options and the hooks, for a type
+/// with `settings: Settings` and `shared: Shared` fields. `$Type` and
+/// `$path` name the type in the examples. A new option shared by both is
+/// a field of `Settings` or `Shared` and a setter here.
+macro_rules! resilient_setters {
+    ($Type:ident, $path:literal) => {
+        $crate::settings::settings_setters!();
 
-    /// Retries after the first attempt, as the attribute's `retries = N`:
-    /// `N + 1` attempts on the backoff path.
-    ///
-    /// ```
-    /// use resilient::tower::ResilientLayer;
-    ///
-    /// let layer = ResilientLayer::new().retries(3);
-    /// # let _ = layer;
-    /// ```
-    pub fn retries(self, retries: u32) -> Self {
-        self.max_attempts(retries.saturating_add(1))
-    }
+        /// Retries after the first attempt, as the attribute's `retries = N`:
+        /// `N + 1` attempts on the backoff path.
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().retries(3);")]
+        /// # let _ = layer;
+        /// ```
+        pub fn retries(self, retries: u32) -> Self {
+            self.max_attempts(retries.saturating_add(1))
+        }
 
-    /// Takes attempts, backoff, caps and Retry-After limits from a
-    /// prebuilt policy; the [`timeout`](Self::timeout) stays.
-    ///
-    /// ```
-    /// use resilient::tower::ResilientLayer;
-    /// use resilient::{Backoff, RetryPolicy};
-    /// use std::time::Duration;
-    ///
-    /// let policy = RetryPolicy::builder()
-    ///     .max_attempts(4)
-    ///     .backoff(Backoff::constant(Duration::from_millis(250)))
-    ///     .budget(Duration::from_secs(5))
-    ///     .build()?;
-    /// let layer = ResilientLayer::new().policy(&policy);
-    /// # let _ = layer;
-    /// # Ok::<(), resilient::ConfigError>(())
-    /// ```
-    pub fn policy(mut self, policy: &RetryPolicy) -> Self {
-        let timeout = self.settings.timeout;
-        self.settings = policy.settings;
-        self.settings.timeout = timeout;
-        self
-    }
+        /// Takes attempts, backoff, caps and Retry-After limits from a
+        /// prebuilt policy; the [`timeout`](Self::timeout) stays.
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        /// use resilient::{Backoff, RetryPolicy};
+        /// use std::time::Duration;
+        ///
+        /// let policy = RetryPolicy::builder()
+        ///     .max_attempts(4)
+        ///     .backoff(Backoff::constant(Duration::from_millis(250)))
+        ///     .budget(Duration::from_secs(5))
+        ///     .build()?;
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().policy(&policy);")]
+        /// # let _ = layer;
+        /// # Ok::<(), resilient::ConfigError>(())
+        /// ```
+        pub fn policy(mut self, policy: &$crate::RetryPolicy) -> Self {
+            let timeout = self.settings.timeout;
+            self.settings = policy.settings;
+            self.settings.timeout = timeout;
+            self
+        }
 
-    /// Per-attempt timeout. An attempt still running at its deadline,
-    /// `min(timeout, budget - elapsed)`, is dropped (its response future
-    /// with it) and fails with [`TimedOut`](crate::TimedOut), which is
-    /// retryable. A call whose last attempt timed out returns that
-    /// `TimedOut` as its error.
-    ///
-    /// Without a timeout an attempt is still cut at the
-    /// [`budget`](Self::budget), if there is one.
-    ///
-    /// ```
-    /// use resilient::tower::ResilientLayer;
-    /// use std::time::Duration;
-    ///
-    /// let layer = ResilientLayer::new().retries(2).timeout(Duration::from_secs(3));
-    /// # let _ = layer;
-    /// ```
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.settings.timeout = Some(timeout);
-        self
-    }
+        /// Per-attempt timeout. An attempt still running at its deadline,
+        /// `min(timeout, budget - elapsed)`, is dropped (its response future
+        /// with it) and fails with [`TimedOut`](crate::TimedOut), which is
+        /// retryable. A call whose last attempt timed out returns that
+        /// `TimedOut` as its error.
+        ///
+        /// Without a timeout an attempt is still cut at the
+        /// [`budget`](Self::budget), if there is one.
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        /// use std::time::Duration;
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().retries(2).timeout(Duration::from_secs(3));")]
+        /// # let _ = layer;
+        /// ```
+        pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+            self.settings.timeout = Some(timeout);
+            self
+        }
 
-    /// Names the operation: the report and every event carry the name
-    /// (default `"operation"`). A `&'static str` costs nothing per call; an
-    /// owned name is cloned into each call's report.
-    ///
-    /// ```
-    /// use resilient::tower::ResilientLayer;
-    ///
-    /// let layer = ResilientLayer::new().name("billing.charge");
-    /// # let _ = layer;
-    /// ```
-    pub fn name(mut self, name: impl Into<Cow<'static, str>>) -> Self {
-        self.shared.name = Some(name.into());
-        self
-    }
+        /// Names the operation: the report and every event carry the name
+        /// (default `"operation"`). A `&'static str` costs nothing per call; an
+        /// owned name is cloned into each call's report.
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().name(\"billing.charge\");")]
+        /// # let _ = layer;
+        /// ```
+        pub fn name(mut self, name: impl ::std::convert::Into<::std::borrow::Cow<'static, str>>) -> Self {
+            self.shared.name = Some(name.into());
+            self
+        }
 
-    /// Consults `breaker` before each attempt and reports each result to
-    /// it: a `&'static CircuitBreaker` (a `static`) or an
-    /// `Arc<CircuitBreaker>`, shared by every call. A rejected attempt
-    /// doesn't run and fails with [`CircuitOpen`](crate::CircuitOpen): the
-    /// call ends there, without a retry, and returns that `CircuitOpen` as
-    /// its error, with stop reason `CircuitOpen`.
-    ///
-    /// Every attempt that ran counts: a [`Success`](super::Verdict::Success)
-    /// as a success, any other verdict as a failure, retryable or
-    /// [`Fatal`](super::Verdict::Fatal).
-    ///
-    /// ```
-    /// use resilient::CircuitBreaker;
-    /// use resilient::tower::ResilientLayer;
-    /// use std::sync::Arc;
-    /// use std::time::Duration;
-    ///
-    /// let breaker = Arc::new(
-    ///     CircuitBreaker::builder()
-    ///         .failure_threshold(5)
-    ///         .break_duration(Duration::from_secs(30))
-    ///         .build()?,
-    /// );
-    /// let layer = ResilientLayer::new().retries(2).circuit_breaker(Arc::clone(&breaker));
-    /// # let _ = layer;
-    /// # Ok::<(), resilient::ConfigError>(())
-    /// ```
-    pub fn circuit_breaker<B>(mut self, breaker: B) -> Self
-    where
-        B: Deref<Target = CircuitBreaker> + Send + Sync + 'static,
-    {
-        self.shared.breaker = Some(Arc::new(breaker));
-        self
-    }
+        /// Consults `breaker` before each attempt and reports each result to
+        /// it: a `&'static CircuitBreaker` (a `static`) or an
+        /// `Arc<CircuitBreaker>`, shared by every call. A rejected attempt
+        /// doesn't run and fails with [`CircuitOpen`](crate::CircuitOpen): the
+        /// call ends there, without a retry, and returns that `CircuitOpen` as
+        /// its error, with stop reason `CircuitOpen`.
+        ///
+        /// Every attempt that ran counts: a [`Success`](crate::tower::Verdict::Success)
+        /// as a success, any other verdict as a failure, retryable or
+        /// [`Fatal`](crate::tower::Verdict::Fatal).
+        ///
+        /// ```
+        /// use resilient::CircuitBreaker;
+        #[doc = concat!("use ", $path, ";")]
+        /// use std::sync::Arc;
+        /// use std::time::Duration;
+        ///
+        /// let breaker = Arc::new(
+        ///     CircuitBreaker::builder()
+        ///         .failure_threshold(5)
+        ///         .break_duration(Duration::from_secs(30))
+        ///         .build()?,
+        /// );
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().retries(2).circuit_breaker(Arc::clone(&breaker));")]
+        /// # let _ = layer;
+        /// # Ok::<(), resilient::ConfigError>(())
+        /// ```
+        pub fn circuit_breaker<B>(mut self, breaker: B) -> Self
+        where
+            B: ::std::ops::Deref<Target = $crate::CircuitBreaker> + Send + Sync + 'static,
+        {
+            self.shared.breaker = Some(::std::sync::Arc::new(breaker));
+            self
+        }
 
-    /// Shares a retry budget with other calls: a
-    /// [`RetryThrottle`](crate::RetryThrottle) as a `&'static` or in an
-    /// `Arc`, or, since this feature is on, tower's `TpsBudget`. A refused
-    /// retry ends the call with stop reason `Throttled`.
-    ///
-    /// ```
-    /// use resilient::RetryThrottle;
-    /// use resilient::tower::ResilientLayer;
-    ///
-    /// static THROTTLE: RetryThrottle = RetryThrottle::new(10, 0.1);
-    ///
-    /// let layer = ResilientLayer::new().retries(3).throttle(&THROTTLE);
-    /// # let _ = layer;
-    /// ```
-    pub fn throttle<B>(mut self, budget: B) -> Self
-    where
-        B: RetryBudget + 'static,
-    {
-        self.shared.throttle = Some(Arc::new(budget));
-        self
-    }
+        /// Shares a retry budget with other calls: a
+        /// [`RetryThrottle`](crate::RetryThrottle) as a `&'static` or in an
+        /// `Arc`, or, since this feature is on, tower's `TpsBudget`. A refused
+        /// retry ends the call with stop reason `Throttled`.
+        ///
+        /// ```
+        /// use resilient::RetryThrottle;
+        #[doc = concat!("use ", $path, ";")]
+        ///
+        /// static THROTTLE: RetryThrottle = RetryThrottle::new(10, 0.1);
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().retries(3).throttle(&THROTTLE);")]
+        /// # let _ = layer;
+        /// ```
+        pub fn throttle<B>(mut self, budget: B) -> Self
+        where
+            B: $crate::RetryBudget + 'static,
+        {
+            self.shared.throttle = Some(::std::sync::Arc::new(budget));
+            self
+        }
 
-    /// Calls `listener` before each wait, as the attribute's `on_retry`.
-    ///
-    /// ```
-    /// use resilient::RetryEvent;
-    /// use resilient::tower::ResilientLayer;
-    ///
-    /// let layer = ResilientLayer::new()
-    ///     .retries(2)
-    ///     .on_retry(|event: &RetryEvent<'_>| eprintln!("attempt {} failed; waiting {:?}", event.attempt(), event.delay()));
-    /// # let _ = layer;
-    /// ```
-    pub fn on_retry<F>(mut self, listener: F) -> Self
-    where
-        F: Fn(&RetryEvent<'_>) + Send + Sync + 'static,
-    {
-        self.shared.on_retry = Some(Arc::new(listener));
-        self
-    }
+        /// Calls `listener` before each wait, as the attribute's `on_retry`.
+        ///
+        /// ```
+        /// use resilient::RetryEvent;
+        #[doc = concat!("use ", $path, ";")]
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new()")]
+        ///     .retries(2)
+        ///     .on_retry(|event: &RetryEvent<'_>| eprintln!("attempt {} failed; waiting {:?}", event.attempt(), event.delay()));
+        /// # let _ = layer;
+        /// ```
+        pub fn on_retry<F>(mut self, listener: F) -> Self
+        where
+            F: Fn(&$crate::RetryEvent<'_>) + Send + Sync + 'static,
+        {
+            self.shared.on_retry = Some(::std::sync::Arc::new(listener));
+            self
+        }
 
-    /// Hands the report of every call to `hook`, when the call ends and
-    /// before its result is returned, whatever the result.
-    ///
-    /// The hook is shared by every call, so it cannot tell which request a
-    /// report is about; to get each report with its response, use
-    /// [`attach_report`](Self::attach_report) as well.
-    ///
-    /// ```
-    /// use resilient::ExecutionReport;
-    /// use resilient::tower::ResilientLayer;
-    ///
-    /// let layer = ResilientLayer::new()
-    ///     .retries(2)
-    ///     .on_report(|report: &ExecutionReport| eprintln!("{report}"));
-    /// # let _ = layer;
-    /// ```
-    pub fn on_report<F>(mut self, hook: F) -> Self
-    where
-        F: Fn(&ExecutionReport) + Send + Sync + 'static,
-    {
-        self.shared.on_report = Some(Arc::new(hook));
-        self
-    }
+        /// Hands the report of every call to `hook`, when the call ends and
+        /// before its result is returned, whatever the result.
+        ///
+        /// The hook is shared by every call, so it cannot tell which request a
+        /// report is about; to get each report with its response, use
+        /// [`attach_report`](Self::attach_report) as well.
+        ///
+        /// ```
+        /// use resilient::ExecutionReport;
+        #[doc = concat!("use ", $path, ";")]
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new()")]
+        ///     .retries(2)
+        ///     .on_report(|report: &ExecutionReport| eprintln!("{report}"));
+        /// # let _ = layer;
+        /// ```
+        pub fn on_report<F>(mut self, hook: F) -> Self
+        where
+            F: Fn(&$crate::ExecutionReport) + Send + Sync + 'static,
+        {
+            self.shared.on_report = Some(::std::sync::Arc::new(hook));
+            self
+        }
+    };
+}
+
+#[cfg(feature = "reqwest")]
+pub(crate) use resilient_setters;
+
+impl<Cl, C, A, R> ResilientLayer<Cl, C, A, R> {
+    resilient_setters!(ResilientLayer, "resilient::tower::ResilientLayer");
 
     /// Decides what each attempt's result means: a [`Classifier`] of the
     /// whole `Result<S::Response, S::Error>`, such as `HttpClassifier`
@@ -334,13 +366,14 @@ impl<Cl, C, A> ResilientLayer<Cl, C, A> {
     /// ```
     ///
     /// [`Classifier`]: super::Classifier
-    pub fn classify<Cl2>(self, classifier: Cl2) -> ResilientLayer<Cl2, C, A> {
+    pub fn classify<Cl2>(self, classifier: Cl2) -> ResilientLayer<Cl2, C, A, R> {
         ResilientLayer {
             settings: self.settings,
             shared: self.shared,
             classifier,
             clock: self.clock,
             attach: self.attach,
+            clone_request: self.clone_request,
         }
     }
 
@@ -354,13 +387,14 @@ impl<Cl, C, A> ResilientLayer<Cl, C, A> {
     /// let layer = ResilientLayer::new().clock(SystemClock);
     /// # let _ = layer;
     /// ```
-    pub fn clock<C2: Clock>(self, clock: C2) -> ResilientLayer<Cl, C2, A> {
+    pub fn clock<C2: Clock>(self, clock: C2) -> ResilientLayer<Cl, C2, A, R> {
         ResilientLayer {
             settings: self.settings,
             shared: self.shared,
             classifier: self.classifier,
             clock,
             attach: self.attach,
+            clone_request: self.clone_request,
         }
     }
 
@@ -389,19 +423,114 @@ impl<Cl, C, A> ResilientLayer<Cl, C, A> {
     /// let layer = ResilientLayer::new().retries(2).attach_report(CountRetries);
     /// # let _ = layer;
     /// ```
-    pub fn attach_report<A2>(self, attach: A2) -> ResilientLayer<Cl, C, A2> {
+    pub fn attach_report<A2>(self, attach: A2) -> ResilientLayer<Cl, C, A2, R> {
         ResilientLayer {
             settings: self.settings,
             shared: self.shared,
             classifier: self.classifier,
             clock: self.clock,
             attach,
+            clone_request: self.clone_request,
+        }
+    }
+
+    /// Tells the layer how to copy a request for each attempt, for requests
+    /// that aren't `Clone`, as tower's `Policy::clone_request` does: a
+    /// function of the request returning `Some(copy)`, or `None` when it
+    /// can only be sent once. A request it can't copy is sent once, as it
+    /// is: the call makes one attempt whatever its result, and the
+    /// report's text of a failure ends with "(not retried: the request
+    /// can't be cloned)".
+    ///
+    /// Without it, a layer clones requests, and a request type that isn't
+    /// `Clone` is a compile error naming `Clone` and this method wherever
+    /// the request type meets the bound: `BoxService::new(service)`,
+    /// `ServiceExt::<Req>::oneshot(service, request)`, a function taking
+    /// `impl Service<Req>`. (Called as a method, `service.oneshot(request)`,
+    /// rustc says only that `oneshot`'s bounds are not met.) With it, the
+    /// layer wraps a `reqwest::Client`:
+    ///
+    #[cfg_attr(feature = "reqwest", doc = "```")]
+    #[cfg_attr(not(feature = "reqwest"), doc = "```ignore")]
+    /// use resilient::tower::{HttpClassifier, ReportExtension, ResilientLayer};
+    /// use std::time::Duration;
+    /// use tower::ServiceBuilder;
+    ///
+    /// let client = ServiceBuilder::new()
+    ///     .layer(
+    ///         ResilientLayer::new()
+    ///             .retries(3)
+    ///             .timeout(Duration::from_secs(2))
+    ///             .classify(HttpClassifier)
+    ///             .attach_report(ReportExtension)
+    ///             // A streaming body can't be copied: such a request is sent once.
+    ///             .clone_request(|request: &reqwest::Request| request.try_clone()),
+    ///     )
+    ///     .service(reqwest::Client::new());
+    /// # let _ = client;
+    /// ```
+    ///
+    /// Here an upload read from a file is sent once, while a buffered one
+    /// is retried:
+    ///
+    /// ```
+    /// use resilient::tower::ResilientLayer;
+    /// use std::sync::Arc;
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    /// use tower::{Layer, ServiceExt, service_fn};
+    ///
+    /// enum Upload {
+    ///     Buffered(Vec<u8>),
+    ///     Streamed(std::io::Empty),
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() {
+    /// let calls = Arc::new(AtomicU32::new(0));
+    /// let counted = Arc::clone(&calls);
+    /// let busy = service_fn(move |_: Upload| {
+    ///     counted.fetch_add(1, Ordering::SeqCst);
+    ///     async { Err::<(), _>(std::io::Error::other("busy")) }
+    /// });
+    /// let layer = ResilientLayer::new().retries(2).clone_request(|upload: &Upload| match upload {
+    ///     Upload::Buffered(bytes) => Some(Upload::Buffered(bytes.clone())),
+    ///     Upload::Streamed(_) => None,
+    /// });
+    ///
+    /// let _ = layer.layer(busy.clone()).oneshot(Upload::Buffered(vec![7])).await;
+    /// assert_eq!(calls.swap(0, Ordering::SeqCst), 3);
+    ///
+    /// let _ = layer.layer(busy).oneshot(Upload::Streamed(std::io::empty())).await;
+    /// assert_eq!(calls.load(Ordering::SeqCst), 1);
+    /// # }
+    /// ```
+    pub fn clone_request<Req, R2>(self, clone_request: R2) -> ResilientLayer<Cl, C, A, R2>
+    where
+        R2: Fn(&Req) -> Option<Req>,
+    {
+        ResilientLayer {
+            settings: self.settings,
+            shared: self.shared,
+            classifier: self.classifier,
+            clock: self.clock,
+            attach: self.attach,
+            clone_request,
+        }
+    }
+
+    /// What each call runs with.
+    pub(super) fn call(&self) -> Call<'_, Cl, C> {
+        Call {
+            settings: &self.settings,
+            shared: &self.shared,
+            classifier: &self.classifier,
+            clock: &self.clock,
         }
     }
 }
 
-impl<S, Cl: Clone, C: Clone, A: Clone> Layer<S> for ResilientLayer<Cl, C, A> {
-    type Service = Resilient<S, Cl, C, A>;
+impl<S, Cl: Clone, C: Clone, A: Clone, R: Clone> Layer<S> for ResilientLayer<Cl, C, A, R> {
+    type Service = Resilient<S, Cl, C, A, R>;
 
     /// Wraps `inner`; the services it makes share one copy of this
     /// configuration.
@@ -410,21 +539,15 @@ impl<S, Cl: Clone, C: Clone, A: Clone> Layer<S> for ResilientLayer<Cl, C, A> {
     }
 }
 
-impl<Cl, C, A> fmt::Debug for ResilientLayer<Cl, C, A> {
+impl<Cl, C, A, R> fmt::Debug for ResilientLayer<Cl, C, A, R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ResilientLayer")
             .field("settings", &self.settings)
-            .field("name", &self.shared.name)
+            .field("shared", &self.shared)
             .field("classifier", &std::any::type_name::<Cl>())
             .field("clock", &std::any::type_name::<C>())
             .field("attach", &std::any::type_name::<A>())
-            .field(
-                "circuit_breaker",
-                &self.shared.breaker.as_deref().map(|b| b.name()),
-            )
-            .field("throttle", &self.shared.throttle.is_some())
-            .field("on_retry", &self.shared.on_retry.is_some())
-            .field("on_report", &self.shared.on_report.is_some())
+            .field("clone_request", &std::any::type_name::<R>())
             .finish()
     }
 }

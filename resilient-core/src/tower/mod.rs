@@ -1,10 +1,18 @@
 //! A tower layer (feature `tower`): [`ResilientLayer`] makes any
-//! `Service<Req> + Clone` with `Req: Clone` resilient, each call running
+//! `Service<Req> + Clone` resilient (with `Req: Clone`, or a
+//! [`clone_request`](ResilientLayer::clone_request) function), each call running
 //! through the engine of `#[resilient]`: the same counting, backoff,
 //! budget, per-attempt timeout, circuit breaker, throttle and report.
 //!
-//! * `layer.rs`: [`ResilientLayer`], the configuration and the [`Layer`](::tower::Layer);
-//! * `service.rs`: [`Resilient`], the service, and the run of one call;
+//! * `layer.rs`: [`ResilientLayer`], the configuration and the [`Layer`](::tower::Layer),
+//!   and the setters it shares with the reqwest middleware;
+//! * `service.rs`: [`Resilient`], the service, and how it sends each attempt;
+//! * `call.rs`: one call through the engine, for the service and the
+//!   reqwest middleware alike: a copy of the request per attempt, the
+//!   verdicts, the result;
+//! * `request.rs`: [`CloneRequest`], how each attempt gets its copy of the
+//!   request ([`UseClone`] by default, or a function, for requests that
+//!   aren't `Clone`);
 //! * `classify.rs`: [`Verdict`] and [`Classifier`], what an attempt's whole
 //!   `Result` means (a `503` response fails; a `Retry-After` header sets
 //!   the wait), with [`RetryErrors`] and, with `http`, `HttpClassifier`;
@@ -71,8 +79,10 @@
 //! ```
 
 mod attach;
+mod call;
 mod classify;
 mod layer;
+mod request;
 mod service;
 
 #[cfg(feature = "http")]
@@ -82,4 +92,13 @@ pub use attach::{AttachReport, NoReport};
 pub use classify::HttpClassifier;
 pub use classify::{Classifier, RetryErrors, Verdict};
 pub use layer::ResilientLayer;
+pub use request::{CloneRequest, UseClone};
 pub use service::{Resilient, ResponseFuture};
+
+// The reqwest middleware runs its calls the same way.
+#[cfg(feature = "reqwest")]
+pub(crate) use attach::attach_to;
+#[cfg(feature = "reqwest")]
+pub(crate) use call::{Call, EngineError};
+#[cfg(feature = "reqwest")]
+pub(crate) use layer::{Shared, resilient_setters};

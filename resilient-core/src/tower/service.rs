@@ -1,29 +1,19 @@
-//! [`Resilient`]: the service a [`ResilientLayer`] makes, and the run of
-//! one call through the engine.
-//!
-//! The engine retries on errors, while a service's failures may be
-//! responses (a `503` is an `Ok` to the service). So an attempt whose
-//! verdict is not a success travels through the engine as a [`Failed`],
-//! which keeps the response or the error, and is turned back at the end:
-//! the caller gets the last response as `Ok`, or the last error.
+//! [`Resilient`]: the service a [`ResilientLayer`] makes, and how it sends
+//! each attempt of a call (`call.rs` runs the call).
 
 use std::fmt;
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Duration;
 
 use ::tower::{BoxError, Service};
 
-use super::attach::AttachReport;
-use super::classify::{Classifier, Verdict};
+use super::attach::{AttachReport, attach_to};
+use super::classify::Classifier;
 use super::layer::ResilientLayer;
+use super::request::{CloneRequest, UseClone};
 use crate::clock::Clock;
-use crate::engine::Operation;
-use crate::error::{CircuitOpen, TimedOut};
-use crate::policy::RetryPolicy;
-use crate::report::ExecutionReport;
 
 /// The future of a call to a [`Resilient`] service: boxed, `Send` and
 /// `'static`, so that the service fits behind `BoxService` and in spawned
@@ -48,10 +38,13 @@ pub type ResponseFuture<Res> = Pin<Box<dyn Future<Output = Result<Res, BoxError>
 ///
 /// # Attempts
 ///
-/// Each attempt calls a clone of the inner service with a clone of the
-/// request, so the service must be `Clone` and the request `Clone`
+/// Each attempt calls a clone of the inner service with a copy of the
+/// request, so the service must be `Clone`, and the request `Clone`
 /// (`http::Request<B>` is, for a `B: Clone` such as
-/// `http_body_util::Full<Bytes>`). As in tower's own retry, the first
+/// `http_body_util::Full<Bytes>`) unless the layer was told how to copy it
+/// with [`clone_request`](ResilientLayer::clone_request) (a
+/// `reqwest::Request`, with `try_clone`). A request that can't be copied
+/// is sent once. As in tower's own retry, the first
 /// attempt uses the service that [`poll_ready`](Service::poll_ready) made
 /// ready, and every later attempt waits for its clone's `poll_ready` before
 /// calling it; an error from that `poll_ready` is the attempt's error.
@@ -103,13 +96,13 @@ pub type ResponseFuture<Res> = Pin<Box<dyn Future<Output = Result<Res, BoxError>
 /// assert!(error.is::<TimedOut>());
 /// # }
 /// ```
-pub struct Resilient<S, Cl, C, A> {
+pub struct Resilient<S, Cl, C, A, R = UseClone> {
     inner: S,
-    layer: Arc<ResilientLayer<Cl, C, A>>,
+    layer: Arc<ResilientLayer<Cl, C, A, R>>,
 }
 
-impl<S, Cl, C, A> Resilient<S, Cl, C, A> {
-    pub(super) fn new(inner: S, layer: Arc<ResilientLayer<Cl, C, A>>) -> Self {
+impl<S, Cl, C, A, R> Resilient<S, Cl, C, A, R> {
+    pub(super) fn new(inner: S, layer: Arc<ResilientLayer<Cl, C, A, R>>) -> Self {
         Resilient { inner, layer }
     }
 
@@ -140,7 +133,7 @@ impl<S, Cl, C, A> Resilient<S, Cl, C, A> {
     }
 }
 
-impl<S: Clone, Cl, C, A> Clone for Resilient<S, Cl, C, A> {
+impl<S: Clone, Cl, C, A, R> Clone for Resilient<S, Cl, C, A, R> {
     fn clone(&self) -> Self {
         Resilient {
             inner: self.inner.clone(),
@@ -149,7 +142,7 @@ impl<S: Clone, Cl, C, A> Clone for Resilient<S, Cl, C, A> {
     }
 }
 
-impl<S: fmt::Debug, Cl, C, A> fmt::Debug for Resilient<S, Cl, C, A> {
+impl<S: fmt::Debug, Cl, C, A, R> fmt::Debug for Resilient<S, Cl, C, A, R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Resilient")
             .field("inner", &self.inner)
@@ -158,16 +151,17 @@ impl<S: fmt::Debug, Cl, C, A> fmt::Debug for Resilient<S, Cl, C, A> {
     }
 }
 
-impl<S, Req, Cl, C, A> Service<Req> for Resilient<S, Cl, C, A>
+impl<S, Req, Cl, C, A, R> Service<Req> for Resilient<S, Cl, C, A, R>
 where
     S: Service<Req> + Clone + Send + 'static,
     S::Response: Send + 'static,
     S::Error: Into<BoxError>,
     S::Future: Send,
-    Req: Clone + Send + 'static,
+    Req: Send + 'static,
     Cl: Classifier<S::Response, S::Error> + Send + Sync + 'static,
     C: Clock + 'static,
     A: AttachReport<S::Response> + Send + Sync + 'static,
+    R: CloneRequest<Req> + Send + Sync + 'static,
 {
     type Response = S::Response;
     type Error = BoxError;
@@ -188,182 +182,35 @@ where
 
 /// One call: the attempts through the engine, then the result as the
 /// service's caller expects it.
-async fn run<S, Req, Cl, C, A>(
+async fn run<S, Req, Cl, C, A, R>(
     ready: S,
     request: Req,
-    layer: Arc<ResilientLayer<Cl, C, A>>,
+    layer: Arc<ResilientLayer<Cl, C, A, R>>,
 ) -> Result<S::Response, BoxError>
 where
     S: Service<Req> + Clone,
     S::Error: Into<BoxError>,
-    Req: Clone,
     Cl: Classifier<S::Response, S::Error>,
     C: Clock,
     A: AttachReport<S::Response>,
+    R: CloneRequest<Req>,
 {
-    let ResilientLayer {
-        settings,
-        shared,
-        classifier,
-        clock,
-        attach,
-    } = &*layer;
-    let on_retry = shared.on_retry.as_deref();
-    let on_report = shared.on_report.as_deref();
-    let op = Operation::new()
-        .policy(&RetryPolicy {
-            settings: *settings,
-        })
-        .clock(clock)
-        // A future can always be dropped, so the budget holds while an
-        // attempt runs, with or without a timeout.
-        .interrupt_at_deadline()
-        .retry_if(|failed: &Failed<S::Response>| failed.retryable)
-        .rate_limit(|failed: &Failed<S::Response>| failed.retry_after)
-        .on_retry(move |event| {
-            if let Some(hook) = on_retry {
-                hook(event);
-            }
-        })
-        .on_report(move |report| {
-            if let Some(hook) = on_report {
-                hook(report);
-            }
-        });
-    let op = match &shared.name {
-        Some(name) => op.name(name.clone()),
-        None => op,
-    };
-    let op = match settings.timeout {
-        Some(timeout) => op.timeout(timeout),
-        None => op,
-    };
-    let op = match shared.breaker.as_deref() {
-        Some(breaker) => op.circuit_breaker(breaker),
-        None => op,
-    };
-    let op = match shared.throttle.as_deref() {
-        Some(throttle) => op.throttle(throttle),
-        None => op,
-    };
-
+    // The ready service goes to the first attempt; each later one calls a
+    // clone, once it is ready.
     let template = ready.clone();
     let mut first = Some(ready);
-    let outcome = op
-        .run_async(move |_| {
-            let (mut service, is_ready) = match first.take() {
-                Some(ready) => (ready, true),
-                None => (template.clone(), false),
-            };
-            let request = request.clone();
-            async move {
-                if !is_ready && let Err(error) = poll_fn(|cx| service.poll_ready(cx)).await {
-                    return Failed::judge(classifier, Err(error));
-                }
-                let result = service.call(request).await;
-                Failed::judge(classifier, result)
+    let send = move |request: Req| {
+        let (mut service, is_ready) = match first.take() {
+            Some(ready) => (ready, true),
+            None => (template.clone(), false),
+        };
+        async move {
+            if !is_ready {
+                poll_fn(|cx| service.poll_ready(cx)).await?;
             }
-        })
-        .await;
-    let (result, report) = outcome.into_parts();
-    let response = result.or_else(Failed::into_result);
-    finish(response, report, attach)
-}
-
-/// Hands the report to the response, if the call ends with one.
-fn finish<Res, A: AttachReport<Res>>(
-    response: Result<Res, BoxError>,
-    report: ExecutionReport,
-    attach: &A,
-) -> Result<Res, BoxError> {
-    response.map(|mut response| {
-        attach.attach(&mut response, report);
-        response
-    })
-}
-
-/// An attempt that failed, as the engine carries it: what the service
-/// gave back, and the verdict on it.
-pub(super) struct Failed<Res> {
-    failure: Failure<Res>,
-    retryable: bool,
-    retry_after: Option<Duration>,
-}
-
-enum Failure<Res> {
-    /// A response classified as a failure, and its text for the report.
-    Response { response: Res, text: String },
-    /// The service's error, or one the engine made (timeout, open circuit).
-    Error(BoxError),
-}
-
-impl<Res> Failed<Res> {
-    /// The engine's view of one attempt's result.
-    fn judge<Err, Cl>(classifier: &Cl, result: Result<Res, Err>) -> Result<Res, Failed<Res>>
-    where
-        Err: Into<BoxError>,
-        Cl: Classifier<Res, Err>,
-    {
-        let (retryable, retry_after) = match classifier.classify(&result) {
-            Verdict::Success => match result {
-                Ok(response) => return Ok(response),
-                // No response to return: the error ends the call.
-                Err(_) => (false, None),
-            },
-            Verdict::Retryable { retry_after } => (true, retry_after),
-            Verdict::Fatal => (false, None),
-        };
-        let failure = match result {
-            Ok(response) => Failure::Response {
-                text: classifier.describe(&response),
-                response,
-            },
-            Err(error) => Failure::Error(error.into()),
-        };
-        Err(Failed {
-            failure,
-            retryable,
-            retry_after,
-        })
-    }
-
-    /// What the caller gets when this was the last attempt.
-    fn into_result(self) -> Result<Res, BoxError> {
-        match self.failure {
-            Failure::Response { response, .. } => Ok(response),
-            Failure::Error(error) => Err(error),
+            service.call(request).await
         }
-    }
-
-    /// A failure the engine made rather than the service: retryable, as
-    /// the default classifier has every error.
-    fn engine(error: impl Into<BoxError>) -> Self {
-        Failed {
-            failure: Failure::Error(error.into()),
-            retryable: true,
-            retry_after: None,
-        }
-    }
-}
-
-impl<Res> From<TimedOut> for Failed<Res> {
-    fn from(error: TimedOut) -> Self {
-        Failed::engine(error)
-    }
-}
-
-impl<Res> From<CircuitOpen> for Failed<Res> {
-    fn from(error: CircuitOpen) -> Self {
-        Failed::engine(error)
-    }
-}
-
-/// The report's text: the response's description, or the error's own.
-impl<Res> fmt::Display for Failed<Res> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.failure {
-            Failure::Response { text, .. } => f.write_str(text),
-            Failure::Error(error) => fmt::Display::fmt(error, f),
-        }
-    }
+    };
+    let (response, report) = layer.call().run(request, &layer.clone_request, send).await;
+    attach_to(&layer.attach, response, report)
 }

@@ -1,0 +1,334 @@
+//! `resilient::reqwest::ResilientMiddleware` in a reqwest-middleware
+//! client, against a real server on 127.0.0.1; and the tower layer around
+//! a `reqwest::Client`.
+//!
+//! Tests without a deadline run on tokio's paused clock, so their backoff
+//! costs no time; the Retry-After and timeout tests run on the real
+//! clock, with waits of a second or two at most.
+
+#[path = "support/http_server.rs"]
+mod http_server;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use futures_util::stream;
+use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
+use resilient::reqwest::ResilientMiddleware;
+use resilient::tower::{HttpClassifier, ReportExtension, ResilientLayer};
+use resilient::{
+    Backoff, CircuitBreaker, CircuitOpen, DelaySource, ExecutionReport, StopReason, TimedOut,
+};
+use tower::{ServiceBuilder, ServiceExt};
+
+fn client(middleware: ResilientMiddleware) -> ClientWithMiddleware {
+    ClientBuilder::new(reqwest::Client::new())
+        .with(middleware)
+        .build()
+}
+
+fn report(response: &reqwest::Response) -> &ExecutionReport {
+    response
+        .extensions()
+        .get::<ExecutionReport>()
+        .expect("the report rides on the response")
+}
+
+/// reqwest-retry's status matrix, ported from its tests
+/// (TrueLayer/reqwest-middleware, `reqwest-retry/tests/all/retry.rs`:
+/// `assert_retry_succeeds!` and `assert_no_retry!`): a status that fails
+/// once and then answers 200 makes two calls when it is retried, one when
+/// it isn't. Where this library's table differs on purpose (501, 505 and
+/// 511 are not retried; 410 is), the row says so; README lists them.
+#[tokio::test(start_paused = true)]
+async fn the_status_matrix_of_reqwest_retry() {
+    const RETRIED: &[u16] = &[
+        500, 502, 503, 504, 506, 507, 508, 510, 408, 429, //
+        410, // differs: reqwest-retry doesn't retry it
+    ];
+    const NOT_RETRIED: &[u16] = &[
+        200, 201, 202, 203, 204, 205, 206, 207, 226, //
+        300, 301, 302, 303, 304, 307, 308, //
+        400, 401, 402, 403, 404, 405, 406, 407, 409, 411, 412, 413, 414, 415, 416, 417, 418, 421,
+        422, 423, 424, 426, 428, 431, 451, //
+        501, 505, 511, // differ: reqwest-retry retries them
+    ];
+    let (addr, hits) = http_server::start().await;
+    let client = client(
+        ResilientMiddleware::new()
+            .retries(3)
+            .backoff(Backoff::constant(Duration::from_millis(10))),
+    );
+
+    for (codes, calls) in [(RETRIED, 2), (NOT_RETRIED, 1)] {
+        for &code in codes {
+            let path = format!("/status/{code}/matrix");
+            let response = client
+                .get(format!("http://{addr}{path}"))
+                .send()
+                .await
+                .unwrap();
+            let expected = if calls == 2 { 200 } else { code };
+            assert_eq!(response.status(), expected, "{code}");
+            assert_eq!(hits.count(&path), calls, "calls for {code}");
+            assert_eq!(report(&response).attempt_count(), calls as u32, "{code}");
+        }
+    }
+}
+
+/// Connect errors are retried on the backoff's schedule, and the last one
+/// is reqwest's, as it was.
+#[tokio::test(start_paused = true)]
+async fn connect_errors_are_retried() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = closed.local_addr().unwrap();
+    drop(closed);
+    let reports = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&reports);
+    let client = client(
+        ResilientMiddleware::new()
+            .retries(2)
+            .backoff(Backoff::constant(Duration::from_millis(10)))
+            .on_report(move |report: &ExecutionReport| seen.lock().unwrap().push(report.clone())),
+    );
+
+    let error = client
+        .get(format!("http://{addr}/"))
+        .send()
+        .await
+        .unwrap_err();
+
+    let reqwest_middleware::Error::Reqwest(error) = error else {
+        panic!("reqwest's own error: {error:?}");
+    };
+    assert!(error.is_connect(), "{error}");
+    let report = reports.lock().unwrap().pop().unwrap();
+    assert_eq!(report.attempt_count(), 3);
+    assert_eq!(report.delays(), [Duration::from_millis(10); 2]);
+    assert_eq!(report.stop_reason(), StopReason::AttemptsExhausted);
+}
+
+/// `Retry-After: 1` waits exactly one second, spending no retry: the only
+/// retry allowed is left unspent.
+#[tokio::test]
+async fn retry_after_in_seconds_waits_exactly_that_long() {
+    let (addr, hits) = http_server::start().await;
+    let client = client(ResilientMiddleware::new().retries(1));
+
+    let response = client
+        .get(format!("http://{addr}/after/seconds/1"))
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(response.status(), 200);
+    let report = report(&response);
+    assert_eq!(report.attempt_count(), 2);
+    assert_eq!(report.retry_count(), 1);
+    let waits: Vec<_> = report
+        .attempts()
+        .iter()
+        .filter_map(|a| a.delay_before())
+        .map(|d| (d.source(), d.duration()))
+        .collect();
+    assert_eq!(waits, [(DelaySource::RetryAfter, Duration::from_secs(1))]);
+    let seen = hits.of("/after/seconds/1");
+    let gap = seen[1].at.duration_since(seen[0].at).unwrap();
+    assert!(
+        gap >= Duration::from_secs(1) && gap < Duration::from_millis(1500),
+        "the server saw the retry {gap:?} later"
+    );
+}
+
+/// A `Retry-After` HTTP-date is waited for until that date: the retry
+/// reaches the server at or after it, not before.
+#[tokio::test]
+async fn retry_after_as_an_http_date_waits_until_that_date() {
+    let (addr, hits) = http_server::start().await;
+    let client = client(ResilientMiddleware::new().retries(1));
+
+    let response = client
+        .get(format!("http://{addr}/after/date/1"))
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(response.status(), 200);
+    let seen = hits.of("/after/date/1");
+    assert_eq!(seen.len(), 2);
+    // The date the server sent: the first answer's second, plus 2 s.
+    let since_epoch = seen[0].at.duration_since(SystemTime::UNIX_EPOCH).unwrap();
+    let date = SystemTime::UNIX_EPOCH + Duration::from_secs(since_epoch.as_secs() + 2);
+    let early = date.duration_since(seen[1].at).ok();
+    assert!(
+        early.is_none() || early == Some(Duration::ZERO),
+        "the retry came {early:?} before the date"
+    );
+    let late = seen[1].at.duration_since(date).unwrap_or_default();
+    assert!(late < Duration::from_millis(500), "{late:?} after the date");
+    let delay = report(&response).attempts()[1].delay_before().unwrap();
+    assert_eq!(delay.source(), DelaySource::RetryAfter);
+    assert!(
+        delay.duration() > Duration::from_secs(1) && delay.duration() <= Duration::from_secs(2)
+    );
+}
+
+/// A handler that never answers is cut by the per-attempt timeout, every
+/// attempt; the call ends with the engine's `TimedOut`.
+#[tokio::test]
+async fn a_hanging_handler_is_cut_by_the_timeout() {
+    let (addr, hits) = http_server::start().await;
+    let client = client(
+        ResilientMiddleware::new()
+            .retries(1)
+            .backoff(Backoff::none())
+            .timeout(Duration::from_millis(200)),
+    );
+
+    let started = Instant::now();
+    let error = client
+        .get(format!("http://{addr}/hang/1"))
+        .send()
+        .await
+        .unwrap_err();
+
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed >= Duration::from_millis(400) && elapsed < Duration::from_secs(2),
+        "{elapsed:?}"
+    );
+    let reqwest_middleware::Error::Middleware(error) = error else {
+        panic!("the engine's error: {error:?}");
+    };
+    assert!(error.downcast_ref::<TimedOut>().is_some(), "{error}");
+    assert_eq!(hits.count("/hang/1"), 2);
+}
+
+/// An open breaker rejects a request before it leaves the client: the
+/// server counts none.
+#[tokio::test(start_paused = true)]
+async fn an_open_breaker_rejects_without_reaching_the_server() {
+    let (addr, hits) = http_server::start().await;
+    let breaker = Arc::new(
+        CircuitBreaker::builder()
+            .failure_threshold(1)
+            .break_duration(Duration::from_secs(60))
+            .build()
+            .unwrap(),
+    );
+    let client = client(
+        ResilientMiddleware::new()
+            .retries(2)
+            .backoff(Backoff::none())
+            .circuit_breaker(Arc::clone(&breaker)),
+    );
+
+    // The first 503 opens the breaker; the retries it would have made are
+    // rejected.
+    let error = client
+        .get(format!("http://{addr}/down/1"))
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(hits.count("/down/1"), 1);
+    let reqwest_middleware::Error::Middleware(error) = error else {
+        panic!("the engine's error: {error:?}");
+    };
+    assert!(error.downcast_ref::<CircuitOpen>().is_some(), "{error}");
+
+    let error = client
+        .get(format!("http://{addr}/down/2"))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("circuit"), "{error}");
+    assert_eq!(hits.count("/down/2"), 0, "rejected before it was sent");
+}
+
+/// 200 requests at once through one client: each fails once and then
+/// succeeds, each makes exactly two attempts, and its report says so.
+#[tokio::test(start_paused = true)]
+async fn two_hundred_concurrent_requests_each_make_exactly_two_attempts() {
+    let (addr, hits) = http_server::start().await;
+    let client = client(
+        ResilientMiddleware::new()
+            .retries(3)
+            .backoff(Backoff::constant(Duration::from_millis(10))),
+    );
+
+    let mut calls = tokio::task::JoinSet::new();
+    for id in 0..200 {
+        let client = client.clone();
+        calls.spawn(async move {
+            let response = client
+                .get(format!("http://{addr}/status/503/{id}"))
+                .send()
+                .await
+                .unwrap();
+            (id, response.status(), report(&response).attempt_count())
+        });
+    }
+    let mut done = 0;
+    while let Some(call) = calls.join_next().await {
+        let (id, status, attempts) = call.unwrap();
+        assert_eq!((status.as_u16(), attempts), (200, 2), "request {id}");
+        assert_eq!(hits.count(&format!("/status/503/{id}")), 2, "request {id}");
+        done += 1;
+    }
+    assert_eq!(done, 200);
+}
+
+/// A streaming body can't be cloned: the request is sent once, whole, and
+/// the server's 503 is the answer; the report says why nothing followed.
+#[tokio::test(start_paused = true)]
+async fn a_streaming_body_is_sent_once_and_the_report_says_why() {
+    let (addr, hits) = http_server::start().await;
+    let client = client(ResilientMiddleware::new().retries(3));
+    let chunks = ["first chunk, ", "second chunk"].map(|c| Ok::<_, std::io::Error>(c));
+
+    let response = client
+        .post(format!("http://{addr}/upload/1"))
+        .body(reqwest::Body::wrap_stream(stream::iter(chunks)))
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(response.status(), 503);
+    let seen = hits.of("/upload/1");
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].body, "first chunk, second chunk");
+    let report = report(&response);
+    assert_eq!(report.attempt_count(), 1);
+    assert_eq!(report.stop_reason(), StopReason::AttemptsExhausted);
+    assert_eq!(
+        report.attempts()[0].error().unwrap().message(),
+        "HTTP 503 Service Unavailable (not retried: the request can't be cloned)"
+    );
+}
+
+/// The tower layer wraps a `reqwest::Client` once told how to copy its
+/// requests: a 503 is retried, and the report rides on the response.
+#[tokio::test(start_paused = true)]
+async fn the_layer_wraps_a_reqwest_client_with_clone_request() {
+    let (addr, hits) = http_server::start().await;
+    let client = ServiceBuilder::new()
+        .layer(
+            ResilientLayer::new()
+                .retries(2)
+                .backoff(Backoff::none())
+                .classify(HttpClassifier)
+                .attach_report(ReportExtension)
+                .clone_request(|request: &reqwest::Request| request.try_clone()),
+        )
+        .service(reqwest::Client::new());
+
+    let request = reqwest::Request::new(
+        reqwest::Method::GET,
+        format!("http://{addr}/status/502/layer").parse().unwrap(),
+    );
+    let response = client.oneshot(request).await.unwrap();
+
+    assert_eq!(response.status(), 200);
+    assert_eq!(hits.count("/status/502/layer"), 2);
+    assert_eq!(report(&response).attempt_count(), 2);
+}

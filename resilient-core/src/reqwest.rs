@@ -1,0 +1,253 @@
+//! A reqwest-middleware [`Middleware`] (feature `reqwest`):
+//! [`ResilientMiddleware`] runs each request of a
+//! `reqwest_middleware::ClientWithMiddleware` through the engine of
+//! `#[resilient]` and of the tower layer: the same counting, backoff,
+//! Retry-After path, per-attempt timeout, budget, circuit breaker,
+//! throttle and report, configured with the layer's names.
+//!
+//! It takes the place of reqwest-retry's `RetryTransientMiddleware` in a
+//! chain; what the two classify differently is listed in the README.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Mutex;
+
+use ::reqwest::{Request, Response};
+use ::reqwest_middleware::{Error, Middleware, Next};
+use http::Extensions;
+
+use crate::clock::{Clock, TokioClock};
+use crate::settings::Settings;
+use crate::tower::{Call, Classifier, EngineError, HttpClassifier, ReportExtension, Shared};
+use crate::tower::{attach_to, resilient_setters};
+
+/// A reqwest-middleware [`Middleware`] that makes each request resilient:
+/// retries with backoff and jitter, Retry-After waits that spend no
+/// retry, a per-attempt timeout within an overall budget, a circuit
+/// breaker, a retry throttle, and an [`ExecutionReport`](crate::ExecutionReport)
+/// of every request in its response's extensions.
+///
+/// Its builder has [`ResilientLayer`](crate::tower::ResilientLayer)'s
+/// names. New middlewares make one attempt, as the attribute does without
+/// `retries`.
+///
+/// ```
+/// use resilient::ExecutionReport;
+/// use resilient::reqwest::ResilientMiddleware;
+/// use std::time::Duration;
+///
+/// # async fn get() -> Result<(), reqwest_middleware::Error> {
+/// let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+///     .with(ResilientMiddleware::new().retries(3).timeout(Duration::from_secs(2)).budget(Duration::from_secs(10)))
+///     .build();
+///
+/// let response = client.get("http://127.0.0.1:8080/users/7").send().await?;
+/// let report = response.extensions().get::<ExecutionReport>().unwrap();
+/// println!("{} after {} attempt(s)", response.status(), report.attempt_count());
+/// # Ok(())
+/// # }
+/// ```
+///
+/// # What is retried
+///
+/// [`HttpClassifier`] decides, by the table of
+/// [`http::is_retryable`](crate::http::is_retryable): a retryable status
+/// (408, 429, most 5xx) is retried, and its `Retry-After` wait (seconds or
+/// an HTTP-date) is waited exactly, without spending a retry; another 4xx
+/// or 5xx is returned after one attempt. An error is retried (connect,
+/// timeout, a connection reset), except a request that can't be built or
+/// that follows too many redirects, and an error from another middleware.
+/// [`classify`](Self::classify) takes your own rule.
+///
+/// # What the caller gets
+///
+/// The last response, whatever its status (a `503` once the retries are
+/// spent is still the server's answer), with the report in its extensions;
+/// or the last error: reqwest's, or the engine's
+/// [`TimedOut`](crate::TimedOut) or [`CircuitOpen`](crate::CircuitOpen) as
+/// an `Error::Middleware`, which downcasts to them.
+///
+/// # Requests that can't be cloned
+///
+/// Each attempt sends a copy of the request (`Request::try_clone`). A
+/// request with a streaming body can't be copied: it is sent once, as it
+/// is, and its response or error is the caller's, with no retry whatever
+/// the classifier says; the report's text of that failure ends with "(not
+/// retried: the request can't be cloned)". (reqwest-retry fails such a
+/// request with an error instead.)
+///
+/// # Extensions
+///
+/// Each attempt runs the rest of the chain with a copy of the extensions
+/// the middleware was given; those of the last attempt to finish are
+/// handed back.
+#[derive(Clone)]
+#[must_use = "a middleware does nothing until it is added to a client"]
+pub struct ResilientMiddleware<Cl = HttpClassifier, C = TokioClock> {
+    settings: Settings,
+    shared: Shared,
+    classifier: Cl,
+    clock: C,
+}
+
+impl ResilientMiddleware {
+    /// A middleware with the engine's defaults: one attempt, exponential
+    /// backoff from 100 ms to 10 s with full jitter, no caps,
+    /// [`HttpClassifier`], tokio's clock.
+    ///
+    /// ```
+    /// use resilient::reqwest::ResilientMiddleware;
+    ///
+    /// let middleware = ResilientMiddleware::new().retries(2);
+    /// # let _ = middleware;
+    /// ```
+    pub fn new() -> Self {
+        ResilientMiddleware {
+            settings: Settings::DEFAULT,
+            shared: Shared::default(),
+            classifier: HttpClassifier,
+            clock: TokioClock,
+        }
+    }
+}
+
+impl Default for ResilientMiddleware {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<Cl, C> ResilientMiddleware<Cl, C> {
+    resilient_setters!(
+        ResilientMiddleware,
+        "resilient::reqwest::ResilientMiddleware"
+    );
+
+    /// Decides what each attempt's result means: a
+    /// [`Classifier`](crate::tower::Classifier) of
+    /// `Result<reqwest::Response, reqwest_middleware::Error>`, such as a
+    /// closure returning a [`Verdict`](crate::tower::Verdict). Default:
+    /// [`HttpClassifier`].
+    ///
+    /// ```
+    /// use resilient::reqwest::ResilientMiddleware;
+    /// use resilient::tower::Verdict;
+    ///
+    /// // Retries only 503s; anything else is the answer.
+    /// fn only_503(result: &Result<reqwest::Response, reqwest_middleware::Error>) -> Verdict {
+    ///     match result {
+    ///         Ok(response) if response.status() == 503 => Verdict::Retryable { retry_after: None },
+    ///         Ok(_) => Verdict::Success,
+    ///         Err(_) => Verdict::Fatal,
+    ///     }
+    /// }
+    ///
+    /// let middleware = ResilientMiddleware::new().retries(2).classify(only_503);
+    /// # let _ = middleware;
+    /// ```
+    pub fn classify<Cl2>(self, classifier: Cl2) -> ResilientMiddleware<Cl2, C> {
+        ResilientMiddleware {
+            settings: self.settings,
+            shared: self.shared,
+            classifier,
+            clock: self.clock,
+        }
+    }
+
+    /// The time source for deadlines, waits and the report; default
+    /// [`TokioClock`], which follows tokio's paused test time.
+    ///
+    /// ```
+    /// use resilient::SystemClock;
+    /// use resilient::reqwest::ResilientMiddleware;
+    ///
+    /// let middleware = ResilientMiddleware::new().clock(SystemClock);
+    /// # let _ = middleware;
+    /// ```
+    pub fn clock<C2: Clock>(self, clock: C2) -> ResilientMiddleware<Cl, C2> {
+        ResilientMiddleware {
+            settings: self.settings,
+            shared: self.shared,
+            classifier: self.classifier,
+            clock,
+        }
+    }
+}
+
+impl<Cl, C> ResilientMiddleware<Cl, C>
+where
+    Cl: Classifier<Response, Error> + Send + Sync,
+    C: Clock,
+{
+    /// One request: its attempts through the engine, each running the rest
+    /// of the chain.
+    async fn run(
+        &self,
+        request: Request,
+        extensions: &mut Extensions,
+        next: Next<'_>,
+    ) -> Result<Response, Error> {
+        let call = Call {
+            settings: &self.settings,
+            shared: &self.shared,
+            classifier: &self.classifier,
+            clock: &self.clock,
+        };
+        let given = &*extensions;
+        let last = Mutex::new(None);
+        let send = |request: Request| {
+            let next = next.clone();
+            let mut own = given.clone();
+            let last = &last;
+            async move {
+                let result = next.run(request, &mut own).await;
+                *last.lock().unwrap_or_else(|e| e.into_inner()) = Some(own);
+                result
+            }
+        };
+        let (response, report) = call.run(request, &Request::try_clone, send).await;
+        if let Some(own) = last.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            *extensions = own;
+        }
+        attach_to(&ReportExtension, response, report)
+    }
+}
+
+impl<Cl, C> Middleware for ResilientMiddleware<Cl, C>
+where
+    Cl: Classifier<Response, Error> + Send + Sync + 'static,
+    C: Clock + Send + Sync + 'static,
+{
+    fn handle<'life0, 'life1, 'life2, 'async_trait>(
+        &'life0 self,
+        request: Request,
+        extensions: &'life1 mut Extensions,
+        next: Next<'life2>,
+    ) -> Pin<Box<dyn Future<Output = Result<Response, Error>> + Send + 'async_trait>>
+    where
+        'life0: 'async_trait,
+        'life1: 'async_trait,
+        'life2: 'async_trait,
+        Self: 'async_trait,
+    {
+        Box::pin(self.run(request, extensions, next))
+    }
+}
+
+impl EngineError for Error {
+    fn engine(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Error::middleware(error)
+    }
+}
+
+impl<Cl, C> fmt::Debug for ResilientMiddleware<Cl, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResilientMiddleware")
+            .field("settings", &self.settings)
+            .field("shared", &self.shared)
+            .field("classifier", &std::any::type_name::<Cl>())
+            .field("clock", &std::any::type_name::<C>())
+            .finish()
+    }
+}

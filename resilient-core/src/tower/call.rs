@@ -1,0 +1,307 @@
+//! One call through the engine, whatever sends its attempts: a tower
+//! service ([`Resilient`](super::Resilient)) or the rest of a reqwest
+//! middleware chain (`crate::reqwest`). [`Call::run`] gives each attempt
+//! its copy of the request, judges each result with the classifier, and
+//! turns the engine's outcome back into what the caller expects: the last
+//! response, or the last error.
+//!
+//! The engine retries on errors, while a service's failures may be
+//! responses (a `503` is an `Ok` to the service). So an attempt whose
+//! verdict is not a success travels through the engine as a [`Failed`],
+//! which keeps the response or the error, and is turned back at the end.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Duration;
+
+use ::tower::BoxError;
+
+use super::classify::{Classifier, Verdict};
+use super::layer::Shared;
+use super::request::CloneRequest;
+use crate::clock::Clock;
+use crate::engine::Operation;
+use crate::error::{CircuitOpen, TimedOut};
+use crate::policy::RetryPolicy;
+use crate::report::ExecutionReport;
+use crate::settings::Settings;
+
+/// What one call runs with: a layer's or a middleware's configuration,
+/// borrowed.
+pub(crate) struct Call<'a, Cl, C> {
+    pub(crate) settings: &'a Settings,
+    pub(crate) shared: &'a Shared,
+    pub(crate) classifier: &'a Cl,
+    pub(crate) clock: &'a C,
+}
+
+impl<Cl, C: Clock> Call<'_, Cl, C> {
+    /// Runs the attempts, each sending its copy of `request` with `send`,
+    /// until one succeeds or the engine stops; returns what the caller
+    /// gets (the last response, or the last error) and the report.
+    ///
+    /// A request that `clone_request` can't copy is sent once, as it is:
+    /// the call makes one attempt, and the text of its failure says why.
+    pub(crate) async fn run<Req, Res, Err, E, Fut>(
+        self,
+        request: Req,
+        clone_request: &impl CloneRequest<Req>,
+        mut send: impl FnMut(Req) -> Fut,
+    ) -> (Result<Res, E>, ExecutionReport)
+    where
+        Fut: Future<Output = Result<Res, Err>>,
+        Err: Into<E>,
+        E: EngineError,
+        Cl: Classifier<Res, Err>,
+    {
+        let Call {
+            settings,
+            shared,
+            classifier,
+            clock,
+        } = self;
+        let mut requests = Requests::new(request, clone_request);
+        let spent = AtomicBool::new(false);
+        let mut settings = *settings;
+        if !requests.cloneable {
+            // One attempt, whatever its verdict: the record keeps the
+            // classifier's verdict (and the breaker and throttle count
+            // it), and its text says why nothing followed.
+            settings.max_attempts = 1;
+            settings.max_rate_limit_retries = 0;
+        }
+        let on_retry = shared.on_retry.as_deref();
+        let on_report = shared.on_report.as_deref();
+        let op = Operation::new()
+            .policy(&RetryPolicy { settings })
+            .clock(clock)
+            // A future can always be dropped, so the budget holds while an
+            // attempt runs, with or without a timeout.
+            .interrupt_at_deadline()
+            // A copy refused after others were made leaves the original to
+            // the last attempt: nothing may follow it.
+            .retry_if(|failed: &Failed<Res, E>| failed.retryable && !spent.load(Relaxed))
+            .rate_limit(|failed: &Failed<Res, E>| failed.retry_after)
+            .on_retry(move |event| {
+                if let Some(hook) = on_retry {
+                    hook(event);
+                }
+            })
+            .on_report(move |report| {
+                if let Some(hook) = on_report {
+                    hook(report);
+                }
+            });
+        let op = match &shared.name {
+            Some(name) => op.name(name.clone()),
+            None => op,
+        };
+        let op = match settings.timeout {
+            Some(timeout) => op.timeout(timeout),
+            None => op,
+        };
+        let op = match shared.breaker.as_deref() {
+            Some(breaker) => op.circuit_breaker(breaker),
+            None => op,
+        };
+        let op = match shared.throttle.as_deref() {
+            Some(throttle) => op.throttle(throttle),
+            None => op,
+        };
+
+        let outcome = op
+            .run_async(|_| {
+                let sending = requests.next().map(|(request, last)| {
+                    if last && requests.cloneable {
+                        spent.store(true, Relaxed);
+                    }
+                    (send(request), last)
+                });
+                async move {
+                    let Some((response, last)) = sending else {
+                        return Err(Failed::engine(RequestSpent, false));
+                    };
+                    let judged = Failed::judge(classifier, response.await);
+                    judged.map_err(|failed| Failed {
+                        not_cloned: last,
+                        ..failed
+                    })
+                }
+            })
+            .await;
+        let (result, report) = outcome.into_parts();
+        (result.or_else(Failed::into_result), report)
+    }
+}
+
+/// The request of a call and the copies its attempts send.
+struct Requests<'r, Req, R> {
+    original: Option<Req>,
+    /// The copy made up front, for the first attempt.
+    first: Option<Req>,
+    /// Whether the up-front copy could be made: if not, the original is
+    /// sent once.
+    cloneable: bool,
+    clone_request: &'r R,
+}
+
+impl<'r, Req, R: CloneRequest<Req>> Requests<'r, Req, R> {
+    fn new(original: Req, clone_request: &'r R) -> Self {
+        let first = clone_request.clone_request(&original);
+        Requests {
+            cloneable: first.is_some(),
+            original: Some(original),
+            first,
+            clone_request,
+        }
+    }
+
+    /// The request the next attempt sends, and whether it is the original,
+    /// so that no other attempt can follow; `None` once the original is
+    /// gone.
+    fn next(&mut self) -> Option<(Req, bool)> {
+        if let Some(copy) = self.first.take() {
+            return Some((copy, false));
+        }
+        let original = self.original.take()?;
+        let copy = if self.cloneable {
+            self.clone_request.clone_request(&original)
+        } else {
+            None
+        };
+        match copy {
+            Some(copy) => {
+                self.original = Some(original);
+                Some((copy, false))
+            }
+            None => Some((original, true)),
+        }
+    }
+}
+
+/// An error the engine makes, in the error type of the caller: a boxed
+/// error for a tower service, reqwest-middleware's for a middleware.
+pub(crate) trait EngineError: Sized + fmt::Display {
+    fn engine(error: impl std::error::Error + Send + Sync + 'static) -> Self;
+}
+
+impl EngineError for BoxError {
+    fn engine(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Box::new(error)
+    }
+}
+
+/// An attempt asked for after the request, which could not be copied, was
+/// sent: it is not sent again.
+#[derive(Debug)]
+struct RequestSpent;
+
+impl fmt::Display for RequestSpent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the request was sent once and can't be copied for another attempt")
+    }
+}
+
+impl std::error::Error for RequestSpent {}
+
+/// An attempt that failed, as the engine carries it: what the service
+/// gave back, and the verdict on it.
+pub(crate) struct Failed<Res, E> {
+    failure: Failure<Res, E>,
+    retryable: bool,
+    retry_after: Option<Duration>,
+    /// The request could not be cloned for another attempt.
+    not_cloned: bool,
+}
+
+enum Failure<Res, E> {
+    /// A response classified as a failure, and its text for the report.
+    Response { response: Res, text: String },
+    /// The service's error, or one the engine made (timeout, open circuit).
+    Error(E),
+}
+
+impl<Res, E> Failed<Res, E> {
+    /// The engine's view of one attempt's result.
+    fn judge<Err, Cl>(classifier: &Cl, result: Result<Res, Err>) -> Result<Res, Self>
+    where
+        Err: Into<E>,
+        Cl: Classifier<Res, Err>,
+    {
+        let (retryable, retry_after) = match classifier.classify(&result) {
+            Verdict::Success => match result {
+                Ok(response) => return Ok(response),
+                // No response to return: the error ends the call.
+                Err(_) => (false, None),
+            },
+            Verdict::Retryable { retry_after } => (true, retry_after),
+            Verdict::Fatal => (false, None),
+        };
+        let failure = match result {
+            Ok(response) => Failure::Response {
+                text: classifier.describe(&response),
+                response,
+            },
+            Err(error) => Failure::Error(error.into()),
+        };
+        Err(Failed {
+            failure,
+            retryable,
+            retry_after,
+            not_cloned: false,
+        })
+    }
+
+    /// What the caller gets when this was the last attempt.
+    fn into_result(self) -> Result<Res, E> {
+        match self.failure {
+            Failure::Response { response, .. } => Ok(response),
+            Failure::Error(error) => Err(error),
+        }
+    }
+
+    /// A failure the engine made rather than the service.
+    fn engine(error: impl std::error::Error + Send + Sync + 'static, retryable: bool) -> Self
+    where
+        E: EngineError,
+    {
+        Failed {
+            failure: Failure::Error(E::engine(error)),
+            retryable,
+            retry_after: None,
+            not_cloned: false,
+        }
+    }
+}
+
+/// A late attempt: retryable, as the default classifier has every error.
+impl<Res, E: EngineError> From<TimedOut> for Failed<Res, E> {
+    fn from(error: TimedOut) -> Self {
+        Failed::engine(error, true)
+    }
+}
+
+/// An attempt the breaker rejected: retryable, as the default classifier
+/// has every error.
+impl<Res, E: EngineError> From<CircuitOpen> for Failed<Res, E> {
+    fn from(error: CircuitOpen) -> Self {
+        Failed::engine(error, true)
+    }
+}
+
+/// The report's text: the response's description, or the error's own,
+/// and why no retry followed when the request could not be copied.
+impl<Res, E: fmt::Display> fmt::Display for Failed<Res, E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.failure {
+            Failure::Response { text, .. } => f.write_str(text)?,
+            Failure::Error(error) => fmt::Display::fmt(error, f)?,
+        }
+        if self.not_cloned {
+            f.write_str(" (not retried: the request can't be cloned)")?;
+        }
+        Ok(())
+    }
+}
