@@ -284,7 +284,7 @@ async fn two_hundred_concurrent_requests_each_make_exactly_two_attempts() {
 async fn a_streaming_body_is_sent_once_and_the_report_says_why() {
     let (addr, hits) = http_server::start().await;
     let client = client(ResilientMiddleware::new().retries(3));
-    let chunks = ["first chunk, ", "second chunk"].map(|c| Ok::<_, std::io::Error>(c));
+    let chunks = ["first chunk, ", "second chunk"].map(Ok::<_, std::io::Error>);
 
     let response = client
         .post(format!("http://{addr}/upload/1"))
