@@ -125,7 +125,7 @@ impl<Cl, C> ResilientMiddleware<Cl, C> {
     );
 
     /// Decides what each attempt's result means: a
-    /// [`Classifier`](crate::tower::Classifier) of
+    /// [`Classifier`] of
     /// `Result<reqwest::Response, reqwest_middleware::Error>`, such as a
     /// closure returning a [`Verdict`](crate::tower::Verdict). Default:
     /// [`HttpClassifier`].

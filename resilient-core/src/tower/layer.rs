@@ -310,8 +310,9 @@ macro_rules! resilient_setters {
         /// before its result is returned, whatever the result.
         ///
         /// The hook is shared by every call, so it cannot tell which request a
-        /// report is about; to get each report with its response, use
-        /// [`attach_report`](Self::attach_report) as well.
+        /// report is about; each report also rides on its response with the
+        /// layer's [`attach_report`](crate::tower::ResilientLayer::attach_report),
+        /// and always with the reqwest middleware.
         ///
         /// ```
         /// use resilient::ExecutionReport;

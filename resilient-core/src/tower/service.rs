@@ -52,14 +52,14 @@ pub type ResponseFuture<Res> = Pin<Box<dyn Future<Output = Result<Res, BoxError>
 /// # Results
 ///
 /// The layer's [`Classifier`] gives each attempt's `Result` a
-/// [`Verdict`]. The call returns:
+/// [`Verdict`](super::Verdict). The call returns:
 ///
 /// * `Ok(response)` when an attempt succeeds, and also when the last
 ///   attempt is a failing response: a `503` after the retries are spent is
 ///   still the server's answer, and the report says it failed;
 /// * `Err(error)` with the last attempt's error, boxed: the service's own
-///   (downcast it to its type), or [`TimedOut`] when the attempt outlived
-///   its deadline, or [`CircuitOpen`] when the breaker rejected it.
+///   (downcast it to its type), or [`TimedOut`](crate::TimedOut) when the attempt outlived
+///   its deadline, or [`CircuitOpen`](crate::CircuitOpen) when the breaker rejected it.
 ///
 /// Errors are [`BoxError`]s, as those of `tower::timeout`: the layer adds
 /// errors of its own, and boxing keeps every stack of tower layers
