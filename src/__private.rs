@@ -10,7 +10,8 @@ pub use resilient_core::idempotency::{
     DEFAULT_TTL, IdempotencyConflictFailure, IdempotencyFailure,
 };
 pub use resilient_core::{
-    Backoff, CircuitOpenError, Jitter, ReportableError, TimeoutError, TokioClock, ValidationError,
+    Backoff, CircuitOpenError, Jitter, LimitExceededError, ReportableError, TimeoutError,
+    TokioClock, ValidationError,
 };
 pub use resilient_core::{IdempotentCall, idempotency_fingerprint};
 

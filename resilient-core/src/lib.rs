@@ -130,7 +130,7 @@ pub use error::{
     CircuitOpen, CircuitOpenError, ConfigError, ReportableError, RetryError, TimedOut,
     TimeoutError, ValidationError, ValidationFailed,
 };
-pub use limit::LimitExceeded;
+pub use limit::{LimitExceeded, LimitExceededError};
 pub use policy::{RetryPolicy, RetryPolicyBuilder};
 pub use report::{
     AttemptKind, AttemptRecord, Delay, DelaySource, ExecutionError, ExecutionReport, FailureKind,

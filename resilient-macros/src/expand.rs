@@ -24,7 +24,7 @@ use crate::attr::{Count, Off};
 use crate::errors::Errors;
 use crate::options::{
     BUDGET, CLOCK, CRATE, ErrorNeed, FALLBACK, HEDGE, IDEMPOTENCY, IDEMPOTENCY_FINGERPRINT,
-    IDEMPOTENCY_KEY, IDEMPOTENCY_TTL, MAX_HEDGES, NAME, OptionSpec, REPORT, RETRIES, RETRY,
+    IDEMPOTENCY_KEY, IDEMPOTENCY_TTL, LIMIT, MAX_HEDGES, NAME, OptionSpec, REPORT, RETRIES, RETRY,
     RETRY_ON, TIMEOUT,
 };
 use crate::signature::{self, Arg, Function, Ret};
@@ -67,6 +67,7 @@ struct Names<'a> {
     exec: Ident,
     body: Ident,
     policy: Ident,
+    limits: Ident,
     attempt: Ident,
     error: Ident,
     /// A copy of a `mut self` receiver as the caller passed it.
@@ -86,6 +87,7 @@ impl<'a> Names<'a> {
             exec: local("__resilient_exec"),
             body: local("__resilient_body"),
             policy: local("__resilient_policy"),
+            limits: local("__resilient_limits"),
             attempt: local("__resilient_attempt"),
             error: local("__resilient_error"),
             pristine_self: local("__resilient_self"),
@@ -284,6 +286,7 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
         quote_spanned!(retry.span()=> let #policy = &(#value);)
     });
     statements.extend(bind_policy);
+    statements.extend(bind_limits(options, names));
 
     let clock = match options.get::<Expr>(&CLOCK) {
         Some(clock) => {
@@ -334,6 +337,23 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
     statements
 }
 
+/// `limit = &A` or `limit = [&A, &B]`, bound to a local array of
+/// `&dyn Limiter` that outlives the operation borrowing it.
+fn bind_limits(options: &Options, names: &Names) -> Option<TokenStream> {
+    let limit = options.get::<Expr>(&LIMIT)?;
+    let value = limit.value;
+    let limiters: Vec<&Expr> = match value {
+        Expr::Array(array) => array.elems.iter().collect(),
+        single => vec![single],
+    };
+    let count = Literal::usize_suffixed(limiters.len());
+    let at = names.root_at(value.span());
+    let limits = &names.limits;
+    Some(quote_spanned! {value.span()=>
+        let #limits: [&dyn #at::limit::Limiter; #count] = [#(#limiters),*];
+    })
+}
+
 /// The builder calls of one option, spanned at its key so that a type
 /// error about a call points there.
 fn builder_calls(
@@ -380,6 +400,10 @@ fn builder_calls(
         Value::Expression(_) if spec.name == RETRY.name => {
             let policy = &names.policy;
             quote_spanned!(span=> .policy(#policy))
+        }
+        Value::Expression(_) if spec.name == LIMIT.name => {
+            let limits = &names.limits;
+            quote_spanned!(span=> .limit(&#limits))
         }
         Value::RetryOn(retry_on) if spec.name == RETRY_ON.name => {
             let error = &names.error;

@@ -110,6 +110,14 @@ const CORPUS: &[(&str, &str)] = &[
         "async fn bump(mut self, step: u32) -> Result<u32, Error> { self.count += step; Ok(self.count) }",
     ),
     (
+        r#"retries = 2, limit = [&POOL, &self.quota], limit_wait = "250ms""#,
+        "async fn limited_call(&self, id: u32) -> Result<u32, Busy> { Ok(id) }",
+    ),
+    (
+        "limit = &BULKHEAD",
+        "fn one_limiter() -> Result<(), Busy> { Ok(()) }",
+    ),
+    (
         "retries = 1, retry_on = [Busy], validate = Self::complete",
         "async fn through_a_trait(&self, (mut a, b): (u8, u8)) -> <Production as Api>::Result { a += b; self.call(a).await }",
     ),

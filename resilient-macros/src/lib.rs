@@ -104,6 +104,8 @@ use proc_macro::TokenStream;
 /// | [`max_rate_limit_retries`](#server-hints-rate_limit-max_rate_limit_wait-max_rate_limit_retries) | integer literal: how many `rate_limit` waits may run (default 10), apart from `retries`. Needs `rate_limit` |
 /// | [`circuit_breaker`](#a-shared-circuit-breaker-circuit_breaker) | expression of type `&CircuitBreaker`, usually a `static`; a rejected attempt fails with `E::from(CircuitOpen)` |
 /// | [`throttle`](#a-retry-budget-shared-between-calls-throttle) | expression of type `&RetryThrottle`, usually a `static`, or any `&impl RetryBudget`: retries stop, with `StopReason::Throttled`, while the calls sharing it fail too often |
+/// | [`limit`](#admission-control-limit-limit_wait) | expression of type `&L` for any `L: Limiter` (a `Bulkhead`, `RateLimiter`, `AdaptiveLimit`, `AdaptiveRate`, …), usually a `static`, or a list `[&A, &B]` taken in order: each attempt (not the fallback) holds a permit from each while it runs; a refused attempt doesn't run, and the call fails with `E::from(LimitExceeded)`, stop reason `LimitExceeded`, without a retry |
+/// | [`limit_wait`](#admission-control-limit-limit_wait) | duration: how long an attempt may wait for its permits (default 0: don't wait); the wait counts against `budget`. Needs `limit` |
 /// | [`validate`](#checking-values-validate) | path to a `fn(&T) -> bool`; a failed check is `E::from(ValidationFailed)` |
 /// | [`fallback`](#when-every-attempt-fails-fallback) | path to a function called with the same arguments (the receiver first) once the attempts have failed; or a list of them, `[replica, cache]`, tried in order until one succeeds |
 /// | [`hedge`](#against-slow-attempts-hedge-max_hedges) | duration, `async fn` only: when an attempt is still running after it, another starts beside it; the first success wins |
@@ -541,6 +543,69 @@ use proc_macro::TokenStream;
 ///
 /// Any `&impl RetryBudget` serves, an `Arc<RetryThrottle>` in a field
 /// included: `throttle = &self.throttle`.
+///
+/// ## Admission control: `limit`, `limit_wait`
+///
+/// Retries, breakers and throttles protect a dependency from its callers'
+/// failures; limits protect it from load. `limit` takes a limiter of
+/// [`resilient::limit`](crate::limit), or a list of them taken in order:
+/// every attempt (primary, retry or hedge, not the fallback) takes a
+/// permit from each before it starts and returns it when it ends; a call
+/// backing off holds none. An attempt refused a permit doesn't run: the
+/// call fails with `E::from(LimitExceeded)`, stops with
+/// `StopReason::LimitExceeded` and is not retried, though its fallback
+/// runs. `limit_wait` lets the attempt wait for a permit first, within the
+/// budget; the wait is the attempt's `queued()` time in the report.
+///
+/// ```
+/// use resilient::limit::{Bulkhead, RateLimiter};
+/// use resilient::{LimitExceeded, StopReason, resilient};
+/// use std::time::Duration;
+///
+/// #[derive(Debug, PartialEq, thiserror::Error)]
+/// enum DbError {
+///     #[error("busy: {0}")]
+///     Busy(LimitExceeded),
+/// }
+///
+/// impl From<LimitExceeded> for DbError {
+///     fn from(refusal: LimitExceeded) -> Self {
+///         DbError::Busy(refusal)
+///     }
+/// }
+///
+/// // The database falls over beyond 32 connections; the reports endpoint
+/// // may send 2 queries a second to it.
+/// static POOL: Bulkhead = Bulkhead::new(32).named("pool");
+/// static REPORTS: RateLimiter = RateLimiter::per_second(2).burst(1).named("reports");
+///
+/// #[resilient(limit = [&POOL, &REPORTS], limit_wait = "1s")]
+/// async fn monthly_report() -> Result<&'static str, DbError> {
+///     Ok("report")
+/// }
+///
+/// #[resilient(limit = &REPORTS)]
+/// async fn quick_report() -> Result<&'static str, DbError> {
+///     Ok("quick")
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// assert_eq!(monthly_report().await.into_result(), Ok("report"));
+///
+/// // The reports' cell is spent: without a wait, the next call is refused.
+/// let refused = quick_report().await;
+/// assert_eq!(refused.report().stop_reason(), StopReason::LimitExceeded);
+/// let Err(DbError::Busy(refusal)) = refused.result() else { panic!() };
+/// assert_eq!(refusal.limiter(), "reports");
+/// assert_eq!(refusal.retry_after(), Some(Duration::from_millis(500)));
+///
+/// // With `limit_wait`, the call waits for the next cell, 500 ms.
+/// let waited = monthly_report().await;
+/// assert_eq!(waited.report().attempts()[0].queued(), Duration::from_millis(500));
+/// assert_eq!(POOL.available(), 32);
+/// # }
+/// ```
 ///
 /// ## Checking values: `validate`
 ///

@@ -239,6 +239,21 @@ pub(crate) const REPORT: OptionSpec = OptionSpec {
 
 pub(crate) const THROTTLE: OptionSpec = OptionSpec::call("throttle", Kind::Expression, "&THROTTLE");
 
+/// Each attempt takes a permit from one limiter, or from each of a list
+/// (`[&A, &B]`), bound to a local array of `&dyn Limiter` by `expand.rs`.
+pub(crate) const LIMIT: OptionSpec = OptionSpec::dedicated("limit", Kind::Expression, "&BULKHEAD")
+    .error_needs(ErrorNeed {
+        bound: "LimitExceededError",
+        function: "limit_exceeded",
+        only_async: false,
+    });
+
+pub(crate) const LIMIT_WAIT: OptionSpec =
+    OptionSpec::call("limit_wait", Kind::Duration, "\"100ms\"").needs(Need {
+        any_of: &["limit"],
+        how: "add `limit = &BULKHEAD`, the limiter whose permits to wait for",
+    });
+
 pub(crate) const HEDGE: OptionSpec = OptionSpec {
     async_only: Some(
         "a hedge is an attempt started beside one still running, and a blocking fn runs one attempt at a time: `hedge` needs an `async fn`",
@@ -338,6 +353,8 @@ pub(crate) const OPTIONS: &[OptionSpec] = &[
     NAME,
     REPORT,
     THROTTLE,
+    LIMIT,
+    LIMIT_WAIT,
     HEDGE,
     MAX_HEDGES,
     IDEMPOTENCY,

@@ -87,6 +87,8 @@ pub(crate) struct Core<'o> {
     begun: bool,
     /// What chaos did to the first attempt, until its record is made.
     first_injected: Option<Injected>,
+    /// How long the latest attempt waited for its gates' permits.
+    queued: u64,
     stop: Option<StopReason>,
     name: &'o Cow<'static, str>,
     slow: Option<Box<Slow>>,
@@ -119,6 +121,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             first_deadline,
             begun: false,
             first_injected: None,
+            queued: 0,
             stop: None,
             name: &op.name,
             slow: None,
@@ -240,9 +243,13 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         kind: AttemptKind,
         admitted: Result<Permits<'b, T, E>, Refusal<E>>,
     ) -> Option<(Attempt, usize, Permits<'b, T, E>)> {
-        if self.core.begun {
+        let queued = admitted
+            .as_ref()
+            .map_or(0, |permits| self.op.gates.queued(permits));
+        if self.core.begun || queued > 0 {
             self.core.now = self.op.clock.now_nanos();
         }
+        self.core.queued = queued;
         let admitted = match admitted {
             Err(_) if decide::refused(kind) == Refused::Skip => return None,
             admitted => admitted,
@@ -330,7 +337,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     #[cold]
     #[inline(never)]
     fn refused(&mut self, index: usize, refusal: Refusal<E>) {
-        let error = (refusal.error)();
+        let error = refusal.error();
         let mut failed = self.classify(
             &error,
             refusal.kind,
@@ -369,17 +376,22 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     ) -> Failed {
         let hooks = &self.op.hooks;
         let retryable = hooks.is_retryable(error);
-        let end = End::Failure { kind, retryable };
+        let hint = if retryable {
+            hooks.retry_after(error)
+        } else {
+            None
+        };
+        let end = End::Failure {
+            kind,
+            retryable,
+            throttled: hint.is_some(),
+        };
         let ended = gates::Ended::new(attempt_kind, rtt, end);
         self.op.gates.settle(&self.op.clock, permits, &ended);
         Failed {
             kind,
             retryable,
-            hint: if retryable {
-                hooks.retry_after(error)
-            } else {
-                None
-            },
+            hint,
             message: self.op.describe(error),
             refused: None,
         }
@@ -584,6 +596,10 @@ impl<'o> Core<'o> {
     fn begin(&mut self, kind: AttemptKind, settings: &Settings) -> (Attempt, usize) {
         if !self.begun {
             self.begun = true;
+            if self.queued > 0 {
+                // Its budget's share is what the wait left of it.
+                self.first_deadline = deadline(settings, self.queued);
+            }
             let attempt = Attempt {
                 number: 1,
                 retry_number: 0,
@@ -599,10 +615,11 @@ impl<'o> Core<'o> {
     /// of the first attempt, which ended at the latest reading.
     fn keep_report(&mut self, settings: &Settings) -> &mut Slow {
         let (elapsed, deadline) = (self.elapsed(), Nanos::optional(self.first_deadline));
-        let (name, first_injected) = (self.name, self.first_injected);
+        let (name, first_injected, queued) = (self.name, self.first_injected, self.queued);
         self.slow.get_or_insert_with(|| {
             let mut report = ExecutionReport::new(name.clone());
-            let mut first = AttemptRecord::begin(1, AttemptKind::Primary, 0, deadline, None);
+            let mut first = AttemptRecord::begin(1, AttemptKind::Primary, queued, deadline, None)
+                .queued_for(queued);
             first.end_at(elapsed);
             if let Some(injected) = first_injected {
                 first.set_injected(injected);
@@ -651,13 +668,16 @@ impl<'o> Core<'o> {
         } else {
             None
         };
-        slow.report.push(AttemptRecord::begin(
-            number,
-            kind,
-            started_at,
-            Nanos::optional(deadline),
-            delay_before,
-        ));
+        slow.report.push(
+            AttemptRecord::begin(
+                number,
+                kind,
+                started_at,
+                Nanos::optional(deadline),
+                delay_before,
+            )
+            .queued_for(self.queued),
+        );
         let attempt = Attempt {
             number,
             retry_number: slow.counters.primaries,
@@ -681,7 +701,8 @@ impl<'o> Core<'o> {
         let end = self.elapsed();
         match &mut self.slow {
             Some(slow) => slow.report.name_and(index).1.end_at(end),
-            None => end,
+            // The first attempt started after its queue.
+            None => end.saturating_sub(self.queued),
         }
     }
 
@@ -863,6 +884,7 @@ impl<'o> Core<'o> {
                     self.name.clone(),
                     elapsed,
                     Nanos::optional(self.first_deadline),
+                    self.queued,
                 );
                 if let Some(injected) = self.first_injected {
                     report.name_and(0).1.set_injected(injected);

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use super::events;
 use super::execution::{Execution, deadline};
-use super::gates::{BreakerGate, ChaosGate, End, Ended, Gates};
+use super::gates::{BreakerGate, ChaosGate, End, Ended, Gates, LimitGate};
 use super::hooks::{HookSet, Hooks, RetryEvent};
 use super::race::within_deadline;
 use crate::attempt::Attempt;
@@ -17,6 +17,7 @@ use crate::breaker::CircuitBreaker;
 use crate::chaos::Switches;
 use crate::clock::{Clock, SystemClock, TokioClock, Untimed};
 use crate::error::{CircuitOpenError, ReportableError, RetryError, TimeoutError, ValidationError};
+use crate::limit::{LimitExceededError, Limiter};
 use crate::policy::RetryPolicy;
 use crate::report::{
     AttemptKind, ExecutionReport, FailureKind, Nanos, Outcome, StopReason, UNNAMED,
@@ -232,6 +233,89 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         let mut op: Operation<'c, T, E, C, H> = self;
         op.gates.breaker = Some(BreakerGate::new(breaker, E::circuit_open));
         op
+    }
+
+    /// Takes a permit from each of `limiters`, in order, before every
+    /// attempt (primary, retry or hedge; never the fallback), and returns
+    /// them when it ends. An attempt refused a permit doesn't run: the call
+    /// fails with `E::from(LimitExceeded)`, stops with
+    /// [`StopReason::LimitExceeded`](crate::StopReason::LimitExceeded) and
+    /// is not retried; the fallback, if any, runs. By default a refused
+    /// attempt doesn't wait: see [`limit_wait`](Operation::limit_wait).
+    ///
+    /// ```
+    /// use resilient::limit::{Bulkhead, Limiter, RateLimiter};
+    /// use resilient::{LimitExceeded, Operation, StopReason};
+    ///
+    /// #[derive(Debug, PartialEq, thiserror::Error)]
+    /// enum Error {
+    ///     #[error("{0} is busy")]
+    ///     Busy(&'static str),
+    /// }
+    ///
+    /// impl From<LimitExceeded> for Error {
+    ///     fn from(refusal: LimitExceeded) -> Self {
+    ///         Error::Busy(refusal.limiter())
+    ///     }
+    /// }
+    ///
+    /// static POOL: Bulkhead = Bulkhead::new(4).named("pool");
+    /// static QUOTA: RateLimiter = RateLimiter::per_minute(60).burst(1).named("quota");
+    ///
+    /// let limiters: [&dyn Limiter; 2] = [&POOL, &QUOTA];
+    /// let call = || Operation::new().limit(&limiters).run(|_| Ok::<_, Error>("done"));
+    ///
+    /// assert_eq!(call().into_result(), Ok("done"));
+    /// // The quota's one cell is spent: the next call is refused, not run.
+    /// let outcome = call();
+    /// assert_eq!(outcome.result(), &Err(Error::Busy("quota")));
+    /// assert_eq!(outcome.report().stop_reason(), StopReason::LimitExceeded);
+    /// assert_eq!(POOL.available(), 4, "the pool's permit came back");
+    /// ```
+    #[inline]
+    pub fn limit<'c>(self, limiters: &'c [&'c dyn Limiter]) -> Operation<'c, T, E, C, H>
+    where
+        'b: 'c,
+        E: LimitExceededError,
+    {
+        let mut op: Operation<'c, T, E, C, H> = self;
+        op.gates.limit = Some(LimitGate::new(limiters, E::limit_exceeded));
+        op
+    }
+
+    /// How long an attempt may wait for the permits of its
+    /// [`limit`](Operation::limit)s: up to `wait`, and never past the
+    /// budget. The wait counts against the budget, and is recorded as the
+    /// attempt's [`queued`](crate::AttemptRecord::queued) time. Default: 0,
+    /// don't wait. Set it after `limit`.
+    ///
+    /// ```
+    /// use resilient::limit::{Limiter, RateLimiter};
+    /// use resilient::{FakeClock, LimitExceeded, Operation};
+    /// use std::time::Duration;
+    ///
+    /// # #[derive(Debug, thiserror::Error)] #[error("busy")] struct Busy;
+    /// # impl From<LimitExceeded> for Busy { fn from(_: LimitExceeded) -> Self { Busy } }
+    /// let quota = RateLimiter::per_second(4).burst(1);
+    /// let limiters: [&dyn Limiter; 1] = [&quota];
+    /// let clock = FakeClock::new();
+    /// for _ in 0..3 {
+    ///     let outcome = Operation::new()
+    ///         .clock(&clock)
+    ///         .limit(&limiters)
+    ///         .limit_wait(Duration::from_millis(300))
+    ///         .run(|_| Ok::<_, Busy>(()));
+    ///     assert!(outcome.result().is_ok());
+    /// }
+    /// // The second and third calls waited for their cells, 250 ms apart.
+    /// assert_eq!(clock.slept(), [Duration::from_millis(250); 2]);
+    /// ```
+    #[inline]
+    pub fn limit_wait(mut self, wait: Duration) -> Self {
+        if let Some(gate) = &mut self.gates.limit {
+            gate.set_wait(wait);
+        }
+        self
     }
 
     /// Shares a retry budget with other calls: each retryable failure and
@@ -564,8 +648,12 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         let ended = Ended::new(AttemptKind::Primary, elapsed, End::Success);
         self.gates
             .settle(&self.clock, self.gates.free_permits(), &ended);
-        let report =
-            ExecutionReport::first_success(self.name.clone(), elapsed, Nanos::optional(deadline));
+        let report = ExecutionReport::first_success(
+            self.name.clone(),
+            elapsed,
+            Nanos::optional(deadline),
+            0,
+        );
         if !self.settings.report_deferred {
             events::finished(&self.name, report.elapsed(), StopReason::Succeeded);
             self.hooks.on_report(&report);

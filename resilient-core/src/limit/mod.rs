@@ -34,8 +34,6 @@
 //! * `atomic.rs`: std's or loom's atomics; `loom.rs`: the loom models.
 
 mod adaptive;
-// The engine's admission step; until it takes permits, only tests do.
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) mod admit;
 mod atomic;
 mod bulkhead;
@@ -202,6 +200,47 @@ impl std::fmt::Display for LimitExceeded {
 }
 
 impl std::error::Error for LimitExceeded {}
+
+/// An error type that can stand for an attempt a limiter refused: every
+/// `E: From<LimitExceeded>`, through the blanket implementation.
+///
+/// [`Operation::limit`](crate::Operation::limit) and the attribute's
+/// `limit` option ask for it. Implement `From<LimitExceeded>`, not this
+/// trait:
+///
+/// ```
+/// use resilient::{LimitExceeded, LimitExceededError};
+/// use std::time::Duration;
+///
+/// #[derive(Debug, PartialEq)]
+/// enum FetchError { Busy(Option<Duration>), Refused }
+///
+/// impl From<LimitExceeded> for FetchError {
+///     fn from(refusal: LimitExceeded) -> Self {
+///         FetchError::Busy(refusal.retry_after())
+///     }
+/// }
+///
+/// let refusal = LimitExceeded::new("pool", None);
+/// assert_eq!(FetchError::limit_exceeded(refusal), FetchError::Busy(None));
+/// # let _ = FetchError::Refused;
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`limit` needs `{Self}` to implement `From<resilient::LimitExceeded>`",
+    label = "an attempt a limiter refuses fails with `{Self}::from(LimitExceeded)`",
+    note = "add `impl From<resilient::LimitExceeded> for {Self} {{ fn from(refusal: resilient::LimitExceeded) -> Self {{ … }} }}`"
+)]
+pub trait LimitExceededError {
+    /// The error made from `refusal`: `Self::from(refusal)`.
+    fn limit_exceeded(refusal: LimitExceeded) -> Self;
+}
+
+#[diagnostic::do_not_recommend]
+impl<E: From<LimitExceeded>> LimitExceededError for E {
+    fn limit_exceeded(refusal: LimitExceeded) -> Self {
+        E::from(refusal)
+    }
+}
 
 /// The callers waiting for a limiter's permit, to wake when one returns:
 /// async callers through a `tokio::sync::Notify`, blocking ones through a

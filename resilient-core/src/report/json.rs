@@ -8,7 +8,7 @@
 //! |---|---|
 //! | `name` | the operation's name |
 //! | `attempt_count`, `retry_count` | numbers |
-//! | `stop_reason` | `succeeded`, `not_retryable`, `attempts_exhausted`, `budget_exhausted`, `rate_limit_exhausted`, `circuit_open`, `throttled` |
+//! | `stop_reason` | `succeeded`, `not_retryable`, `attempts_exhausted`, `budget_exhausted`, `rate_limit_exhausted`, `circuit_open`, `throttled`, `limit_exceeded` |
 //! | `fallback_used` | bool |
 //! | `elapsed_ms` | float, milliseconds |
 //! | `attempts` | one object per attempt, below |
@@ -16,9 +16,10 @@
 //! | `idempotency_stored` | for an executed idempotent call, whether its value was stored and why not: `stored`, `ttl_zero`, `failure`, `fallback`, `unserializable`, `does_not_read_back`, `store_failed`, `claim_lost`; else `null` |
 //!
 //! Each attempt: `number`, `kind` (`primary`, `fallback`, `hedge`),
-//! `started_ms`, `duration_ms`, `deadline_ms` (or `null`), `delay_ms` and
+//! `started_ms`, `duration_ms`, `queued_ms` (the wait for the limiters'
+//! permits before the start), `deadline_ms` (or `null`), `delay_ms` and
 //! `delay_source` (`backoff` / `retry_after`, or both `null`), and `error`,
-//! `failure` (`operation`, `timeout`, `circuit_open`, `validation`, `cancelled`) and
+//! `failure` (`operation`, `timeout`, `circuit_open`, `validation`, `cancelled`, `limit_exceeded`) and
 //! `retryable`, all three `null` for a successful attempt; `injected`
 //! (`fault`, `outcome`, `latency`, or `null` when chaos left the attempt
 //! alone).
@@ -70,11 +71,12 @@ impl Serialize for AttemptRecord {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let delay = self.delay_before();
         let error = self.error();
-        let mut map = serializer.serialize_map(Some(12))?;
+        let mut map = serializer.serialize_map(Some(13))?;
         map.serialize_entry("number", &self.number())?;
         map.serialize_entry("kind", &self.kind())?;
         map.serialize_entry("started_ms", &millis(self.started_at()))?;
         map.serialize_entry("duration_ms", &millis(self.elapsed()))?;
+        map.serialize_entry("queued_ms", &millis(self.queued()))?;
         map.serialize_entry("deadline_ms", &self.deadline().map(millis))?;
         map.serialize_entry("delay_ms", &delay.map(|d| millis(d.duration())))?;
         map.serialize_entry("delay_source", &delay.map(|d| d.source()))?;

@@ -33,6 +33,9 @@ pub enum StopReason {
     /// A retry throttle refused the next attempt: the dependency is failing
     /// for many callers, and retries would only add load.
     Throttled,
+    /// A limiter refused the last attempt (see [`limit`](crate::limit)):
+    /// the call is not retried.
+    LimitExceeded,
 }
 
 impl StopReason {
@@ -47,6 +50,7 @@ impl StopReason {
             StopReason::RateLimitExhausted => "rate_limit_exhausted",
             StopReason::CircuitOpen => "circuit_open",
             StopReason::Throttled => "throttled",
+            StopReason::LimitExceeded => "limit_exceeded",
         }
     }
 }
@@ -61,6 +65,7 @@ impl fmt::Display for StopReason {
             StopReason::RateLimitExhausted => "rate-limit wait exhausted",
             StopReason::CircuitOpen => "circuit open",
             StopReason::Throttled => "retries throttled",
+            StopReason::LimitExceeded => "limit exceeded",
         })
     }
 }
@@ -126,8 +131,10 @@ impl ExecutionReport {
         name: Cow<'static, str>,
         elapsed: u64,
         deadline: Nanos,
+        queued: u64,
     ) -> Self {
-        let mut record = AttemptRecord::begin(1, AttemptKind::Primary, 0, deadline, None);
+        let mut record = AttemptRecord::begin(1, AttemptKind::Primary, queued, deadline, None)
+            .queued_for(queued);
         record.end_at(elapsed);
         ExecutionReport {
             records: Records::one(record),

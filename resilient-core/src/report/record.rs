@@ -47,6 +47,9 @@ pub enum FailureKind {
     /// another attempt of its round ended the round first: it succeeded,
     /// or failed with an error that is not retried.
     Cancelled,
+    /// A limiter refused the attempt (see [`limit`](crate::limit)); the
+    /// body did not run.
+    LimitExceeded,
 }
 
 impl FailureKind {
@@ -59,6 +62,7 @@ impl FailureKind {
             FailureKind::CircuitOpen => "circuit_open",
             FailureKind::Validation => "validation",
             FailureKind::Cancelled => "cancelled",
+            FailureKind::LimitExceeded => "limit_exceeded",
         }
     }
 }
@@ -230,6 +234,7 @@ pub struct AttemptRecord {
     elapsed: Nanos,
     deadline: Nanos,
     delay: Nanos,
+    queued: Nanos,
     // Boxed: only failures pay for it, and they allocate the message anyway.
     error: Option<Box<ExecutionError>>,
 }
@@ -245,6 +250,7 @@ impl AttemptRecord {
         elapsed: Nanos::ZERO,
         deadline: Nanos::NONE,
         delay: Nanos::ZERO,
+        queued: Nanos::ZERO,
         error: None,
     };
 
@@ -271,8 +277,17 @@ impl AttemptRecord {
             elapsed: Nanos::ZERO,
             deadline,
             delay,
+            queued: Nanos::ZERO,
             error: None,
         }
+    }
+
+    /// The same record, of an attempt that waited `queued` nanoseconds
+    /// for its limiters' permits before it started.
+    #[inline]
+    pub(crate) const fn queued_for(mut self, queued: u64) -> AttemptRecord {
+        self.queued = Nanos::from_u64(queued);
+        self
     }
 
     /// Marks the attempt as ended at `end` nanoseconds from the operation's
@@ -312,6 +327,38 @@ impl AttemptRecord {
     /// How long the attempt ran.
     pub fn elapsed(&self) -> Duration {
         self.elapsed.get()
+    }
+
+    /// How long the attempt waited for its limiters' permits before it
+    /// started (see [`Operation::limit_wait`](crate::Operation::limit_wait));
+    /// zero without limits. [`started_at`](AttemptRecord::started_at) is
+    /// after the wait.
+    ///
+    /// ```
+    /// use resilient::limit::{Limiter, RateLimiter};
+    /// use resilient::{FakeClock, LimitExceeded, Operation};
+    /// use std::time::Duration;
+    ///
+    /// # #[derive(Debug, thiserror::Error)] #[error("busy")] struct Busy;
+    /// # impl From<LimitExceeded> for Busy { fn from(_: LimitExceeded) -> Self { Busy } }
+    /// let quota = RateLimiter::per_second(2).burst(1);
+    /// let limiters: [&dyn Limiter; 1] = [&quota];
+    /// let clock = FakeClock::new();
+    /// let call = || {
+    ///     Operation::new()
+    ///         .clock(&clock)
+    ///         .limit(&limiters)
+    ///         .limit_wait(Duration::from_secs(1))
+    ///         .run(|_| Ok::<_, Busy>(()))
+    /// };
+    /// assert_eq!(call().report().attempts()[0].queued(), Duration::ZERO);
+    /// let second = call();
+    /// let attempt = &second.report().attempts()[0];
+    /// assert_eq!(attempt.queued(), Duration::from_millis(500));
+    /// assert_eq!(attempt.started_at(), Duration::from_millis(500));
+    /// ```
+    pub fn queued(&self) -> Duration {
+        self.queued.get()
     }
 
     /// The time granted to the attempt, `min(timeout, budget - elapsed)`,

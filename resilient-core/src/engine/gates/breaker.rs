@@ -1,7 +1,7 @@
 //! The circuit breaker as a gate: admits an attempt while the circuit lets
 //! calls through, and counts each result.
 
-use super::{Admission, End, Ended, Gate, Refusal};
+use super::{Admission, End, Ended, Gate, MakeError, Refusal};
 use crate::breaker::{CircuitBreaker, CircuitPermit};
 use crate::clock::Clock;
 use crate::error::CircuitOpen;
@@ -29,7 +29,7 @@ impl<'b, T, E> Gate<T, E> for BreakerGate<'b, E> {
             .map_err(|CircuitOpen| Refusal {
                 kind: FailureKind::CircuitOpen,
                 stop: StopReason::CircuitOpen,
-                error: self.open,
+                error: MakeError::Marker(self.open),
             })
     }
 

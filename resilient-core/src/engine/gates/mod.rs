@@ -1,5 +1,5 @@
 //! Gates: the admission concerns consulted around each attempt (the retry
-//! throttle, the circuit breaker, chaos).
+//! throttle, the circuit breaker, the limiters, chaos).
 //!
 //! A gate implements [`Gate`]. Before an attempt starts (a primary attempt,
 //! a retry or a hedge; never a fallback), the engine asks every gate of the
@@ -44,14 +44,17 @@ use std::time::Duration;
 
 use crate::attempt::Attempt;
 use crate::clock::Clock;
+use crate::limit::LimitExceeded;
 use crate::report::{AttemptKind, FailureKind, StopReason};
 
 mod breaker;
 mod chaos;
+mod limit;
 mod throttle;
 
 pub(crate) use breaker::BreakerGate;
 pub(crate) use chaos::ChaosGate;
+pub(crate) use limit::LimitGate;
 
 /// One admission concern: admits or refuses each attempt, and hears how
 /// each admitted attempt ended.
@@ -93,6 +96,13 @@ pub(crate) trait Gate<T, E> {
         None
     }
 
+    /// How long the attempt holding `permit` waited for it, in
+    /// nanoseconds: recorded as the attempt's queued time.
+    fn queued(&self, permit: &Self::Permit) -> u64 {
+        let _ = permit;
+        0
+    }
+
     /// What replaces or delays the body of the attempt holding `permit`.
     fn inject(&self, permit: &mut Self::Permit) -> Option<Injection<T, E>> {
         let _ = permit;
@@ -126,7 +136,24 @@ pub(crate) struct Refusal<E> {
     /// Why the call stops: a refused attempt is never retried.
     pub(crate) stop: StopReason,
     /// Makes the error the refused attempt fails with.
-    pub(crate) error: fn() -> E,
+    pub(crate) error: MakeError<E>,
+}
+
+/// How a refusal makes its error: from a marker (`E::from(CircuitOpen)`),
+/// or from what the refusal says (`E::from(LimitExceeded)`).
+pub(crate) enum MakeError<E> {
+    Marker(fn() -> E),
+    Limit(fn(LimitExceeded) -> E, LimitExceeded),
+}
+
+impl<E> Refusal<E> {
+    /// The error the refused attempt fails with.
+    pub(crate) fn error(&self) -> E {
+        match self.error {
+            MakeError::Marker(make) => make(),
+            MakeError::Limit(make, refusal) => make(refusal),
+        }
+    }
 }
 
 /// What a gate makes of an attempt instead of running its body as is:
@@ -175,8 +202,13 @@ pub(crate) struct Ended {
 pub(crate) enum End {
     /// It succeeded.
     Success,
-    /// It failed; `retryable` is the classifier's verdict.
-    Failure { kind: FailureKind, retryable: bool },
+    /// It failed; `retryable` is the classifier's verdict, `throttled`
+    /// whether its error carried a Retry-After hint.
+    Failure {
+        kind: FailureKind,
+        retryable: bool,
+        throttled: bool,
+    },
     /// It was dropped because another attempt ended its round.
     Cancelled,
     /// A later gate refused it: its body never ran.
@@ -186,7 +218,6 @@ pub(crate) enum End {
 impl End {
     /// Whether the attempt says the dependency is overloaded: it timed
     /// out, or failed with a retryable error.
-    #[allow(dead_code)]
     pub(crate) fn dropped(self) -> bool {
         matches!(
             self,
@@ -332,6 +363,16 @@ macro_rules! gates {
                 None
             }
 
+            /// How long the attempt holding `permits` waited for them, in
+            /// nanoseconds.
+            #[inline]
+            pub(crate) fn queued(&self, permits: &Permits<'b, T, E>) -> u64 {
+                0 $(+ match (&self.$name, &permits.$name) {
+                    (Some(gate), Some(permit)) => <$gate as Gate<T, E>>::queued(gate, permit),
+                    _ => 0,
+                })*
+            }
+
             /// Whether every gate lets a retry (or a hedge) start.
             #[inline]
             pub(crate) fn allows_retry(&self) -> bool {
@@ -361,6 +402,9 @@ gates! {
     throttle: &'b dyn crate::throttle::RetryBudget,
     /// The circuit breaker: admits each attempt, told of its result.
     breaker: BreakerGate<'b, E>,
+    /// The limiters: each attempt takes a permit from every one, after
+    /// the breaker (an open circuit spends no cell of a rate limit).
+    limit: LimitGate<'b, E>,
     /// Chaos: draws, as it admits each attempt, what to inject into it.
     /// Last, so that an attempt another gate refuses draws nothing.
     chaos: ChaosGate<'b, T, E>,

@@ -1,0 +1,94 @@
+//! The limiters as a gate: each attempt takes a permit from every limiter
+//! of the operation, in order, waiting up to `limit_wait` (and never past
+//! the budget), and returns them with how it ended.
+
+use std::time::Duration;
+
+use super::{Admission, End, Ended, Gate, MakeError, Refusal};
+use crate::clock::Clock;
+use crate::limit::admit::{self, Permits};
+use crate::limit::{Completion, LimitExceeded, Limiter};
+use crate::report::{FailureKind, StopReason};
+
+/// The operation's limiters, how long an attempt may wait for their
+/// permits, and the error a refusal becomes.
+pub(crate) struct LimitGate<'b, E> {
+    limiters: &'b [&'b dyn Limiter],
+    wait: Duration,
+    exceeded: fn(LimitExceeded) -> E,
+}
+
+impl<'b, E> LimitGate<'b, E> {
+    pub(crate) fn new(limiters: &'b [&'b dyn Limiter], exceeded: fn(LimitExceeded) -> E) -> Self {
+        LimitGate {
+            limiters,
+            wait: Duration::ZERO,
+            exceeded,
+        }
+    }
+
+    pub(crate) fn set_wait(&mut self, wait: Duration) {
+        self.wait = wait;
+    }
+
+    /// The longest this attempt may wait: `limit_wait`, within the budget.
+    fn wait(&self, at: &Admission) -> Duration {
+        at.remaining.map_or(self.wait, |left| left.min(self.wait))
+    }
+
+    fn refused(&self, refusal: LimitExceeded) -> Refusal<E> {
+        Refusal {
+            kind: FailureKind::LimitExceeded,
+            stop: StopReason::LimitExceeded,
+            error: MakeError::Limit(self.exceeded, refusal),
+        }
+    }
+}
+
+/// What a limiter learns of an attempt's end.
+fn completion(end: End) -> Completion {
+    match end {
+        End::Failure {
+            throttled: true, ..
+        } => Completion::Throttled,
+        end @ End::Failure { .. } if end.dropped() => Completion::Dropped,
+        End::Success | End::Failure { .. } => Completion::Succeeded,
+        End::Cancelled | End::NotRun => Completion::Unused,
+    }
+}
+
+impl<'b, T, E> Gate<T, E> for LimitGate<'b, E> {
+    type Permit = Permits<'b>;
+
+    #[inline]
+    fn admit<C: Clock>(&self, clock: &C, _: &Admission) -> Result<Permits<'b>, Refusal<E>> {
+        admit::admit_blocking(self.limiters, clock, Duration::ZERO).map_err(|r| self.refused(r))
+    }
+
+    fn admit_blocking<C: Clock>(
+        &self,
+        clock: &C,
+        at: &Admission,
+    ) -> Result<Permits<'b>, Refusal<E>> {
+        admit::admit_blocking(self.limiters, clock, self.wait(at)).map_err(|r| self.refused(r))
+    }
+
+    async fn admit_async<C: Clock>(
+        &self,
+        clock: &C,
+        at: &Admission,
+    ) -> Result<Permits<'b>, Refusal<E>> {
+        admit::admit_async(self.limiters, clock, self.wait(at))
+            .await
+            .map_err(|r| self.refused(r))
+    }
+
+    fn queued(&self, permit: &Permits<'b>) -> u64 {
+        crate::report::duration_nanos(permit.queued())
+    }
+
+    #[inline]
+    fn settle<C: Clock>(&self, clock: &C, permit: Permits<'b>, ended: &Ended) {
+        permit.finish(clock.now(), ended.rtt, completion(ended.end));
+    }
+}

@@ -1,0 +1,19 @@
+use resilient::resilient;
+
+#[derive(Debug)]
+struct FetchError;
+
+impl std::fmt::Display for FetchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("fetch failed")
+    }
+}
+
+#[resilient(retries = 2, limit_wait = "100ms")]
+fn fetch() -> Result<u32, FetchError> {
+    Ok(1)
+}
+
+fn main() {
+    let _ = fetch();
+}
