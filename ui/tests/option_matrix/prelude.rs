@@ -5,10 +5,15 @@
 // (`recover`, `clock`) live in the modules `blocking` and `asynchronous`.
 // Written at the root of each generated file, so: `//` comments only.
 
+<<<<<<< HEAD
 use resilient::idempotency::{IdempotencyConflict, IdempotencyInFlight, MemoryStore, StoreError};
+=======
+use resilient::idempotency::{IdempotencyInFlight, MemoryStore, StoreError};
+use resilient::limit::{AdaptiveLimit, Bulkhead};
+>>>>>>> 30b6628 (Add limit and limit_wait to the option matrix)
 use resilient::{
-    Backoff, CircuitBreaker, CircuitOpen, ExecutionReport, Outcome, RetryEvent, RetryPolicy,
-    RetryThrottle, TimedOut, ValidationFailed, resilient,
+    Backoff, CircuitBreaker, CircuitOpen, ExecutionReport, LimitExceeded, Outcome, RetryEvent,
+    RetryPolicy, RetryThrottle, TimedOut, ValidationFailed, resilient,
 };
 use std::sync::LazyLock;
 use std::time::Duration;
@@ -27,6 +32,7 @@ pub enum MatrixError {
     InFlight,
     #[error("store failed")]
     Store,
+<<<<<<< HEAD
     #[error("key reused with other parameters")]
     Conflict,
 }
@@ -34,6 +40,15 @@ pub enum MatrixError {
 impl From<IdempotencyConflict> for MatrixError {
     fn from(_: IdempotencyConflict) -> Self {
         MatrixError::Conflict
+=======
+    #[error("limit exceeded")]
+    Busy,
+}
+
+impl From<LimitExceeded> for MatrixError {
+    fn from(_: LimitExceeded) -> Self {
+        MatrixError::Busy
+>>>>>>> 30b6628 (Add limit and limit_wait to the option matrix)
     }
 }
 
@@ -81,6 +96,10 @@ static BREAKER: LazyLock<CircuitBreaker> = LazyLock::new(|| {
 });
 
 static THROTTLE: RetryThrottle = RetryThrottle::new(10, 0.1);
+
+static POOL: Bulkhead = Bulkhead::new(8);
+
+static ADAPTIVE: AdaptiveLimit = AdaptiveLimit::aimd();
 
 static STORE: MemoryStore<u32> = MemoryStore::new();
 

@@ -78,6 +78,8 @@ pub const OPTIONS: &[Row] = &[
     row("name", "\"matrix.$fn\""),
     row("report", "log_report"),
     row("throttle", "&THROTTLE"),
+    row("limit", "[&POOL, &ADAPTIVE]"),
+    needs(row("limit_wait", "\"50ms\""), &["limit"]),
     row("hedge", "\"100ms\""),
     needs(row("max_hedges", "2"), &["hedge"]),
     needs(row("idempotency", "&STORE"), &["idempotency_key"]),
