@@ -88,9 +88,9 @@ static QUEUEING: Bulkhead = Bulkhead::new(2).named("queueing");
 static QUEUEING_GAUGE: Gauge = Gauge::new();
 
 #[resilient(limit = &QUEUEING, limit_wait = "1s")]
-async fn queued_behind_two() -> Result<Duration, Error> {
+async fn queued_behind_two() -> Result<(), Error> {
     QUEUEING_GAUGE.visit(MS * 100).await;
-    Ok(QUEUEING_GAUGE.peak.load(Ordering::SeqCst).into()).map(|peak: u32| MS * peak)
+    Ok(())
 }
 
 #[tokio::test(start_paused = true)]
@@ -113,7 +113,10 @@ async fn with_limit_wait_all_five_run_never_more_than_two_at_once() {
         .map(|o| o.report().attempts()[0].queued())
         .collect();
     queued.sort();
-    assert_eq!(queued, [MS * 0, MS * 0, MS * 100, MS * 100, MS * 200]);
+    assert_eq!(
+        queued,
+        [Duration::ZERO, Duration::ZERO, MS * 100, MS * 100, MS * 200]
+    );
 }
 
 static ONE: Bulkhead = Bulkhead::new(1);

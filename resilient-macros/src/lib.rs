@@ -548,7 +548,7 @@ use proc_macro::TokenStream;
 ///
 /// Retries, breakers and throttles protect a dependency from its callers'
 /// failures; limits protect it from load. `limit` takes a limiter of
-/// [`resilient::limit`](crate::limit), or a list of them taken in order:
+/// `resilient::limit`, or a list of them taken in order:
 /// every attempt (primary, retry or hedge, not the fallback) takes a
 /// permit from each before it starts and returns it when it ends; a call
 /// backing off holds none. An attempt refused a permit doesn't run: the
