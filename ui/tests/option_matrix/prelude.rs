@@ -5,12 +5,8 @@
 // (`recover`, `clock`) live in the modules `blocking` and `asynchronous`.
 // Written at the root of each generated file, so: `//` comments only.
 
-<<<<<<< HEAD
 use resilient::idempotency::{IdempotencyConflict, IdempotencyInFlight, MemoryStore, StoreError};
-=======
-use resilient::idempotency::{IdempotencyInFlight, MemoryStore, StoreError};
 use resilient::limit::{AdaptiveLimit, Bulkhead};
->>>>>>> 30b6628 (Add limit and limit_wait to the option matrix)
 use resilient::{
     Backoff, CircuitBreaker, CircuitOpen, ExecutionReport, LimitExceeded, Outcome, RetryEvent,
     RetryPolicy, RetryThrottle, TimedOut, ValidationFailed, resilient,
@@ -32,23 +28,21 @@ pub enum MatrixError {
     InFlight,
     #[error("store failed")]
     Store,
-<<<<<<< HEAD
     #[error("key reused with other parameters")]
     Conflict,
+    #[error("limit exceeded")]
+    Busy,
 }
 
 impl From<IdempotencyConflict> for MatrixError {
     fn from(_: IdempotencyConflict) -> Self {
         MatrixError::Conflict
-=======
-    #[error("limit exceeded")]
-    Busy,
+    }
 }
 
 impl From<LimitExceeded> for MatrixError {
     fn from(_: LimitExceeded) -> Self {
         MatrixError::Busy
->>>>>>> 30b6628 (Add limit and limit_wait to the option matrix)
     }
 }
 
