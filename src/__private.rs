@@ -10,7 +10,7 @@ pub use resilient_core::idempotency::{
     DEFAULT_TTL, IdempotencyConflictFailure, IdempotencyFailure,
 };
 pub use resilient_core::{
-    Backoff, CircuitOpenError, Jitter, LimitExceededError, ReportableError, TimeoutError,
+    Backoff, CircuitOpenError, Jitter, LimitExceededError, ReportableError, Tally, TimeoutError,
     TokioClock, ValidationError,
 };
 pub use resilient_core::{IdempotentCall, idempotency_fingerprint};

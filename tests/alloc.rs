@@ -6,7 +6,9 @@
 //! `metrics` facade (an attempt counter and the duration histogram), whose
 //! keys carry the operation's name and are allocated by the facade: two
 //! allocations a call, and exactly that many. `.ci/run` also runs this test
-//! without the feature.
+//! without the feature, and with `dashboard` alone: the dashboard's counts
+//! are atomics, so they add none (an operation's first call, which
+//! registers it, is the warm-up call below).
 //!
 //! Runs without the test harness so no other thread allocates meanwhile.
 

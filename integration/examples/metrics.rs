@@ -76,5 +76,8 @@ async fn main() {
         let outcome = call_provider(prompt).await;
         println!("{}\n", outcome.report());
     }
+    // A break ends with no call to notice it: set every breaker's gauge to
+    // its state now, right before rendering the scrape.
+    resilient::metrics::refresh();
     println!("{}", prometheus.render());
 }

@@ -30,6 +30,9 @@
 //!   events;
 //! * `breaker/`: the circuit breaker;
 //! * `report/`: the outcome, the attempt records, their table and JSON;
+//! * `observe/`: what an operator sees: each operation's counts, the
+//!   registry of operations and breakers, the `metrics` series and the
+//!   dashboard;
 //! * `idempotency/`: the stores a key's result is kept in (memory, Redis);
 //! * `limit/`: admission control: bulkheads, rate limits, adaptive limits;
 //! * `tower/`: the tower layer (feature `tower`), and the run of one call
@@ -42,9 +45,12 @@
 //!
 //! # Features
 //!
+//! * `dashboard`: the `dashboard` module, a live page of every operation
+//!   and breaker, served by the application itself (an axum router).
 //! * `http`: the `http` module (status classification, Retry-After).
 //! * `metrics`: counters and histograms of the `metrics` facade, and a
-//!   gauge of each circuit breaker's state.
+//!   gauge of each circuit breaker's state, all described and present
+//!   from the start; see the `metrics` module.
 //! * `quanta`: `TscClock`, the CPU's time-stamp counter, for a cheaper
 //!   report on machines where it can be trusted.
 //! * `redis`: `idempotency::RedisStore`, idempotent calls across a fleet.
@@ -84,7 +90,9 @@
 //! | `resilient_idempotent_calls_total` | counter | `operation`, `status` (`replayed`, `joined`, `executed`, `in_flight`, `conflict`, `store_error`) |
 //!
 //! A hedged attempt dropped because another succeeded counts in none of
-//! them: it neither succeeded nor failed.
+//! them: it neither succeeded nor failed. Each series has `# HELP` text
+//! and a unit, an operation's counters exist at zero from its first call,
+//! and a breaker's gauge from its construction (`metrics` module).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -99,6 +107,7 @@ mod error;
 pub mod http;
 pub mod idempotency;
 pub mod limit;
+mod observe;
 mod policy;
 mod report;
 #[cfg(feature = "reqwest")]
@@ -131,6 +140,12 @@ pub use error::{
     TimeoutError, ValidationError, ValidationFailed,
 };
 pub use limit::{LimitExceeded, LimitExceededError};
+#[doc(hidden)]
+pub use observe::Tally;
+#[cfg(feature = "dashboard")]
+pub use observe::dashboard;
+#[cfg(feature = "metrics")]
+pub use observe::series as metrics;
 pub use policy::{RetryPolicy, RetryPolicyBuilder};
 pub use report::{
     AttemptKind, AttemptRecord, Delay, DelaySource, ExecutionError, ExecutionReport, FailureKind,

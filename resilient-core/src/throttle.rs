@@ -377,6 +377,21 @@ pub trait RetryBudget: Send + Sync {
     /// once per retry, right before it starts, never for a call's first
     /// attempt; an implementation may spend the retry in answering `true`.
     fn allows_retry(&self) -> bool;
+
+    /// The tokens left and the most there can be, for the dashboard's
+    /// tile of an operation using this budget (feature `dashboard`). The
+    /// default, `None`, is a budget without a count worth showing.
+    ///
+    /// ```
+    /// use resilient::{RetryBudget, RetryThrottle};
+    ///
+    /// let throttle = RetryThrottle::new(10, 0.1);
+    /// throttle.record_failure();
+    /// assert_eq!(RetryBudget::level(&throttle), Some((9.0, 10.0)));
+    /// ```
+    fn level(&self) -> Option<(f64, f64)> {
+        None
+    }
 }
 
 impl RetryBudget for RetryThrottle {
@@ -390,6 +405,10 @@ impl RetryBudget for RetryThrottle {
 
     fn allows_retry(&self) -> bool {
         RetryThrottle::allows_retry(self)
+    }
+
+    fn level(&self) -> Option<(f64, f64)> {
+        Some((self.tokens(), f64::from(self.max_tokens())))
     }
 }
 
@@ -408,6 +427,10 @@ macro_rules! forward_to_pointee {
 
             fn allows_retry(&self) -> bool {
                 (**self).allows_retry()
+            }
+
+            fn level(&self) -> Option<(f64, f64)> {
+                (**self).level()
             }
         }
     )*};

@@ -1,23 +1,35 @@
 //! With the `metrics` feature, the engine counts attempts, retries,
 //! fallbacks and rejections, and times each operation, under the
-//! operation's name.
+//! operation's name. An operation's counters appear at zero on its first
+//! call, and it announces itself once per process: each test names its
+//! operations apart from the others'.
 #![cfg(feature = "metrics")]
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
 use resilient::resilient;
-use resilient_core::{Backoff, CircuitBreaker, CircuitOpen, FakeClock, Operation};
+use resilient_core::metrics::SERIES;
+use resilient_core::{Backoff, CircuitBreaker, CircuitOpen, FakeClock, Operation, Tally};
 
 /// Every series recorded: `name{label=value,…}` with its value (a counter's
 /// count, or a histogram's samples).
 fn series(snapshotter: &Snapshotter) -> BTreeMap<String, String> {
+    described(snapshotter)
+        .into_iter()
+        .map(|(key, (value, _))| (key, value))
+        .collect()
+}
+
+/// [`series`], each with whether it was described (unit and help text).
+fn described(snapshotter: &Snapshotter) -> BTreeMap<String, (String, bool)> {
     snapshotter
         .snapshot()
         .into_vec()
         .into_iter()
-        .map(|(key, _, _, value)| {
+        .map(|(key, unit, help, value)| {
             let key = key.key();
             let mut labels: Vec<String> = key
                 .labels()
@@ -32,7 +44,8 @@ fn series(snapshotter: &Snapshotter) -> BTreeMap<String, String> {
                     samples.iter().map(|s| s.into_inner()).collect::<Vec<_>>()
                 ),
             };
-            (format!("{}{{{}}}", key.name(), labels.join(",")), value)
+            let name = format!("{}{{{}}}", key.name(), labels.join(","));
+            (name, (value, unit.is_some() && help.is_some()))
         })
         .collect()
 }
@@ -77,6 +90,15 @@ fn a_failing_then_succeeding_call_through_an_operation() {
                 "1"
             ),
             ("resilient_retries_total{operation=users.get}", "1"),
+            (
+                "resilient_attempts_total{kind=primary,operation=users.get,outcome=fatal_failure}",
+                "0"
+            ),
+            (
+                "resilient_circuit_rejections_total{operation=users.get}",
+                "0"
+            ),
+            ("resilient_fallbacks_total{operation=users.get}", "0"),
             (
                 "resilient_operation_duration_seconds{operation=users.get,stop_reason=succeeded}",
                 "[0.45]"
@@ -143,6 +165,15 @@ fn a_failing_call_and_its_fallbacks_through_the_attribute() {
             ("resilient_fallbacks_total{operation=lookup}", "2"),
             ("resilient_retries_total{operation=lookup}", "1"),
             (
+                "resilient_attempts_total{kind=primary,operation=lookup,outcome=fatal_failure}",
+                "0"
+            ),
+            (
+                "resilient_attempts_total{kind=primary,operation=lookup,outcome=success}",
+                "0"
+            ),
+            ("resilient_circuit_rejections_total{operation=lookup}", "0"),
+            (
                 "resilient_operation_duration_seconds{operation=lookup,stop_reason=attempts_exhausted}",
                 "[0.0]"
             ),
@@ -162,7 +193,7 @@ fn a_rejection_by_an_open_breaker_is_counted() {
     metrics::with_local_recorder(&recorder, || {
         for _ in 0..2 {
             let _ = Operation::new()
-                .name("users.get")
+                .name("users.delete")
                 .circuit_breaker(&breaker)
                 .clock(FakeClock::new())
                 .run(|_| Err::<(), _>(ApiError::Down));
@@ -170,7 +201,7 @@ fn a_rejection_by_an_open_breaker_is_counted() {
     });
     let recorded = series(&snapshotter);
     assert_eq!(
-        recorded.get("resilient_circuit_rejections_total{operation=users.get}"),
+        recorded.get("resilient_circuit_rejections_total{operation=users.delete}"),
         Some(&"1".to_owned()),
         "{recorded:#?}"
     );
@@ -181,7 +212,7 @@ fn a_rejection_by_an_open_breaker_is_counted() {
     );
     assert_eq!(
         recorded.get(
-            "resilient_operation_duration_seconds{operation=users.get,stop_reason=circuit_open}"
+            "resilient_operation_duration_seconds{operation=users.delete,stop_reason=circuit_open}"
         ),
         Some(&"[0.0]".to_owned())
     );
@@ -288,5 +319,90 @@ fn each_injection_is_counted_by_operation_and_kind() {
                 &"2".to_owned()
             ),
         ]
+    );
+}
+
+#[test]
+fn an_operations_counters_are_zero_after_a_first_call_that_succeeded() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let _ = metrics::with_local_recorder(&recorder, || {
+        Operation::new()
+            .name("lifecycle.first")
+            .clock(FakeClock::new())
+            .run(|_| Ok::<_, String>(1))
+    });
+    let seen = series(&snapshotter);
+    let attempts = |outcome: &str| {
+        let key = format!(
+            "resilient_attempts_total{{kind=primary,operation=lifecycle.first,outcome={outcome}}}"
+        );
+        seen.get(&key).cloned()
+    };
+    assert_eq!(attempts("success").as_deref(), Some("1"));
+    assert_eq!(attempts("retryable_failure").as_deref(), Some("0"));
+    assert_eq!(attempts("fatal_failure").as_deref(), Some("0"));
+    for counter in ["retries", "fallbacks", "circuit_rejections"] {
+        let key = format!("resilient_{counter}_total{{operation=lifecycle.first}}");
+        assert_eq!(seen.get(&key).map(String::as_str), Some("0"), "{key}");
+    }
+}
+
+static LIFECYCLE_BREAKER: LazyLock<CircuitBreaker> = LazyLock::new(|| {
+    CircuitBreaker::builder()
+        .name("lifecycle.breaker")
+        .failure_threshold(1)
+        .break_duration(Duration::from_secs(60))
+        .build()
+        .unwrap()
+});
+
+#[test]
+fn every_series_recorded_is_listed_and_described_with_a_unit() {
+    // The counts of a function under the attribute live in a static.
+    static TALLY: Tally = Tally::new();
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    metrics::with_local_recorder(&recorder, || {
+        let clock = FakeClock::new();
+        // Fails, retries, falls back; the failure opens the breaker...
+        let operation = Operation::new()
+            .name("lifecycle.all")
+            .tally(&TALLY)
+            .max_attempts(2)
+            .backoff(Backoff::none())
+            .circuit_breaker(&LIFECYCLE_BREAKER)
+            .clock(&clock);
+        let mut failing = operation.start();
+        while failing.next_blocking() {
+            failing.attempt_blocking(|_| Err::<u32, _>(CircuitOpen));
+        }
+        failing.fallback_blocking(|_| Ok(0));
+        let _ = failing.finish();
+    });
+    let seen = described(&snapshotter);
+    let names: Vec<&str> = SERIES.iter().map(|series| series.name).collect();
+    for (series, (_, described)) in &seen {
+        let name = series.split('{').next().unwrap();
+        assert!(names.contains(&name), "{series} is not listed in SERIES");
+        assert!(*described, "{series} has no unit or help text");
+    }
+    // ...so that every series was recorded, but those of options this call
+    // doesn't use (an idempotency key: see the test above).
+    let unused = ["resilient_idempotent_calls_total"];
+    for series in SERIES.iter().filter(|series| !unused.contains(&series.name)) {
+        assert!(
+            seen.keys().any(|key| key.starts_with(series.name)),
+            "{} was not recorded",
+            series.name
+        );
+    }
+    assert_eq!(
+        seen["resilient_circuit_rejections_total{operation=lifecycle.all}"].0,
+        "1"
+    );
+    assert_eq!(
+        seen["resilient_circuit_state{breaker=lifecycle.breaker}"].0,
+        "2"
     );
 }

@@ -318,9 +318,15 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
         }
     }
     if options.key(&NAME).is_none() {
-        // The function's identifier names the operation by default.
+        // The function's identifier names the operation by default; its
+        // counts (for metrics and the dashboard) live in a `static` of its
+        // own, which a call finds for free. A `name = …` may change from call
+        // to call, so such an operation finds its counts by name.
         let name = Literal::string(&function.item.sig.ident.unraw().to_string());
-        chain.extend(quote!(.name(#name)));
+        chain.extend(quote!(.name(#name).tally({
+            static TALLY: #root::__private::Tally = #root::__private::Tally::new();
+            &TALLY
+        })));
     }
     statements.extend(quote!(let #op = #chain;));
     // A hedged operation owns its operation: made here, so that the run

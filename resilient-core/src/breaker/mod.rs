@@ -36,19 +36,26 @@
 //!
 //! # Metrics
 //!
-//! With the `metrics` feature, every transition sets the gauge
-//! `resilient_circuit_state`, labelled `breaker` with the breaker's
-//! [name](CircuitBreakerBuilder::name): 0 when it closes, 1 when it turns
-//! half-open (as the first probe is admitted, not merely because the break
-//! has elapsed), 2 when it opens. The thread that makes a transition sets
-//! the gauge once; a breaker that never changed state has set nothing.
+//! With the `metrics` feature, a breaker sets the gauge
+//! `resilient_circuit_state`, labelled `breaker` with its
+//! [name](CircuitBreakerBuilder::name), to 0 (closed) when it is built, and
+//! on every transition: 0 when it closes, 1 when it turns half-open, 2 when
+//! it opens. The thread that makes a transition sets the gauge once.
+//!
+//! A break ends by the passing of time, with no call to notice it, and the
+//! breaker spawns no task to watch the clock. The gauge follows open →
+//! half-open when someone looks: [`metrics::refresh`](crate::metrics::refresh)
+//! sets every live breaker's gauge to its state at that moment (call it
+//! where the scrape is rendered), and the dashboard (feature `dashboard`)
+//! refreshes it every second while its page is open.
 //!
 //! # Layout
 //!
 //! This file holds the public API. `builder` validates the options into a
 //! configuration; `word` packs the state into atomic words and owns the one
 //! compare-and-swap loop every change goes through; `window` counts the
-//! failure-ratio rule's sampling windows.
+//! failure-ratio rule's sampling windows; `view` is what the breaker
+//! publishes for metrics and the dashboard.
 
 mod atomic;
 mod builder;
@@ -56,24 +63,25 @@ mod builder;
 mod loom;
 #[cfg(all(test, not(loom)))]
 mod tests;
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+mod view;
 mod window;
 mod word;
 
 use std::fmt;
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use atomic::{AtomicU64, Ordering};
 pub use builder::CircuitBreakerBuilder;
 use builder::Config;
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+pub(crate) use view::View;
 use window::Window;
 use word::{Packed, Streak, Tag, Word};
 
 use crate::error::CircuitOpen;
-
-/// The gauge every transition sets, labelled `breaker` with the breaker's
-/// name: 0 closed, 1 half-open, 2 open.
-#[cfg(feature = "metrics")]
-const STATE_GAUGE: &str = "resilient_circuit_state";
 
 /// Where a [`CircuitBreaker`] stands.
 ///
@@ -146,6 +154,9 @@ pub struct CircuitBreaker {
     window: Window,
     /// Where the breaker's own time scale starts; see `nanos`.
     anchor: Instant,
+    /// What the breaker publishes; registered when it is built.
+    #[cfg(any(feature = "metrics", feature = "dashboard"))]
+    view: Arc<View>,
 }
 
 impl CircuitBreaker {
@@ -178,6 +189,17 @@ impl CircuitBreaker {
     }
 
     fn with_config(config: Config) -> Self {
+        let anchor = Instant::now();
+        #[cfg(any(feature = "metrics", feature = "dashboard"))]
+        let view = {
+            let view = View::new(
+                config.name.clone(),
+                anchor,
+                config.break_nanos,
+                on_scale(anchor, anchor),
+            );
+            crate::observe::breaker_built(Arc::new(view))
+        };
         Self {
             config,
             word: Packed::new(Word::new(Tag::Closed, 0, 0)),
@@ -185,8 +207,16 @@ impl CircuitBreaker {
             granted_at: AtomicU64::new(0),
             streak: Packed::new(Streak::new(0)),
             window: Window::new(0, 0),
-            anchor: Instant::now(),
+            anchor,
+            #[cfg(any(feature = "metrics", feature = "dashboard"))]
+            view,
         }
+    }
+
+    /// What the breaker publishes.
+    #[cfg(feature = "dashboard")]
+    pub(crate) fn view(&self) -> &Arc<View> {
+        &self.view
     }
 
     /// Asks to run a call at `now`.
@@ -231,8 +261,9 @@ impl CircuitBreaker {
             // A new half-open generation with no probe in flight: the silent
             // probes' permits become stale, so their outcomes and drops can't
             // touch the slots handed out from here on.
-            let renewed =
-                self.shift(|current| (current == word).then(|| word.next(Tag::HalfOpen, 0)));
+            let renewed = self.shift(now, |current| {
+                (current == word).then(|| word.next(Tag::HalfOpen, 0))
+            });
             word = match renewed {
                 Ok((_, current)) | Err(current) => current,
             };
@@ -253,7 +284,7 @@ impl CircuitBreaker {
         // If the swap is lost, the time is later than the latest admission,
         // which only postpones the slots' expiry, never hastens it.
         self.granted_at.fetch_max(now, Ordering::AcqRel);
-        match self.shift(admit) {
+        match self.shift(now, admit) {
             Ok((_, word)) => Ok(CircuitPermit::new(
                 self,
                 word.generation,
@@ -315,16 +346,13 @@ impl CircuitBreaker {
     /// may well have started before the breaker) keep their order too.
     /// About 292 years either way; saturates beyond.
     fn nanos(&self, now: Instant) -> u64 {
-        const ANCHOR: u64 = 1 << 63;
-        let after = saturating_nanos(now.saturating_duration_since(self.anchor));
-        let before = saturating_nanos(self.anchor.saturating_duration_since(now));
-        ANCHOR.saturating_add(after).saturating_sub(before)
+        on_scale(self.anchor, now)
     }
 
     fn on_success(&self, generation: u32, probe: bool, now: Instant) {
         let now = self.nanos(now);
         if probe {
-            self.switch(Tag::HalfOpen, generation, Tag::Closed, |closed| {
+            self.switch(now, Tag::HalfOpen, generation, Tag::Closed, |closed| {
                 self.streak.replace(Streak::new(closed));
                 self.window.reset(closed, now);
             });
@@ -345,7 +373,7 @@ impl CircuitBreaker {
         let now = self.nanos(now);
         let open = |_| self.opened_at.store(now, Ordering::Relaxed);
         if probe {
-            self.switch(Tag::HalfOpen, generation, Tag::Open, open);
+            self.switch(now, Tag::HalfOpen, generation, Tag::Open, open);
             return;
         }
         let mut trip = false;
@@ -360,63 +388,69 @@ impl CircuitBreaker {
         }
         if trip {
             // Does nothing if another failure already opened it.
-            self.switch(Tag::Closed, generation, Tag::Open, open);
+            self.switch(now, Tag::Closed, generation, Tag::Open, open);
         }
     }
 
     fn release_probe(&self, generation: u32) {
-        let _ = self.shift(|word| {
+        // Never changes the state, so the time it would be reported at
+        // doesn't matter.
+        let _ = self.shift(0, |word| {
             word.is(Tag::HalfOpen, generation)
                 .then(|| Word::new(Tag::HalfOpen, word.probes.saturating_sub(1), generation))
         });
     }
 
     /// Moves the breaker, if it is still `from` in `generation`, to `to`
-    /// (`Open` or `Closed`) in the next generation.
+    /// (`Open` or `Closed`) in the next generation, at `now`.
     ///
     /// The move goes through `Opening` or `Closing`, which readers take as
     /// "not yet", while `prepare` writes what the new state reads (the
     /// break's start, or the fresh counts of a closed period; it is given
     /// the new generation). Only the thread that swapped in the
     /// intermediate word runs `prepare`, so it needs no compare-and-swap.
-    fn switch(&self, from: Tag, generation: u32, to: Tag, prepare: impl FnOnce(u32)) {
+    fn switch(&self, now: u64, from: Tag, generation: u32, to: Tag, prepare: impl FnOnce(u32)) {
         let via = match to {
             Tag::Open => Tag::Opening,
             _ => Tag::Closing,
         };
-        let Ok((_, held)) = self.shift(|word| word.is(from, generation).then(|| word.next(via, 0)))
-        else {
+        let Ok((_, held)) = self.shift(now, |word| {
+            word.is(from, generation).then(|| word.next(via, 0))
+        }) else {
             return;
         };
         prepare(held.generation);
         // Nothing else changes a word in `via`, so this finds `held`.
-        let _ = self.shift(|word| (word == held).then(|| Word::new(to, 0, held.generation)));
+        let _ = self.shift(now, |word| {
+            (word == held).then(|| Word::new(to, 0, held.generation))
+        });
     }
 
-    /// Changes the state word by `step` (see [`Packed::transition`]). Every
-    /// change of the state goes through here, so that each transition is
-    /// reported exactly once, by the thread that made it.
-    fn shift(&self, step: impl Fn(Word) -> Option<Word>) -> Result<(Word, Word), Word> {
+    /// Changes the state word by `step` (see [`Packed::transition`]) at
+    /// `now`. Every change of the state goes through here, so that each
+    /// transition is reported exactly once, by the thread that made it.
+    fn shift(&self, now: u64, step: impl Fn(Word) -> Option<Word>) -> Result<(Word, Word), Word> {
         let shifted = self.word.transition(step);
         if let Ok((old, new)) = shifted
             && old.tag != new.tag
             && let Some(state) = new.settled()
         {
-            self.entered(state);
+            self.entered(state, new.generation, now);
         }
         shifted
     }
 
-    /// Reports that the breaker has just entered `state`.
-    fn entered(&self, state: CircuitState) {
+    /// Reports that the breaker has just entered `state`, in `generation`,
+    /// at `now`.
+    #[cfg_attr(
+        not(any(feature = "metrics", feature = "dashboard")),
+        allow(unused_variables)
+    )]
+    fn entered(&self, state: CircuitState, generation: u32, now: u64) {
+        #[cfg(any(feature = "metrics", feature = "dashboard"))]
+        self.view.entered(generation, state, now);
         #[cfg(feature = "metrics")]
-        metrics::gauge!(STATE_GAUGE, "breaker" => self.config.name.clone()).set(match state {
-            CircuitState::Closed => 0.0,
-            CircuitState::HalfOpen => 1.0,
-            CircuitState::Open => 2.0,
-        });
-        #[cfg(not(feature = "metrics"))]
-        let _ = state;
+        self.view.gauge(state);
     }
 
     #[cfg(test)]
@@ -583,6 +617,15 @@ impl fmt::Debug for CircuitPermit<'_> {
             .field("probe", &self.probe)
             .finish_non_exhaustive()
     }
+}
+
+/// `now` on the time scale that starts at `anchor`; see
+/// `CircuitBreaker::nanos`.
+fn on_scale(anchor: Instant, now: Instant) -> u64 {
+    const ANCHOR: u64 = 1 << 63;
+    let after = saturating_nanos(now.saturating_duration_since(anchor));
+    let before = saturating_nanos(anchor.saturating_duration_since(now));
+    ANCHOR.saturating_add(after).saturating_sub(before)
 }
 
 fn saturating_nanos(duration: Duration) -> u64 {

@@ -701,7 +701,7 @@ mod gauge {
         let snapshot = snapshotter.snapshot().into_vec();
         snapshot.into_iter().find_map(|(key, _, _, value)| {
             let key = key.key();
-            let ours = key.name() == STATE_GAUGE
+            let ours = key.name() == crate::metrics::CIRCUIT_STATE
                 && key
                     .labels()
                     .any(|label| label.key() == "breaker" && label.value() == name);
@@ -718,9 +718,11 @@ mod gauge {
         let snapshotter = recorder.snapshotter();
         metrics::with_local_recorder(&recorder, || {
             let b = named("payments");
+            // Closed from the moment it is built.
+            assert_eq!(state_gauge(&snapshotter, "payments"), Some(0.0));
             let t0 = Instant::now();
             succeed(&b, t0);
-            assert_eq!(state_gauge(&snapshotter, "payments"), None);
+            assert_eq!(state_gauge(&snapshotter, "payments"), Some(0.0));
             open_at(&b, t0);
             assert_eq!(state_gauge(&snapshotter, "payments"), Some(2.0));
             let t10 = t0 + secs(10);
@@ -728,6 +730,26 @@ mod gauge {
             assert_eq!(state_gauge(&snapshotter, "payments"), Some(1.0));
             probe.record_success(t10);
             assert_eq!(state_gauge(&snapshotter, "payments"), Some(0.0));
+        });
+    }
+
+    /// The break ends with no call to notice it: a refresh at its end shows
+    /// the breaker half-open, and one before it still open.
+    #[test]
+    fn refresh_shows_half_open_when_the_break_ends_without_a_call() {
+        let recorder = DebuggingRecorder::new();
+        let snapshotter = recorder.snapshotter();
+        metrics::with_local_recorder(&recorder, || {
+            let b = named("search");
+            let t0 = Instant::now();
+            open_at(&b, t0);
+            crate::metrics::refresh_at(t0 + secs(9));
+            assert_eq!(state_gauge(&snapshotter, "search"), Some(2.0));
+            crate::metrics::refresh_at(t0 + secs(10));
+            assert_eq!(state_gauge(&snapshotter, "search"), Some(1.0));
+            // The breaker itself agrees, and has not moved.
+            assert_eq!(b.state(t0 + secs(10)), CircuitState::HalfOpen);
+            assert!(b.try_acquire(t0 + secs(10)).unwrap().is_probe());
         });
     }
 
@@ -765,7 +787,7 @@ mod gauge {
         }
 
         fn register_gauge(&self, key: &Key, _: &Metadata<'_>) -> Gauge {
-            assert_eq!(key.name(), STATE_GAUGE);
+            assert_eq!(key.name(), crate::metrics::CIRCUIT_STATE);
             let label = key.labels().find(|label| label.key() == "breaker");
             Gauge::from_arc(Arc::new(LabelledGauge {
                 breaker: label
@@ -804,7 +826,8 @@ mod gauge {
         });
         let sets = sets.0.lock().unwrap();
         let values: Vec<f64> = sets.iter().map(|(_, value)| *value).collect();
-        assert_eq!(values, [2.0, 1.0, 2.0, 1.0, 0.0]);
+        // Built closed, then one set per transition.
+        assert_eq!(values, [0.0, 2.0, 1.0, 2.0, 1.0, 0.0]);
         assert!(sets.iter().all(|(breaker, _)| breaker == "inventory"));
     }
 }

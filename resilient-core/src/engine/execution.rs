@@ -531,6 +531,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         let Execution { op, core, result } = self;
         let result = result.expect("Execution::finish called before any attempt ran");
         let report = core.finish(op.settings.report_deferred);
+        op.observe(&report, result.is_ok());
         if !op.settings.report_deferred {
             op.hooks.on_report(&report);
         }

@@ -18,6 +18,7 @@ use crate::chaos::Switches;
 use crate::clock::{Clock, SystemClock, TokioClock, Untimed};
 use crate::error::{CircuitOpenError, ReportableError, RetryError, TimeoutError, ValidationError};
 use crate::limit::{LimitExceededError, Limiter};
+use crate::observe::Tally;
 use crate::policy::RetryPolicy;
 use crate::report::{
     AttemptKind, ExecutionReport, FailureKind, Nanos, Outcome, StopReason, UNNAMED,
@@ -90,6 +91,8 @@ pub struct Operation<'b, T, E, C = SystemClock, H = Hooks> {
     pub(crate) invalid: Option<fn() -> E>,
     /// Renders an error for the report; `None` where no report is kept.
     pub(crate) describe: Option<fn(&E) -> String>,
+    /// Its counts for metrics and the dashboard; `None`: found by name.
+    pub(crate) tally: Option<&'static Tally>,
     value: PhantomData<fn() -> T>,
 }
 
@@ -117,6 +120,7 @@ impl<T, E> Operation<'static, T, E> {
             gates: Gates::NONE,
             invalid: None,
             describe: None,
+            tally: None,
             value: PhantomData,
         }
     }
@@ -167,6 +171,7 @@ macro_rules! with_part {
             gates: $op.gates,
             invalid: $op.invalid,
             describe: $op.describe,
+            tally: $op.tally,
             value: PhantomData,
         }
     };
@@ -190,6 +195,16 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     #[inline]
     pub fn name(mut self, name: impl Into<Cow<'static, str>>) -> Self {
         self.name = name.into();
+        self
+    }
+
+    /// Counts the operation's calls in `tally` rather than in the one
+    /// found by its name: what the attribute does, with a `static` per
+    /// function, so that a call spends no lookup on its counts.
+    #[doc(hidden)]
+    #[inline]
+    pub fn tally(mut self, tally: &'static Tally) -> Self {
+        self.tally = Some(tally);
         self
     }
 
@@ -487,6 +502,27 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
             .map(|describe| describe(error))
             .unwrap_or_default()
     }
+
+    /// Counts a call that ended with `report` and a result that was `ok`
+    /// or not, for metrics and the dashboard.
+    #[inline]
+    pub(crate) fn observe(&self, report: &ExecutionReport, ok: bool) {
+        #[cfg(any(feature = "metrics", feature = "dashboard"))]
+        crate::observe::finished(self.name.as_ref(), self.used(), report, ok);
+        #[cfg(not(any(feature = "metrics", feature = "dashboard")))]
+        let _ = (report, ok);
+    }
+
+    /// What the operation uses, for its counts.
+    #[cfg(any(feature = "metrics", feature = "dashboard"))]
+    #[inline]
+    fn used(&self) -> crate::observe::Used<'_> {
+        crate::observe::Used {
+            tally: self.tally,
+            breaker: self.gates.breaker.as_ref().map(BreakerGate::breaker),
+            throttle: self.gates.throttle,
+        }
+    }
 }
 
 impl<'b, T, E, C, Cl, Rl, V, Or, Rp> Operation<'b, T, E, C, Hooks<Cl, Rl, V, Or, Rp>> {
@@ -642,12 +678,18 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     }
 
     /// The outcome of a first attempt that succeeded with `value`.
-    #[inline]
+    // Always inlined: out of line, the whole operation is written to memory
+    // to be passed by reference, which costs more than this function.
+    #[inline(always)]
     fn first_success(&self, value: T, elapsed: u64, deadline: Option<Duration>) -> Outcome<T, E> {
         events::attempt_ended(&self.name, AttemptKind::Primary, events::Ended::Success);
         let ended = Ended::new(AttemptKind::Primary, elapsed, End::Success);
         self.gates
             .settle(&self.clock, self.gates.free_permits(), &ended);
+        // Counted before the report exists: a report alive across the call
+        // would be built on the stack and then moved, for the unwinding path.
+        #[cfg(any(feature = "metrics", feature = "dashboard"))]
+        crate::observe::succeeded_at_once(self.name.as_ref(), self.used(), elapsed);
         let report = ExecutionReport::first_success(
             self.name.clone(),
             elapsed,
@@ -663,7 +705,8 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
 
     /// The outcome of a first attempt that
     /// [`first_attempt_async`](Operation::first_attempt_async) saw succeed.
-    #[inline]
+    // Always inlined, as `first_success`.
+    #[inline(always)]
     pub fn succeeded(&self, first: FirstSuccess<T>) -> Outcome<T, E> {
         self.first_success(first.value, first.elapsed, first.deadline)
     }

@@ -17,6 +17,12 @@ impl<'b, E> BreakerGate<'b, E> {
     pub(crate) fn new(breaker: &'b CircuitBreaker, open: fn() -> E) -> Self {
         BreakerGate { breaker, open }
     }
+
+    /// The breaker, for the operation's counts.
+    #[cfg(any(feature = "metrics", feature = "dashboard"))]
+    pub(crate) fn breaker(&self) -> &'b CircuitBreaker {
+        self.breaker
+    }
 }
 
 impl<'b, T, E> Gate<T, E> for BreakerGate<'b, E> {

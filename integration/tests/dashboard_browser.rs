@@ -1,0 +1,266 @@
+//! The dashboard in a real browser: a service with the dashboard mounted,
+//! a load generator calling a flaky server through two operations, and
+//! headless Chromium reading what a person would see once the stream has
+//! updated the page: a tile per operation, the error % the load generator
+//! measured (within 5 points), and a breaker shown open while it is open
+//! and closed once it has recovered. Saves screenshots to
+//! `target/dashboard.png` and `target/dashboard-open.png`.
+//!
+//! Everything runs on 127.0.0.1, in real time, bounded: each wait gives up
+//! after a few seconds.
+
+#[path = "support/chromium.rs"]
+mod chromium;
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::get;
+use resilient::{CircuitBreaker, CircuitOpen, CircuitState, resilient};
+use serde_json::Value;
+
+use chromium::Chromium;
+
+/// The flaky server: `/item` fails 3 requests in 10; `/pay` fails every
+/// request while `down` is set.
+#[derive(Default)]
+struct Flaky {
+    items: AtomicU64,
+    down: AtomicBool,
+}
+
+async fn item(State(flaky): State<Arc<Flaky>>) -> StatusCode {
+    if flaky.items.fetch_add(1, Ordering::Relaxed) % 10 < 3 {
+        StatusCode::SERVICE_UNAVAILABLE
+    } else {
+        StatusCode::OK
+    }
+}
+
+async fn pay(State(flaky): State<Arc<Flaky>>) -> StatusCode {
+    if flaky.down.load(Ordering::Relaxed) {
+        StatusCode::SERVICE_UNAVAILABLE
+    } else {
+        StatusCode::OK
+    }
+}
+
+#[derive(Debug)]
+enum CallError {
+    Unavailable,
+    Transport,
+    Open,
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self:?}")
+    }
+}
+
+impl From<CircuitOpen> for CallError {
+    fn from(_: CircuitOpen) -> Self {
+        CallError::Open
+    }
+}
+
+async fn get_status(client: &reqwest::Client, url: &str) -> Result<(), CallError> {
+    let response = client
+        .get(url)
+        .send()
+        .await
+        .map_err(|_| CallError::Transport)?;
+    if response.status().is_success() {
+        Ok(())
+    } else {
+        Err(CallError::Unavailable)
+    }
+}
+
+#[resilient(name = "catalog.item", retries = 1, backoff = none)]
+async fn catalog_item(client: &reqwest::Client, url: &str) -> Result<(), CallError> {
+    get_status(client, url).await
+}
+
+static PAYMENTS: LazyLock<CircuitBreaker> = LazyLock::new(|| {
+    CircuitBreaker::builder()
+        .name("payments")
+        .failure_threshold(3)
+        .break_duration(Duration::from_secs(2))
+        .build()
+        .expect("a valid breaker")
+});
+
+#[resilient(name = "payments.charge", circuit_breaker = &PAYMENTS)]
+async fn payments_charge(client: &reqwest::Client, url: &str) -> Result<(), CallError> {
+    get_status(client, url).await
+}
+
+/// What the load generator saw: each call's end and whether it failed.
+#[derive(Default)]
+struct Truth(Mutex<VecDeque<(Instant, bool)>>);
+
+impl Truth {
+    fn record(&self, failed: bool) {
+        let mut calls = self.0.lock().unwrap();
+        calls.push_back((Instant::now(), failed));
+        while calls.len() > 100_000 {
+            calls.pop_front();
+        }
+    }
+
+    /// The error % of the calls that ended in the `window` before `at`.
+    fn error_pct(&self, at: Instant, window: Duration) -> f64 {
+        let calls = self.0.lock().unwrap();
+        let recent: Vec<bool> = calls
+            .iter()
+            .filter(|(end, _)| *end <= at && at.duration_since(*end) <= window)
+            .map(|(_, failed)| *failed)
+            .collect();
+        assert!(!recent.is_empty(), "the load generator made no call");
+        100.0 * recent.iter().filter(|failed| **failed).count() as f64 / recent.len() as f64
+    }
+}
+
+async fn serve(app: Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{address}")
+}
+
+/// What the page shows of each tile.
+const READ_TILES: &str = r#"JSON.stringify(Array.from(document.querySelectorAll("[data-operation]")).map(tile => ({
+    name: tile.dataset.operation,
+    error_pct: tile.querySelector('[data-field="error-pct"]').textContent,
+    calls_per_s: tile.querySelector('[data-field="calls-per-s"]').textContent,
+    breaker: (tile.querySelector('[data-field="breaker-state"]') || {}).textContent || null,
+})))"#;
+
+async fn tiles(browser: &mut Chromium) -> Vec<Value> {
+    let text = browser.eval(READ_TILES).await;
+    serde_json::from_str(text.as_str().unwrap_or("[]")).unwrap_or_default()
+}
+
+fn tile<'a>(tiles: &'a [Value], name: &str) -> Option<&'a Value> {
+    tiles.iter().find(|tile| tile["name"] == name)
+}
+
+/// Polls the page until `check` holds, for at most `within`.
+async fn wait_for(
+    browser: &mut Chromium,
+    within: Duration,
+    what: &str,
+    check: impl Fn(&[Value]) -> bool,
+) -> Vec<Value> {
+    let deadline = Instant::now() + within;
+    loop {
+        let seen = tiles(browser).await;
+        if check(&seen) {
+            return seen;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what} within {within:?}; the page shows {seen:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+fn save(name: &str, png: &[u8]) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(name), png).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_shows_each_operation_its_error_rate_and_its_breaker() {
+    let Some(mut browser) = Chromium::start().await else {
+        return;
+    };
+    let flaky = Arc::new(Flaky::default());
+    let upstream = serve(
+        Router::new()
+            .route("/item", get(item))
+            .route("/pay", get(pay))
+            .with_state(flaky.clone()),
+    )
+    .await;
+    let service = serve(Router::new().nest("/resilience", resilient::dashboard::router())).await;
+
+    // The load: each operation called every 20 ms.
+    let truth = Arc::new(Truth::default());
+    let client = reqwest::Client::new();
+    let (item_url, pay_url) = (format!("{upstream}/item"), format!("{upstream}/pay"));
+    let load = {
+        let (truth, client) = (truth.clone(), client.clone());
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(Duration::from_millis(20));
+            loop {
+                every.tick().await;
+                let item = catalog_item(&client, &item_url).await;
+                truth.record(!item.is_ok());
+                let _ = payments_charge(&client, &pay_url).await;
+            }
+        })
+    };
+
+    browser.open(&format!("{service}/resilience")).await;
+    // A tile per operation, with figures from the stream.
+    wait_for(
+        &mut browser,
+        Duration::from_secs(10),
+        "a tile per operation",
+        |tiles| {
+            ["catalog.item", "payments.charge"]
+                .iter()
+                .all(|name| tile(tiles, name).is_some_and(|tile| tile["calls_per_s"] != "–"))
+        },
+    )
+    .await;
+
+    // Let the window fill with a few readings, then compare with the truth
+    // of the same 10 s.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let seen = tiles(&mut browser).await;
+    let truth_pct = truth.error_pct(Instant::now(), Duration::from_secs(10));
+    let shown: f64 = tile(&seen, "catalog.item").unwrap()["error_pct"]
+        .as_str()
+        .and_then(|text| text.parse().ok())
+        .expect("an error % on the tile");
+    assert!(
+        (shown - truth_pct).abs() <= 5.0,
+        "the page shows {shown} % errors, the load generator saw {truth_pct:.1} %"
+    );
+    assert_eq!(tile(&seen, "payments.charge").unwrap()["breaker"], "closed");
+
+    // The payments dependency goes down: the breaker opens, and the page says so.
+    flaky.down.store(true, Ordering::Relaxed);
+    wait_for(
+        &mut browser,
+        Duration::from_secs(8),
+        "the breaker shown open",
+        |tiles| tile(tiles, "payments.charge").is_some_and(|tile| tile["breaker"] == "open"),
+    )
+    .await;
+    assert_eq!(PAYMENTS.state(Instant::now()), CircuitState::Open);
+    save("dashboard-open.png", &browser.screenshot().await);
+
+    // It comes back: after the 2 s break a probe succeeds and the breaker closes.
+    flaky.down.store(false, Ordering::Relaxed);
+    wait_for(
+        &mut browser,
+        Duration::from_secs(10),
+        "the breaker shown closed again",
+        |tiles| tile(tiles, "payments.charge").is_some_and(|tile| tile["breaker"] == "closed"),
+    )
+    .await;
+    assert_eq!(PAYMENTS.state(Instant::now()), CircuitState::Closed);
+    save("dashboard.png", &browser.screenshot().await);
+    load.abort();
+}

@@ -1,0 +1,96 @@
+//! [`View`]: what a breaker publishes for the people watching it — its
+//! state, since when, and its gauge (feature `metrics`) — kept apart from
+//! the words the breaker decides on, so that a reader never touches those.
+//!
+//! The breaker writes its view on each transition only, which is rare; a
+//! reader (the `metrics` refresh, the dashboard) derives open → half-open
+//! from the time, as [`CircuitBreaker::state`](super::CircuitBreaker::state)
+//! does, so nothing has to run when a break ends.
+
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use super::CircuitState;
+
+/// A breaker's published state. Shared (in an `Arc`) between the breaker
+/// and the registry of breakers, which holds it weakly.
+#[derive(Debug)]
+pub(crate) struct View {
+    pub(crate) name: Cow<'static, str>,
+    /// The breaker's time scale (see `CircuitBreaker::nanos`).
+    anchor: Instant,
+    break_nanos: u64,
+    /// `generation << 8 | state code`, raised with `fetch_max`: the writer
+    /// of an older transition that stores late can't undo a newer one.
+    state: AtomicU64,
+    /// When the state in `state` began, on the breaker's time scale.
+    since: AtomicU64,
+}
+
+/// The gauge's value of a state: 0 closed, 1 half-open, 2 open.
+pub(crate) const fn code(state: CircuitState) -> u8 {
+    match state {
+        CircuitState::Closed => 0,
+        CircuitState::HalfOpen => 1,
+        CircuitState::Open => 2,
+    }
+}
+
+const fn of_code(code: u64) -> CircuitState {
+    match code {
+        0 => CircuitState::Closed,
+        1 => CircuitState::HalfOpen,
+        _ => CircuitState::Open,
+    }
+}
+
+impl View {
+    /// A closed breaker's view, as of `since` on the scale of `anchor`.
+    pub(crate) fn new(
+        name: Cow<'static, str>,
+        anchor: Instant,
+        break_nanos: u64,
+        since: u64,
+    ) -> Self {
+        View {
+            name,
+            anchor,
+            break_nanos,
+            state: AtomicU64::new(0),
+            since: AtomicU64::new(since),
+        }
+    }
+
+    /// The breaker entered `state` in `generation`, at `at`.
+    pub(crate) fn entered(&self, generation: u32, state: CircuitState, at: u64) {
+        let packed = u64::from(generation) << 8 | u64::from(code(state));
+        let previous = self.state.fetch_max(packed, Ordering::AcqRel);
+        if previous < packed {
+            self.since.store(at, Ordering::Release);
+        }
+    }
+
+    /// The state at `now`, and for how long it has held: an open breaker
+    /// whose break has elapsed is half-open, since the break's end.
+    pub(crate) fn state_at(&self, now: Instant) -> (CircuitState, Duration) {
+        let state = of_code(self.state.load(Ordering::Acquire) & 0xff);
+        let since = self.since.load(Ordering::Acquire);
+        let now = super::on_scale(self.anchor, now);
+        let (state, since) = match state {
+            CircuitState::Open if now >= since.saturating_add(self.break_nanos) => (
+                CircuitState::HalfOpen,
+                since.saturating_add(self.break_nanos),
+            ),
+            state => (state, since),
+        };
+        (state, Duration::from_nanos(now.saturating_sub(since)))
+    }
+
+    /// Sets the breaker's gauge to `state`.
+    #[cfg(feature = "metrics")]
+    pub(crate) fn gauge(&self, state: CircuitState) {
+        ::metrics::gauge!(crate::metrics::CIRCUIT_STATE, "breaker" => self.name.clone())
+            .set(f64::from(code(state)));
+    }
+}

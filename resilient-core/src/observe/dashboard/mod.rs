@@ -1,0 +1,308 @@
+//! A live page of every operation and breaker, served by the application
+//! itself (feature `dashboard`).
+//!
+//! [`router`] returns an axum [`Router`] to mount under any path. It serves
+//! one self-contained HTML page (no CDN, no build step: it works offline)
+//! and a stream of server-sent events that pushes a snapshot every second.
+//! Each operation has a tile, over a rolling 10 s window: calls per second,
+//! error %, retries per second, fallback %, latency p50, p90 and p99, a
+//! sparkline of the last minute, its breaker's state and time in state,
+//! its throttle's tokens, and its limits' fill.
+//!
+//! Operations and breakers appear on their own: an operation on its first
+//! call, a breaker when it is built. Nothing is listed by hand.
+//!
+//! # What the page shows, and who may see it
+//!
+//! Names and numbers only: operation and breaker names, counts, rates and
+//! durations. Never an argument, a result or an error's text. It is a
+//! plain `Router`, so it goes behind whatever guards the service's other
+//! admin routes: a middleware layer on the nested router (see [`router`]).
+//!
+//! # Cost
+//!
+//! A call adds to its operation's counts in atomics: one add for a call
+//! that succeeds at once (its latency bucket), one more per retry count,
+//! failure, fallback or rejection, no lock and no allocation. The counts
+//! only grow; the windows are differences between readings taken once a
+//! second by a task that runs while at least one page is open, and stops
+//! when the last one closes.
+//!
+//! # Layout
+//!
+//! This file serves the page and the stream, and runs the sampler;
+//! `window` turns readings into tiles; `page.html` is the page.
+
+mod window;
+
+use std::borrow::Cow;
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{LazyLock, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::http::header;
+use axum::response::sse::{Event, Sse};
+use axum::response::{Html, IntoResponse};
+use axum::routing::get;
+use futures_util::Stream;
+use serde_json::{Value, json};
+use tokio::sync::watch;
+
+use window::History;
+
+/// The page.
+const PAGE: &str = include_str!("page.html");
+
+/// How often a snapshot is pushed.
+const PERIOD: Duration = Duration::from_secs(1);
+
+/// The dashboard's routes, to mount under any path:
+///
+/// * `/`: the page;
+/// * `/events`: the stream of snapshots (`text/event-stream`), one a second;
+/// * `/snapshot`: the latest snapshot, as JSON.
+///
+/// ```
+/// use axum::Router;
+///
+/// let app: Router = Router::new().nest("/resilience", resilient::dashboard::router());
+/// # drop(app);
+/// ```
+///
+/// Behind the service's own authentication, as any other router: a
+/// middleware on the nested router (here one that checks a bearer token).
+///
+/// ```
+/// use axum::Router;
+/// use axum::extract::Request;
+/// use axum::http::StatusCode;
+/// use axum::middleware::{self, Next};
+/// use axum::response::Response;
+///
+/// async fn operators_only(request: Request, next: Next) -> Result<Response, StatusCode> {
+///     let token = request.headers().get("authorization").and_then(|v| v.to_str().ok());
+///     match token {
+///         Some("Bearer let-me-in") => Ok(next.run(request).await),
+///         _ => Err(StatusCode::UNAUTHORIZED),
+///     }
+/// }
+///
+/// let dashboard = resilient::dashboard::router().layer(middleware::from_fn(operators_only));
+/// let app: Router = Router::new().nest("/resilience", dashboard);
+/// # drop(app);
+/// ```
+pub fn router() -> Router {
+    Router::new()
+        .route("/", get(page))
+        .route("/events", get(events))
+        .route("/snapshot", get(snapshot))
+}
+
+async fn page() -> Html<&'static str> {
+    Html(PAGE)
+}
+
+async fn snapshot() -> impl IntoResponse {
+    let json = SAMPLER.latest_or_now();
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        json.to_string(),
+    )
+}
+
+async fn events() -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let mut receiver = SAMPLER.subscribe();
+    // The latest snapshot goes out at once, not a second later.
+    receiver.mark_changed();
+    let stream = futures_util::stream::unfold(receiver, |mut receiver| async move {
+        receiver.changed().await.ok()?;
+        let json = receiver.borrow_and_update().clone();
+        Some((Ok(Event::default().data(json.to_string())), receiver))
+    });
+    Sse::new(stream)
+}
+
+/// Takes a reading every second while someone watches, and hands out the
+/// snapshots.
+struct Sampler {
+    history: Mutex<History>,
+    latest: watch::Sender<Value>,
+    running: AtomicBool,
+}
+
+static SAMPLER: LazyLock<Sampler> = LazyLock::new(|| Sampler {
+    history: Mutex::new(History::default()),
+    latest: watch::Sender::new(Value::Null),
+    running: AtomicBool::new(false),
+});
+
+impl Sampler {
+    /// A receiver of the snapshots; starts the sampling task if it isn't
+    /// running.
+    fn subscribe(&'static self) -> watch::Receiver<Value> {
+        let receiver = self.latest.subscribe();
+        if !self.running.swap(true, Ordering::AcqRel) {
+            self.sample();
+            tokio::spawn(self.run());
+        }
+        receiver
+    }
+
+    /// The latest snapshot, or one taken now when nobody watches.
+    fn latest_or_now(&self) -> Value {
+        if !self.running.load(Ordering::Acquire) {
+            self.sample();
+        }
+        self.latest.borrow().clone()
+    }
+
+    fn sample(&self) {
+        #[cfg(feature = "metrics")]
+        crate::metrics::refresh();
+        let mut history = self.history.lock().unwrap_or_else(PoisonError::into_inner);
+        history.sample(Instant::now());
+        self.latest.send_replace(history.snapshot());
+    }
+
+    async fn run(&'static self) {
+        let mut ticks = tokio::time::interval(PERIOD);
+        ticks.tick().await;
+        loop {
+            ticks.tick().await;
+            self.sample();
+            if self.latest.receiver_count() == 0 {
+                self.running.store(false, Ordering::Release);
+                // A page that subscribed meanwhile either saw the flag still
+                // up (and counts on this task), or started a task itself.
+                if self.latest.receiver_count() == 0 || self.running.swap(true, Ordering::AcqRel) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// A limit on an operation's calls, shown on its tile: how many calls hold
+/// a permit, how many may, and how many were refused so far, each where
+/// the limit knows it.
+///
+/// Every [`Limiter`](crate::limit::Limiter) is one (its in-flight count and
+/// its current limit); a limit of your own can be too:
+///
+/// ```
+/// use resilient::dashboard::{LimitGauge, show_limit};
+/// use std::sync::atomic::{AtomicU64, Ordering};
+///
+/// struct Pool { busy: AtomicU64, refused: AtomicU64 }
+///
+/// impl LimitGauge for Pool {
+///     fn in_flight(&self) -> Option<u64> { Some(self.busy.load(Ordering::Relaxed)) }
+///     fn limit(&self) -> Option<u64> { Some(8) }
+///     fn rejections(&self) -> Option<u64> { Some(self.refused.load(Ordering::Relaxed)) }
+/// }
+///
+/// static POOL: Pool = Pool { busy: AtomicU64::new(0), refused: AtomicU64::new(0) };
+/// show_limit("search.query", "connections", &POOL);
+/// ```
+pub trait LimitGauge: Send + Sync {
+    /// Calls that hold a permit now.
+    fn in_flight(&self) -> Option<u64>;
+    /// How many calls may hold one at once now.
+    fn limit(&self) -> Option<u64>;
+    /// Calls refused so far.
+    fn rejections(&self) -> Option<u64> {
+        None
+    }
+}
+
+impl<L: crate::limit::Limiter + ?Sized> LimitGauge for L {
+    fn in_flight(&self) -> Option<u64> {
+        crate::limit::Limiter::in_flight(self).map(u64::from)
+    }
+
+    fn limit(&self) -> Option<u64> {
+        self.current_limit().map(u64::from)
+    }
+}
+
+struct Limit {
+    operation: Cow<'static, str>,
+    name: Cow<'static, str>,
+    gauge: &'static dyn LimitGauge,
+}
+
+static LIMITS: Mutex<Vec<Limit>> = Mutex::new(Vec::new());
+
+/// Shows `gauge`, called `name`, on the tile of `operation`. A subsystem
+/// that limits calls reports into this once per limit and operation; a
+/// second report of the same pair is ignored.
+///
+/// ```
+/// use resilient::dashboard::show_limit;
+/// use resilient::limit::{AdaptiveLimit, Limiter};
+/// use std::sync::LazyLock;
+///
+/// static DATABASE: LazyLock<AdaptiveLimit> = LazyLock::new(|| AdaptiveLimit::vegas().named("database"));
+///
+/// show_limit("users.get", DATABASE.name(), &*DATABASE);
+/// show_limit("users.get", DATABASE.name(), &*DATABASE); // no second row
+/// ```
+pub fn show_limit(
+    operation: impl Into<Cow<'static, str>>,
+    name: impl Into<Cow<'static, str>>,
+    gauge: &'static dyn LimitGauge,
+) {
+    let (operation, name) = (operation.into(), name.into());
+    let mut limits = LIMITS.lock().unwrap_or_else(PoisonError::into_inner);
+    if !limits
+        .iter()
+        .any(|limit| limit.operation == operation && limit.name == name)
+    {
+        limits.push(Limit {
+            operation,
+            name,
+            gauge,
+        });
+    }
+}
+
+/// The limits shown on the tile of `operation`.
+fn limits_of(operation: &str) -> Vec<Value> {
+    let limits = LIMITS.lock().unwrap_or_else(PoisonError::into_inner);
+    limits
+        .iter()
+        .filter(|limit| limit.operation == operation)
+        .map(|limit| {
+            json!({
+                "name": limit.name,
+                "in_flight": limit.gauge.in_flight(),
+                "limit": limit.gauge.limit(),
+                "rejections": limit.gauge.rejections(),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use super::*;
+    use crate::limit::{AdaptiveLimit, Limiter};
+
+    #[test]
+    fn a_limiter_shown_on_a_tile_reports_its_fill_once() {
+        static LIMIT: LazyLock<AdaptiveLimit> =
+            LazyLock::new(|| AdaptiveLimit::aimd().initial(4).named("pool"));
+        show_limit("dashboard.limited", LIMIT.name(), &*LIMIT);
+        show_limit("dashboard.limited", LIMIT.name(), &*LIMIT);
+        LIMIT.try_acquire(Instant::now()).unwrap();
+        assert_eq!(
+            limits_of("dashboard.limited"),
+            [json!({ "name": "pool", "in_flight": 1, "limit": 4, "rejections": null })]
+        );
+        assert_eq!(limits_of("dashboard.unlimited"), Vec::<Value>::new());
+    }
+}

@@ -1,0 +1,160 @@
+//! What the people running a service can see of its operations and
+//! breakers while it runs: the `metrics` series (feature `metrics`) and
+//! the live dashboard (feature `dashboard`).
+//!
+//! * `tally.rs`: [`Tally`], one operation's counts in atomics;
+//! * `registry.rs`: the operations and breakers in use, which enter on
+//!   their own (an operation on its first call, a breaker when built);
+//! * `series.rs`: the series, their help text and units, and the refresh
+//!   of breaker gauges; public as [`resilient::metrics`](crate::metrics);
+//! * `dashboard/`: the rolling windows, the page and its event stream;
+//!   public as [`resilient::dashboard`](crate::dashboard).
+//!
+//! Without either feature, nothing here is compiled in but an empty
+//! [`Tally`].
+
+#[cfg(feature = "dashboard")]
+pub mod dashboard;
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+mod registry;
+#[cfg(feature = "metrics")]
+pub mod series;
+mod tally;
+
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+use std::sync::Arc;
+
+pub use tally::Tally;
+
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+use crate::breaker::{CircuitBreaker, View};
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+use crate::report::ExecutionReport;
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+use crate::throttle::RetryBudget;
+
+/// A breaker was just built: it is registered, and its gauge reads closed.
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+pub(crate) fn breaker_built(view: Arc<View>) -> Arc<View> {
+    registry::add_breaker(&view);
+    #[cfg(feature = "metrics")]
+    {
+        series::describe();
+        view.gauge(crate::CircuitState::Closed);
+    }
+    view
+}
+
+/// What an operation used, beyond its name and report, for the counts.
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+pub(crate) struct Used<'a> {
+    /// Its own tally; `None` to find it by name.
+    pub(crate) tally: Option<&'static Tally>,
+    #[cfg_attr(not(feature = "dashboard"), allow(dead_code))]
+    pub(crate) breaker: Option<&'a CircuitBreaker>,
+    #[cfg_attr(not(feature = "dashboard"), allow(dead_code))]
+    pub(crate) throttle: Option<&'a dyn RetryBudget>,
+}
+
+/// An operation called `name` whose first attempt succeeded after
+/// `elapsed` nanoseconds: the success path, which reads nothing of the
+/// report.
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+#[inline]
+#[cfg_attr(not(feature = "dashboard"), allow(unused_variables))]
+pub(crate) fn succeeded_at_once(name: &str, used: Used<'_>, elapsed: u64) {
+    let tally = tally_of(name, &used);
+    #[cfg(feature = "dashboard")]
+    {
+        let counts = &tally.counts;
+        counts.latency[tally::bucket(elapsed)].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Some(throttle) = used.throttle {
+            throttled(counts, throttle);
+        }
+    }
+}
+
+/// An operation called `name` ended with `report`, and a result that was
+/// `ok` or not (after any fallback).
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+#[cfg_attr(not(feature = "dashboard"), allow(unused_variables))]
+pub(crate) fn finished(name: &str, used: Used<'_>, report: &ExecutionReport, ok: bool) {
+    let tally = tally_of(name, &used);
+    #[cfg(feature = "dashboard")]
+    {
+        use std::sync::atomic::Ordering::Relaxed;
+        let counts = &tally.counts;
+        let elapsed = u64::try_from(report.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        counts.latency[tally::bucket(elapsed)].fetch_add(1, Relaxed);
+        if !ok {
+            counts.failed.fetch_add(1, Relaxed);
+        }
+        if report.retry_count() > 0 {
+            counts
+                .retries
+                .fetch_add(u64::from(report.retry_count()), Relaxed);
+        }
+        if report.fallback_used() {
+            counts.fallbacks.fetch_add(1, Relaxed);
+        }
+        if report.stop_reason() == crate::StopReason::CircuitOpen {
+            counts.rejected.fetch_add(1, Relaxed);
+        }
+        if let Some(throttle) = used.throttle {
+            throttled(counts, throttle);
+        }
+    }
+}
+
+/// The operation's tally, announced on its first call.
+///
+/// The name comes as a `&str`, read out of the operation, never as a
+/// reference to its `Cow`: a reference into the operation would make the
+/// compiler write the whole operation to memory on the success path.
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+#[inline]
+fn tally_of(name: &str, used: &Used<'_>) -> &'static Tally {
+    let tally = match used.tally {
+        Some(tally) => tally,
+        None => registry::tally_named(name),
+    };
+    if tally.first_use() {
+        first_call(name, tally, used.breaker);
+    }
+    tally
+}
+
+/// The first call of an operation: its series appear, at zero, and it
+/// joins the dashboard.
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+#[cold]
+#[inline(never)]
+#[cfg_attr(not(feature = "dashboard"), allow(unused_variables))]
+fn first_call(name: &str, tally: &'static Tally, breaker: Option<&CircuitBreaker>) {
+    #[cfg(feature = "metrics")]
+    {
+        series::describe();
+        series::zero(name);
+    }
+    #[cfg(feature = "dashboard")]
+    registry::add_operation(registry::Entry {
+        name: name.to_owned().into(),
+        tally,
+        breaker: breaker.map(|breaker| Arc::downgrade(breaker.view())),
+    });
+}
+
+/// Keeps the level of the throttle the call used.
+#[cfg(feature = "dashboard")]
+#[cold]
+#[inline(never)]
+fn throttled(counts: &tally::Counts, throttle: &dyn RetryBudget) {
+    use std::sync::atomic::Ordering::Relaxed;
+    if let Some((tokens, max)) = throttle.level() {
+        // Thousandths, saturated: a budget's level is never negative.
+        counts
+            .throttle_milli
+            .store((tokens * 1000.0) as u64, Relaxed);
+        counts.throttle_max.store((max * 1000.0) as u64, Relaxed);
+    }
+}

@@ -1,0 +1,234 @@
+//! The series `resilient` records through the [`metrics`](https://docs.rs/metrics)
+//! facade (feature `metrics`), what each means, and the refresh of the
+//! breakers' gauges.
+//!
+//! Every series exists from the start, so that a query or an alert over it
+//! never meets an absent series where it should read zero:
+//!
+//! * each is described once (`# HELP` text and unit) when the first
+//!   operation runs or the first breaker is built, and again by
+//!   [`describe`], for a recorder installed later;
+//! * an operation's counters appear at zero on its first call, labelled
+//!   `kind = "primary"` for the attempts;
+//! * a breaker's gauge appears, closed, when the breaker is built, and
+//!   follows every transition. Open → half-open happens by the passing of
+//!   time, with no call to notice it, and no task is spawned to watch the
+//!   clock: [`refresh`] sets every breaker's gauge to its state now. Call
+//!   it where the scrape is rendered, or on a timer of your own; the
+//!   dashboard (feature `dashboard`) calls it every second while its page
+//!   is open.
+//!
+//! [`SERIES`] lists them all:
+//!
+//! | series | kind | unit | labels |
+//! |---|---|---|---|
+//! | `resilient_attempts_total` | counter | | `operation`, `kind` (`primary`, `hedge`, `fallback`), `outcome` (`success`, `retryable_failure`, `fatal_failure`) |
+//! | `resilient_retries_total` | counter | | `operation` |
+//! | `resilient_fallbacks_total` | counter | | `operation` |
+//! | `resilient_circuit_rejections_total` | counter | | `operation` |
+//! | `resilient_operation_duration_seconds` | histogram | seconds | `operation`, `stop_reason` |
+//! | `resilient_idempotent_calls_total` | counter | | `operation`, `status` (`replayed`, `joined`, `executed`, `in_flight`, `conflict`, `store_error`) |
+//! | `resilient_chaos_injections_total` | counter | | `operation`, `kind` (`fault`, `outcome`, `latency`) |
+//! | `resilient_circuit_state` | gauge: 0 closed, 1 half-open, 2 open | | `breaker` |
+//!
+//! ```
+//! use resilient::metrics::{self, SeriesKind};
+//!
+//! let gauges: Vec<&str> = metrics::SERIES
+//!     .iter()
+//!     .filter(|series| series.kind == SeriesKind::Gauge)
+//!     .map(|series| series.name)
+//!     .collect();
+//! assert_eq!(gauges, ["resilient_circuit_state"]);
+//! ```
+
+use std::time::Instant;
+
+use ::metrics::Unit;
+
+use super::registry;
+
+/// The gauge of a breaker's state, labelled `breaker`: 0 closed, 1
+/// half-open, 2 open.
+pub const CIRCUIT_STATE: &str = "resilient_circuit_state";
+
+/// The kind of a series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SeriesKind {
+    /// Only grows; read as a rate.
+    Counter,
+    /// Set to a value.
+    Gauge,
+    /// A distribution of observations.
+    Histogram,
+}
+
+/// One series `resilient` records.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct Series {
+    /// Its name, as the recorder receives it.
+    pub name: &'static str,
+    /// Counter, gauge or histogram.
+    pub kind: SeriesKind,
+    /// The unit of its values.
+    pub unit: Unit,
+    /// The labels every observation carries.
+    pub labels: &'static [&'static str],
+    /// What it counts: the `# HELP` text.
+    pub help: &'static str,
+}
+
+/// Every series `resilient` records, in the order of the table above.
+pub const SERIES: &[Series] = &[
+    Series {
+        name: "resilient_attempts_total",
+        kind: SeriesKind::Counter,
+        unit: Unit::Count,
+        labels: &["operation", "kind", "outcome"],
+        help: "Attempts made, by operation, kind (primary, hedge, fallback) and outcome (success, retryable_failure, fatal_failure).",
+    },
+    Series {
+        name: "resilient_retries_total",
+        kind: SeriesKind::Counter,
+        unit: Unit::Count,
+        labels: &["operation"],
+        help: "Retries scheduled after a failed attempt, by operation.",
+    },
+    Series {
+        name: "resilient_fallbacks_total",
+        kind: SeriesKind::Counter,
+        unit: Unit::Count,
+        labels: &["operation"],
+        help: "Fallbacks run after the primary attempts failed, by operation.",
+    },
+    Series {
+        name: "resilient_circuit_rejections_total",
+        kind: SeriesKind::Counter,
+        unit: Unit::Count,
+        labels: &["operation"],
+        help: "Attempts an open circuit breaker refused to run, by operation.",
+    },
+    Series {
+        name: "resilient_operation_duration_seconds",
+        kind: SeriesKind::Histogram,
+        unit: Unit::Seconds,
+        labels: &["operation", "stop_reason"],
+        help: "Time from an operation's start to its result, fallback included, by operation and the reason its primary attempts stopped.",
+    },
+    Series {
+        name: "resilient_idempotent_calls_total",
+        kind: SeriesKind::Counter,
+        unit: Unit::Count,
+        labels: &["operation", "status"],
+        help: "Calls under an idempotency key, by operation and status (replayed, joined, executed, in_flight, conflict, store_error).",
+    },
+    Series {
+        name: "resilient_chaos_injections_total",
+        kind: SeriesKind::Counter,
+        unit: Unit::Count,
+        labels: &["operation", "kind"],
+        help: "Faults, outcomes and latencies injected by chaos, by operation and kind (fault, outcome, latency).",
+    },
+    Series {
+        name: CIRCUIT_STATE,
+        kind: SeriesKind::Gauge,
+        unit: Unit::Count,
+        labels: &["breaker"],
+        help: "State of a circuit breaker: 0 closed, 1 half-open, 2 open.",
+    },
+];
+
+/// Describes every series of [`SERIES`] to the installed recorder: its
+/// help text and unit. Done on its own when the first operation runs or
+/// the first breaker is built; call it after installing a recorder later
+/// than that.
+///
+/// ```
+/// resilient::metrics::describe();
+/// ```
+pub fn describe() {
+    for series in SERIES {
+        let (name, unit, help) = (series.name, series.unit, series.help);
+        match series.kind {
+            SeriesKind::Counter => ::metrics::describe_counter!(name, unit, help),
+            SeriesKind::Gauge => ::metrics::describe_gauge!(name, unit, help),
+            SeriesKind::Histogram => ::metrics::describe_histogram!(name, unit, help),
+        }
+    }
+}
+
+/// Sets every live breaker's gauge to its state now: half-open for an
+/// open breaker whose break has ended, though no call has come to notice.
+///
+/// Cheap (a few loads per breaker) and spawns nothing: call it where the
+/// scrape is rendered, or from a timer of your own.
+///
+/// ```
+/// use resilient::CircuitBreaker;
+/// use std::time::Duration;
+///
+/// let breaker = CircuitBreaker::builder()
+///     .name("payments")
+///     .break_duration(Duration::from_secs(2))
+///     .build()
+///     .unwrap();
+/// // In the handler that renders the scrape, right before rendering:
+/// resilient::metrics::refresh();
+/// # drop(breaker);
+/// ```
+///
+/// Or, on a tokio runtime, a task of your own:
+///
+/// ```no_run
+/// # async fn run() {
+/// let mut every = tokio::time::interval(std::time::Duration::from_secs(1));
+/// tokio::spawn(async move {
+///     loop {
+///         every.tick().await;
+///         resilient::metrics::refresh();
+///     }
+/// });
+/// # }
+/// ```
+pub fn refresh() {
+    refresh_at(Instant::now());
+}
+
+/// [`refresh`], as of `now`: for breakers consulted with a virtual clock.
+///
+/// ```
+/// use resilient::CircuitBreaker;
+/// use std::time::Instant;
+///
+/// let breaker = CircuitBreaker::default();
+/// resilient::metrics::refresh_at(Instant::now());
+/// # drop(breaker);
+/// ```
+pub fn refresh_at(now: Instant) {
+    for breaker in registry::breakers() {
+        breaker.gauge(breaker.state_at(now).0);
+    }
+}
+
+/// The counters of the operation called `operation`, made to exist at zero.
+pub(crate) fn zero(operation: &str) {
+    let operation = operation.to_owned();
+    for outcome in ["success", "retryable_failure", "fatal_failure"] {
+        ::metrics::counter!(
+            "resilient_attempts_total",
+            "operation" => operation.clone(),
+            "kind" => "primary",
+            "outcome" => outcome
+        )
+        .increment(0);
+    }
+    for name in [
+        "resilient_retries_total",
+        "resilient_fallbacks_total",
+        "resilient_circuit_rejections_total",
+    ] {
+        ::metrics::counter!(name, "operation" => operation.clone()).increment(0);
+    }
+}

@@ -1,0 +1,158 @@
+//! [`Tally`]: one operation's running counts, kept in atomics so that a
+//! finished call adds to them without a lock or an allocation.
+//!
+//! Every count only grows. Rates over a window are differences between two
+//! readings taken by whoever watches (the dashboard reads every second),
+//! so the call itself never looks at the time: a call that succeeds at once
+//! costs one atomic add, to its latency bucket, and a failed call one more
+//! per thing that went wrong.
+
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+use std::sync::atomic::AtomicBool;
+#[cfg(feature = "dashboard")]
+use std::sync::atomic::AtomicU64;
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+use std::sync::atomic::Ordering;
+
+/// Counts of one operation, for metrics and the dashboard. Not public API:
+/// the attribute gives each annotated function one, in a `static`, so that
+/// finding it costs nothing; other operations find theirs by name.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Tally {
+    /// Whether the operation has announced itself (its zero series, its
+    /// entry in the registry).
+    #[cfg(any(feature = "metrics", feature = "dashboard"))]
+    registered: AtomicBool,
+    #[cfg(feature = "dashboard")]
+    pub(crate) counts: Counts,
+}
+
+impl Tally {
+    /// An empty tally, for a `static`.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        Tally {
+            #[cfg(any(feature = "metrics", feature = "dashboard"))]
+            registered: AtomicBool::new(false),
+            #[cfg(feature = "dashboard")]
+            counts: Counts::new(),
+        }
+    }
+
+    /// Whether this call is the first to see the tally: true exactly once.
+    #[cfg(any(feature = "metrics", feature = "dashboard"))]
+    #[inline]
+    pub(crate) fn first_use(&self) -> bool {
+        !self.registered.load(Ordering::Relaxed) && !self.registered.swap(true, Ordering::AcqRel)
+    }
+}
+
+/// Latency buckets: four per doubling, from 1 µs (everything shorter is in
+/// the first) to about 18 minutes (everything longer is in the last).
+/// A percentile read from them is within 12.5 % of the truth.
+#[cfg(feature = "dashboard")]
+pub(crate) const BUCKETS: usize = 122;
+
+/// The first bucket's upper bound, 2¹⁰ ns.
+#[cfg(feature = "dashboard")]
+const FLOOR_BITS: u32 = 10;
+
+/// The bucket of a call that took `nanos`.
+#[cfg(feature = "dashboard")]
+#[inline]
+pub(crate) fn bucket(nanos: u64) -> usize {
+    if nanos < 1 << FLOOR_BITS {
+        return 0;
+    }
+    let exponent = 63 - nanos.leading_zeros();
+    let quarter = (nanos >> (exponent - 2)) & 3;
+    let index = (exponent - FLOOR_BITS) as usize * 4 + quarter as usize + 1;
+    index.min(BUCKETS - 1)
+}
+
+/// The nanoseconds bucket `index` stands for: the middle of its range.
+#[cfg(feature = "dashboard")]
+pub(crate) fn bucket_middle(index: usize) -> u64 {
+    if index == 0 {
+        return 1 << (FLOOR_BITS - 1);
+    }
+    let step = (index - 1) as u32;
+    let exponent = FLOOR_BITS + step / 4;
+    let low = (4 + u64::from(step % 4)) << (exponent - 2);
+    let width = 1u64 << (exponent - 2);
+    low + width / 2
+}
+
+/// The counts themselves.
+#[cfg(feature = "dashboard")]
+#[derive(Debug)]
+pub(crate) struct Counts {
+    /// Finished calls by duration; their sum is the number of calls.
+    pub(crate) latency: [AtomicU64; BUCKETS],
+    /// Calls whose result was an error, after any fallback.
+    pub(crate) failed: AtomicU64,
+    pub(crate) retries: AtomicU64,
+    /// Calls that ran a fallback.
+    pub(crate) fallbacks: AtomicU64,
+    /// Calls an open breaker ended.
+    pub(crate) rejected: AtomicU64,
+    /// The throttle's tokens after the latest call, in thousandths;
+    /// `u64::MAX` for an operation without a throttle.
+    pub(crate) throttle_milli: AtomicU64,
+    /// The throttle's `max_tokens`, with the same convention.
+    pub(crate) throttle_max: AtomicU64,
+}
+
+#[cfg(feature = "dashboard")]
+impl Counts {
+    const fn new() -> Self {
+        Counts {
+            latency: [const { AtomicU64::new(0) }; BUCKETS],
+            failed: AtomicU64::new(0),
+            retries: AtomicU64::new(0),
+            fallbacks: AtomicU64::new(0),
+            rejected: AtomicU64::new(0),
+            throttle_milli: AtomicU64::new(u64::MAX),
+            throttle_max: AtomicU64::new(u64::MAX),
+        }
+    }
+}
+
+#[cfg(all(test, feature = "dashboard"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_cover_every_duration_in_order() {
+        assert_eq!(bucket(0), 0);
+        assert_eq!(bucket(1023), 0);
+        assert_eq!(bucket(1024), 1);
+        assert_eq!(bucket(u64::MAX), BUCKETS - 1);
+        let mut last = 0;
+        for shift in 10..62 {
+            for quarter in 0..4u64 {
+                let nanos = (4 + quarter) << (shift - 2);
+                let index = bucket(nanos);
+                assert!(index >= last, "{nanos} ns fell before a shorter time");
+                last = index;
+            }
+        }
+    }
+
+    #[test]
+    fn a_bucket_middle_is_within_an_eighth_of_the_times_it_holds() {
+        for nanos in [
+            1_500u64,
+            10_000,
+            250_000,
+            3_000_000,
+            45_000_000,
+            2_000_000_000,
+        ] {
+            let middle = bucket_middle(bucket(nanos)) as f64;
+            let error = (middle - nanos as f64).abs() / nanos as f64;
+            assert!(error <= 0.125, "{nanos} ns read back as {middle}");
+        }
+    }
+}
