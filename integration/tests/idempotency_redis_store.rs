@@ -108,9 +108,12 @@ async fn only_the_claims_token_completes_it_and_the_value_gets_the_ttl() {
     assert!((59_000..=60_000).contains(&pttl), "PTTL {pttl}");
     assert_eq!(claim(&store, "k").await, Claim::Stored(value.clone()));
 
-    // Completed, the claim is gone: its token can neither store again nor
-    // delete the value.
-    assert!(!store.complete("k", token, &value, TTL, now).await.unwrap());
+    // Completed, the claim is gone: its token can neither store another
+    // value nor delete this one. The same value again (a retry whose first
+    // answer was lost) counts as stored, and changes nothing.
+    let other = "receipt 8".to_owned();
+    assert!(!store.complete("k", token, &other, TTL, now).await.unwrap());
+    assert!(store.complete("k", token, &value, TTL, now).await.unwrap());
     assert!(
         !IdempotencyStore::<String>::release(&store, "k", token)
             .await

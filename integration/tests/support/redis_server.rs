@@ -66,21 +66,27 @@ impl RedisServer {
             STARTED.fetch_add(1, Ordering::Relaxed)
         ));
         std::fs::create_dir_all(&dir).expect("cannot create the server's directory");
-        let process = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(&dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("cannot start redis-server");
         let mut server = RedisServer {
-            process: Some(process),
+            process: Some(spawn(port, &dir)),
             port,
             dir,
         };
         server.wait_until_ready().then_some(server)
+    }
+
+    /// Kills the server and starts a fresh one on the same port: whatever
+    /// it held in memory is gone, as after a crash without persistence.
+    #[allow(dead_code)]
+    pub fn restart(&mut self) {
+        self.stop();
+        self.process = Some(spawn(self.port, &self.dir));
+        assert!(self.wait_until_ready(), "redis-server did not restart");
+    }
+
+    /// The server's port on 127.0.0.1.
+    #[allow(dead_code)]
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     /// Polls with PING until the server answers, or it exits, or time is up.
@@ -126,6 +132,19 @@ impl RedisServer {
             let _ = process.wait();
         }
     }
+}
+
+/// A `redis-server` on `port`, in `dir`, without persistence.
+fn spawn(port: u16, dir: &std::path::Path) -> Child {
+    Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--save", "", "--appendonly", "no"])
+        .arg("--dir")
+        .arg(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("cannot start redis-server")
 }
 
 impl Drop for RedisServer {

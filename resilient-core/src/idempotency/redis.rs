@@ -77,11 +77,16 @@ static CLAIM: LazyLock<Script> = LazyLock::new(|| {
 /// Replaces the claim whose prefix is `ARGV[1]` by the JSON `ARGV[2]` for
 /// `ARGV[3]` ms, if the claim still holds the key: as a stored value (with
 /// the claim's fingerprint), or, if `ARGV[4]` is `handoff`, as a value for
-/// the claim's waiters only.
+/// the claim's waiters only. A key that already holds this value (stored
+/// by a first try whose answer was lost) counts as done.
 static COMPLETE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"local held = redis.call('GET', KEYS[1])
         if not held or string.sub(held, 1, #ARGV[1]) ~= ARGV[1] then
+            if held and ARGV[4] ~= 'handoff' and string.sub(held, 1, 5) == 'value'
+                and string.sub(held, -#ARGV[2]) == ARGV[2] then
+                return 1
+            end
             return 0
         end
         local fence, fingerprint = string.match(held, '^claim:%x+:(%d+):(.*)$')
@@ -542,7 +547,21 @@ where
             (ttl, &b"value"[..])
         };
         let stored = json_that_reads_back(value).map(|json| vec![json, px(expiry), kind.to_vec()]);
-        self.while_claimed(&COMPLETE, key, token, stored)
+        // Once more after a dropped connection: the connection is made
+        // again on the first request that finds it gone, and a completion
+        // is often that request. The script takes the value it already
+        // stored as done.
+        let again = match &stored {
+            Ok(args) => Some(self.while_claimed(&COMPLETE, key, token, Ok(args.clone()))),
+            Err(_) => None,
+        };
+        let first = self.while_claimed(&COMPLETE, key, token, stored);
+        async move {
+            match (first.await, again) {
+                (Err(StoreError::Unavailable(_)), Some(again)) => again.await,
+                (completed, _) => completed,
+            }
+        }
     }
 
     fn release(
