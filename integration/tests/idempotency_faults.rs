@@ -81,13 +81,25 @@ fn a_holder_paused_past_its_lease_runs_twice_and_its_late_value_is_refused() {
     assert_eq!(successor.ended("Executed"), "stored");
 
     holder.signal("CONT");
-    go(&mut redis, key);
-    // Its caller gets its own value; the store refused to keep it.
+    the_late_holder_is_refused(&mut redis, &url, key, holder, successor);
+}
+
+/// Lets `holder`, which lost its claim to `successor`, finish: its caller
+/// gets its own value, which the store refuses to keep; the successor's
+/// stays, and the body ran twice.
+fn the_late_holder_is_refused(
+    redis: &mut redis::Connection,
+    url: &str,
+    key: &str,
+    holder: Process,
+    successor: Process,
+) {
+    go(redis, key);
     assert_eq!(holder.ended("Executed"), "claim_lost");
-    assert_replays(&url, key, &successor);
+    assert_replays(url, key, &successor);
     holder.finish();
     successor.finish();
-    assert_eq!(runs(&mut redis, key), 2);
+    assert_eq!(runs(redis, key), 2);
 }
 
 #[test]
@@ -163,12 +175,7 @@ fn a_fault_longer_than_the_lease(key: &str, fault: impl FnOnce(&Proxy)) {
     proxy.restore();
     // Time for the holder's connection to come back.
     sleep(LEASE);
-    go(&mut redis, key);
-    assert_eq!(holder.ended("Executed"), "claim_lost");
-    assert_replays(&url, key, &successor);
-    holder.finish();
-    successor.finish();
-    assert_eq!(runs(&mut redis, key), 2);
+    the_late_holder_is_refused(&mut redis, &url, key, holder, successor);
 }
 
 #[test]
