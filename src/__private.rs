@@ -4,6 +4,7 @@
 //! a message of ours, rather than deep inside the runtime.
 
 use std::future::Future;
+use std::time::Duration;
 
 // Named by the expansion.
 pub use resilient_core::idempotency::{
@@ -69,20 +70,34 @@ where
     attempt
 }
 
+// The checks of option values (`checked_by` in the macro's table of
+// options) each take the function's error type `E` first, whether they use
+// it or not.
+
 /// A report hook, checked to be one where it is written (`report = …`).
 /// The hook comes back as an opaque `Fn(&ExecutionReport)`, so that a
 /// value of another type is reported here only, not again where the
 /// operation runs.
 #[inline]
-pub fn report_hook<F: Fn(&ExecutionReport)>(hook: F) -> impl Fn(&ExecutionReport) {
+pub fn report_hook<E, F: Fn(&ExecutionReport)>(hook: F) -> impl Fn(&ExecutionReport) {
     hook
 }
 
 /// A retry listener, checked to be one where it is written (`on_retry =
 /// …`), and handed on as an opaque `Fn(&RetryEvent)`; see [`report_hook`].
 #[inline]
-pub fn retry_listener<F: Fn(&RetryEvent<'_>)>(listener: F) -> impl Fn(&RetryEvent<'_>) {
+pub fn retry_listener<E, F: Fn(&RetryEvent<'_>)>(listener: F) -> impl Fn(&RetryEvent<'_>) {
     listener
+}
+
+/// A Retry-After hint, checked to be one where it is written (`rate_limit
+/// = …`), and handed on as an opaque `Fn(&E) -> Option<Duration>`; see
+/// [`report_hook`].
+#[inline]
+pub fn rate_limit_hint<E, F: Fn(&E) -> Option<Duration>>(
+    hint: F,
+) -> impl Fn(&E) -> Option<Duration> {
+    hint
 }
 
 /// The attempt of a blocking fn, called once per attempt: declared `FnMut`
@@ -158,87 +173,135 @@ pub struct WithoutAttempt;
 /// A fallback that takes the function's arguments, then the `Attempt`.
 pub struct WithAttempt;
 
+/// A fallback that takes the function's arguments, then the error that
+/// ended the attempts.
+pub struct WithError;
+
+/// A fallback that takes the function's arguments, the error, then the
+/// `Attempt`.
+pub struct WithErrorAndAttempt;
+
 /// A blocking fn's fallback: called with the function's arguments `Args`
-/// (a tuple), and the `Attempt` when it takes one, returning `R`.
+/// (a tuple), then, when it takes them, the error `&E` that ended the
+/// attempts and the `Attempt`, returning `R`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` can't be the fallback of this fn",
-    label = "expected a blocking fn with the parameters `{Args}`, optionally followed by an `Attempt`, returning `{R}`",
-    note = "a fallback takes the function's own parameters in order (a method's receiver first), optionally an `Attempt` last, returns the same `Result<T, E>`, and is `async` exactly when the function is"
+    label = "expected a blocking fn with the parameters `{Args}`, optionally followed by `&{E}` and an `Attempt`, returning `{R}`",
+    note = "a fallback takes the function's own parameters in order (a method's receiver first), optionally the error that ended the attempts (`&E`), optionally an `Attempt` last; it returns the same `Result<T, E>`, and is `async` exactly when the function is"
 )]
-pub trait BlockingFallback<Args, R, Marker> {
+pub trait BlockingFallback<Args, E, R, Marker> {
     /// Runs `fallback`. The arguments come first, so that their types are
     /// known when the fallback's signature is checked against them.
-    fn call(args: Args, fallback: Self, attempt: Attempt) -> R;
+    fn call(args: Args, fallback: Self, error: &E, attempt: Attempt) -> R;
 }
 
 /// An `async fn`'s fallback: like [`BlockingFallback`], returning a future
 /// of `R`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` can't be the fallback of this `async fn`",
-    label = "expected an `async fn` with the parameters `{Args}`, optionally followed by an `Attempt`, returning `{R}`",
-    note = "a fallback takes the function's own parameters in order (a method's receiver first), optionally an `Attempt` last, returns the same `Result<T, E>`, and is `async` exactly when the function is"
+    label = "expected an `async fn` with the parameters `{Args}`, optionally followed by `&{E}` and an `Attempt`, returning `{R}`",
+    note = "a fallback takes the function's own parameters in order (a method's receiver first), optionally the error that ended the attempts (`&E`), optionally an `Attempt` last; it returns the same `Result<T, E>`, and is `async` exactly when the function is"
 )]
-pub trait AsyncFallback<Args, R, Marker> {
-    /// The fallback's future.
-    type Future: Future<Output = R>;
-
+pub trait AsyncFallback<Args, E, R, Marker> {
     /// Starts `fallback`; the arguments come first, as in
-    /// [`BlockingFallback::call`].
-    fn call(args: Args, fallback: Self, attempt: Attempt) -> Self::Future;
+    /// [`BlockingFallback::call`]. The future may borrow the error.
+    fn call(args: Args, fallback: Self, error: &E, attempt: Attempt) -> impl Future<Output = R>;
 }
 
-/// The fallback impls for one arity: with and without the `Attempt`,
-/// blocking and async. `do_not_recommend` keeps a misfit reported with the
-/// traits' own messages, not as an unmet `FnOnce` bound.
+/// The fallback impls for one arity: with and without the error and the
+/// `Attempt`, blocking and async. `do_not_recommend` keeps a misfit
+/// reported with the traits' own messages, not as an unmet `FnOnce` bound.
+/// A fallback that takes the error is an `AsyncFnOnce`, so that its future
+/// may borrow it.
 macro_rules! fallback_arity {
     ($($ty:ident $value:ident),*) => {
         #[diagnostic::do_not_recommend]
-        impl<F, R, $($ty),*> BlockingFallback<($($ty,)*), R, WithoutAttempt> for F
+        impl<F, E, R, $($ty),*> BlockingFallback<($($ty,)*), E, R, WithoutAttempt> for F
         where
             F: FnOnce($($ty),*) -> R,
         {
             #[inline]
-            fn call(($($value,)*): ($($ty,)*), fallback: F, _: Attempt) -> R {
+            fn call(($($value,)*): ($($ty,)*), fallback: F, _: &E, _: Attempt) -> R {
                 fallback($($value),*)
             }
         }
 
         #[diagnostic::do_not_recommend]
-        impl<F, R, $($ty),*> BlockingFallback<($($ty,)*), R, WithAttempt> for F
+        impl<F, E, R, $($ty),*> BlockingFallback<($($ty,)*), E, R, WithAttempt> for F
         where
             F: FnOnce($($ty,)* Attempt) -> R,
         {
             #[inline]
-            fn call(($($value,)*): ($($ty,)*), fallback: F, attempt: Attempt) -> R {
+            fn call(($($value,)*): ($($ty,)*), fallback: F, _: &E, attempt: Attempt) -> R {
                 fallback($($value,)* attempt)
             }
         }
 
         #[diagnostic::do_not_recommend]
-        impl<F, Fut, R, $($ty),*> AsyncFallback<($($ty,)*), R, WithoutAttempt> for F
+        impl<F, E, R, $($ty),*> BlockingFallback<($($ty,)*), E, R, WithError> for F
+        where
+            F: FnOnce($($ty,)* &E) -> R,
+        {
+            #[inline]
+            fn call(($($value,)*): ($($ty,)*), fallback: F, error: &E, _: Attempt) -> R {
+                fallback($($value,)* error)
+            }
+        }
+
+        #[diagnostic::do_not_recommend]
+        impl<F, E, R, $($ty),*> BlockingFallback<($($ty,)*), E, R, WithErrorAndAttempt> for F
+        where
+            F: FnOnce($($ty,)* &E, Attempt) -> R,
+        {
+            #[inline]
+            fn call(($($value,)*): ($($ty,)*), fallback: F, error: &E, attempt: Attempt) -> R {
+                fallback($($value,)* error, attempt)
+            }
+        }
+
+        #[diagnostic::do_not_recommend]
+        impl<F, Fut, E, R, $($ty),*> AsyncFallback<($($ty,)*), E, R, WithoutAttempt> for F
         where
             F: FnOnce($($ty),*) -> Fut,
             Fut: Future<Output = R>,
         {
-            type Future = Fut;
-
             #[inline]
-            fn call(($($value,)*): ($($ty,)*), fallback: F, _: Attempt) -> Fut {
+            fn call(($($value,)*): ($($ty,)*), fallback: F, _: &E, _: Attempt) -> impl Future<Output = R> {
                 fallback($($value),*)
             }
         }
 
         #[diagnostic::do_not_recommend]
-        impl<F, Fut, R, $($ty),*> AsyncFallback<($($ty,)*), R, WithAttempt> for F
+        impl<F, Fut, E, R, $($ty),*> AsyncFallback<($($ty,)*), E, R, WithAttempt> for F
         where
             F: FnOnce($($ty,)* Attempt) -> Fut,
             Fut: Future<Output = R>,
         {
-            type Future = Fut;
-
             #[inline]
-            fn call(($($value,)*): ($($ty,)*), fallback: F, attempt: Attempt) -> Fut {
+            fn call(($($value,)*): ($($ty,)*), fallback: F, _: &E, attempt: Attempt) -> impl Future<Output = R> {
                 fallback($($value,)* attempt)
+            }
+        }
+
+        #[diagnostic::do_not_recommend]
+        impl<F, E, R, $($ty),*> AsyncFallback<($($ty,)*), E, R, WithError> for F
+        where
+            F: AsyncFnOnce($($ty,)* &E) -> R,
+        {
+            #[inline]
+            fn call(($($value,)*): ($($ty,)*), fallback: F, error: &E, _: Attempt) -> impl Future<Output = R> {
+                fallback($($value,)* error)
+            }
+        }
+
+        #[diagnostic::do_not_recommend]
+        impl<F, E, R, $($ty),*> AsyncFallback<($($ty,)*), E, R, WithErrorAndAttempt> for F
+        where
+            F: AsyncFnOnce($($ty,)* &E, Attempt) -> R,
+        {
+            #[inline]
+            fn call(($($value,)*): ($($ty,)*), fallback: F, error: &E, attempt: Attempt) -> impl Future<Output = R> {
+                fallback($($value,)* error, attempt)
             }
         }
     };

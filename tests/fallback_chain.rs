@@ -332,13 +332,17 @@ fn operation_runs_a_blocking_chain_while_a_fallback_is_due() {
         panic!("every primary attempt fails");
     };
     assert!(exec.needs_fallback());
-    exec.fallback_blocking(|attempt| {
+    // Each candidate answers the error before it: the primary's, then the
+    // replica's.
+    exec.fallback_blocking(|error, attempt| {
+        assert_eq!(*error, StoreError::Unavailable("primary"));
         ran.lock().unwrap().push(("replica", attempt.number()));
         clock.advance(secs(2));
         Err(StoreError::NotFound("replica"))
     });
     assert!(exec.needs_fallback(), "the first candidate failed");
-    exec.fallback_blocking(|attempt| {
+    exec.fallback_blocking(|error, attempt| {
+        assert_eq!(*error, StoreError::NotFound("replica"));
         ran.lock().unwrap().push(("cache", attempt.number()));
         Ok(String::from("cached"))
     });
@@ -378,11 +382,14 @@ async fn operation_runs_an_async_chain_while_a_fallback_is_due() {
     else {
         panic!("every primary attempt fails");
     };
-    exec.fallback_async(async |_| Err(StoreError::Unavailable("replica")))
+    exec.fallback_async(async |_, _| Err(StoreError::Unavailable("replica")))
         .await;
     assert!(exec.needs_fallback());
-    exec.fallback_async(async |attempt: Attempt| Ok(attempt.number() * 10))
-        .await;
+    exec.fallback_async(async |error: &StoreError, attempt: Attempt| {
+        assert_eq!(*error, StoreError::Unavailable("replica"));
+        Ok(attempt.number() * 10)
+    })
+    .await;
     assert!(!exec.needs_fallback(), "no candidate runs after a success");
     let outcome = exec.finish();
     assert_eq!(outcome.report().attempt_count(), 5);

@@ -203,7 +203,7 @@ fn operation_hands_the_report_to_the_hook_once_on_every_path() {
     let Err(mut exec) = operation.run_primary(|_| Err::<u32, _>(ProviderError::Busy)) else {
         panic!("every primary attempt fails");
     };
-    exec.fallback_blocking(|_| Ok(9));
+    exec.fallback_blocking(|_, _| Ok(9));
     assert_eq!(exec.finish().into_result(), Ok(9));
 
     assert_eq!(

@@ -13,7 +13,9 @@ use syn::{Error, Expr, ExprArray, ExprPath, Ident, Lit, LitStr, Path, Token, UnO
 
 use crate::duration::{self, Nanos};
 use crate::errors::Errors;
-use crate::options::{self, BACKOFF, EXPONENTIAL_ARGS, Kind, OptionSpec, RETRIES, RETRY_ON};
+use crate::options::{
+    self, BACKOFF, EXPONENTIAL_ARGS, FALLBACK_ON, Kind, OptionSpec, RETRIES, RETRY_ON,
+};
 use crate::suggest;
 
 /// An integer literal option (`retries`, `min_retries`, …).
@@ -32,7 +34,7 @@ pub(crate) enum Dur {
 /// The literal `false` of an option that turns something off.
 pub(crate) struct Off;
 
-/// `retry_on = [A, B::C]`.
+/// `retry_on = [A, B::C]`, or `fallback_on`: variants of the error type.
 pub(crate) struct RetryOn {
     pub(crate) variants: Vec<Path>,
 }
@@ -248,7 +250,9 @@ fn parse_option(input: ParseStream, options: &mut Options, errors: &mut Errors) 
         Kind::Expression => Ok(Value::Expression(value)),
         Kind::Path => function_paths(spec, value).map(Value::Paths),
         Kind::Off => off(spec, &value).map(Value::Off),
-        Kind::Special if spec.name == RETRY_ON.name => retry_on(value).map(Value::RetryOn),
+        Kind::Special if [RETRY_ON.name, FALLBACK_ON.name].contains(&spec.name) => {
+            variants(spec.name, value).map(Value::RetryOn)
+        }
         Kind::Special if spec.name == BACKOFF.name => backoff(value).map(Value::Backoff),
         Kind::Special => crate_path(value).map(Value::Crate),
     };
@@ -336,17 +340,27 @@ fn count(spec: &OptionSpec, value: Expr) -> syn::Result<Count> {
     }
 }
 
-fn retry_on(value: Expr) -> syn::Result<RetryOn> {
+/// `retry_on = [A, B::C]`, and `fallback_on`, read the same way.
+fn variants(name: &str, value: Expr) -> syn::Result<RetryOn> {
     let Expr::Array(ExprArray { elems, .. }) = peel(&value) else {
         return Err(Error::new_spanned(
             &value,
-            "`retry_on` takes a list of variants in brackets: `retry_on = [Timeout, Transient]`",
+            format!(
+                "`{name}` takes a list of variants in brackets: `{name} = [Timeout, Transient]`"
+            ),
         ));
     };
     if elems.is_empty() {
+        let (would, remove) = if name == RETRY_ON.name {
+            ("retry nothing", "retry every error")
+        } else {
+            ("fall back on nothing", "fall back on every error")
+        };
         return Err(Error::new_spanned(
             &value,
-            "`retry_on = []` would retry nothing: name at least one variant, as in `retry_on = [Timeout]`, or remove `retry_on` to retry every error",
+            format!(
+                "`{name} = []` would {would}: name at least one variant, as in `{name} = [Timeout]`, or remove `{name}` to {remove}"
+            ),
         ));
     }
     let mut errors = Errors::default();
@@ -358,7 +372,7 @@ fn retry_on(value: Expr) -> syn::Result<RetryOn> {
             }
             other => errors.push(Error::new_spanned(
                 other,
-                "each entry of `retry_on` is an enum variant, by name (`Timeout`) or by path (`MyError::Timeout`); its fields are matched whatever they hold",
+                format!("each entry of `{name}` is an enum variant, by name (`Timeout`) or by path (`MyError::Timeout`); its fields are matched whatever they hold"),
             )),
         }
     }

@@ -20,12 +20,12 @@ use syn::spanned::Spanned;
 use syn::{Expr, ExprPath, Ident, ItemFn, ReturnType, Type};
 
 use crate::attr::{self, BackoffSpec, Dur, Given, Jitter, Multiplier, Options, Value};
-use crate::attr::{Count, Off};
+use crate::attr::{Count, Off, RetryOn};
 use crate::errors::Errors;
 use crate::options::{
-    BUDGET, CLOCK, CRATE, ErrorNeed, FALLBACK, HEDGE, IDEMPOTENCY, IDEMPOTENCY_FINGERPRINT,
-    IDEMPOTENCY_KEY, IDEMPOTENCY_TTL, LIMIT, MAX_HEDGES, NAME, OptionSpec, REPORT, RETRIES, RETRY,
-    RETRY_ON, TIMEOUT,
+    BUDGET, CLOCK, CRATE, ErrorNeed, FALLBACK, FALLBACK_IF, FALLBACK_ON, HEDGE, IDEMPOTENCY,
+    IDEMPOTENCY_FINGERPRINT, IDEMPOTENCY_KEY, IDEMPOTENCY_TTL, LIMIT, MAX_HEDGES, NAME, OptionSpec,
+    REPORT, RETRIES, RETRY, RETRY_ON, TIMEOUT,
 };
 use crate::signature::{self, Arg, Function, Ret};
 
@@ -382,7 +382,8 @@ fn builder_calls(
                     let value_span = expr.span();
                     let at = names.root_at(value_span);
                     let check = Ident::new(check, value_span);
-                    quote_spanned!(value_span=> #at::__private::#check(#expr))
+                    let error = names.error_at(value_span);
+                    quote_spanned!(value_span=> #at::__private::#check::<#error, _>(#expr))
                 }
                 None => expr.to_token_stream(),
             },
@@ -412,22 +413,42 @@ fn builder_calls(
             quote_spanned!(span=> .limit(&#limits))
         }
         Value::RetryOn(retry_on) if spec.name == RETRY_ON.name => {
-            let error = &names.error;
-            let patterns = retry_on
-                .variants
-                .iter()
-                .map(|variant| variant_pattern(variant, names));
+            let classify = variants_closure(retry_on, names, span);
             // A plain `fn` pointer, not the closure's own type: every
             // function with the same error type then shares one copy of the
             // engine's failure path, instead of compiling one each.
             quote_spanned! {span=>
-                .retry_if((|#error: &_| ::core::matches!(#error, #(#patterns)|*)) as fn(&_) -> ::core::primitive::bool)
+                .retry_if((#classify) as fn(&_) -> ::core::primitive::bool)
             }
         }
         // `clock`, `fallback`, `hedge` and `crate` shape the rest of the
         // expansion.
         _ => TokenStream::new(),
     }
+}
+
+/// `|error: &_| matches!(error, A { .. } | B { .. })`: whether an error is
+/// one of the variants listed.
+fn variants_closure(variants: &RetryOn, names: &Names, span: Span) -> TokenStream {
+    let error = &names.error;
+    let patterns = variants
+        .variants
+        .iter()
+        .map(|variant| variant_pattern(variant, names));
+    quote_spanned! {span=>
+        |#error: &_| ::core::matches!(#error, #(#patterns)|*)
+    }
+}
+
+/// The test of `fallback_on` or `fallback_if`, if either is given.
+fn fallback_filter(options: &Options, names: &Names) -> Option<TokenStream> {
+    if let Some(on) = options.get::<RetryOn>(&FALLBACK_ON) {
+        return Some(variants_closure(on.value, names, on.span()));
+    }
+    options.get::<Expr>(&FALLBACK_IF).map(|test| {
+        let value = test.value;
+        quote_spanned!(value.span()=> #value)
+    })
 }
 
 /// `Variant { .. }`, matching whatever the fields hold. A bare name is a
@@ -510,17 +531,19 @@ fn attempt_closure(function: &Function, names: &Names) -> TokenStream {
 }
 
 /// The closures that run the fallbacks, in order, with the function's
-/// arguments (a `mut self` as the caller passed it), and the `Attempt` if
-/// a fallback takes one. Which of the two it takes, and whether its
-/// signature fits at all, is settled by the `__private` fallback traits,
-/// whose message is reported at the fallback's path.
+/// arguments (a `mut self` as the caller passed it), then the error that
+/// ended the attempts and the `Attempt` if a fallback takes them. Which it
+/// takes, and whether its signature fits at all, is settled by the
+/// `__private` fallback traits, whose message is reported at the
+/// fallback's path.
 fn fallback_closures(options: &Options, function: &Function, names: &Names) -> Vec<TokenStream> {
     let Some(fallbacks) = options.get::<Vec<ExprPath>>(&FALLBACK) else {
         return Vec::new();
     };
     let root = &names.root;
     let ret = names.result();
-    let attempt = &names.attempt;
+    let (_, err) = names.ok_err();
+    let (attempt, error) = (&names.attempt, &names.error);
     // Each argument, and whether it is a unique borrow.
     let args: Vec<(TokenStream, bool)> = function
         .args
@@ -564,14 +587,14 @@ fn fallback_closures(options: &Options, function: &Function, names: &Names) -> V
                 .collect();
             if function.is_async {
                 let call = quote_spanned! {span=>
-                    #at::__private::AsyncFallback::<_, #ret, _>::call((#(#args,)*), #path, #attempt)
+                    #at::__private::AsyncFallback::<_, #err, #ret, _>::call((#(#args,)*), #path, #error, #attempt)
                 };
-                quote!(async |#attempt: #root::Attempt| -> #ret { #call.await })
+                quote!(async |#error: &#err, #attempt: #root::Attempt| -> #ret { #call.await })
             } else {
                 let call = quote_spanned! {span=>
-                    #at::__private::BlockingFallback::<_, #ret, _>::call((#(#args,)*), #path, #attempt)
+                    #at::__private::BlockingFallback::<_, #err, #ret, _>::call((#(#args,)*), #path, #error, #attempt)
                 };
-                quote!(|#attempt: #root::Attempt| -> #ret { #call })
+                quote!(|#error: &#err, #attempt: #root::Attempt| -> #ret { #call })
             }
         })
         .collect()
@@ -665,6 +688,29 @@ fn run(
     } = names;
     let given = Ident::new("__resilient_given", Span::mixed_site());
     let done = Ident::new("__resilient_done", Span::mixed_site());
+    let fallbacks = if is_async {
+        quote! {
+            #(if #exec.needs_fallback() {
+                #exec.fallback_async(#fallbacks).await;
+            })*
+        }
+    } else {
+        quote! {
+            #(if #exec.needs_fallback() {
+                #exec.fallback_blocking(#fallbacks);
+            })*
+        }
+    };
+    // With `fallback_on` or `fallback_if`, the fallbacks answer the errors
+    // it selects only; any other is returned as it is.
+    let fallbacks = match fallback_filter(options, names) {
+        Some(filter) => quote! {
+            if #exec.error().is_some_and(#filter) {
+                #fallbacks
+            }
+        },
+        None => fallbacks,
+    };
     if !is_async {
         return quote! {
             {
@@ -672,20 +718,13 @@ fn run(
                 match #op.run_primary(&mut #body) {
                     ::core::result::Result::Ok(#done) => #done,
                     ::core::result::Result::Err(mut #exec) => {
-                        #(if #exec.needs_fallback() {
-                            #exec.fallback_blocking(#fallbacks);
-                        })*
+                        #fallbacks
                         #exec.finish()
                     }
                 }
             }
         };
     }
-    let fallbacks = quote! {
-        #(if #exec.needs_fallback() {
-            #exec.fallback_async(#fallbacks).await;
-        })*
-    };
     if options.key(&HEDGE).is_some() {
         // `op` is the hedged operation (see `build`).
         return quote! {

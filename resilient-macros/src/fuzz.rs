@@ -42,7 +42,7 @@ const CORPUS: &[(&str, &str)] = &[
         "async fn hedged(id: u32) -> Result<u32, Error> { Ok(id) }",
     ),
     (
-        r#"retries = 3, retry_on = [Timeout, ProviderError::Transient], backoff = exponential(base = "100ms", max = "10s", multiplier = 2.0, jitter = full), fallback = cached"#,
+        r#"retries = 3, retry_on = [Timeout, ProviderError::Transient], backoff = exponential(base = "100ms", max = "10s", multiplier = 2.0, jitter = full), jitter_seed = 7, fallback = cached, fallback_on = [Unavailable]"#,
         "async fn call_provider(prompt: &str) -> Result<String, ProviderError> { complete(prompt).await }",
     ),
     (
@@ -102,7 +102,7 @@ const CORPUS: &[(&str, &str)] = &[
         "fn nothing() -> Result<(), ()> { Err(()) }",
     ),
     (
-        "retries = 2, retry_on = [Timeout, AppError::Busy], fallback = cached",
+        "retries = 2, retry_on = [Timeout, AppError::Busy], fallback = cached, fallback_if = is_outage",
         "fn aliased(mut count: u32, key: &str) -> AppResult<u32> { count += key.len() as u32; Ok(count) }",
     ),
     (

@@ -94,12 +94,13 @@ use proc_macro::TokenStream;
 /// | [`retry_on`](#which-errors-are-retried-retries-retry_on-retry_if) | `[Timeout, MyError::Transient, …]`: the enum variants that are retried, whatever their fields; a bare name is a variant of the `E` in `Result<T, E>`. Needs `retries`. Default: every error is retried |
 /// | [`retry_if`](#which-errors-are-retried-retries-retry_on-retry_if) | expression `Fn(&E) -> bool`: which errors are retried, for errors that are not enums. Needs `retries`; not with `retry_on` |
 /// | [`backoff`](#the-wait-between-attempts-backoff) | `exponential(base = "100ms", max = "10s", multiplier = 2.0, jitter = full)` (each argument optional, these are the defaults; `jitter` is `full`, `equal` or `none`), `constant("1s")`, `none`, or an expression of type `Backoff`. Needs `retries`. Default: `exponential()` |
+/// | [`jitter_seed`](#the-wait-between-attempts-backoff) | expression of type `u64`: seeds the jitter, so that a test can assert the exact jittered schedule. Needs `retries`; not with `retry` (seed the policy instead) |
 /// | [`retry`](#a-shared-policy-retry) | expression of type `RetryPolicy`: a whole policy, instead of `retries`, `retry_on`, `retry_if` and `backoff` |
 /// | [`timeout`](#time-limits-timeout-budget) | duration: time allowed to each attempt (`async fn` only); an expired attempt fails with `E::from(TimedOut)` |
 /// | [`budget`](#time-limits-timeout-budget) | duration: hard cap on the whole operation; no attempt starts and no wait runs past it, and an `async fn`'s attempt is cut at it (so it needs `E: From<TimedOut>` there) |
 /// | [`max_elapsed`](#a-soft-cap-with-a-floor-max_elapsed-min_retries) | duration: soft cap, honoured once `min_retries` retries have run |
 /// | [`min_retries`](#a-soft-cap-with-a-floor-max_elapsed-min_retries) | integer literal, at most `retries`: the retries that run even past `max_elapsed` |
-/// | [`rate_limit`](#server-hints-rate_limit-max_rate_limit_wait-max_rate_limit_retries) | expression `Fn(&E) -> Option<Duration>`: a server-given wait, taken instead of the backoff and without using up `retries` |
+/// | [`rate_limit`](#server-hints-rate_limit-max_rate_limit_wait-max_rate_limit_retries) | expression `Fn(&E) -> Option<Duration>`: a server-given wait, taken instead of the backoff and without using up `retries`. Read only for an error that is retried: a hint on any other is ignored, and that error ends the call |
 /// | [`max_rate_limit_wait`](#server-hints-rate_limit-max_rate_limit_wait-max_rate_limit_retries) | duration: total time the `rate_limit` waits may take (default 60 s). Needs `rate_limit` |
 /// | [`max_rate_limit_retries`](#server-hints-rate_limit-max_rate_limit_wait-max_rate_limit_retries) | integer literal: how many `rate_limit` waits may run (default 10), apart from `retries`. Needs `rate_limit` |
 /// | [`circuit_breaker`](#a-shared-circuit-breaker-circuit_breaker) | expression of type `&CircuitBreaker`, usually a `static`; a rejected attempt fails with `E::from(CircuitOpen)` |
@@ -107,7 +108,9 @@ use proc_macro::TokenStream;
 /// | [`limit`](#admission-control-limit-limit_wait) | expression of type `&L` for any `L: Limiter` (a `Bulkhead`, `RateLimiter`, `AdaptiveLimit`, `AdaptiveRate`, …), usually a `static`, or a list `[&A, &B]` taken in order: each attempt (not the fallback) holds a permit from each while it runs; a refused attempt doesn't run, and the call fails with `E::from(LimitExceeded)`, stop reason `LimitExceeded`, without a retry |
 /// | [`limit_wait`](#admission-control-limit-limit_wait) | duration: how long an attempt may wait for its permits (default 0: don't wait); the wait counts against `budget`. Needs `limit` |
 /// | [`validate`](#checking-values-validate) | path to a `fn(&T) -> bool`; a failed check is `E::from(ValidationFailed)` |
-/// | [`fallback`](#when-every-attempt-fails-fallback) | path to a function called with the same arguments (the receiver first) once the attempts have failed; or a list of them, `[replica, cache]`, tried in order until one succeeds |
+/// | [`fallback`](#when-every-attempt-fails-fallback) | path to a function called with the same arguments (the receiver first), then, if it takes them, the error that ended the attempts (`&E`) and the `Attempt`, once the attempts have failed; or a list of them, `[replica, cache]`, tried in order until one succeeds |
+/// | [`fallback_on`](#only-for-some-errors-fallback_on-fallback_if) | `[Unavailable, MyError::Timeout, …]`: the variants the fallback answers; any other error is returned as it is. Needs `fallback`. Default: every error |
+/// | [`fallback_if`](#only-for-some-errors-fallback_on-fallback_if) | expression `Fn(&E) -> bool`: which errors the fallback answers. Needs `fallback`; not with `fallback_on` |
 /// | [`hedge`](#against-slow-attempts-hedge-max_hedges) | duration, `async fn` only: when an attempt is still running after it, another starts beside it; the first success wins |
 /// | [`max_hedges`](#against-slow-attempts-hedge-max_hedges) | integer literal: how many hedged attempts may run beside an attempt (default 1). Needs `hedge` |
 /// | [`idempotency`](#once-per-key-idempotency-idempotency_key-idempotency_ttl) | expression: a reference to an idempotency store (`&MemoryStore<T>`, usually a `static`; `&RedisStore` with feature `redis`, async only): the whole operation runs at most once per key. Needs `idempotency_key`; the error type converts `IdempotencyInFlight` and `StoreError` |
@@ -246,6 +249,41 @@ use proc_macro::TokenStream;
 /// # }
 /// ```
 ///
+/// The jitter draws from a generator seeded per call. `jitter_seed = N`
+/// seeds it with `N` instead, so that a test can assert the exact jittered
+/// schedule (the same as `Operation::jitter_seed(N)` draws):
+///
+/// ```
+/// use resilient::{Backoff, FakeClock, Operation, resilient};
+/// use std::time::Duration;
+///
+/// #[derive(Debug, thiserror::Error)]
+/// #[error("busy")]
+/// struct Busy;
+///
+/// #[resilient(retries = 3, backoff = exponential(base = "100ms"), jitter_seed = 7, clock = clock)]
+/// fn save(clock: &FakeClock) -> Result<(), Busy> {
+///     Err(Busy)
+/// }
+///
+/// let clock = FakeClock::new();
+/// let _ = save(&clock);
+/// let jittered = clock.slept();
+///
+/// let again = FakeClock::new();
+/// let _ = save(&again);
+/// assert_eq!(again.slept(), jittered, "the same seed, the same delays");
+///
+/// let same = FakeClock::new();
+/// let _ = Operation::new()
+///     .max_attempts(4)
+///     .backoff(Backoff::exponential(Duration::from_millis(100), Backoff::DEFAULT_MAX))
+///     .jitter_seed(7)
+///     .clock(&same)
+///     .run(|_| Err::<(), _>(Busy));
+/// assert_eq!(same.slept(), jittered);
+/// ```
+///
 /// ## A shared policy: `retry`
 ///
 /// Build a `RetryPolicy` once, checked when it is built, and share it
@@ -372,6 +410,12 @@ use proc_macro::TokenStream;
 /// hint that would overrun either, or the `budget`, is not waited for and
 /// the call stops. The two counts are apart: a call makes at most
 /// `retries + max_rate_limit_retries + 1` attempts.
+///
+/// The hint is read only for an error that is retried: an error that
+/// `retry_on` or `retry_if` leaves out ends the call, and a hint on it is
+/// ignored in silence. The attribute can't warn about it, since the hint
+/// is a function whose variants it can't see; list in `retry_on` every
+/// error the hint answers.
 ///
 /// ```
 /// use resilient::{Attempt, DelaySource, StopReason, resilient};
@@ -648,9 +692,10 @@ use proc_macro::TokenStream;
 /// The fallback runs once, after the attempts end in failure for any reason
 /// (a non-retryable error, the retries used up, a cap, an open circuit). It
 /// must take the function's parameters in the same order (a method's
-/// receiver first), return the same `Result<T, E>`, and be `async` exactly
-/// when the function is. It counts as an attempt, never as a retry, and its
-/// result is the call's result.
+/// receiver first), then, if it wants them, the error that ended the
+/// attempts (`&E`) and an `Attempt`; it returns the same `Result<T, E>`,
+/// and is `async` exactly when the function is. It counts as an attempt,
+/// never as a retry, and its result is the call's result.
 ///
 /// ```
 /// use resilient::{AttemptKind, resilient};
@@ -734,6 +779,87 @@ use proc_macro::TokenStream;
 /// assert_eq!(report.retry_count(), 1);
 /// assert_eq!(report.attempts()[2].error().unwrap().message(), "replica down");
 /// assert_eq!(outcome.into_result().unwrap(), "kettle: 12.50 (cached)");
+/// ```
+///
+/// A fallback that takes the error can answer some errors and pass the
+/// others on: here a missing item stays a `NotFound`, and only an outage
+/// is answered from the cache.
+///
+/// ```
+/// use resilient::resilient;
+///
+/// #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+/// enum ShopError {
+///     #[error("upstream unavailable")]
+///     Unavailable,
+///     #[error("item {0} not found")]
+///     NotFound(u32),
+/// }
+///
+/// #[resilient(retries = 1, retry_on = [Unavailable], backoff = none, fallback = cached)]
+/// fn stock(id: u32) -> Result<u32, ShopError> {
+///     if id == 404 { Err(ShopError::NotFound(id)) } else { Err(ShopError::Unavailable) }
+/// }
+///
+/// // The function's parameters, then the error that ended the attempts.
+/// fn cached(id: u32, error: &ShopError) -> Result<u32, ShopError> {
+///     match error {
+///         ShopError::Unavailable => Ok(id % 10),
+///         other => Err(other.clone()),
+///     }
+/// }
+///
+/// assert_eq!(stock(17).into_result(), Ok(7));
+/// assert_eq!(stock(404).into_result(), Err(ShopError::NotFound(404)));
+/// ```
+///
+/// ## Only for some errors: `fallback_on`, `fallback_if`
+///
+/// By default the fallback answers every error. `fallback_on` lists the
+/// variants it answers, named as in `retry_on`; `fallback_if` takes a test
+/// `Fn(&E) -> bool` for errors that are not enums. Any other error is
+/// returned as it is, no fallback runs, and the report says so:
+/// `fallback_used()` is `false`. With a chain, the test decides once,
+/// on the error that ended the attempts, whether the chain runs.
+///
+/// ```
+/// use resilient::resilient;
+///
+/// #[derive(Debug, PartialEq, thiserror::Error)]
+/// enum ShopError {
+///     #[error("upstream unavailable")]
+///     Unavailable,
+///     #[error("item {0} not found")]
+///     NotFound(u32),
+/// }
+///
+/// #[resilient(retries = 1, backoff = none, fallback = cached, fallback_on = [Unavailable])]
+/// fn stock(id: u32) -> Result<u32, ShopError> {
+///     if id == 404 { Err(ShopError::NotFound(id)) } else { Err(ShopError::Unavailable) }
+/// }
+///
+/// fn cached(id: u32) -> Result<u32, ShopError> {
+///     Ok(id % 10)
+/// }
+///
+/// fn is_outage(error: &ShopError) -> bool {
+///     matches!(error, ShopError::Unavailable)
+/// }
+///
+/// #[resilient(fallback = cached, fallback_if = is_outage)]
+/// fn price(id: u32) -> Result<u32, ShopError> {
+///     Err(ShopError::NotFound(id))
+/// }
+///
+/// let outage = stock(17);
+/// assert!(outage.report().fallback_used());
+/// assert_eq!(outage.into_result(), Ok(7));
+///
+/// let missing = stock(404);
+/// assert!(!missing.report().fallback_used());
+/// assert_eq!(missing.into_result(), Err(ShopError::NotFound(404)));
+///
+/// assert_eq!(price(5).into_result(), Err(ShopError::NotFound(5)));
 /// ```
 ///
 /// ## Against slow attempts: `hedge`, `max_hedges`

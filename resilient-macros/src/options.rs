@@ -177,6 +177,11 @@ pub(crate) const BACKOFF: OptionSpec = OptionSpec::call(
 .needs(NEEDS_RETRIES)
 .conflicts(&[DECIDED_BY_POLICY]);
 
+/// Seeds the backoff's jitter, so that a test can assert an exact schedule.
+pub(crate) const JITTER_SEED: OptionSpec = OptionSpec::call("jitter_seed", Kind::Expression, "7")
+    .needs(NEEDS_RETRIES)
+    .conflicts(&[DECIDED_BY_POLICY]);
+
 pub(crate) const RETRY: OptionSpec = OptionSpec::dedicated("retry", Kind::Expression, "POLICY");
 
 pub(crate) const TIMEOUT: OptionSpec = OptionSpec {
@@ -204,7 +209,8 @@ pub(crate) const MIN_RETRIES: OptionSpec =
 
 pub(crate) const RATE_LIMIT: OptionSpec =
     OptionSpec::call("rate_limit", Kind::Expression, "|e| e.retry_after()")
-        .conflicts(&[NEEDS_TIMING]);
+        .conflicts(&[NEEDS_TIMING])
+        .checked_by("rate_limit_hint");
 
 pub(crate) const MAX_RATE_LIMIT_WAIT: OptionSpec =
     OptionSpec::call("max_rate_limit_wait", Kind::Duration, "\"60s\"").needs(NEEDS_RATE_LIMIT);
@@ -227,6 +233,24 @@ pub(crate) const VALIDATE: OptionSpec =
     });
 
 pub(crate) const FALLBACK: OptionSpec = OptionSpec::dedicated("fallback", Kind::Path, "cached");
+
+const NEEDS_FALLBACK: Need = Need {
+    any_of: &["fallback"],
+    how: "add `fallback = cached`, the function that answers the errors it selects",
+};
+
+/// The errors the fallback answers, by variant; another is returned as it is.
+pub(crate) const FALLBACK_ON: OptionSpec =
+    OptionSpec::dedicated("fallback_on", Kind::Special, "[Unavailable]")
+        .needs(NEEDS_FALLBACK)
+        .conflicts(&[Conflict {
+            with: "fallback_if",
+            why: "both decide which errors the fallback answers; keep one (a `fallback_if` function can test variants with `matches!`)",
+        }]);
+
+/// The errors the fallback answers, by a test `Fn(&E) -> bool`.
+pub(crate) const FALLBACK_IF: OptionSpec =
+    OptionSpec::dedicated("fallback_if", Kind::Expression, "is_outage").needs(NEEDS_FALLBACK);
 
 /// The operation's name; the function's identifier when not written.
 pub(crate) const NAME: OptionSpec = OptionSpec::call("name", Kind::Expression, "\"users.get\"");
@@ -336,6 +360,7 @@ pub(crate) const OPTIONS: &[OptionSpec] = &[
     RETRY_ON,
     RETRY_IF,
     BACKOFF,
+    JITTER_SEED,
     RETRY,
     TIMEOUT,
     BUDGET,
@@ -347,6 +372,8 @@ pub(crate) const OPTIONS: &[OptionSpec] = &[
     CIRCUIT_BREAKER,
     VALIDATE,
     FALLBACK,
+    FALLBACK_ON,
+    FALLBACK_IF,
     CLOCK,
     TIMING,
     ON_RETRY,

@@ -248,7 +248,24 @@ pub(crate) fn analyze(mut item: ItemFn, errors: &mut Errors) -> Function {
         ));
     }
     let is_async = sig.asyncness.is_some();
-    let ret = errors.ok(return_type(&sig.output, sig));
+    // `#[async_trait]` on the `impl` ran first and made this `async fn` a
+    // `fn` returning a boxed future: say so once, rather than let the
+    // return type and the body fail on their own.
+    let rewritten = sig
+        .generics
+        .lifetimes()
+        .any(|param| param.lifetime.ident == "async_trait");
+    if rewritten {
+        errors.push(Error::new_spanned(
+            &sig.ident,
+            "`#[resilient]` can't wrap a method that `#[async_trait]` has rewritten into a boxed future: remove `#[async_trait]` from the trait and from this `impl`, and write the method as a native `async fn` in the trait (Rust 1.75 and later), which `#[resilient]` wraps; add `report = hook` to keep the trait's return type",
+        ));
+    }
+    let ret = if rewritten {
+        None
+    } else {
+        errors.ok(return_type(&sig.output, sig))
+    };
 
     if let Some(ret) = &ret {
         reject_impl_trait(&ret.ty, errors);

@@ -257,12 +257,12 @@ fn every_option_becomes_a_builder_call() {
         "let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) . budget (self . budget)",
         ". max_elapsed (:: core :: time :: Duration :: new (10u64 , 0u32))",
         ". min_retries (2u32)",
-        ". rate_limit (retry_after)",
+        ". rate_limit (my :: runtime :: __private :: rate_limit_hint :: < ProviderError , _ > (retry_after))",
         ". max_rate_limit_wait (:: core :: time :: Duration :: new (60u64 , 0u32))",
         ". max_rate_limit_retries (3u32)",
         "let __resilient_op = { __resilient_op } . circuit_breaker (& BREAKER) ;",
         "let __resilient_op = { __resilient_op } . validate (non_empty)",
-        ". on_retry (my :: runtime :: __private :: retry_listener (log_retry))",
+        ". on_retry (my :: runtime :: __private :: retry_listener :: < ProviderError , _ > (log_retry))",
         "-> my :: runtime :: Outcome < String , ProviderError >",
     ] {
         assert_contains(&out, call);
@@ -337,12 +337,12 @@ fn fallback_gets_the_receiver_and_the_arguments() {
     );
     assert_contains(
         &out,
-        "if __resilient_exec . needs_fallback () { __resilient_exec . fallback_async (async | __resilient_attempt : :: resilient :: Attempt | -> Result < u32 , E > { :: resilient :: __private :: AsyncFallback :: < _ , Result < u32 , E > , _ > :: call ((self , id , name ,) , Self :: cached , __resilient_attempt) . await }) . await ; }",
+        "if __resilient_exec . needs_fallback () { __resilient_exec . fallback_async (async | __resilient_error : & E , __resilient_attempt : :: resilient :: Attempt | -> Result < u32 , E > { :: resilient :: __private :: AsyncFallback :: < _ , E , Result < u32 , E > , _ > :: call ((self , id , name ,) , Self :: cached , __resilient_error , __resilient_attempt) . await }) . await ; }",
     );
     let out = expanded(quote!(fallback = cached), blocking_fn());
     assert_contains(
         &out,
-        "__resilient_exec . fallback_blocking (| __resilient_attempt : :: resilient :: Attempt | -> Result < String , ProviderError > { :: resilient :: __private :: BlockingFallback :: < _ , Result < String , ProviderError > , _ > :: call ((prompt ,) , cached , __resilient_attempt) }) ;",
+        "__resilient_exec . fallback_blocking (| __resilient_error : & ProviderError , __resilient_attempt : :: resilient :: Attempt | -> Result < String , ProviderError > { :: resilient :: __private :: BlockingFallback :: < _ , ProviderError , Result < String , ProviderError > , _ > :: call ((prompt ,) , cached , __resilient_error , __resilient_attempt) }) ;",
     );
 }
 
@@ -406,7 +406,7 @@ fn unknown_options_list_the_valid_ones() {
     let message = error(quote!(colour = 1), blocking_fn());
     assert_eq!(
         message,
-        "unknown option `colour`\nthe options are: retries, retry_on, retry_if, backoff, retry, timeout, budget, max_elapsed, min_retries, rate_limit, max_rate_limit_wait, max_rate_limit_retries, circuit_breaker, validate, fallback, clock, timing, on_retry, name, report, throttle, limit, limit_wait, hedge, max_hedges, idempotency, idempotency_key, idempotency_ttl, idempotency_fingerprint, crate"
+        "unknown option `colour`\nthe options are: retries, retry_on, retry_if, backoff, jitter_seed, retry, timeout, budget, max_elapsed, min_retries, rate_limit, max_rate_limit_wait, max_rate_limit_retries, circuit_breaker, validate, fallback, fallback_on, fallback_if, clock, timing, on_retry, name, report, throttle, limit, limit_wait, hedge, max_hedges, idempotency, idempotency_key, idempotency_ttl, idempotency_fingerprint, crate"
     );
     let message = error(quote!(max_attempts = 3), blocking_fn());
     assert!(message.contains("write `retries = N`"), "{message}");
@@ -702,7 +702,7 @@ fn mut_self_is_reset_from_a_copy_and_the_fallback_gets_that_copy() {
     );
     assert_contains(
         &out,
-        ":: call ((__resilient_self , id ,) , Self :: cached , __resilient_attempt)",
+        ":: call ((__resilient_self , id ,) , Self :: cached , __resilient_error , __resilient_attempt)",
     );
     let out = expanded(
         quote!(),
@@ -757,7 +757,10 @@ fn rate_limit_caps_need_rate_limit() {
         quote!(rate_limit = hint, max_rate_limit_retries = 0),
         blocking_fn(),
     );
-    assert_contains(&out, ". rate_limit (hint) . max_rate_limit_retries (0u32)");
+    assert_contains(
+        &out,
+        ". rate_limit (:: resilient :: __private :: rate_limit_hint :: < ProviderError , _ > (hint)) . max_rate_limit_retries (0u32)",
+    );
 }
 
 /// The whole expansion of a blocking and an `async fn`, token for token:
@@ -802,7 +805,7 @@ const BLOCKING: &str = "\
      { let mut __resilient_body = :: resilient :: __private :: attempt_blocking (| _ : :: resilient :: Attempt | -> Result < String , FetchError > { let mut id = :: resilient :: __private :: FreshPerAttempt :: fresh (:: resilient :: __private :: Argument :: of (& id)) ; \
      { id += 1 ; \
      lookup (id) } }) ; \
-     match __resilient_op . run_primary (& mut __resilient_body) { :: core :: result :: Result :: Ok (__resilient_done) => __resilient_done , :: core :: result :: Result :: Err (mut __resilient_exec) => { if __resilient_exec . needs_fallback () { __resilient_exec . fallback_blocking (| __resilient_attempt : :: resilient :: Attempt | -> Result < String , FetchError > { :: resilient :: __private :: BlockingFallback :: < _ , Result < String , FetchError > , _ > :: call ((clock , id ,) , cached , __resilient_attempt) }) ; \
+     match __resilient_op . run_primary (& mut __resilient_body) { :: core :: result :: Result :: Ok (__resilient_done) => __resilient_done , :: core :: result :: Result :: Err (mut __resilient_exec) => { if __resilient_exec . needs_fallback () { __resilient_exec . fallback_blocking (| __resilient_error : & FetchError , __resilient_attempt : :: resilient :: Attempt | -> Result < String , FetchError > { :: resilient :: __private :: BlockingFallback :: < _ , FetchError , Result < String , FetchError > , _ > :: call ((clock , id ,) , cached , __resilient_error , __resilient_attempt) }) ; \
      } __resilient_exec . finish () } } } }";
 
 /// What [`whole_expansions`] expects of its `async fn`.

@@ -8,8 +8,8 @@ use crate::attr::{BackoffSpec, Count, Dur, Options, RetryOn};
 use crate::duration::Nanos;
 use crate::errors::Errors;
 use crate::options::{
-    self, BACKOFF, BUDGET, DEFAULT_BASE, DEFAULT_MAX, FALLBACK, HEDGE, MAX_ELAPSED, MIN_RETRIES,
-    RETRIES, RETRY_ON, TIMEOUT,
+    self, BACKOFF, BUDGET, DEFAULT_BASE, DEFAULT_MAX, FALLBACK, FALLBACK_ON, HEDGE, MAX_ELAPSED,
+    MIN_RETRIES, REPORT, RETRIES, RETRY_ON, TIMEOUT,
 };
 use crate::signature::{Arg, Function, Ret};
 
@@ -27,6 +27,37 @@ pub(crate) fn check(options: &Options, function: &Function, errors: &mut Errors)
     retry_on_names(options, function, errors);
     fallback_args(options, function, errors);
     hedged_borrows(options, function, errors);
+    instrument_below(options, function, errors);
+}
+
+/// `#[tracing::instrument(err)]` written below `#[resilient]` would wrap
+/// the function the attribute makes, which returns an `Outcome`, and `err`
+/// needs a `Result`.
+fn instrument_below(options: &Options, function: &Function, errors: &mut Errors) {
+    if options.key(&REPORT).is_some() {
+        return;
+    }
+    let instrument = function.item.attrs.iter().find(|attr| {
+        let is_instrument = attr
+            .path()
+            .segments
+            .last()
+            .is_some_and(|last| last.ident == "instrument");
+        let mut logs_errors = false;
+        if is_instrument && let syn::Meta::List(list) = &attr.meta {
+            logs_errors =
+                list.tokens.clone().into_iter().any(
+                    |tree| matches!(tree, proc_macro2::TokenTree::Ident(ident) if ident == "err"),
+                );
+        }
+        logs_errors
+    });
+    if let Some(attr) = instrument {
+        errors.push(Error::new_spanned(
+            attr,
+            "`#[instrument(err)]` below `#[resilient]` would instrument the function the attribute makes, which returns `resilient::Outcome`, not a `Result`: write `#[tracing::instrument(err)]` above `#[resilient(…)]`, so that each attempt is instrumented and its error logged, or add `report = hook` to keep the `Result`",
+        ));
+    }
 }
 
 /// Hedged attempts run at the same time, and each borrows the arguments:
@@ -207,31 +238,37 @@ fn backoff(options: &Options, errors: &mut Errors) {
 /// behind an alias; an error type known not to be an enum has no variants
 /// to name, bare or by path.
 fn retry_on_names(options: &Options, function: &Function, errors: &mut Errors) {
-    let Some(retry_on) = options.get::<RetryOn>(&RETRY_ON) else {
-        return;
-    };
     let Some(known) = function.ret.as_ref().and_then(Ret::known_non_enum) else {
         return;
     };
-    for variant in &retry_on.value.variants {
-        errors.push(Error::new_spanned(variant, not_an_enum(&known, variant)));
+    for spec in [&RETRY_ON, &FALLBACK_ON] {
+        let Some(listed) = options.get::<RetryOn>(spec) else {
+            continue;
+        };
+        for variant in &listed.value.variants {
+            errors.push(Error::new_spanned(
+                variant,
+                not_an_enum(spec.name, &known, variant),
+            ));
+        }
     }
 }
 
-fn not_an_enum(known: &crate::signature::NonEnum, variant: &Path) -> String {
+fn not_an_enum(option: &str, known: &crate::signature::NonEnum, variant: &Path) -> String {
     let name = variant
         .segments
         .last()
         .map(|segment| segment.ident.to_string())
         .unwrap_or_default();
     let error = &known.error;
+    let test = option.replace("_on", "_if");
     let instead = if known.is_io {
-        format!("`retry_if = |e: &{error}| e.kind() == std::io::ErrorKind::{name}`")
+        format!("`{test} = |e: &{error}| e.kind() == std::io::ErrorKind::{name}`")
     } else {
-        format!("`retry_if = |e: &{error}| …`")
+        format!("`{test} = |e: &{error}| …`")
     };
     format!(
-        "`retry_on` names variants of an error enum, but this function's error type, `{error}`, is not an enum: classify its errors with {instead}"
+        "`{option}` names variants of an error enum, but this function's error type, `{error}`, is not an enum: classify its errors with {instead}"
     )
 }
 

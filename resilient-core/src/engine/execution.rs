@@ -494,30 +494,67 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         self.core.stop.is_some() && matches!(self.result, Some(Err(_)))
     }
 
-    /// Runs one blocking fallback and records it. Call it once per
-    /// candidate, while [`needs_fallback`](Execution::needs_fallback).
+    /// The error the latest attempt (or fallback) failed with: the one that
+    /// ended the attempts, once they are over. `None` after a success.
+    ///
+    /// ```
+    /// use resilient::{FakeClock, Operation};
+    ///
+    /// let operation = Operation::new().max_attempts(2).clock(FakeClock::new());
+    /// let Err(exec) = operation.run_primary(|_| Err::<u32, _>("down")) else { unreachable!() };
+    /// assert_eq!(exec.error(), Some(&"down"));
+    /// ```
+    #[inline]
+    pub fn error(&self) -> Option<&E> {
+        self.result.as_ref()?.as_ref().err()
+    }
+
+    /// Runs one blocking fallback, with the error that ended the attempts
+    /// (or the previous fallback's), and records it. Call it once per
+    /// candidate, while [`needs_fallback`](Execution::needs_fallback);
+    /// without a failure to answer, it does nothing.
     pub fn fallback_blocking<F>(&mut self, f: F)
     where
-        F: FnOnce(Attempt) -> Result<T, E>,
+        F: FnOnce(&E, Attempt) -> Result<T, E>,
     {
+        let Some(error) = self.take_error() else {
+            return;
+        };
         let attempt = self
             .core
             .begin_fallback(self.op.clock.now_nanos(), &self.op.settings);
-        let result = f(attempt);
+        let result = f(&error, attempt);
         self.settle_fallback(result);
     }
 
-    /// Runs one async fallback and records it. Call it once per candidate,
-    /// while [`needs_fallback`](Execution::needs_fallback).
+    /// Runs one async fallback, with the error that ended the attempts (or
+    /// the previous fallback's), and records it. Call it once per
+    /// candidate, while [`needs_fallback`](Execution::needs_fallback);
+    /// without a failure to answer, it does nothing.
     pub async fn fallback_async<F>(&mut self, f: F)
     where
-        F: AsyncFnOnce(Attempt) -> Result<T, E>,
+        F: AsyncFnOnce(&E, Attempt) -> Result<T, E>,
     {
+        let Some(error) = self.take_error() else {
+            return;
+        };
         let attempt = self
             .core
             .begin_fallback(self.op.clock.now_nanos(), &self.op.settings);
-        let result = f(attempt).await;
+        let result = f(&error, attempt).await;
         self.settle_fallback(result);
+    }
+
+    /// The error of the latest failure, taken for a fallback to answer;
+    /// anything else stays.
+    fn take_error(&mut self) -> Option<E> {
+        match self.result.take() {
+            Some(Err(error)) => Some(error),
+            other => {
+                self.result = other;
+                None
+            }
+        }
     }
 
     /// Ends the operation: the last result and the report, which the

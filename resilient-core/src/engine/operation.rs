@@ -615,7 +615,9 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     }
 
     /// [`run`](Operation::run), then `fallback` once if the primary
-    /// attempts failed.
+    /// attempts failed. A fallback that answers the error that ended them
+    /// runs through [`run_primary`](Operation::run_primary) and
+    /// [`Execution::fallback_blocking`].
     #[inline]
     pub fn run_with_fallback<F, G>(self, f: F, fallback: Option<G>) -> Outcome<T, E>
     where
@@ -626,7 +628,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             Ok(outcome) => outcome,
             Err(mut exec) => {
                 if let Some(fallback) = fallback {
-                    exec.fallback_blocking(fallback);
+                    exec.fallback_blocking(|_, attempt| fallback(attempt));
                 }
                 exec.finish()
             }
@@ -648,7 +650,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// let operation = Operation::new().max_attempts(2).clock(FakeClock::new());
     /// let failed = operation.run_primary(|_| Err::<u32, _>("down"));
     /// let Err(mut exec) = failed else { unreachable!() };
-    /// exec.fallback_blocking(|attempt| Ok(attempt.number() * 10));
+    /// exec.fallback_blocking(|_error, attempt| Ok(attempt.number() * 10));
     /// let outcome = exec.finish();
     /// assert_eq!(outcome.into_result(), Ok(30));
     /// ```
@@ -841,7 +843,10 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     }
 
     /// [`run_async`](Operation::run_async), then `fallback` once if the
-    /// primary attempts failed.
+    /// primary attempts failed. A fallback that answers the error that
+    /// ended them runs through
+    /// [`run_primary_async`](Operation::run_primary_async) and
+    /// [`Execution::fallback_async`].
     ///
     /// The fallback runs at most once, so it may be any async closure,
     /// `async move` ones included.
@@ -860,7 +865,8 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             Err(exec) => exec,
         };
         if let Some(fallback) = fallback {
-            exec.fallback_async(fallback).await;
+            exec.fallback_async(async |_, attempt| fallback(attempt).await)
+                .await;
         }
         exec.finish()
     }

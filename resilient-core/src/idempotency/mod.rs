@@ -149,13 +149,34 @@ pub enum IdempotencyStatus {
 }
 
 impl IdempotencyStatus {
-    /// The status's name in the report's table and JSON form.
-    pub(crate) const fn name(self) -> &'static str {
+    /// The status's name, as the report's table and JSON give it: `replayed`,
+    /// `joined` or `executed`. Fit for a response header:
+    ///
+    /// ```
+    /// use resilient::idempotency::IdempotencyStatus;
+    ///
+    /// assert_eq!(IdempotencyStatus::Replayed.as_str(), "replayed");
+    /// assert_eq!(IdempotencyStatus::Executed.to_string(), "executed");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
         match self {
             IdempotencyStatus::Replayed => "replayed",
             IdempotencyStatus::Joined => "joined",
             IdempotencyStatus::Executed => "executed",
         }
+    }
+
+    /// The report's JSON names every enum of it by `name()`.
+    #[cfg(feature = "serde")]
+    pub(crate) const fn name(self) -> &'static str {
+        self.as_str()
+    }
+}
+
+/// Writes [`as_str`](IdempotencyStatus::as_str).
+impl std::fmt::Display for IdempotencyStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

@@ -91,7 +91,7 @@ impl fmt::Display for ExecutionReport {
             }
         )?;
         if let Some(status) = self.idempotency() {
-            write!(f, ", {}", status.name())?;
+            write!(f, ", {status}")?;
         }
         match self.idempotency_stored() {
             Some(stored) => write!(f, " ({stored})"),

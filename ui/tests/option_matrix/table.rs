@@ -61,6 +61,7 @@ pub const OPTIONS: &[Row] = &[
         row("backoff", "exponential(base = \"10ms\", jitter = none)"),
         RETRIES,
     ),
+    needs(row("jitter_seed", "7"), RETRIES),
     row("retry", "POLICY"),
     row("timeout", "\"1s\""),
     row("budget", "\"10s\""),
@@ -72,6 +73,8 @@ pub const OPTIONS: &[Row] = &[
     row("circuit_breaker", "&BREAKER"),
     row("validate", "is_valid"),
     row("fallback", "recover"),
+    needs(row("fallback_on", "[Transient]"), &["fallback"]),
+    needs(row("fallback_if", "is_transient"), &["fallback"]),
     row("clock", "clock()"),
     row("timing", "false"),
     row("on_retry", "log_retry"),
@@ -161,6 +164,14 @@ pub const REJECTED: &[Rejection] = &[
     rejected(
         &["backoff", "retry"],
         "`backoff` can't be combined with `retry`",
+    ),
+    rejected(
+        &["jitter_seed", "retry"],
+        "`jitter_seed` can't be combined with `retry`",
+    ),
+    rejected(
+        &["fallback_on", "fallback_if"],
+        "`fallback_on` can't be combined with `fallback_if`",
     ),
     rejected(
         &["retry_on", "retry_if"],
