@@ -462,7 +462,7 @@ where
     {
         let op = self.op.operation();
         let report = self.report(op, ran, StopReason::Succeeded, Some(status), stored);
-        events::idempotent_call(&op.name, status.name());
+        events::idempotent_call(&op.name, status.as_str());
         if let Some(stored) = stored {
             events::value_not_stored(&op.name, &self.key, stored);
         }
