@@ -153,6 +153,126 @@ pub struct CircuitOpen;
 #[error("result failed validation")]
 pub struct ValidationFailed;
 
+/// Every failure the engine makes itself, in one type: an error type
+/// converts it once, with `From<EngineFailure>`, and
+/// [`engine_failures!`](crate::engine_failures) derives from that one the
+/// conversions each option asks for (`From<TimedOut>`, `From<CircuitOpen>`,
+/// …). An error type may still implement those one by one instead.
+///
+/// Why a macro: the options ask for `E: From<TimedOut>` and the like, and
+/// Rust's coherence rules don't let the engine accept either that or
+/// `E: From<EngineFailure>`; the macro writes the first through the second.
+///
+/// ```
+/// use resilient::{CircuitOpen, EngineFailure, TimedOut};
+///
+/// #[derive(Debug, PartialEq)]
+/// enum FetchError {
+///     Timeout,
+///     Unavailable,
+/// }
+///
+/// impl From<EngineFailure> for FetchError {
+///     fn from(failure: EngineFailure) -> Self {
+///         match failure {
+///             EngineFailure::TimedOut(_) => FetchError::Timeout,
+///             _ => FetchError::Unavailable,
+///         }
+///     }
+/// }
+///
+/// resilient::engine_failures!(FetchError);
+///
+/// assert_eq!(FetchError::from(TimedOut), FetchError::Timeout);
+/// assert_eq!(FetchError::from(CircuitOpen), FetchError::Unavailable);
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EngineFailure {
+    /// An attempt outlived its deadline (`timeout`, `budget`).
+    #[error(transparent)]
+    TimedOut(#[from] TimedOut),
+    /// An open circuit breaker rejected the attempt (`circuit_breaker`).
+    #[error(transparent)]
+    CircuitOpen(#[from] CircuitOpen),
+    /// A value failed the check (`validate`).
+    #[error(transparent)]
+    ValidationFailed(#[from] ValidationFailed),
+    /// A limiter refused the attempt (`limit`).
+    #[error(transparent)]
+    LimitExceeded(#[from] crate::limit::LimitExceeded),
+    /// A call waited past its budget for another with its key (`idempotency`).
+    #[error(transparent)]
+    IdempotencyInFlight(#[from] crate::idempotency::IdempotencyInFlight),
+    /// The idempotency store failed before the body ran (`idempotency`).
+    #[error(transparent)]
+    Store(#[from] crate::idempotency::StoreError),
+}
+
+/// Implements, for an error type that converts an [`EngineFailure`], the
+/// conversion of each of the engine's own failures through it:
+/// `From<TimedOut>`, `From<CircuitOpen>`, `From<ValidationFailed>`,
+/// `From<LimitExceeded>`, `From<IdempotencyInFlight>` and `From<StoreError>`.
+/// Implement none of those by hand beside it.
+///
+/// ```
+/// use resilient::{EngineFailure, TimedOut, resilient};
+///
+/// #[derive(Debug, thiserror::Error)]
+/// enum LookupError {
+///     #[error("timed out")]
+///     Timeout,
+///     #[error("{0}")]
+///     Engine(EngineFailure),
+/// }
+///
+/// impl From<EngineFailure> for LookupError {
+///     fn from(failure: EngineFailure) -> Self {
+///         match failure {
+///             EngineFailure::TimedOut(_) => LookupError::Timeout,
+///             other => LookupError::Engine(other),
+///         }
+///     }
+/// }
+///
+/// resilient::engine_failures!(LookupError);
+///
+/// #[resilient(timeout = "1s")]
+/// async fn lookup() -> Result<u32, LookupError> {
+///     tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+///     Ok(7)
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// assert!(matches!(lookup().await.into_result(), Err(LookupError::Timeout)));
+/// # }
+/// ```
+#[macro_export]
+macro_rules! engine_failures {
+    ($error:ty) => {
+        $crate::engine_failures!(@from $error:
+            $crate::TimedOut,
+            $crate::CircuitOpen,
+            $crate::ValidationFailed,
+            $crate::LimitExceeded,
+            $crate::idempotency::IdempotencyInFlight,
+            $crate::idempotency::StoreError,
+        );
+    };
+    (@from $error:ty: $($failure:ty,)*) => {
+        $(
+            impl ::core::convert::From<$failure> for $error {
+                fn from(failure: $failure) -> Self {
+                    <$error as ::core::convert::From<$crate::EngineFailure>>::from(
+                        $crate::EngineFailure::from(failure),
+                    )
+                }
+            }
+        )*
+    };
+}
+
 /// Declares a trait for the error types the engine makes from `$marker`,
 /// implemented for every `E: From<$marker>`. `do_not_recommend` hides that
 /// impl from diagnostics, so that a missing `From` is reported with the

@@ -136,8 +136,8 @@ pub use engine::{
     Fingerprint, IdempotentCall, RunsOperation, fingerprint as idempotency_fingerprint,
 };
 pub use error::{
-    CircuitOpen, CircuitOpenError, ConfigError, ReportableError, RetryError, TimedOut,
-    TimeoutError, ValidationError, ValidationFailed,
+    CircuitOpen, CircuitOpenError, ConfigError, EngineFailure, ReportableError, RetryError,
+    TimedOut, TimeoutError, ValidationError, ValidationFailed,
 };
 pub use limit::{LimitExceeded, LimitExceededError};
 #[doc(hidden)]
