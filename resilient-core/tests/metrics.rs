@@ -388,7 +388,7 @@ fn every_series_recorded_is_listed_and_described_with_a_unit() {
         while failing.next_blocking() {
             failing.attempt_blocking(|_| Err::<u32, _>(CircuitOpen));
         }
-        failing.fallback_blocking(|_| Ok(0));
+        failing.fallback_blocking(|_, _| Ok(0));
         let _ = failing.finish();
     });
     let seen = described(&snapshotter);
