@@ -14,10 +14,12 @@ use std::time::{Duration, Instant, SystemTime};
 
 use futures_util::stream;
 use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
+use resilient::limit::RateLimiter;
 use resilient::reqwest::ResilientMiddleware;
 use resilient::tower::{HttpClassifier, ReportExtension, ResilientLayer};
 use resilient::{
-    Backoff, CircuitBreaker, CircuitOpen, DelaySource, ExecutionReport, StopReason, TimedOut,
+    Backoff, CircuitBreaker, CircuitOpen, DelaySource, ExecutionReport, LimitExceeded, StopReason,
+    TimedOut,
 };
 use tower::{ServiceBuilder, ServiceExt};
 
@@ -243,6 +245,57 @@ async fn an_open_breaker_rejects_without_reaching_the_server() {
         .unwrap_err();
     assert!(error.to_string().contains("circuit"), "{error}");
     assert_eq!(hits.count("/down/2"), 0, "rejected before it was sent");
+}
+
+/// A rate limiter shared by two clients: a request beyond its quota is
+/// refused before it leaves the client, or waits for its cell with
+/// `limit_wait`, the wait in its report.
+#[tokio::test(start_paused = true)]
+async fn a_rate_limiter_refuses_or_queues_requests_before_they_are_sent() {
+    let (addr, hits) = http_server::start().await;
+    let quota = Arc::new(RateLimiter::per_second(1).burst(1).named("quota"));
+    let impatient = client(
+        ResilientMiddleware::new()
+            .retries(2)
+            .limit(Arc::clone(&quota)),
+    );
+    let patient = client(
+        ResilientMiddleware::new()
+            .limit(Arc::clone(&quota))
+            .limit_wait(Duration::from_secs(2)),
+    );
+
+    let first = impatient.get(format!("http://{addr}/limited/1")).send().await;
+    assert_eq!(report(&first.unwrap()).attempts()[0].queued(), Duration::ZERO);
+    let error = impatient
+        .get(format!("http://{addr}/limited/2"))
+        .send()
+        .await
+        .unwrap_err();
+    let reqwest_middleware::Error::Middleware(error) = error else {
+        panic!("the engine's error: {error:?}");
+    };
+    let refusal = error.downcast_ref::<LimitExceeded>().copied();
+    assert_eq!(
+        refusal.map(|r| (r.limiter(), r.retry_after().is_some())),
+        Some(("quota", true))
+    );
+    assert_eq!(hits.count("/limited/2"), 0, "refused before it was sent");
+
+    let started = tokio::time::Instant::now();
+    let third = patient
+        .get(format!("http://{addr}/limited/3"))
+        .send()
+        .await
+        .unwrap();
+    let report = report(&third);
+    assert_eq!(report.stop_reason(), StopReason::Succeeded);
+    assert_eq!(report.attempts()[0].queued(), started.elapsed());
+    assert!(
+        report.attempts()[0].queued() > Duration::from_millis(900),
+        "waited for the next cell: {report}"
+    );
+    assert_eq!(hits.count("/limited/3"), 1);
 }
 
 /// 200 requests at once through one client: each fails once and then

@@ -25,7 +25,7 @@ use crate::tower::{attach_to, resilient_setters};
 /// A reqwest-middleware [`Middleware`] that makes each request resilient:
 /// retries with backoff and jitter, Retry-After waits that spend no
 /// retry, a per-attempt timeout within an overall budget, a circuit
-/// breaker, a retry throttle, and an [`ExecutionReport`](crate::ExecutionReport)
+/// breaker, a retry throttle, limits on concurrency and rate, and an [`ExecutionReport`](crate::ExecutionReport)
 /// of every request in its response's extensions.
 ///
 /// Its builder has [`ResilientLayer`](crate::tower::ResilientLayer)'s
@@ -65,8 +65,10 @@ use crate::tower::{attach_to, resilient_setters};
 /// The last response, whatever its status (a `503` once the retries are
 /// spent is still the server's answer), with the report in its extensions;
 /// or the last error: reqwest's, or the engine's
-/// [`TimedOut`](crate::TimedOut) or [`CircuitOpen`](crate::CircuitOpen) as
-/// an `Error::Middleware`, which downcasts to them.
+/// [`TimedOut`](crate::TimedOut), [`CircuitOpen`](crate::CircuitOpen) or
+/// [`LimitExceeded`](crate::LimitExceeded) (a [`limit`](Self::limit)
+/// refused the request before it was sent) as an `Error::Middleware`,
+/// which downcasts to them.
 ///
 /// # Requests that can't be cloned
 ///

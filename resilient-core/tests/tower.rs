@@ -8,10 +8,11 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use resilient_core::limit::{Bulkhead, RateLimiter};
 use resilient_core::tower::{ResilientLayer, Verdict};
 use resilient_core::{
     Backoff, CircuitBreaker, CircuitOpen, DelaySource, ExecutionReport, FailureKind, Jitter,
-    RetryEvent, RetryPolicy, RetryThrottle, StopReason, TimedOut,
+    LimitExceeded, RetryEvent, RetryPolicy, RetryThrottle, StopReason, TimedOut,
 };
 use tokio::time::Instant;
 use tower::util::BoxService;
@@ -471,6 +472,130 @@ async fn a_shared_throttle_refuses_retries() {
     assert_eq!(script.calls().len(), 2);
     assert_eq!(throttle.tokens(), 2.0);
     assert_eq!(reports.only().stop_reason(), StopReason::Throttled);
+}
+
+/// Sends `calls` requests at once through clones of `service`, and returns
+/// each call's result in the order sent.
+async fn at_once<S>(service: S, calls: usize) -> Vec<Result<u32, BoxError>>
+where
+    S: Service<(), Response = u32, Error = BoxError> + Clone + Send + 'static,
+    S::Future: Send,
+{
+    let tasks: Vec<_> = (0..calls)
+        .map(|_| tokio::spawn(service.clone().oneshot(())))
+        .collect();
+    let mut results = Vec::new();
+    for task in tasks {
+        results.push(task.await.unwrap());
+    }
+    results
+}
+
+/// The reports received, sorted by when their attempt was queued, then by
+/// the time each waited for its permits.
+fn queued(reports: &Reports) -> Vec<(StopReason, Vec<Duration>)> {
+    let mut all: Vec<_> = reports
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let queued = r.attempts().iter().map(|a| a.queued()).collect();
+            (r.stop_reason(), queued)
+        })
+        .collect();
+    all.sort_by_key(|(_, queued): &(StopReason, Vec<Duration>)| queued.clone());
+    all
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_bulkhead_refuses_the_calls_beyond_its_permits_without_retrying() {
+    static POOL: Bulkhead = Bulkhead::new(2).named("pool");
+    let script = Script::new(Ok).slow(|_| ms(100));
+    let reports = Reports::default();
+    let service = ResilientLayer::new()
+        .retries(3)
+        .backoff(Backoff::none())
+        .limit(&POOL)
+        .on_report(reports.hook())
+        .layer(script.clone());
+
+    let results = at_once(service, 5).await;
+
+    let refused: Vec<_> = results
+        .iter()
+        .filter_map(|r| r.as_ref().err())
+        .map(|e| e.downcast_ref::<LimitExceeded>().copied())
+        .collect();
+    assert_eq!(refused, [Some(LimitExceeded::new("pool", None)); 3]);
+    assert_eq!(script.calls(), [ms(0), ms(0)], "two ran, nothing retried");
+    let succeeded = (StopReason::Succeeded, vec![ms(0)]);
+    let limited = (StopReason::LimitExceeded, vec![ms(0)]);
+    assert_eq!(
+        queued(&reports),
+        [limited.clone(), limited.clone(), limited, succeeded.clone(), succeeded]
+    );
+    let refusal = failed(
+        FailureKind::LimitExceeded,
+        false,
+        "limiter `pool` refused the attempt",
+    );
+    let report = reports.0.lock().unwrap()[0].clone();
+    assert_eq!(failures(&report), [refusal]);
+    assert_eq!(POOL.available(), 2, "every permit came back");
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_limit_wait_every_call_runs_two_at_a_time_and_reports_its_queue() {
+    let pool = Arc::new(Bulkhead::new(2));
+    let script = Script::new(Ok).slow(|_| ms(100));
+    let reports = Reports::default();
+    let service = ResilientLayer::new()
+        .limit(Arc::clone(&pool))
+        .limit_wait(secs(1))
+        .on_report(reports.hook())
+        .layer(script.clone());
+
+    let results = at_once(service, 5).await;
+
+    assert!(results.iter().all(Result::is_ok), "{results:?}");
+    assert_eq!(
+        script.calls(),
+        [ms(0), ms(0), ms(100), ms(100), ms(200)],
+        "never more than two at once"
+    );
+    let ran = |waited| (StopReason::Succeeded, vec![ms(waited)]);
+    assert_eq!(
+        queued(&reports),
+        [ran(0), ran(0), ran(100), ran(100), ran(200)]
+    );
+    assert_eq!(pool.available(), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_rate_limit_wait_counts_against_the_budget() {
+    static QUOTA: RateLimiter = RateLimiter::per_second(2).burst(1).named("quota");
+    let script = Script::new(Ok);
+    let reports = Reports::default();
+    let layer = ResilientLayer::new()
+        .budget(ms(300))
+        .limit(&QUOTA)
+        .limit_wait(secs(1))
+        .on_report(reports.hook());
+
+    let started = Instant::now();
+    layer.layer(script.clone()).oneshot(()).await.unwrap();
+    // The next cell is 500 ms away, past the budget: refused at once.
+    let error = layer.layer(script.clone()).oneshot(()).await.unwrap_err();
+
+    assert_eq!(
+        error.downcast_ref::<LimitExceeded>(),
+        Some(&LimitExceeded::new("quota", Some(ms(500))))
+    );
+    assert_eq!(started.elapsed(), ms(0));
+    assert_eq!(script.calls(), [ms(0)]);
+    let stops: Vec<_> = queued(&reports).into_iter().map(|(stop, _)| stop).collect();
+    assert_eq!(stops, [StopReason::Succeeded, StopReason::LimitExceeded]);
 }
 
 #[tokio::test(start_paused = true)]

@@ -118,6 +118,37 @@ pub trait Limiter: Send + Sync {
     }
 }
 
+/// A limiter behind a reference or an `Arc` is that limiter: the tower
+/// layer and the reqwest middleware take a `&'static` one or an `Arc`.
+macro_rules! forward_limiter {
+    ($($holder:ty),*) => {$(
+        impl<L: Limiter + ?Sized> Limiter for $holder {
+            #[inline]
+            fn try_acquire(&self, now: Instant) -> Result<(), LimitExceeded> {
+                (**self).try_acquire(now)
+            }
+            #[inline]
+            fn release(&self, now: Instant, rtt: Duration, completion: Completion) {
+                (**self).release(now, rtt, completion)
+            }
+            fn name(&self) -> &'static str {
+                (**self).name()
+            }
+            fn waiters(&self) -> Option<&Waiters> {
+                (**self).waiters()
+            }
+            fn in_flight(&self) -> Option<u32> {
+                (**self).in_flight()
+            }
+            fn current_limit(&self) -> Option<u32> {
+                (**self).current_limit()
+            }
+        }
+    )*};
+}
+
+forward_limiter!(&L, std::sync::Arc<L>);
+
 /// How an attempt that held a permit ended: what the adaptive limiters
 /// learn from.
 ///

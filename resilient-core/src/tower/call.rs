@@ -14,7 +14,8 @@ use std::fmt;
 use std::future::Future;
 use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering::Relaxed;
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use ::tower::BoxError;
 
@@ -24,6 +25,7 @@ use super::request::CloneRequest;
 use crate::clock::Clock;
 use crate::engine::Operation;
 use crate::error::{CircuitOpen, TimedOut};
+use crate::limit::{Completion, LimitExceeded, Limiter};
 use crate::policy::RetryPolicy;
 use crate::report::ExecutionReport;
 use crate::settings::Settings;
@@ -110,6 +112,11 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
             Some(throttle) => op.throttle(throttle),
             None => op,
         };
+        let limiters = LimiterRefs::new(&shared.limiters);
+        let op = match limiters.as_slice() {
+            [] => op,
+            limiters => op.limit(limiters).limit_wait(shared.limit_wait),
+        };
 
         let outcome = op
             .run_async(|_| {
@@ -133,6 +140,51 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
             .await;
         let (result, report) = outcome.into_parts();
         (result.or_else(Failed::into_result), report)
+    }
+}
+
+/// The layer's limiters as the engine takes them, a slice of references:
+/// on the stack for up to [`INLINE`] of them, so that a call allocates
+/// nothing for its limits.
+enum LimiterRefs<'a> {
+    Inline([&'a dyn Limiter; INLINE], usize),
+    Heap(Vec<&'a dyn Limiter>),
+}
+
+/// How many limiters a call keeps on the stack.
+const INLINE: usize = 4;
+
+impl<'a> LimiterRefs<'a> {
+    fn new(limiters: &'a [Arc<dyn Limiter>]) -> Self {
+        if limiters.len() > INLINE {
+            return LimiterRefs::Heap(limiters.iter().map(|l| &**l).collect());
+        }
+        // The unused slots are never read: the slice ends before them.
+        let mut inline: [&'a dyn Limiter; INLINE] = [&Unused; INLINE];
+        for (slot, limiter) in inline.iter_mut().zip(limiters) {
+            *slot = &**limiter;
+        }
+        LimiterRefs::Inline(inline, limiters.len())
+    }
+
+    fn as_slice(&self) -> &[&'a dyn Limiter] {
+        match self {
+            LimiterRefs::Inline(inline, len) => &inline[..*len],
+            LimiterRefs::Heap(heap) => heap,
+        }
+    }
+}
+
+/// Fills [`LimiterRefs`]' unused slots; admits everything.
+struct Unused;
+
+impl Limiter for Unused {
+    fn try_acquire(&self, _: Instant) -> Result<(), LimitExceeded> {
+        Ok(())
+    }
+    fn release(&self, _: Instant, _: Duration, _: Completion) {}
+    fn name(&self) -> &'static str {
+        "unused"
     }
 }
 
@@ -288,6 +340,14 @@ impl<Res, E: EngineError> From<TimedOut> for Failed<Res, E> {
 impl<Res, E: EngineError> From<CircuitOpen> for Failed<Res, E> {
     fn from(error: CircuitOpen) -> Self {
         Failed::engine(error, true)
+    }
+}
+
+/// An attempt a limiter refused: the call ends there, whatever the
+/// classifier would say.
+impl<Res, E: EngineError> From<LimitExceeded> for Failed<Res, E> {
+    fn from(error: LimitExceeded) -> Self {
+        Failed::engine(error, false)
     }
 }
 

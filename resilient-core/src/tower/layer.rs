@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
+use std::time::Duration;
 
 use ::tower::Layer;
 
@@ -16,6 +17,7 @@ use super::service::Resilient;
 use crate::breaker::CircuitBreaker;
 use crate::clock::{Clock, TokioClock};
 use crate::engine::hooks::RetryEvent;
+use crate::limit::Limiter;
 use crate::report::ExecutionReport;
 use crate::settings::Settings;
 use crate::throttle::RetryBudget;
@@ -28,7 +30,8 @@ pub(crate) type ReportHook = Arc<dyn Fn(&ExecutionReport) + Send + Sync>;
 
 /// A [`Layer`] that makes a tower service resilient: each call runs through
 /// the engine of `#[resilient]`, with the same counting, backoff, budget,
-/// per-attempt timeout, circuit breaker, retry throttle and report.
+/// per-attempt timeout, circuit breaker, retry throttle, limits and
+/// report.
 ///
 /// Configure it with the attribute's options ([`retries`](Self::retries),
 /// [`backoff`](Self::backoff), [`timeout`](Self::timeout),
@@ -93,7 +96,8 @@ pub struct ResilientLayer<Cl = RetryErrors, C = TokioClock, A = NoReport, R = Us
 }
 
 /// What a layer's (or a middleware's) calls share whatever its type
-/// parameters: the name, the breaker, the throttle and the hooks.
+/// parameters: the name, the breaker, the throttle, the limiters and the
+/// hooks.
 #[derive(Clone, Default)]
 pub(crate) struct Shared {
     pub(crate) name: Option<Cow<'static, str>>,
@@ -101,6 +105,9 @@ pub(crate) struct Shared {
     pub(crate) throttle: Option<Arc<dyn RetryBudget>>,
     pub(crate) on_retry: Option<RetryHook>,
     pub(crate) on_report: Option<ReportHook>,
+    /// Taken in order before each attempt.
+    pub(crate) limiters: Vec<Arc<dyn Limiter>>,
+    pub(crate) limit_wait: Duration,
 }
 
 impl fmt::Debug for Shared {
@@ -114,6 +121,11 @@ impl fmt::Debug for Shared {
             .field("throttle", &self.throttle.is_some())
             .field("on_retry", &self.on_retry.is_some())
             .field("on_report", &self.on_report.is_some())
+            .field(
+                "limiters",
+                &self.limiters.iter().map(|l| l.name()).collect::<Vec<_>>(),
+            )
+            .field("limit_wait", &self.limit_wait)
             .finish()
     }
 }
@@ -284,6 +296,57 @@ macro_rules! resilient_setters {
             B: $crate::RetryBudget + 'static,
         {
             self.shared.throttle = Some(::std::sync::Arc::new(budget));
+            self
+        }
+
+        /// Takes a permit from `limiter` before each attempt (the first, a
+        /// retry or a hedge) and returns it when the attempt ends, as the
+        /// attribute's `limit`: a `&'static` limiter, one in an `Arc`, or
+        /// one the layer owns, shared by every call. Called again, it adds
+        /// another limiter, taken after the ones before it.
+        ///
+        /// An attempt refused a permit doesn't run: the call ends there,
+        /// without a retry, with [`LimitExceeded`](crate::LimitExceeded) as
+        /// its error and stop reason `LimitExceeded`. It takes no throttle
+        /// token and the breaker doesn't count it. By default a refused
+        /// attempt doesn't wait: see [`limit_wait`](Self::limit_wait).
+        ///
+        /// ```
+        /// use resilient::limit::{Bulkhead, RateLimiter};
+        #[doc = concat!("use ", $path, ";")]
+        ///
+        /// static POOL: Bulkhead = Bulkhead::new(32).named("pool");
+        /// static QUOTA: RateLimiter = RateLimiter::per_minute(60).named("quota");
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().retries(2).limit(&POOL).limit(&QUOTA);")]
+        /// # let _ = layer;
+        /// ```
+        pub fn limit<L>(mut self, limiter: L) -> Self
+        where
+            L: $crate::limit::Limiter + 'static,
+        {
+            self.shared.limiters.push(::std::sync::Arc::new(limiter));
+            self
+        }
+
+        /// How long an attempt may wait for the permits of its
+        /// [`limit`](Self::limit)s: up to `wait`, and never past the
+        /// budget. The wait counts against the budget and is the attempt's
+        /// [`queued`](crate::AttemptRecord::queued) time in the report.
+        /// Default: 0, don't wait.
+        ///
+        /// ```
+        /// use resilient::limit::Bulkhead;
+        #[doc = concat!("use ", $path, ";")]
+        /// use std::time::Duration;
+        ///
+        /// static POOL: Bulkhead = Bulkhead::new(32);
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().limit(&POOL).limit_wait(Duration::from_millis(100));")]
+        /// # let _ = layer;
+        /// ```
+        pub fn limit_wait(mut self, wait: ::std::time::Duration) -> Self {
+            self.shared.limit_wait = wait;
             self
         }
 
