@@ -265,8 +265,14 @@ async fn a_rate_limiter_refuses_or_queues_requests_before_they_are_sent() {
             .limit_wait(Duration::from_secs(2)),
     );
 
-    let first = impatient.get(format!("http://{addr}/limited/1")).send().await;
-    assert_eq!(report(&first.unwrap()).attempts()[0].queued(), Duration::ZERO);
+    let first = impatient
+        .get(format!("http://{addr}/limited/1"))
+        .send()
+        .await;
+    assert_eq!(
+        report(&first.unwrap()).attempts()[0].queued(),
+        Duration::ZERO
+    );
     let error = impatient
         .get(format!("http://{addr}/limited/2"))
         .send()

@@ -533,7 +533,13 @@ async fn a_bulkhead_refuses_the_calls_beyond_its_permits_without_retrying() {
     let limited = (StopReason::LimitExceeded, vec![ms(0)]);
     assert_eq!(
         queued(&reports),
-        [limited.clone(), limited.clone(), limited, succeeded.clone(), succeeded]
+        [
+            limited.clone(),
+            limited.clone(),
+            limited,
+            succeeded.clone(),
+            succeeded
+        ]
     );
     let refusal = failed(
         FailureKind::LimitExceeded,
