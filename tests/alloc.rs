@@ -1,6 +1,7 @@
 //! The success path allocates nothing: 1 000 successful calls of each kind,
-//! `timeout` and `budget` set or a circuit breaker consulted, the full
-//! report built, under a counting global allocator.
+//! `timeout` and `budget` set, a circuit breaker consulted or permits
+//! taken from limiters, the full report built, under a counting global
+//! allocator.
 //!
 //! With the `metrics` feature, each call records two series through the
 //! `metrics` facade (an attempt counter and the duration histogram), whose
@@ -16,7 +17,8 @@ use std::alloc::System;
 use std::hint::black_box;
 use std::sync::LazyLock;
 
-use resilient::{CircuitBreaker, CircuitOpen, TimedOut, resilient};
+use resilient::limit::{AdaptiveLimit, Bulkhead, RateLimiter};
+use resilient::{CircuitBreaker, CircuitOpen, LimitExceeded, TimedOut, resilient};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 #[global_allocator]
@@ -86,6 +88,28 @@ fn blocking_breaker(x: u64) -> Result<u64, Failure> {
     Ok(x + 1)
 }
 
+/// A call with `limit` takes and returns its permits in atomics: a
+/// bulkhead's count, a rate limiter's cell, an adaptive limit's sample.
+static POOL: Bulkhead = Bulkhead::new(8);
+static QUOTA: RateLimiter = RateLimiter::per_second(1_000_000_000);
+static ADAPTIVE: LazyLock<AdaptiveLimit> = LazyLock::new(AdaptiveLimit::gradient2);
+
+impl From<LimitExceeded> for Failure {
+    fn from(_: LimitExceeded) -> Self {
+        Failure
+    }
+}
+
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), limit = [&POOL, &QUOTA, &*ADAPTIVE])]
+async fn async_limited(x: u64) -> Result<u64, Failure> {
+    Ok(x + 1)
+}
+
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), limit = [&POOL, &QUOTA, &*ADAPTIVE], limit_wait = "1s")]
+fn blocking_limited(x: u64) -> Result<u64, Failure> {
+    Ok(x + 1)
+}
+
 const CALLS: u64 = 1_000;
 
 /// Allocations a successful call may make: none of the engine's own.
@@ -107,7 +131,15 @@ fn main() {
         .enable_time()
         .build()
         .expect("a runtime");
-    let cases: [(&str, usize); 7] = [
+    let cases: [(&str, usize); 9] = [
+        (
+            "async with limit",
+            allocations(|x| rt.block_on(async_limited(x)).into_result().unwrap()),
+        ),
+        (
+            "blocking with limit and limit_wait",
+            allocations(|x| blocking_limited(x).into_result().unwrap()),
+        ),
         (
             "Operation::run_async through a breaker",
             allocations(|x| {

@@ -11,8 +11,11 @@ use std::time::Duration;
 
 use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
 use resilient::resilient;
+use resilient_core::limit::{AdaptiveLimit, Bulkhead, Completion, Limiter, RateLimiter};
 use resilient_core::metrics::SERIES;
-use resilient_core::{Backoff, CircuitBreaker, CircuitOpen, FakeClock, Operation, Tally};
+use resilient_core::{
+    Backoff, CircuitBreaker, CircuitOpen, FakeClock, LimitExceeded, Operation, StopReason, Tally,
+};
 
 /// Every series recorded: `name{label=value,…}` with its value (a counter's
 /// count, or a histogram's samples).
@@ -124,6 +127,83 @@ impl From<CircuitOpen> for ApiError {
     fn from(_: CircuitOpen) -> Self {
         ApiError::Open
     }
+}
+
+impl From<LimitExceeded> for ApiError {
+    fn from(_: LimitExceeded) -> Self {
+        ApiError::Open
+    }
+}
+
+/// A limiter's refusals are counted by operation and limiter, from zero;
+/// its gauges read its level as of the latest call, set again by
+/// `refresh`; an attempt that waited for its permits is timed. A rate
+/// limiter counts no attempts in flight: it has no gauge.
+#[test]
+fn limits_count_refusals_gauge_their_level_and_time_the_queue() {
+    static POOL: Bulkhead = Bulkhead::new(1).named("metrics.pool");
+    static ADAPTIVE: LazyLock<AdaptiveLimit> =
+        LazyLock::new(|| AdaptiveLimit::aimd().initial(30).named("metrics.adaptive"));
+    static QUOTA: RateLimiter = RateLimiter::per_second(1).burst(1).named("metrics.quota");
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let limiters: [&dyn Limiter; 2] = [&POOL, &*ADAPTIVE];
+    let quota: [&dyn Limiter; 1] = [&QUOTA];
+    let clock = FakeClock::new();
+    let charge = || {
+        Operation::new()
+            .name("limits.charge")
+            .clock(&clock)
+            .limit(&limiters)
+            .run(|_| Ok::<_, ApiError>(()))
+    };
+    let refund = || {
+        Operation::new()
+            .name("limits.refund")
+            .clock(&clock)
+            .limit(&quota)
+            .limit_wait(Duration::from_secs(2))
+            .run(|_| Ok::<_, ApiError>(()))
+    };
+    metrics::with_local_recorder(&recorder, || {
+        assert!(charge().is_ok());
+        // Another holder takes the pool's permit: the next call is refused.
+        POOL.try_acquire(clock.now()).unwrap();
+        assert_eq!(charge().report().stop_reason(), StopReason::LimitExceeded);
+        resilient_core::metrics::refresh();
+        POOL.release(clock.now(), Duration::ZERO, Completion::Unused);
+        // The second waits a second for the quota's next cell.
+        assert!(refund().is_ok());
+        assert!(refund().is_ok());
+    });
+    let recorded: BTreeMap<String, String> = series(&snapshotter)
+        .into_iter()
+        .filter(|(key, _)| key.starts_with("resilient_limit"))
+        .collect();
+    assert_eq!(
+        recorded,
+        expected(&[
+            ("resilient_limit_current{limiter=metrics.adaptive}", "30"),
+            ("resilient_limit_in_flight{limiter=metrics.adaptive}", "0"),
+            ("resilient_limit_in_flight{limiter=metrics.pool}", "1"),
+            (
+                "resilient_limit_queued_seconds{operation=limits.refund}",
+                "[1.0]"
+            ),
+            (
+                "resilient_limit_rejections_total{limiter=metrics.adaptive,operation=limits.charge}",
+                "0"
+            ),
+            (
+                "resilient_limit_rejections_total{limiter=metrics.pool,operation=limits.charge}",
+                "1"
+            ),
+            (
+                "resilient_limit_rejections_total{limiter=metrics.quota,operation=limits.refund}",
+                "0"
+            ),
+        ])
+    );
 }
 
 #[resilient(retries = 1, retry_on = [Down], backoff = none, clock = clock, fallback = [stale, cached])]
@@ -399,10 +479,14 @@ fn every_series_recorded_is_listed_and_described_with_a_unit() {
         assert!(*described, "{series} has no unit or help text");
     }
     // ...so that every series was recorded, but those of options this call
-    // doesn't use (an idempotency key, chaos: see the tests above).
+    // doesn't use (an idempotency key, chaos, limits: see the tests above).
     let unused = [
         "resilient_idempotent_calls_total",
         "resilient_chaos_injections_total",
+        "resilient_limit_rejections_total",
+        "resilient_limit_queued_seconds",
+        "resilient_limit_in_flight",
+        "resilient_limit_current",
     ];
     for series in SERIES
         .iter()

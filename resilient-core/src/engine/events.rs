@@ -173,6 +173,32 @@ pub(crate) fn circuit_rejected(operation: &Name, attempt: u32) {
         .increment(1);
 }
 
+/// The limiter called `limiter` refused an attempt.
+#[cold]
+pub(crate) fn limit_refused(operation: &Name, limiter: &'static str) {
+    #[cfg(feature = "tracing")]
+    tracing::warn!(name: "limit.refused", operation = operation.as_ref(), limiter);
+    #[cfg(feature = "metrics")]
+    metrics::counter!(
+        "resilient_limit_rejections_total",
+        "operation" => operation.clone(),
+        "limiter" => limiter
+    )
+    .increment(1);
+}
+
+/// An attempt waited `queued` for its limiters' permits (and got them, or
+/// was refused at the end of its wait).
+#[cold]
+pub(crate) fn limit_queued(operation: &Name, queued: Duration) {
+    #[cfg(feature = "metrics")]
+    metrics::histogram!(
+        "resilient_limit_queued_seconds",
+        "operation" => operation.clone()
+    )
+    .record(queued.as_secs_f64());
+}
+
 pub(crate) fn fallback_used(operation: &Name, attempt: u32, ok: bool) {
     #[cfg(feature = "tracing")]
     tracing::info!(name: "fallback.used", operation = operation.as_ref(), attempt, ok);

@@ -27,6 +27,7 @@ use crate::attempt::Attempt;
 use crate::backoff::Jitter;
 use crate::chaos::Injection as Injected;
 use crate::clock::{Clock, Mark};
+use crate::limit::LimitExceeded;
 use crate::report::{
     AttemptKind, AttemptRecord, Delay, ExecutionError, ExecutionReport, FailureKind, Nanos,
     Outcome, StopReason,
@@ -250,6 +251,14 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             self.core.now = self.op.clock.now_nanos();
         }
         self.core.queued = queued;
+        if queued > 0 {
+            events::limit_queued(self.core.name, Duration::from_nanos(queued));
+        }
+        if let Err(refusal) = &admitted
+            && let Some(exceeded) = refusal.limit_exceeded()
+        {
+            self.limit_refused(exceeded);
+        }
         let admitted = match admitted {
             Err(_) if decide::refused(kind) == Refused::Skip => return None,
             admitted => admitted,
@@ -330,6 +339,17 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         let attempt_kind = self.core.kind_of(index);
         let failed = self.classify(&error, kind, permits, attempt_kind, rtt);
         self.fail_at(index, error, failed, last);
+    }
+
+    /// A limiter refused an attempt: counted for the operation and that
+    /// limiter.
+    #[cold]
+    fn limit_refused(&self, exceeded: &LimitExceeded) {
+        events::limit_refused(self.core.name, exceeded.limiter());
+        #[cfg(any(feature = "metrics", feature = "dashboard"))]
+        if let Some(gate) = &self.op.gates.limit {
+            crate::observe::limits::refused(self.core.name, gate.limiters(), exceeded);
+        }
     }
 
     /// Records the refusal of the primary attempt whose record is at

@@ -521,6 +521,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
             tally: self.tally,
             breaker: self.gates.breaker.as_ref().map(BreakerGate::breaker),
             throttle: self.gates.throttle,
+            limiters: self.gates.limit.as_ref().map_or(&[], LimitGate::limiters),
         }
     }
 }

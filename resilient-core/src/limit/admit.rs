@@ -23,7 +23,15 @@ pub(crate) struct Permits<'a> {
     open: bool,
 }
 
-impl Permits<'_> {
+impl<'a> Permits<'a> {
+    fn new(limiters: &'a [&'a dyn Limiter], queued: Duration) -> Self {
+        Permits {
+            limiters,
+            queued,
+            open: true,
+        }
+    }
+
     /// How long the attempt waited for its permits.
     pub(crate) fn queued(&self) -> Duration {
         self.queued
@@ -88,8 +96,12 @@ fn step<'a, C: Clock>(
     clock: &C,
     start: Mark,
     wait: Duration,
+    first: bool,
 ) -> Step<'a> {
     let (index, refusal) = match try_all(limiters, clock.now()) {
+        // Admitted at the first try: nothing was queued, whatever the
+        // clock read meanwhile.
+        Ok(()) if first => return Step::Admitted(Permits::new(limiters, Duration::ZERO)),
         Ok(()) => return Step::Admitted(admitted(limiters, clock, start)),
         Err(refused) => refused,
     };
@@ -117,8 +129,9 @@ pub(crate) async fn admit_async<'a, C: Clock>(
     wait: Duration,
 ) -> Result<Permits<'a>, LimitExceeded> {
     let start = clock.mark();
+    let mut first = true;
     loop {
-        match step(limiters, clock, start, wait) {
+        match step(limiters, clock, start, wait, std::mem::take(&mut first)) {
             Step::Admitted(permits) => return Ok(permits),
             Step::Refused(refusal) => return Err(refusal),
             Step::Sleep(after) => clock.sleep_async(after).await,
@@ -153,8 +166,9 @@ pub(crate) fn admit_blocking<'a, C: Clock>(
     wait: Duration,
 ) -> Result<Permits<'a>, LimitExceeded> {
     let start = clock.mark();
+    let mut first = true;
     loop {
-        match step(limiters, clock, start, wait) {
+        match step(limiters, clock, start, wait, std::mem::take(&mut first)) {
             Step::Admitted(permits) => return Ok(permits),
             Step::Refused(refusal) => return Err(refusal),
             Step::Sleep(after) => clock.sleep(after),
@@ -178,11 +192,7 @@ pub(crate) fn admit_blocking<'a, C: Clock>(
 }
 
 fn admitted<'a, C: Clock>(limiters: &'a [&'a dyn Limiter], clock: &C, start: Mark) -> Permits<'a> {
-    Permits {
-        limiters,
-        queued: Duration::from_nanos(clock.nanos_since(start)),
-        open: true,
-    }
+    Permits::new(limiters, Duration::from_nanos(clock.nanos_since(start)))
 }
 
 impl Waiters {

@@ -5,6 +5,9 @@
 //! * `tally.rs`: [`Tally`], one operation's counts in atomics;
 //! * `registry.rs`: the operations and breakers in use, which enter on
 //!   their own (an operation on its first call, a breaker when built);
+//! * `limits.rs`: the limiters in use, which enter with the first call
+//!   that uses them: their latest in-flight count and limit, and each
+//!   operation's refusals;
 //! * `series.rs`: the series, their help text and units, and the refresh
 //!   of breaker gauges; public as [`resilient::metrics`](crate::metrics);
 //! * `dashboard/`: the rolling windows, the page and its event stream;
@@ -15,6 +18,8 @@
 
 #[cfg(feature = "dashboard")]
 pub mod dashboard;
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+pub(crate) mod limits;
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
 mod registry;
 #[cfg(feature = "metrics")]
@@ -54,6 +59,8 @@ pub(crate) struct Used<'a> {
     pub(crate) breaker: Option<&'a CircuitBreaker>,
     #[cfg_attr(not(feature = "dashboard"), allow(dead_code))]
     pub(crate) throttle: Option<&'a dyn RetryBudget>,
+    /// Its limiters, in order; empty without `limit`.
+    pub(crate) limiters: &'a [&'a dyn crate::limit::Limiter],
 }
 
 /// An operation called `name` whose first attempt succeeded after
@@ -64,6 +71,9 @@ pub(crate) struct Used<'a> {
 #[cfg_attr(not(feature = "dashboard"), allow(unused_variables))]
 pub(crate) fn succeeded_at_once(name: &str, used: Used<'_>, elapsed: u64) {
     let tally = tally_of(name, &used);
+    if !used.limiters.is_empty() {
+        limits::call_ended(name, tally, used.limiters);
+    }
     #[cfg(feature = "dashboard")]
     {
         let counts = &tally.counts;
@@ -80,6 +90,9 @@ pub(crate) fn succeeded_at_once(name: &str, used: Used<'_>, elapsed: u64) {
 #[cfg_attr(not(feature = "dashboard"), allow(unused_variables))]
 pub(crate) fn finished(name: &str, used: Used<'_>, report: &ExecutionReport, ok: bool) {
     let tally = tally_of(name, &used);
+    if !used.limiters.is_empty() {
+        limits::call_ended(name, tally, used.limiters);
+    }
     #[cfg(feature = "dashboard")]
     {
         use std::sync::atomic::Ordering::Relaxed;
@@ -119,7 +132,7 @@ fn tally_of(name: &str, used: &Used<'_>) -> &'static Tally {
         None => registry::tally_named(name),
     };
     if tally.first_use() {
-        first_call(name, tally, used.breaker);
+        first_call(name, tally, used);
     }
     tally
 }
@@ -130,7 +143,7 @@ fn tally_of(name: &str, used: &Used<'_>) -> &'static Tally {
 #[cold]
 #[inline(never)]
 #[cfg_attr(not(feature = "dashboard"), allow(unused_variables))]
-fn first_call(name: &str, tally: &'static Tally, breaker: Option<&CircuitBreaker>) {
+fn first_call(name: &str, tally: &'static Tally, used: &Used<'_>) {
     #[cfg(feature = "metrics")]
     {
         series::describe();
@@ -140,8 +153,9 @@ fn first_call(name: &str, tally: &'static Tally, breaker: Option<&CircuitBreaker
     registry::add_operation(registry::Entry {
         name: name.to_owned().into(),
         tally,
-        breaker: breaker.map(|breaker| Arc::downgrade(breaker.view())),
+        breaker: used.breaker.map(|breaker| Arc::downgrade(breaker.view())),
     });
+    limits::first_call(name, tally, used.limiters);
 }
 
 /// Keeps the level of the throttle the call used.

@@ -29,7 +29,20 @@
 //! | `resilient_operation_duration_seconds` | histogram | seconds | `operation`, `stop_reason` |
 //! | `resilient_idempotent_calls_total` | counter | | `operation`, `status` (`replayed`, `joined`, `executed`, `in_flight`, `conflict`, `store_error`) |
 //! | `resilient_chaos_injections_total` | counter | | `operation`, `kind` (`fault`, `outcome`, `latency`) |
+//! | `resilient_limit_rejections_total` | counter | | `operation`, `limiter` |
+//! | `resilient_limit_queued_seconds` | histogram | seconds | `operation` |
 //! | `resilient_circuit_state` | gauge: 0 closed, 1 half-open, 2 open | | `breaker` |
+//! | `resilient_limit_in_flight` | gauge | | `limiter` |
+//! | `resilient_limit_current` | gauge | | `limiter` |
+//!
+//! A limiter's series appear with the first call of an operation that
+//! uses it: its rejections at zero for that operation, its gauges at its
+//! level then. A limiter is borrowed by each call, so its gauges are
+//! readings: taken as each call that used it ends, and set by [`refresh`]
+//! (and at each refusal). `resilient_limit_current` is the limit in force
+//! of a limiter whose limit moves (`AdaptiveLimit`, and `AdaptiveRate`
+//! once throttled); `resilient_limit_queued_seconds` has a sample for each
+//! attempt that waited for its permits, none for one admitted at once.
 //!
 //! ```
 //! use resilient::metrics::{self, SeriesKind};
@@ -39,18 +52,30 @@
 //!     .filter(|series| series.kind == SeriesKind::Gauge)
 //!     .map(|series| series.name)
 //!     .collect();
-//! assert_eq!(gauges, ["resilient_circuit_state"]);
+//! assert_eq!(gauges, ["resilient_circuit_state", "resilient_limit_in_flight", "resilient_limit_current"]);
 //! ```
 
 use std::time::Instant;
 
 use ::metrics::Unit;
 
+use super::limits::{self, Level};
 use super::registry;
 
 /// The gauge of a breaker's state, labelled `breaker`: 0 closed, 1
 /// half-open, 2 open.
 pub const CIRCUIT_STATE: &str = "resilient_circuit_state";
+
+/// The gauge of the attempts holding a limiter's permits, labelled
+/// `limiter`.
+pub const LIMIT_IN_FLIGHT: &str = "resilient_limit_in_flight";
+
+/// The gauge of a moving limiter's limit in force, labelled `limiter`.
+pub const LIMIT_CURRENT: &str = "resilient_limit_current";
+
+/// The counter of attempts a limiter refused, labelled `operation` and
+/// `limiter`.
+const LIMIT_REJECTIONS: &str = "resilient_limit_rejections_total";
 
 /// The kind of a series.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,11 +157,39 @@ pub const SERIES: &[Series] = &[
         help: "Faults, outcomes and latencies injected by chaos, by operation and kind (fault, outcome, latency).",
     },
     Series {
+        name: LIMIT_REJECTIONS,
+        kind: SeriesKind::Counter,
+        unit: Unit::Count,
+        labels: &["operation", "limiter"],
+        help: "Attempts a limiter refused to admit, by operation and limiter.",
+    },
+    Series {
+        name: "resilient_limit_queued_seconds",
+        kind: SeriesKind::Histogram,
+        unit: Unit::Seconds,
+        labels: &["operation"],
+        help: "Time an attempt waited for its limiters' permits, by operation; attempts admitted at once are not recorded.",
+    },
+    Series {
         name: CIRCUIT_STATE,
         kind: SeriesKind::Gauge,
         unit: Unit::Count,
         labels: &["breaker"],
         help: "State of a circuit breaker: 0 closed, 1 half-open, 2 open.",
+    },
+    Series {
+        name: LIMIT_IN_FLIGHT,
+        kind: SeriesKind::Gauge,
+        unit: Unit::Count,
+        labels: &["limiter"],
+        help: "Attempts holding a permit of a limiter, as of the latest call that used it.",
+    },
+    Series {
+        name: LIMIT_CURRENT,
+        kind: SeriesKind::Gauge,
+        unit: Unit::Count,
+        labels: &["limiter"],
+        help: "Limit in force of a limiter whose limit moves (adaptive concurrency, adaptive rate).",
     },
 ];
 
@@ -160,7 +213,8 @@ pub fn describe() {
 }
 
 /// Sets every live breaker's gauge to its state now: half-open for an
-/// open breaker whose break has ended, though no call has come to notice.
+/// open breaker whose break has ended, though no call has come to notice;
+/// and every limiter's gauges to its latest reading.
 ///
 /// Cheap (a few loads per breaker) and spawns nothing: call it where the
 /// scrape is rendered, or from a timer of your own.
@@ -210,6 +264,31 @@ pub fn refresh_at(now: Instant) {
     for breaker in registry::breakers() {
         breaker.gauge(breaker.state_at(now).0);
     }
+    for level in limits::levels() {
+        gauge_level(level);
+    }
+}
+
+/// Sets a limiter's gauges to its latest reading.
+fn gauge_level(level: &Level) {
+    if let Some(in_flight) = level.in_flight() {
+        ::metrics::gauge!(LIMIT_IN_FLIGHT, "limiter" => level.name).set(in_flight as f64);
+    }
+    if let Some(current) = level.current() {
+        ::metrics::gauge!(LIMIT_CURRENT, "limiter" => level.name).set(current as f64);
+    }
+}
+
+/// A limiter joined the operation called `operation`: its rejections
+/// there start at zero, and its gauges read its level.
+pub(crate) fn limiter_joined(operation: &str, level: &Level) {
+    ::metrics::counter!(
+        LIMIT_REJECTIONS,
+        "operation" => operation.to_owned(),
+        "limiter" => level.name
+    )
+    .increment(0);
+    gauge_level(level);
 }
 
 /// The counters of the operation called `operation`, made to exist at zero.

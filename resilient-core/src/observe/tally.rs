@@ -26,6 +26,9 @@ pub struct Tally {
     registered: AtomicBool,
     #[cfg(feature = "dashboard")]
     pub(crate) counts: Counts,
+    /// The operation's limiters, as its first call found them.
+    #[cfg(any(feature = "metrics", feature = "dashboard"))]
+    limit_rows: std::sync::OnceLock<Box<[&'static super::limits::Row]>>,
 }
 
 impl Tally {
@@ -37,7 +40,21 @@ impl Tally {
             registered: AtomicBool::new(false),
             #[cfg(feature = "dashboard")]
             counts: Counts::new(),
+            #[cfg(any(feature = "metrics", feature = "dashboard"))]
+            limit_rows: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The operation's limiters, as its first call found them.
+    #[cfg(any(feature = "metrics", feature = "dashboard"))]
+    #[inline]
+    pub(crate) fn limit_rows(&self) -> &[&'static super::limits::Row] {
+        self.limit_rows.get().map_or(&[], |rows| rows)
+    }
+
+    #[cfg(any(feature = "metrics", feature = "dashboard"))]
+    pub(crate) fn set_limit_rows(&self, rows: Box<[&'static super::limits::Row]>) {
+        let _ = self.limit_rows.set(rows);
     }
 
     /// Whether this call is the first to see the tally: true exactly once.

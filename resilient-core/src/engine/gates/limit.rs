@@ -27,6 +27,12 @@ impl<'b, E> LimitGate<'b, E> {
         }
     }
 
+    /// The limiters, in the order their permits are taken.
+    #[cfg(any(feature = "metrics", feature = "dashboard"))]
+    pub(crate) fn limiters(&self) -> &'b [&'b dyn Limiter] {
+        self.limiters
+    }
+
     pub(crate) fn set_wait(&mut self, wait: Duration) {
         self.wait = wait;
     }

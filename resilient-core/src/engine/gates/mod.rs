@@ -147,6 +147,14 @@ pub(crate) enum MakeError<E> {
 }
 
 impl<E> Refusal<E> {
+    /// What a limiter said when it refused; `None` for another gate.
+    pub(crate) fn limit_exceeded(&self) -> Option<&LimitExceeded> {
+        match &self.error {
+            MakeError::Limit(_, refusal) => Some(refusal),
+            MakeError::Marker(_) => None,
+        }
+    }
+
     /// The error the refused attempt fails with.
     pub(crate) fn error(&self) -> E {
         match self.error {

@@ -9,8 +9,11 @@
 //! sparkline of the last minute, its breaker's state and time in state,
 //! its throttle's tokens, and its limits' fill.
 //!
-//! Operations and breakers appear on their own: an operation on its first
-//! call, a breaker when it is built. Nothing is listed by hand.
+//! Operations, breakers and limiters appear on their own: an operation on
+//! its first call, a breaker when it is built, a limiter with the first
+//! call of an operation that uses it (its in-flight count and limit as of
+//! the latest call, and that operation's refusals). Nothing is listed by
+//! hand.
 //!
 //! # What the page shows, and who may see it
 //!
@@ -188,8 +191,10 @@ impl Sampler {
 /// a permit, how many may, and how many were refused so far, each where
 /// the limit knows it.
 ///
-/// Every [`Limiter`](crate::limit::Limiter) is one (its in-flight count and
-/// its current limit); a limit of your own can be too:
+/// The limiters an operation takes permits from (`limit`) are on its tile
+/// already. Every [`Limiter`](crate::limit::Limiter) is a gauge (its
+/// in-flight count and its current limit), and a limit kept outside the
+/// engine can be too:
 ///
 /// ```
 /// use resilient::dashboard::{LimitGauge, show_limit};
@@ -235,9 +240,10 @@ struct Limit {
 
 static LIMITS: Mutex<Vec<Limit>> = Mutex::new(Vec::new());
 
-/// Shows `gauge`, called `name`, on the tile of `operation`. A subsystem
-/// that limits calls reports into this once per limit and operation; a
-/// second report of the same pair is ignored.
+/// Shows `gauge`, called `name`, on the tile of `operation`: for a limit
+/// the engine doesn't see (the operation's own `limit`s are shown on
+/// their own). Once per limit and operation; a second report of the same
+/// pair is ignored.
 ///
 /// ```
 /// use resilient::dashboard::show_limit;
@@ -304,5 +310,55 @@ mod tests {
             [json!({ "name": "pool", "in_flight": 1, "limit": 4, "rejections": null })]
         );
         assert_eq!(limits_of("dashboard.unlimited"), Vec::<Value>::new());
+    }
+
+    #[derive(Debug)]
+    struct Busy;
+
+    impl std::fmt::Display for Busy {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("busy")
+        }
+    }
+
+    impl From<crate::LimitExceeded> for Busy {
+        fn from(_: crate::LimitExceeded) -> Self {
+            Busy
+        }
+    }
+
+    #[test]
+    fn an_operations_limiters_join_its_tile_with_its_own_refusals() {
+        static POOL: crate::limit::Bulkhead = crate::limit::Bulkhead::new(1).named("tile.pool");
+        static ADAPTIVE: LazyLock<AdaptiveLimit> =
+            LazyLock::new(|| AdaptiveLimit::vegas().initial(12).named("tile.adaptive"));
+        let limiters: [&dyn Limiter; 2] = [&POOL, &*ADAPTIVE];
+        let call = |name: &'static str| {
+            crate::Operation::new()
+                .name(name)
+                .clock(crate::FakeClock::new())
+                .limit(&limiters)
+                .run(|_| Ok::<_, Busy>(()))
+        };
+        assert!(call("tile.first").is_ok());
+        assert!(call("tile.second").is_ok());
+        POOL.try_acquire(Instant::now()).unwrap();
+        assert!(!call("tile.first").is_ok());
+        let row = |name, in_flight, limit: Option<u64>, rejections| json!({ "name": name, "in_flight": in_flight, "limit": limit, "rejections": rejections });
+        assert_eq!(
+            limits_of("tile.first"),
+            [
+                row("tile.pool", 1, None, 1),
+                row("tile.adaptive", 0, Some(12), 0)
+            ]
+        );
+        assert_eq!(
+            limits_of("tile.second"),
+            [
+                row("tile.pool", 1, None, 0),
+                row("tile.adaptive", 0, Some(12), 0)
+            ],
+            "the limiter's level is shared, its refusals are the operation's"
+        );
     }
 }
