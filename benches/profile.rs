@@ -1,6 +1,7 @@
 //! Runs one success path many times, for instruction counts under
 //! callgrind: `valgrind --tool=callgrind target/release/examples/profile blocking`.
-//! The scenarios are those of `overhead.rs` (`scenarios.rs`).
+//! The scenarios are those of `overhead.rs` (`scenarios.rs`), and the
+//! reqwest chains of `reqwest.rs` (`reqwest_clients.rs`).
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -9,6 +10,9 @@ use std::time::Duration;
 // text, not as a module: a module is a codegen unit of its own, and a call
 // across it would not be inlined as the peers' calls are.
 include!("scenarios.rs");
+
+// The reqwest chains of `reqwest.rs`.
+include!("reqwest_clients.rs");
 
 #[inline(never)]
 fn two_clock_reads(x: u64) -> (std::time::Instant, std::time::Instant, Result<u64, Failure>) {
@@ -55,8 +59,40 @@ async fn timeout_once(x: u64) -> Result<Result<u64, Failure>, tokio::time::error
 
 const CALLS: u64 = 100_000;
 
+/// Requests per reqwest scenario: each is a round trip through the local
+/// server, thousands of times a call's instructions.
+const REQUESTS: u64 = 2_000;
+
+/// The reqwest scenarios: `REQUESTS` GETs to a local server through one
+/// chain, client and server on one thread. What every scenario shares
+/// (start-up, the server, one connection) cancels out in the difference
+/// of two scenarios' counts.
+fn reqwest_scenario(chain: &str) -> bool {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let chains = Chains::new();
+    let client = match chain {
+        "reqwest_empty" => &chains.empty,
+        "reqwest_resilient" => &chains.resilient,
+        "reqwest_retry" => &chains.reqwest_retry,
+        _ => return false,
+    };
+    rt.block_on(async {
+        let url = local_server().await;
+        for _ in 0..REQUESTS {
+            black_box(get(client, &url).await);
+        }
+    });
+    true
+}
+
 fn main() {
     let scenario = std::env::args().nth(1).unwrap_or_default();
+    if reqwest_scenario(&scenario) {
+        return;
+    }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
@@ -117,7 +153,7 @@ fn main() {
             }
         }),
         other => eprintln!(
-            "unknown scenario {other:?}: blocking, untimed, tsc, operation, clock, direct, async, async_untimed, async_backon, operation_async, limits, timeout"
+            "unknown scenario {other:?}: blocking, untimed, tsc, operation, clock, direct, async, async_untimed, async_backon, operation_async, limits, timeout, reqwest_empty, reqwest_resilient, reqwest_retry"
         ),
     }
 }

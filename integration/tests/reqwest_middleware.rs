@@ -3,8 +3,8 @@
 //! a `reqwest::Client`.
 //!
 //! Tests without a deadline run on tokio's paused clock, so their backoff
-//! costs no time; the Retry-After and timeout tests run on the real
-//! clock, with waits of a second or two at most.
+//! costs no time; the Retry-After, timeout and hedging tests run on the
+//! real clock, with waits of a second or two at most.
 
 #[path = "support/http_server.rs"]
 mod http_server;
@@ -16,10 +16,10 @@ use futures_util::stream;
 use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
 use resilient::limit::RateLimiter;
 use resilient::reqwest::ResilientMiddleware;
-use resilient::tower::{HttpClassifier, ReportExtension, ResilientLayer};
+use resilient::tower::{HttpClassifier, IdempotentRequests, ReportExtension, ResilientLayer};
 use resilient::{
-    Backoff, CircuitBreaker, CircuitOpen, DelaySource, ExecutionReport, LimitExceeded, StopReason,
-    TimedOut,
+    AttemptKind, Backoff, CircuitBreaker, CircuitOpen, DelaySource, ExecutionReport, FailureKind,
+    LimitExceeded, StopReason, TimedOut,
 };
 use tower::{ServiceBuilder, ServiceExt};
 
@@ -390,4 +390,146 @@ async fn the_layer_wraps_a_reqwest_client_with_clone_request() {
     assert_eq!(response.status(), 200);
     assert_eq!(hits.count("/status/502/layer"), 2);
     assert_eq!(report(&response).attempt_count(), 2);
+}
+
+/// The kinds of a report's attempts, and how each failed attempt failed.
+fn attempts(report: &ExecutionReport) -> Vec<(AttemptKind, Option<FailureKind>)> {
+    report
+        .attempts()
+        .iter()
+        .map(|a| (a.kind(), a.error().map(|e| e.kind())))
+        .collect()
+}
+
+/// A GET whose first attempt hangs is hedged after the delay: the hedge's
+/// 200 is the answer, long before the first attempt's timeout, and the
+/// report shows both attempts, the first cancelled.
+#[tokio::test]
+async fn a_slow_get_is_beaten_by_its_hedge() {
+    let (addr, hits) = http_server::start().await;
+    let client = client(
+        ResilientMiddleware::new()
+            .timeout(Duration::from_secs(5))
+            .hedge(Duration::from_millis(200)),
+    );
+
+    let started = Instant::now();
+    let response = client
+        .get(format!("http://{addr}/hang-first/get"))
+        .send()
+        .await
+        .unwrap();
+
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed >= Duration::from_millis(200) && elapsed < Duration::from_secs(2),
+        "{elapsed:?}"
+    );
+    assert_eq!(response.status(), 200);
+    assert_eq!(hits.count("/hang-first/get"), 2);
+    let report = report(&response);
+    assert_eq!(
+        attempts(report),
+        [
+            (AttemptKind::Primary, Some(FailureKind::Cancelled)),
+            (AttemptKind::Hedge, None)
+        ]
+    );
+    assert_eq!((report.attempt_count(), report.retry_count()), (2, 0));
+    assert!(report.attempts()[1].started_at() >= Duration::from_millis(200));
+}
+
+/// A POST is never hedged, however long it takes: the server sees it once,
+/// and the call ends at its timeout. With an `Idempotency-Key` header, the
+/// same POST is hedged.
+#[tokio::test]
+async fn a_post_is_not_hedged_unless_it_carries_an_idempotency_key() {
+    let (addr, hits) = http_server::start().await;
+    let reports = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&reports);
+    let client = client(
+        ResilientMiddleware::new()
+            .timeout(Duration::from_millis(700))
+            .hedge(Duration::from_millis(100))
+            .max_hedges(3)
+            .on_report(move |report: &ExecutionReport| seen.lock().unwrap().push(report.clone())),
+    );
+
+    let error = client
+        .post(format!("http://{addr}/hang-first/post"))
+        .body("order 7")
+        .send()
+        .await
+        .unwrap_err();
+
+    let reqwest_middleware::Error::Middleware(error) = error else {
+        panic!("the engine's error: {error:?}");
+    };
+    assert!(error.downcast_ref::<TimedOut>().is_some(), "{error}");
+    assert_eq!(hits.count("/hang-first/post"), 1, "sent once, never hedged");
+    let unhedged = reports.lock().unwrap().pop().unwrap();
+    assert_eq!(
+        attempts(&unhedged),
+        [(AttemptKind::Primary, Some(FailureKind::Timeout))]
+    );
+
+    let response = client
+        .post(format!("http://{addr}/hang-first/keyed"))
+        .header("idempotency-key", "order-7")
+        .body("order 7")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(hits.count("/hang-first/keyed"), 2);
+    assert_eq!(
+        attempts(report(&response)),
+        [
+            (AttemptKind::Primary, Some(FailureKind::Cancelled)),
+            (AttemptKind::Hedge, None)
+        ]
+    );
+}
+
+/// The layer hedges the requests its rule accepts: with
+/// `IdempotentRequests`, a slow GET is hedged and a slow POST is not.
+#[tokio::test]
+async fn the_layer_hedges_idempotent_requests_only() {
+    let (addr, hits) = http_server::start().await;
+    let client = ServiceBuilder::new()
+        .layer(
+            ResilientLayer::new()
+                .timeout(Duration::from_millis(700))
+                .hedge(Duration::from_millis(100))
+                .hedge_if(IdempotentRequests)
+                .classify(HttpClassifier)
+                .attach_report(ReportExtension)
+                .clone_request(|request: &reqwest::Request| request.try_clone()),
+        )
+        .service(reqwest::Client::new());
+    let request = |method, path: &str| {
+        reqwest::Request::new(method, format!("http://{addr}{path}").parse().unwrap())
+    };
+
+    let response = client
+        .clone()
+        .oneshot(request(reqwest::Method::GET, "/hang-first/layer-get"))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(hits.count("/hang-first/layer-get"), 2);
+    assert_eq!(
+        attempts(report(&response)),
+        [
+            (AttemptKind::Primary, Some(FailureKind::Cancelled)),
+            (AttemptKind::Hedge, None)
+        ]
+    );
+
+    let error = client
+        .oneshot(request(reqwest::Method::POST, "/hang-first/layer-post"))
+        .await
+        .unwrap_err();
+    assert!(error.is::<TimedOut>(), "{error}");
+    assert_eq!(hits.count("/hang-first/layer-post"), 1);
 }

@@ -43,7 +43,7 @@ use std::fmt;
 use std::time::{Duration, SystemTime};
 
 use http::header::RETRY_AFTER;
-use http::{HeaderMap, StatusCode};
+use http::{HeaderMap, Method, StatusCode};
 
 use crate::error::{CircuitOpen, TimedOut};
 
@@ -73,6 +73,36 @@ pub fn is_retryable(status: StatusCode) -> bool {
         _ => false,
     }
 }
+
+/// Whether a request may be sent twice without harm, so that it may be
+/// hedged: its method is idempotent by RFC 9110 (§9.2.2: GET, HEAD,
+/// OPTIONS, TRACE, PUT, DELETE), or it carries an `Idempotency-Key` header,
+/// with which a server that honours the key (the IETF draft "The
+/// Idempotency-Key HTTP Header Field") runs it once however often it
+/// arrives. POST, PATCH, CONNECT and other methods without the header are
+/// not.
+///
+/// ```
+/// use http::{HeaderMap, HeaderValue, Method};
+/// use resilient::http::is_idempotent;
+///
+/// let mut headers = HeaderMap::new();
+/// assert!(is_idempotent(&Method::GET, &headers));
+/// assert!(is_idempotent(&Method::PUT, &headers));
+/// assert!(!is_idempotent(&Method::POST, &headers));
+///
+/// headers.insert("idempotency-key", HeaderValue::from_static("order-8e2f"));
+/// assert!(is_idempotent(&Method::POST, &headers));
+/// ```
+pub fn is_idempotent(method: &Method, headers: &HeaderMap) -> bool {
+    matches!(
+        *method,
+        Method::GET | Method::HEAD | Method::OPTIONS | Method::TRACE | Method::PUT | Method::DELETE
+    ) || headers.contains_key(IDEMPOTENCY_KEY)
+}
+
+/// The header of the IETF draft "The Idempotency-Key HTTP Header Field".
+const IDEMPOTENCY_KEY: &str = "idempotency-key";
 
 /// How long the first `Retry-After` header in `headers` asks to wait,
 /// measured from `now`.

@@ -3,7 +3,8 @@
 //! `reqwest_middleware::ClientWithMiddleware` through the engine of
 //! `#[resilient]` and of the tower layer: the same counting, backoff,
 //! Retry-After path, per-attempt timeout, budget, circuit breaker,
-//! throttle and report, configured with the layer's names.
+//! throttle, hedging of idempotent requests and report, configured with
+//! the layer's names.
 //!
 //! It takes the place of reqwest-retry's `RetryTransientMiddleware` in a
 //! chain; what the two classify differently is listed in the README.
@@ -20,6 +21,7 @@ use http::Extensions;
 use crate::clock::{Clock, TokioClock};
 use crate::settings::Settings;
 use crate::tower::{Call, Classifier, EngineError, HttpClassifier, ReportExtension, Shared};
+use crate::tower::{Hedgeable, IdempotentRequests};
 use crate::tower::{attach_to, resilient_setters};
 
 /// A reqwest-middleware [`Middleware`] that makes each request resilient:
@@ -79,6 +81,38 @@ use crate::tower::{attach_to, resilient_setters};
 /// retried: the request can't be cloned)". (reqwest-retry fails such a
 /// request with an error instead.)
 ///
+/// # Hedging
+///
+/// With [`hedge`](Self::hedge), a request still running after the delay
+/// gets a copy sent beside it, and the first to succeed is the answer.
+/// Only requests that may be sent twice are hedged: by default
+/// ([`IdempotentRequests`]) those whose method is idempotent by RFC 9110
+/// (GET, HEAD, OPTIONS, TRACE, PUT, DELETE), and those that carry an
+/// `Idempotency-Key` header, which is how a caller says that a POST is
+/// safe to repeat. Any other request, and one with a streaming body, is
+/// sent one attempt at a time. [`hedge_if`](Self::hedge_if) takes another
+/// rule.
+///
+/// ```
+/// use resilient::reqwest::ResilientMiddleware;
+/// use std::time::Duration;
+///
+/// # async fn get() -> Result<(), reqwest_middleware::Error> {
+/// let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+///     .with(ResilientMiddleware::new().retries(2).timeout(Duration::from_secs(2)).hedge(Duration::from_millis(300)))
+///     .build();
+///
+/// // Hedged after 300 ms.
+/// let user = client.get("http://127.0.0.1:8080/users/7").send().await?;
+/// // Never hedged: a POST without an `Idempotency-Key`.
+/// let order = client.post("http://127.0.0.1:8080/orders").body("{}").send().await?;
+/// // Hedged: the server runs a key once.
+/// let paid = client.post("http://127.0.0.1:8080/payments").header("idempotency-key", "order-8e2f").body("{}").send().await?;
+/// # let _ = (user, order, paid);
+/// # Ok(())
+/// # }
+/// ```
+///
 /// # Extensions
 ///
 /// Each attempt runs the rest of the chain with a copy of the extensions
@@ -86,11 +120,12 @@ use crate::tower::{attach_to, resilient_setters};
 /// handed back.
 #[derive(Clone)]
 #[must_use = "a middleware does nothing until it is added to a client"]
-pub struct ResilientMiddleware<Cl = HttpClassifier, C = TokioClock> {
+pub struct ResilientMiddleware<Cl = HttpClassifier, C = TokioClock, H = IdempotentRequests> {
     settings: Settings,
     shared: Shared,
     classifier: Cl,
     clock: C,
+    hedge_if: H,
 }
 
 impl ResilientMiddleware {
@@ -110,6 +145,7 @@ impl ResilientMiddleware {
             shared: Shared::default(),
             classifier: HttpClassifier,
             clock: TokioClock,
+            hedge_if: IdempotentRequests,
         }
     }
 }
@@ -120,7 +156,7 @@ impl Default for ResilientMiddleware {
     }
 }
 
-impl<Cl, C> ResilientMiddleware<Cl, C> {
+impl<Cl, C, H> ResilientMiddleware<Cl, C, H> {
     resilient_setters!(
         ResilientMiddleware,
         "resilient::reqwest::ResilientMiddleware"
@@ -148,12 +184,13 @@ impl<Cl, C> ResilientMiddleware<Cl, C> {
     /// let middleware = ResilientMiddleware::new().retries(2).classify(only_503);
     /// # let _ = middleware;
     /// ```
-    pub fn classify<Cl2>(self, classifier: Cl2) -> ResilientMiddleware<Cl2, C> {
+    pub fn classify<Cl2>(self, classifier: Cl2) -> ResilientMiddleware<Cl2, C, H> {
         ResilientMiddleware {
             settings: self.settings,
             shared: self.shared,
             classifier,
             clock: self.clock,
+            hedge_if: self.hedge_if,
         }
     }
 
@@ -167,20 +204,50 @@ impl<Cl, C> ResilientMiddleware<Cl, C> {
     /// let middleware = ResilientMiddleware::new().clock(SystemClock);
     /// # let _ = middleware;
     /// ```
-    pub fn clock<C2: Clock>(self, clock: C2) -> ResilientMiddleware<Cl, C2> {
+    pub fn clock<C2: Clock>(self, clock: C2) -> ResilientMiddleware<Cl, C2, H> {
         ResilientMiddleware {
             settings: self.settings,
             shared: self.shared,
             classifier: self.classifier,
             clock,
+            hedge_if: self.hedge_if,
+        }
+    }
+
+    /// Which requests may be [hedged](Self::hedge). Default:
+    /// [`IdempotentRequests`], those whose method is idempotent by RFC 9110
+    /// (GET, HEAD, OPTIONS, TRACE, PUT, DELETE) or that carry an
+    /// `Idempotency-Key` header; a POST without one is never hedged. Mark a
+    /// request that is safe to send twice with that header, or give your
+    /// own rule here. A request with a streaming body can't be copied, so
+    /// it is never hedged, whatever the rule.
+    ///
+    /// ```
+    /// use resilient::reqwest::ResilientMiddleware;
+    /// use std::time::Duration;
+    ///
+    /// // Hedge the reads of the search API, POSTs included; nothing else.
+    /// let middleware = ResilientMiddleware::new()
+    ///     .hedge(Duration::from_millis(300))
+    ///     .hedge_if(|request: &reqwest::Request| request.url().path().starts_with("/search"));
+    /// # let _ = middleware;
+    /// ```
+    pub fn hedge_if<H2>(self, rule: H2) -> ResilientMiddleware<Cl, C, H2> {
+        ResilientMiddleware {
+            settings: self.settings,
+            shared: self.shared,
+            classifier: self.classifier,
+            clock: self.clock,
+            hedge_if: rule,
         }
     }
 }
 
-impl<Cl, C> ResilientMiddleware<Cl, C>
+impl<Cl, C, H> ResilientMiddleware<Cl, C, H>
 where
     Cl: Classifier<Response, Error> + Send + Sync,
     C: Clock,
+    H: Hedgeable<Request>,
 {
     /// One request: its attempts through the engine, each running the rest
     /// of the chain.
@@ -208,7 +275,9 @@ where
                 result
             }
         };
-        let (response, report) = call.run(request, &Request::try_clone, send).await;
+        let (response, report) = call
+            .run(request, &Request::try_clone, &self.hedge_if, send)
+            .await;
         if let Some(own) = last.into_inner().unwrap_or_else(|e| e.into_inner()) {
             *extensions = own;
         }
@@ -216,10 +285,11 @@ where
     }
 }
 
-impl<Cl, C> Middleware for ResilientMiddleware<Cl, C>
+impl<Cl, C, H> Middleware for ResilientMiddleware<Cl, C, H>
 where
     Cl: Classifier<Response, Error> + Send + Sync + 'static,
     C: Clock + Send + Sync + 'static,
+    H: Hedgeable<Request> + Send + Sync + 'static,
 {
     fn handle<'life0, 'life1, 'life2, 'async_trait>(
         &'life0 self,
@@ -243,13 +313,14 @@ impl EngineError for Error {
     }
 }
 
-impl<Cl, C> fmt::Debug for ResilientMiddleware<Cl, C> {
+impl<Cl, C, H> fmt::Debug for ResilientMiddleware<Cl, C, H> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ResilientMiddleware")
             .field("settings", &self.settings)
             .field("shared", &self.shared)
             .field("classifier", &std::any::type_name::<Cl>())
             .field("clock", &std::any::type_name::<C>())
+            .field("hedge_if", &std::any::type_name::<H>())
             .finish()
     }
 }

@@ -6,6 +6,7 @@
 //! * `/after/date/{id}`: 503 with `Retry-After` an HTTP-date 2 s ahead
 //!   (to the second) the first time, then 200;
 //! * `/hang/{id}`: never answers;
+//! * `/hang-first/{id}`: never answers the first time, then 200 at once;
 //! * `/down/{id}`: always 503;
 //! * `/upload/{id}`: always 503, after reading the whole body.
 
@@ -75,7 +76,7 @@ async fn answer(State(hits): State<Hits>, uri: Uri, body: Bytes) -> Response {
             let value = httpdate::fmt_http_date(date);
             (StatusCode::SERVICE_UNAVAILABLE, [(RETRY_AFTER, value)]).into_response()
         }
-        (["hang", _], _) => std::future::pending().await,
+        (["hang", _], _) | (["hang-first", _], 0) => std::future::pending().await,
         (["down", _] | ["upload", _], _) => StatusCode::SERVICE_UNAVAILABLE.into_response(),
         _ => (StatusCode::OK, "ok").into_response(),
     }

@@ -12,14 +12,15 @@
 
 use std::fmt;
 use std::future::Future;
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ::tower::BoxError;
 
 use super::classify::{Classifier, Verdict};
+use super::hedge::Hedgeable;
 use super::layer::Shared;
 use super::request::CloneRequest;
 use crate::clock::Clock;
@@ -46,11 +47,14 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
     ///
     /// A request that `clone_request` can't copy is sent once, as it is:
     /// the call makes one attempt, and the text of its failure says why.
+    /// A request that can be copied and that `hedge_if` accepts is hedged,
+    /// if the configuration asks for hedges.
     pub(crate) async fn run<Req, Res, Err, E, Fut>(
         self,
         request: Req,
         clone_request: &impl CloneRequest<Req>,
-        mut send: impl FnMut(Req) -> Fut,
+        hedge_if: &impl Hedgeable<Req>,
+        send: impl Fn(Req) -> Fut,
     ) -> (Result<Res, E>, ExecutionReport)
     where
         Fut: Future<Output = Result<Res, Err>>,
@@ -64,16 +68,22 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
             classifier,
             clock,
         } = self;
-        let mut requests = Requests::new(request, clone_request);
-        let spent = AtomicBool::new(false);
+        let hedge = shared
+            .hedge
+            .filter(|_| shared.max_hedges != Some(0) && hedge_if.hedgeable(&request));
+        let requests = Requests::new(request, clone_request);
+        let cloneable = requests.cloneable;
         let mut settings = *settings;
-        if !requests.cloneable {
+        if !cloneable {
             // One attempt, whatever its verdict: the record keeps the
             // classifier's verdict (and the breaker and throttle count
             // it), and its text says why nothing followed.
             settings.max_attempts = 1;
             settings.max_rate_limit_retries = 0;
         }
+        // Hedged attempts ask for their copies while others run.
+        let requests = Mutex::new(requests);
+        let spent = AtomicBool::new(false);
         let on_retry = shared.on_retry.as_deref();
         let on_report = shared.on_report.as_deref();
         let op = Operation::new()
@@ -118,26 +128,34 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
             limiters => op.limit(limiters).limit_wait(shared.limit_wait),
         };
 
-        let outcome = op
-            .run_async(|_| {
-                let sending = requests.next().map(|(request, last)| {
-                    if last && requests.cloneable {
-                        spent.store(true, Relaxed);
-                    }
-                    (send(request), last)
-                });
-                async move {
-                    let Some((response, last)) = sending else {
-                        return Err(Failed::engine(RequestSpent, false));
-                    };
-                    let judged = Failed::judge(classifier, response.await);
-                    judged.map_err(|failed| Failed {
-                        not_cloned: last,
-                        ..failed
-                    })
+        let attempt = |_| {
+            let next = requests.lock().unwrap_or_else(|e| e.into_inner()).next();
+            let sending = next.map(|(request, last)| {
+                if last && cloneable {
+                    spent.store(true, Relaxed);
                 }
-            })
-            .await;
+                (send(request), last)
+            });
+            async move {
+                let Some((response, last)) = sending else {
+                    return Err(Failed::engine(RequestSpent, false));
+                };
+                let judged = Failed::judge(classifier, response.await);
+                judged.map_err(|failed| Failed {
+                    not_cloned: last,
+                    ..failed
+                })
+            }
+        };
+        let outcome = match hedge {
+            Some(delay) if cloneable => {
+                op.hedge(delay)
+                    .max_hedges(shared.max_hedges.unwrap_or(1))
+                    .run_async(attempt)
+                    .await
+            }
+            _ => op.run_async(attempt).await,
+        };
         let (result, report) = outcome.into_parts();
         (result.or_else(Failed::into_result), report)
     }

@@ -12,6 +12,7 @@ use ::tower::Layer;
 use super::attach::NoReport;
 use super::call::Call;
 use super::classify::RetryErrors;
+use super::hedge::EveryRequest;
 use super::request::UseClone;
 use super::service::Resilient;
 use crate::breaker::CircuitBreaker;
@@ -86,13 +87,20 @@ pub(crate) type ReportHook = Arc<dyn Fn(&ExecutionReport) + Send + Sync>;
 /// ```
 #[derive(Clone)]
 #[must_use = "a layer does nothing until it wraps a service"]
-pub struct ResilientLayer<Cl = RetryErrors, C = TokioClock, A = NoReport, R = UseClone> {
+pub struct ResilientLayer<
+    Cl = RetryErrors,
+    C = TokioClock,
+    A = NoReport,
+    R = UseClone,
+    H = EveryRequest,
+> {
     pub(super) settings: Settings,
     pub(super) shared: Shared,
     pub(super) classifier: Cl,
     pub(super) clock: C,
     pub(super) attach: A,
     pub(super) clone_request: R,
+    pub(super) hedge_if: H,
 }
 
 /// What a layer's (or a middleware's) calls share whatever its type
@@ -108,6 +116,10 @@ pub(crate) struct Shared {
     /// Taken in order before each attempt.
     pub(crate) limiters: Vec<Arc<dyn Limiter>>,
     pub(crate) limit_wait: Duration,
+    /// The hedge delay, and how many hedges may run beside an attempt
+    /// (`None`: one).
+    pub(crate) hedge: Option<Duration>,
+    pub(crate) max_hedges: Option<u32>,
 }
 
 impl fmt::Debug for Shared {
@@ -126,6 +138,8 @@ impl fmt::Debug for Shared {
                 &self.limiters.iter().map(|l| l.name()).collect::<Vec<_>>(),
             )
             .field("limit_wait", &self.limit_wait)
+            .field("hedge", &self.hedge)
+            .field("max_hedges", &self.max_hedges)
             .finish()
     }
 }
@@ -150,6 +164,7 @@ impl ResilientLayer {
             clock: TokioClock,
             attach: NoReport,
             clone_request: UseClone,
+            hedge_if: EveryRequest,
         }
     }
 }
@@ -350,6 +365,45 @@ macro_rules! resilient_setters {
             self
         }
 
+        /// Hedges slow attempts, as the attribute's `hedge`: an attempt
+        /// still running after `delay` gets another beside it, with its own
+        /// copy of the request, and the first to succeed is the answer; the
+        /// other is dropped. Only requests that can be copied and that
+        /// [`hedge_if`](Self::hedge_if) accepts are hedged; the others are
+        /// sent one attempt at a time. A hedge counts in `attempt_count`,
+        /// never in `retry_count`; the report records it as
+        /// [`AttemptKind::Hedge`](crate::AttemptKind::Hedge), and the attempt
+        /// it beat as cancelled. The breaker and the throttle are consulted
+        /// before each hedge.
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        /// use std::time::Duration;
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().retries(2).hedge(Duration::from_millis(300));")]
+        /// # let _ = layer;
+        /// ```
+        pub fn hedge(mut self, delay: ::std::time::Duration) -> Self {
+            self.shared.hedge = Some(delay);
+            self
+        }
+
+        /// How many hedges may run beside an attempt, one more after each
+        /// [`hedge`](Self::hedge) delay, as the attribute's `max_hedges`
+        /// (default 1; 0 turns hedging off).
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        /// use std::time::Duration;
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().hedge(Duration::from_millis(300)).max_hedges(2);")]
+        /// # let _ = layer;
+        /// ```
+        pub fn max_hedges(mut self, max_hedges: u32) -> Self {
+            self.shared.max_hedges = Some(max_hedges);
+            self
+        }
+
         /// Calls `listener` before each wait, as the attribute's `on_retry`.
         ///
         /// ```
@@ -399,7 +453,7 @@ macro_rules! resilient_setters {
 #[cfg(feature = "reqwest")]
 pub(crate) use resilient_setters;
 
-impl<Cl, C, A, R> ResilientLayer<Cl, C, A, R> {
+impl<Cl, C, A, R, H> ResilientLayer<Cl, C, A, R, H> {
     resilient_setters!(ResilientLayer, "resilient::tower::ResilientLayer");
 
     /// Decides what each attempt's result means: a [`Classifier`] of the
@@ -430,7 +484,7 @@ impl<Cl, C, A, R> ResilientLayer<Cl, C, A, R> {
     /// ```
     ///
     /// [`Classifier`]: super::Classifier
-    pub fn classify<Cl2>(self, classifier: Cl2) -> ResilientLayer<Cl2, C, A, R> {
+    pub fn classify<Cl2>(self, classifier: Cl2) -> ResilientLayer<Cl2, C, A, R, H> {
         ResilientLayer {
             settings: self.settings,
             shared: self.shared,
@@ -438,6 +492,7 @@ impl<Cl, C, A, R> ResilientLayer<Cl, C, A, R> {
             clock: self.clock,
             attach: self.attach,
             clone_request: self.clone_request,
+            hedge_if: self.hedge_if,
         }
     }
 
@@ -451,7 +506,7 @@ impl<Cl, C, A, R> ResilientLayer<Cl, C, A, R> {
     /// let layer = ResilientLayer::new().clock(SystemClock);
     /// # let _ = layer;
     /// ```
-    pub fn clock<C2: Clock>(self, clock: C2) -> ResilientLayer<Cl, C2, A, R> {
+    pub fn clock<C2: Clock>(self, clock: C2) -> ResilientLayer<Cl, C2, A, R, H> {
         ResilientLayer {
             settings: self.settings,
             shared: self.shared,
@@ -459,6 +514,7 @@ impl<Cl, C, A, R> ResilientLayer<Cl, C, A, R> {
             clock,
             attach: self.attach,
             clone_request: self.clone_request,
+            hedge_if: self.hedge_if,
         }
     }
 
@@ -487,7 +543,7 @@ impl<Cl, C, A, R> ResilientLayer<Cl, C, A, R> {
     /// let layer = ResilientLayer::new().retries(2).attach_report(CountRetries);
     /// # let _ = layer;
     /// ```
-    pub fn attach_report<A2>(self, attach: A2) -> ResilientLayer<Cl, C, A2, R> {
+    pub fn attach_report<A2>(self, attach: A2) -> ResilientLayer<Cl, C, A2, R, H> {
         ResilientLayer {
             settings: self.settings,
             shared: self.shared,
@@ -495,6 +551,7 @@ impl<Cl, C, A, R> ResilientLayer<Cl, C, A, R> {
             clock: self.clock,
             attach,
             clone_request: self.clone_request,
+            hedge_if: self.hedge_if,
         }
     }
 
@@ -568,7 +625,7 @@ impl<Cl, C, A, R> ResilientLayer<Cl, C, A, R> {
     /// assert_eq!(calls.load(Ordering::SeqCst), 1);
     /// # }
     /// ```
-    pub fn clone_request<Req, R2>(self, clone_request: R2) -> ResilientLayer<Cl, C, A, R2>
+    pub fn clone_request<Req, R2>(self, clone_request: R2) -> ResilientLayer<Cl, C, A, R2, H>
     where
         R2: Fn(&Req) -> Option<Req>,
     {
@@ -579,6 +636,41 @@ impl<Cl, C, A, R> ResilientLayer<Cl, C, A, R> {
             clock: self.clock,
             attach: self.attach,
             clone_request,
+            hedge_if: self.hedge_if,
+        }
+    }
+
+    /// Which requests may be [hedged](Self::hedge): a [`Hedgeable`](super::Hedgeable)
+    /// rule, such as `IdempotentRequests` (feature `http`) for
+    /// `http::Request`s and `reqwest::Request`s, or a closure of the
+    /// request returning whether it may be sent twice. Default:
+    /// [`EveryRequest`], since the layer can't know what a request of any
+    /// type means. A request the rule refuses, or that can't be copied,
+    /// is sent one attempt at a time.
+    ///
+    /// ```
+    /// use resilient::tower::ResilientLayer;
+    /// use std::time::Duration;
+    ///
+    /// enum Command {
+    ///     Get(String),
+    ///     Set(String, String),
+    /// }
+    ///
+    /// let layer = ResilientLayer::new()
+    ///     .hedge(Duration::from_millis(200))
+    ///     .hedge_if(|command: &Command| matches!(command, Command::Get(_)));
+    /// # let _ = layer;
+    /// ```
+    pub fn hedge_if<H2>(self, rule: H2) -> ResilientLayer<Cl, C, A, R, H2> {
+        ResilientLayer {
+            settings: self.settings,
+            shared: self.shared,
+            classifier: self.classifier,
+            clock: self.clock,
+            attach: self.attach,
+            clone_request: self.clone_request,
+            hedge_if: rule,
         }
     }
 
@@ -593,8 +685,10 @@ impl<Cl, C, A, R> ResilientLayer<Cl, C, A, R> {
     }
 }
 
-impl<S, Cl: Clone, C: Clone, A: Clone, R: Clone> Layer<S> for ResilientLayer<Cl, C, A, R> {
-    type Service = Resilient<S, Cl, C, A, R>;
+impl<S, Cl: Clone, C: Clone, A: Clone, R: Clone, H: Clone> Layer<S>
+    for ResilientLayer<Cl, C, A, R, H>
+{
+    type Service = Resilient<S, Cl, C, A, R, H>;
 
     /// Wraps `inner`; the services it makes share one copy of this
     /// configuration.
@@ -603,7 +697,7 @@ impl<S, Cl: Clone, C: Clone, A: Clone, R: Clone> Layer<S> for ResilientLayer<Cl,
     }
 }
 
-impl<Cl, C, A, R> fmt::Debug for ResilientLayer<Cl, C, A, R> {
+impl<Cl, C, A, R, H> fmt::Debug for ResilientLayer<Cl, C, A, R, H> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ResilientLayer")
             .field("settings", &self.settings)
@@ -612,6 +706,7 @@ impl<Cl, C, A, R> fmt::Debug for ResilientLayer<Cl, C, A, R> {
             .field("clock", &std::any::type_name::<C>())
             .field("attach", &std::any::type_name::<A>())
             .field("clone_request", &std::any::type_name::<R>())
+            .field("hedge_if", &std::any::type_name::<H>())
             .finish()
     }
 }

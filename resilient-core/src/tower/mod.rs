@@ -13,6 +13,8 @@
 //! * `request.rs`: [`CloneRequest`], how each attempt gets its copy of the
 //!   request ([`UseClone`] by default, or a function, for requests that
 //!   aren't `Clone`);
+//! * `hedge.rs`: [`Hedgeable`], which requests may be hedged
+//!   ([`EveryRequest`] by default, or, with `http`, `IdempotentRequests`);
 //! * `classify.rs`: [`Verdict`] and [`Classifier`], what an attempt's whole
 //!   `Result` means (a `503` response fails; a `Retry-After` header sets
 //!   the wait), with [`RetryErrors`] and, with `http`, `HttpClassifier`;
@@ -81,6 +83,7 @@
 mod attach;
 mod call;
 mod classify;
+mod hedge;
 mod layer;
 mod request;
 mod service;
@@ -91,6 +94,9 @@ pub use attach::{AttachReport, NoReport};
 #[cfg(feature = "http")]
 pub use classify::HttpClassifier;
 pub use classify::{Classifier, RetryErrors, Verdict};
+#[cfg(feature = "http")]
+pub use hedge::IdempotentRequests;
+pub use hedge::{EveryRequest, Hedgeable};
 pub use layer::ResilientLayer;
 pub use request::{CloneRequest, UseClone};
 pub use service::{Resilient, ResponseFuture};

@@ -4,13 +4,14 @@
 use std::fmt;
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use ::tower::{BoxError, Service};
 
 use super::attach::{AttachReport, attach_to};
 use super::classify::Classifier;
+use super::hedge::{EveryRequest, Hedgeable};
 use super::layer::ResilientLayer;
 use super::request::{CloneRequest, UseClone};
 use crate::clock::Clock;
@@ -96,13 +97,13 @@ pub type ResponseFuture<Res> = Pin<Box<dyn Future<Output = Result<Res, BoxError>
 /// assert!(error.is::<TimedOut>());
 /// # }
 /// ```
-pub struct Resilient<S, Cl, C, A, R = UseClone> {
+pub struct Resilient<S, Cl, C, A, R = UseClone, H = EveryRequest> {
     inner: S,
-    layer: Arc<ResilientLayer<Cl, C, A, R>>,
+    layer: Arc<ResilientLayer<Cl, C, A, R, H>>,
 }
 
-impl<S, Cl, C, A, R> Resilient<S, Cl, C, A, R> {
-    pub(super) fn new(inner: S, layer: Arc<ResilientLayer<Cl, C, A, R>>) -> Self {
+impl<S, Cl, C, A, R, H> Resilient<S, Cl, C, A, R, H> {
+    pub(super) fn new(inner: S, layer: Arc<ResilientLayer<Cl, C, A, R, H>>) -> Self {
         Resilient { inner, layer }
     }
 
@@ -133,7 +134,7 @@ impl<S, Cl, C, A, R> Resilient<S, Cl, C, A, R> {
     }
 }
 
-impl<S: Clone, Cl, C, A, R> Clone for Resilient<S, Cl, C, A, R> {
+impl<S: Clone, Cl, C, A, R, H> Clone for Resilient<S, Cl, C, A, R, H> {
     fn clone(&self) -> Self {
         Resilient {
             inner: self.inner.clone(),
@@ -142,7 +143,7 @@ impl<S: Clone, Cl, C, A, R> Clone for Resilient<S, Cl, C, A, R> {
     }
 }
 
-impl<S: fmt::Debug, Cl, C, A, R> fmt::Debug for Resilient<S, Cl, C, A, R> {
+impl<S: fmt::Debug, Cl, C, A, R, H> fmt::Debug for Resilient<S, Cl, C, A, R, H> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Resilient")
             .field("inner", &self.inner)
@@ -151,7 +152,7 @@ impl<S: fmt::Debug, Cl, C, A, R> fmt::Debug for Resilient<S, Cl, C, A, R> {
     }
 }
 
-impl<S, Req, Cl, C, A, R> Service<Req> for Resilient<S, Cl, C, A, R>
+impl<S, Req, Cl, C, A, R, H> Service<Req> for Resilient<S, Cl, C, A, R, H>
 where
     S: Service<Req> + Clone + Send + 'static,
     S::Response: Send + 'static,
@@ -162,6 +163,7 @@ where
     C: Clock + 'static,
     A: AttachReport<S::Response> + Send + Sync + 'static,
     R: CloneRequest<Req> + Send + Sync + 'static,
+    H: Hedgeable<Req> + Send + Sync + 'static,
 {
     type Response = S::Response;
     type Error = BoxError;
@@ -182,10 +184,10 @@ where
 
 /// One call: the attempts through the engine, then the result as the
 /// service's caller expects it.
-async fn run<S, Req, Cl, C, A, R>(
+async fn run<S, Req, Cl, C, A, R, H>(
     ready: S,
     request: Req,
-    layer: Arc<ResilientLayer<Cl, C, A, R>>,
+    layer: Arc<ResilientLayer<Cl, C, A, R, H>>,
 ) -> Result<S::Response, BoxError>
 where
     S: Service<Req> + Clone,
@@ -194,15 +196,21 @@ where
     C: Clock,
     A: AttachReport<S::Response>,
     R: CloneRequest<Req>,
+    H: Hedgeable<Req>,
 {
-    // The ready service goes to the first attempt; each later one calls a
-    // clone, once it is ready.
+    // The ready service goes to the first attempt; each later one (a retry
+    // or a hedge) calls a clone, once it is ready.
+    // Behind a lock, as hedged attempts take theirs while others run (and
+    // `S` need not be `Sync`).
     let template = ready.clone();
-    let mut first = Some(ready);
+    let services = Mutex::new((Some(ready), template));
     let send = move |request: Req| {
-        let (mut service, is_ready) = match first.take() {
-            Some(ready) => (ready, true),
-            None => (template.clone(), false),
+        let (mut service, is_ready) = {
+            let mut services = services.lock().unwrap_or_else(|e| e.into_inner());
+            match services.0.take() {
+                Some(ready) => (ready, true),
+                None => (services.1.clone(), false),
+            }
         };
         async move {
             if !is_ready {
@@ -211,6 +219,9 @@ where
             service.call(request).await
         }
     };
-    let (response, report) = layer.call().run(request, &layer.clone_request, send).await;
+    let (response, report) = layer
+        .call()
+        .run(request, &layer.clone_request, &layer.hedge_if, send)
+        .await;
     attach_to(&layer.attach, response, report)
 }
