@@ -565,10 +565,11 @@ impl<Cl, C, A, R, H> ResilientLayer<Cl, C, A, R, H> {
     ///
     /// Without it, a layer clones requests, and a request type that isn't
     /// `Clone` is a compile error naming `Clone` and this method wherever
-    /// the request type meets the bound: `BoxService::new(service)`,
-    /// `ServiceExt::<Req>::oneshot(service, request)`, a function taking
-    /// `impl Service<Req>`. (Called as a method, `service.oneshot(request)`,
-    /// rustc says only that `oneshot`'s bounds are not met.) With it, the
+    /// the request type meets the bound: `service.oneshot(request)`
+    /// ([`Resilient::oneshot`](super::Resilient::oneshot)),
+    /// `BoxService::new(service)`, a function taking `impl Service<Req>`.
+    /// (Other `ServiceExt` methods, such as `ready`, called as methods,
+    /// get only rustc's "trait bounds were not satisfied".) With it, the
     /// layer wraps a `reqwest::Client`:
     ///
     #[cfg_attr(feature = "reqwest", doc = "```")]

@@ -7,7 +7,8 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
-use ::tower::{BoxError, Service};
+use ::tower::util::Oneshot;
+use ::tower::{BoxError, Service, ServiceExt};
 
 use super::attach::{AttachReport, attach_to};
 use super::classify::Classifier;
@@ -131,6 +132,33 @@ impl<S, Cl, C, A, R, H> Resilient<S, Cl, C, A, R, H> {
     /// ```
     pub fn into_inner(self) -> S {
         self.inner
+    }
+
+    /// Calls the service once it is ready, as
+    /// [`ServiceExt::oneshot`](::tower::ServiceExt::oneshot), which it
+    /// stands for in a method call: the same future, with a clearer error
+    /// when the request can't be copied. Through `ServiceExt`, rustc
+    /// rejects the method call with only "its trait bounds were not
+    /// satisfied" (E0599) when the request isn't `Clone`; here the error
+    /// names `Clone` and [`clone_request`](ResilientLayer::clone_request).
+    ///
+    /// ```
+    /// use resilient::tower::ResilientLayer;
+    /// use tower::{ServiceBuilder, service_fn};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let service = ServiceBuilder::new()
+    ///     .layer(ResilientLayer::new().retries(2))
+    ///     .service(service_fn(|n: u32| async move { Ok::<_, std::io::Error>(n * 2) }));
+    /// assert_eq!(service.oneshot(21).await.unwrap(), 42);
+    /// # }
+    /// ```
+    pub fn oneshot<Req>(self, request: Req) -> Oneshot<Self, Req>
+    where
+        Self: Service<Req>,
+    {
+        ServiceExt::oneshot(self, request)
     }
 }
 
