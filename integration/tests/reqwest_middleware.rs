@@ -21,7 +21,7 @@ use resilient::{
     AttemptKind, Backoff, CircuitBreaker, CircuitOpen, DelaySource, ExecutionReport, FailureKind,
     LimitExceeded, StopReason, TimedOut,
 };
-use tower::{ServiceBuilder, ServiceExt};
+use tower::ServiceBuilder;
 
 fn client(middleware: ResilientMiddleware) -> ClientWithMiddleware {
     ClientBuilder::new(reqwest::Client::new())

@@ -11,7 +11,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use resilient::tower::{HttpClassifier, ReportExtension, Resilient, ResilientLayer};
 use resilient::{Backoff, ExecutionReport, Jitter, TokioClock};
-use tower::{BoxError, ServiceBuilder, ServiceExt};
+use tower::{BoxError, ServiceBuilder};
 
 /// The whole stack, named so that callers can keep it.
 pub type Client =
