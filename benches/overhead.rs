@@ -1,6 +1,7 @@
 //! Success-path overhead of `#[resilient]` next to a direct call and the
 //! peers (backon, tokio-retry), in one run; plus the failure path on a fake
-//! clock and the circuit breaker's closed path under two threads.
+//! clock and the circuit breaker's closed path under two threads. The
+//! blocking group also prices a `chaos` switch that is off.
 //!
 //! `cargo bench --bench overhead`. See BENCHMARKS.md for a run and what the
 //! figures mean.
@@ -15,6 +16,15 @@ use resilient::{Backoff, CircuitBreaker, FakeClock, Jitter, Operation};
 // text, not as a module: a module is a codegen unit of its own, and a call
 // across it would not be inlined as the peers' calls are.
 include!("scenarios.rs");
+
+/// Off, as chaos is in production until switched on: what it costs is one
+/// relaxed load of the switch per attempt.
+static CHAOS_OFF: resilient::chaos::Chaos = resilient::chaos::Chaos::new().injection_rate(1.0);
+
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), chaos = &CHAOS_OFF, chaos_fault = Failure)]
+fn resilient_blocking_chaos_off(x: u64) -> Result<u64, Failure> {
+    work(x)
+}
 
 fn blocking(c: &mut Criterion) {
     use backon::BlockingRetryable;
@@ -32,6 +42,9 @@ fn blocking(c: &mut Criterion) {
     });
     g.bench_function("#[resilient] retries=3 timing=false", |b| {
         b.iter(|| resilient_blocking_untimed(black_box(7)).into_result())
+    });
+    g.bench_function("#[resilient] retries=3 chaos off", |b| {
+        b.iter(|| resilient_blocking_chaos_off(black_box(7)).into_result())
     });
     g.bench_function("#[resilient] retries=3 clock=TscClock", |b| {
         b.iter(|| resilient_blocking_tsc(black_box(7)).into_result())

@@ -320,3 +320,40 @@ fallback_arity!(A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9);
 fallback_arity!(A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10);
 fallback_arity!(A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10, A11 a11);
 fallback_arity!(A1 a1, A2 a2, A3 a3, A4 a4, A5 a5, A6 a6, A7 a7, A8 a8, A9 a9, A10 a10, A11 a11, A12 a12);
+
+/// A `chaos_fault` or `chaos_outcome` value as written: the value to
+/// inject, or a closure that makes it. Evaluated anew for each injection.
+pub struct Injected<X>(pub X);
+
+/// [`Inject`]'s choice for a value of the injected type itself.
+pub enum ByValue {}
+
+/// [`Inject`]'s choice for a closure that makes the injected value.
+pub enum ByCall {}
+
+/// Makes the value that `chaos_fault` (`T` is the error type) or
+/// `chaos_outcome` (`T` is the success type) injects, from what the option
+/// says; `M` tells the two forms apart, inferred.
+#[diagnostic::on_unimplemented(
+    message = "`chaos_fault` and `chaos_outcome` take a `{T}` or a closure returning one",
+    label = "neither a `{T}` nor a closure returning one",
+    note = "`chaos_fault` injects the function's error type, `chaos_outcome` its success type: write the value (`MyError::Unavailable`) or a closure (`|| MyError::busy(3)`)"
+)]
+pub trait Inject<T, M> {
+    /// The value to inject.
+    fn make(self) -> T;
+}
+
+impl<T> Inject<T, ByValue> for Injected<T> {
+    #[inline]
+    fn make(self) -> T {
+        self.0
+    }
+}
+
+impl<T, F: FnOnce() -> T> Inject<T, ByCall> for Injected<F> {
+    #[inline]
+    fn make(self) -> T {
+        (self.0)()
+    }
+}

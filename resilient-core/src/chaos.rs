@@ -562,6 +562,49 @@ mod tests {
     }
 
     #[test]
+    fn rates_written_from_many_threads_are_never_torn() {
+        static CHAOS: Chaos = Chaos::new().enabled(true);
+        const RATES: [f64; 3] = [0.0, 0.25, 1.0];
+        std::thread::scope(|scope| {
+            for rate in RATES {
+                scope.spawn(move || {
+                    for _ in 0..20_000 {
+                        CHAOS.set_injection_rate(rate);
+                    }
+                });
+            }
+            for _ in 0..2 {
+                scope.spawn(|| {
+                    for _ in 0..20_000 {
+                        let rate = CHAOS.rate();
+                        assert!(RATES.contains(&rate), "{rate}");
+                    }
+                });
+            }
+        });
+        assert!(RATES.contains(&CHAOS.rate()));
+    }
+
+    #[test]
+    fn draws_on_many_threads_follow_the_switch() {
+        static CHAOS: Chaos = Chaos::new().enabled(true).injection_rate(1.0);
+        let draw_all = |expected: bool| {
+            std::thread::scope(|scope| {
+                for _ in 0..4 {
+                    scope.spawn(move || {
+                        for _ in 0..10_000 {
+                            assert_eq!(CHAOS.should_inject(), expected);
+                        }
+                    });
+                }
+            });
+        };
+        draw_all(true);
+        CHAOS.set_enabled(false);
+        draw_all(false);
+    }
+
+    #[test]
     fn debug_shows_the_switches() {
         let text = format!("{:?}", fixed(0.25));
         assert!(text.contains("enabled: true"), "{text}");

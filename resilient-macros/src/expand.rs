@@ -23,8 +23,9 @@ use crate::attr::{self, BackoffSpec, Dur, Given, Jitter, Multiplier, Options, Va
 use crate::attr::{Count, Off, RetryOn};
 use crate::errors::Errors;
 use crate::options::{
-    BUDGET, CLOCK, CRATE, ErrorNeed, FALLBACK, FALLBACK_IF, FALLBACK_ON, HEDGE, IDEMPOTENCY,
-    IDEMPOTENCY_FINGERPRINT, IDEMPOTENCY_KEY, IDEMPOTENCY_TTL, LIMIT, MAX_HEDGES, NAME, OptionSpec,
+    BUDGET, CHAOS_FAULT, CHAOS_OUTCOME, CLOCK, CRATE, ErrorNeed, FALLBACK, FALLBACK_IF,
+    FALLBACK_ON, HEDGE, IDEMPOTENCY, IDEMPOTENCY_FINGERPRINT, IDEMPOTENCY_KEY, IDEMPOTENCY_TTL,
+    LIMIT, MAX_HEDGES, NAME, OptionSpec,
     REPORT, RETRIES, RETRY, RETRY_ON, TIMEOUT,
 };
 use crate::signature::{self, Arg, Function, Ret};
@@ -412,6 +413,11 @@ fn builder_calls(
             let limits = &names.limits;
             quote_spanned!(span=> .limit(&#limits))
         }
+        Value::Expression(expr)
+            if spec.name == CHAOS_FAULT.name || spec.name == CHAOS_OUTCOME.name =>
+        {
+            chaos_maker(spec, expr, names, span)
+        }
         Value::RetryOn(retry_on) if spec.name == RETRY_ON.name => {
             let classify = variants_closure(retry_on, names, span);
             // A plain `fn` pointer, not the closure's own type: every
@@ -449,6 +455,28 @@ fn fallback_filter(options: &Options, names: &Names) -> Option<TokenStream> {
         let value = test.value;
         quote_spanned!(value.span()=> #value)
     })
+}
+
+/// `.chaos_fault(…)` or `.chaos_outcome(…)`: a closure that makes the
+/// value to inject from the option's expression, anew for each injection.
+/// The expression is a value of the type, or a closure making one; which
+/// of the two is settled by `__private::Inject`, whose message is reported
+/// at the expression.
+fn chaos_maker(spec: &OptionSpec, expr: &Expr, names: &Names, span: Span) -> TokenStream {
+    let (ok, error) = names.ok_err();
+    let (ty, method) = if spec.name == CHAOS_FAULT.name {
+        (error, "chaos_fault")
+    } else {
+        (ok, "chaos_outcome")
+    };
+    let value_span = expr.span();
+    let at = names.root_at(value_span);
+    let ty = respan(ty, value_span);
+    let make = quote_spanned! {value_span=>
+        <#at::__private::Injected<_> as #at::__private::Inject<#ty, _>>::make(#at::__private::Injected(#expr))
+    };
+    let method = Ident::new(method, span);
+    quote_spanned!(span=> .#method(|| #make))
 }
 
 /// `Variant { .. }`, matching whatever the fields hold. A bare name is a

@@ -111,6 +111,10 @@ use proc_macro::TokenStream;
 /// | [`fallback`](#when-every-attempt-fails-fallback) | path to a function called with the same arguments (the receiver first), then, if it takes them, the error that ended the attempts (`&E`) and the `Attempt`, once the attempts have failed; or a list of them, `[replica, cache]`, tried in order until one succeeds |
 /// | [`fallback_on`](#only-for-some-errors-fallback_on-fallback_if) | `[Unavailable, MyError::Timeout, …]`: the variants the fallback answers; any other error is returned as it is. Needs `fallback`. Default: every error |
 /// | [`fallback_if`](#only-for-some-errors-fallback_on-fallback_if) | expression `Fn(&E) -> bool`: which errors the fallback answers. Needs `fallback`; not with `fallback_on` |
+/// | [`chaos`](#chaos-on-purpose-chaos-chaos_fault-chaos_outcome-chaos_latency) | expression: a `&Chaos` switch (`resilient::chaos`), usually a `static`, that decides attempt by attempt whether to inject; or `[&A, &B]`, one switch per kind, in the order fault, outcome, latency. Needs one of the three below |
+/// | [`chaos_fault`](#chaos-on-purpose-chaos-chaos_fault-chaos_outcome-chaos_latency) | an `E`, or a closure returning one that captures nothing: an injected attempt fails with it, without running the body. Needs `chaos` |
+/// | [`chaos_outcome`](#chaos-on-purpose-chaos-chaos_fault-chaos_outcome-chaos_latency) | a `T`, or a closure returning one that captures nothing: an injected attempt succeeds with it, without running the body. Needs `chaos` |
+/// | [`chaos_latency`](#chaos-on-purpose-chaos-chaos_fault-chaos_outcome-chaos_latency) | duration: an injected attempt waits that long first, on the operation's clock and inside its deadline. Needs `chaos` |
 /// | [`hedge`](#against-slow-attempts-hedge-max_hedges) | duration, `async fn` only: when an attempt is still running after it, another starts beside it; the first success wins |
 /// | [`max_hedges`](#against-slow-attempts-hedge-max_hedges) | integer literal: how many hedged attempts may run beside an attempt (default 1). Needs `hedge` |
 /// | [`idempotency`](#once-per-key-idempotency-idempotency_key-idempotency_ttl) | expression: a reference to an idempotency store (`&MemoryStore<T>`, usually a `static`; `&RedisStore` with feature `redis`, async only): the whole operation runs at most once per key. Needs `idempotency_key`; the error type converts `IdempotencyInFlight` and `StoreError` |
@@ -860,6 +864,74 @@ use proc_macro::TokenStream;
 /// assert_eq!(missing.into_result(), Err(ShopError::NotFound(404)));
 ///
 /// assert_eq!(price(5).into_result(), Err(ShopError::NotFound(5)));
+/// ## Chaos on purpose: `chaos`, `chaos_fault`, `chaos_outcome`, `chaos_latency`
+///
+/// A fallback that never ran is a guess. `chaos = &SWITCH` names a
+/// [`Chaos`](../resilient/chaos/struct.Chaos.html) switch, usually a
+/// `static`, which decides attempt by attempt whether to inject (Polly's
+/// rule: enabled, and a draw below its rate). `chaos_fault` fails an
+/// injected attempt with an `E`, `chaos_outcome` succeeds it with a `T`,
+/// both without running the body; `chaos_latency` makes it wait first, on
+/// the operation's clock and inside its deadline, so a `timeout` cuts it.
+/// Fallbacks are never injected, and the report tells each injected
+/// attempt (`AttemptRecord::injected`). The switch is flipped at run time
+/// (`set_enabled`, `set_injection_rate`), from any thread; while it is off,
+/// an attempt pays one relaxed atomic load.
+///
+/// One switch serves every kind written and draws once per attempt; a list,
+/// `chaos = [&FAULTS, &SLOW]`, gives each kind its own switch, in the order
+/// fault, outcome, latency. A fault and an outcome need a switch each: an
+/// attempt either fails or succeeds. The value of `chaos_fault` or
+/// `chaos_outcome` is evaluated anew for each injection; a closure there
+/// must capture nothing.
+///
+/// ```
+/// use resilient::chaos::{Chaos, Injection};
+/// use resilient::resilient;
+/// use std::time::Duration;
+///
+/// #[derive(Debug, PartialEq, thiserror::Error)]
+/// enum PriceError {
+///     #[error("pricing unavailable")]
+///     Unavailable,
+/// }
+///
+/// // Off until a test, a staging config or an admin endpoint switches it on.
+/// static PRICING: Chaos = Chaos::new().injection_rate(1.0);
+/// static SLOW: Chaos = Chaos::new().injection_rate(1.0);
+///
+/// #[resilient(retries = 2, backoff = none, fallback = list_price,
+///             chaos = &PRICING, chaos_fault = PriceError::Unavailable)]
+/// async fn price(sku: &str) -> Result<u32, PriceError> {
+///     Ok(1_250)
+/// }
+///
+/// async fn list_price(_sku: &str) -> Result<u32, PriceError> {
+///     Ok(1_000)
+/// }
+///
+/// #[resilient(chaos = [&PRICING, &SLOW], chaos_outcome = || 0, chaos_latency = "2s")]
+/// async fn discount(sku: &str) -> Result<u32, PriceError> {
+///     Ok(5)
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// assert_eq!(price("A-1").await.into_result(), Ok(1_250));
+///
+/// // Every primary attempt injected: the fallback is proven to serve.
+/// PRICING.set_enabled(true);
+/// let outcome = price("A-1").await;
+/// let injected: Vec<_> = outcome.report().attempts().iter().map(|a| a.injected()).collect();
+/// assert_eq!(injected, [Some(Injection::Fault), Some(Injection::Fault), Some(Injection::Fault), None]);
+/// assert_eq!(outcome.into_result(), Ok(1_000));
+///
+/// // Each kind draws on its own switch: a fake outcome, two seconds late.
+/// SLOW.set_enabled(true);
+/// let start = tokio::time::Instant::now();
+/// assert_eq!(discount("A-1").await.into_result(), Ok(0));
+/// assert_eq!(start.elapsed(), Duration::from_secs(2));
+/// # }
 /// ```
 ///
 /// ## Against slow attempts: `hedge`, `max_hedges`

@@ -332,6 +332,31 @@ pub(crate) const IDEMPOTENCY_FINGERPRINT: OptionSpec = OptionSpec::dedicated(
     only_async: false,
 });
 
+const NEEDS_CHAOS: Need = Need {
+    any_of: &["chaos"],
+    how: "add `chaos = &CHAOS`, the switch (a `static` `resilient::chaos::Chaos`) that decides which attempts are injected",
+};
+
+/// The switch, or one switch per kind, that decides which attempts chaos
+/// injects into.
+pub(crate) const CHAOS: OptionSpec = OptionSpec::call("chaos", Kind::Expression, "&CHAOS").needs(Need {
+    any_of: &["chaos_fault", "chaos_outcome", "chaos_latency"],
+    how: "say what to inject: `chaos_fault = MyError::Unavailable`, `chaos_outcome = cached_value()` or `chaos_latency = \"2s\"`",
+});
+
+/// The error an injected attempt fails with.
+pub(crate) const CHAOS_FAULT: OptionSpec =
+    OptionSpec::dedicated("chaos_fault", Kind::Expression, "MyError::Unavailable")
+        .needs(NEEDS_CHAOS);
+
+/// The value an injected attempt succeeds with.
+pub(crate) const CHAOS_OUTCOME: OptionSpec =
+    OptionSpec::dedicated("chaos_outcome", Kind::Expression, "cached_value()").needs(NEEDS_CHAOS);
+
+/// The wait before an injected attempt goes on.
+pub(crate) const CHAOS_LATENCY: OptionSpec =
+    OptionSpec::call("chaos_latency", Kind::Duration, "\"2s\"").needs(NEEDS_CHAOS);
+
 /// Said of each option that needs the clock that `timing = false` turns off.
 const NEEDS_TIMING: Conflict = Conflict {
     with: "timing",
@@ -382,6 +407,10 @@ pub(crate) const OPTIONS: &[OptionSpec] = &[
     THROTTLE,
     LIMIT,
     LIMIT_WAIT,
+    CHAOS,
+    CHAOS_FAULT,
+    CHAOS_OUTCOME,
+    CHAOS_LATENCY,
     HEDGE,
     MAX_HEDGES,
     IDEMPOTENCY,

@@ -2,14 +2,15 @@
 //! each option needs, what can't be combined (both read from the table in
 //! `options.rs`), and the literal values that contradict one another.
 
-use syn::{Error, Path};
+use syn::{Error, Expr, Path};
 
 use crate::attr::{BackoffSpec, Count, Dur, Options, RetryOn};
 use crate::duration::Nanos;
 use crate::errors::Errors;
 use crate::options::{
-    self, BACKOFF, BUDGET, DEFAULT_BASE, DEFAULT_MAX, FALLBACK, FALLBACK_ON, HEDGE, MAX_ELAPSED,
-    MIN_RETRIES, REPORT, RETRIES, RETRY_ON, TIMEOUT,
+    self, BACKOFF, BUDGET, CHAOS, CHAOS_FAULT, CHAOS_LATENCY, CHAOS_OUTCOME, DEFAULT_BASE,
+    DEFAULT_MAX, FALLBACK, FALLBACK_ON, HEDGE, MAX_ELAPSED, MIN_RETRIES, REPORT, RETRIES, RETRY_ON,
+    TIMEOUT,
 };
 use crate::signature::{Arg, Function, Ret};
 
@@ -28,6 +29,7 @@ pub(crate) fn check(options: &Options, function: &Function, errors: &mut Errors)
     fallback_args(options, function, errors);
     hedged_borrows(options, function, errors);
     instrument_below(options, function, errors);
+    chaos_switches(options, errors);
 }
 
 /// `#[tracing::instrument(err)]` written below `#[resilient]` would wrap
@@ -57,6 +59,50 @@ fn instrument_below(options: &Options, function: &Function, errors: &mut Errors)
             attr,
             "`#[instrument(err)]` below `#[resilient]` would instrument the function the attribute makes, which returns `resilient::Outcome`, not a `Result`: write `#[tracing::instrument(err)]` above `#[resilient(…)]`, so that each attempt is instrumented and its error logged, or add `report = hook` to keep the `Result`",
         ));
+    }
+}
+
+/// `chaos` is one switch for every kind given, or a list of one per kind,
+/// in the order fault, outcome, latency. One switch draws once per
+/// attempt, and an attempt can't both fail and succeed: a fault and an
+/// outcome need a switch each.
+fn chaos_switches(options: &Options, errors: &mut Errors) {
+    let Some(chaos) = options.get::<Expr>(&CHAOS) else {
+        return;
+    };
+    let kinds: Vec<&str> = [&CHAOS_FAULT, &CHAOS_OUTCOME, &CHAOS_LATENCY]
+        .into_iter()
+        .filter(|spec| options.key(spec).is_some())
+        .map(|spec| spec.name)
+        .collect();
+    if kinds.is_empty() {
+        return;
+    }
+    match crate::attr::peel(chaos.value) {
+        Expr::Array(list) if list.elems.len() != kinds.len() => {
+            let switches = list.elems.len();
+            errors.push(Error::new_spanned(
+                list,
+                format!(
+                    "`chaos` lists {switches} switch{} for {} kind{} of injection (`{}`): list one switch per kind, in the order fault, outcome, latency, or give one for all of them, `chaos = &CHAOS`",
+                    if switches == 1 { "" } else { "es" },
+                    kinds.len(),
+                    if kinds.len() == 1 { "" } else { "s" },
+                    kinds.join("`, `"),
+                ),
+            ));
+        }
+        Expr::Array(_) => {}
+        _ => {
+            if let (Some(_), Some(outcome)) =
+                (options.key(&CHAOS_FAULT), options.key(&CHAOS_OUTCOME))
+            {
+                errors.push(Error::new(
+                    outcome.span(),
+                    "`chaos_fault` and `chaos_outcome` can't share one switch: an injected attempt either fails or succeeds. Give each kind its own switch, in the order fault, outcome, latency: `chaos = [&FAULTS, &OUTCOMES]`",
+                ));
+            }
+        }
     }
 }
 

@@ -95,6 +95,9 @@ static POOL: Bulkhead = Bulkhead::new(8);
 
 static ADAPTIVE: AdaptiveLimit = AdaptiveLimit::aimd();
 
+// Off: a combination with chaos runs its body, as every combination must.
+static CHAOS: resilient::chaos::Chaos = resilient::chaos::Chaos::new();
+
 static STORE: MemoryStore<u32> = MemoryStore::new();
 
 static POLICY: LazyLock<RetryPolicy> = LazyLock::new(|| {

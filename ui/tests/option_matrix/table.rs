@@ -83,6 +83,10 @@ pub const OPTIONS: &[Row] = &[
     row("throttle", "&THROTTLE"),
     row("limit", "[&POOL, &ADAPTIVE]"),
     needs(row("limit_wait", "\"50ms\""), &["limit"]),
+    needs(row("chaos", "&CHAOS"), &["chaos_latency"]),
+    needs(row("chaos_fault", "MatrixError::Transient"), &["chaos"]),
+    needs(row("chaos_outcome", "7"), &["chaos"]),
+    needs(row("chaos_latency", "\"1ms\""), &["chaos"]),
     row("hedge", "\"100ms\""),
     needs(row("max_hedges", "2"), &["hedge"]),
     needs(row("idempotency", "&STORE"), &["idempotency_key"]),
@@ -172,6 +176,10 @@ pub const REJECTED: &[Rejection] = &[
     rejected(
         &["fallback_on", "fallback_if"],
         "`fallback_on` can't be combined with `fallback_if`",
+    ),
+    rejected(
+        &["chaos_fault", "chaos_outcome"],
+        "`chaos_fault` and `chaos_outcome` can't share one switch",
     ),
     rejected(
         &["retry_on", "retry_if"],
