@@ -38,6 +38,10 @@ const CORPUS: &[(&str, &str)] = &[
         "async fn charge(order: &Order) -> Result<Receipt, PaymentError> { pay(order).await }",
     ),
     (
+        r#"retries = 2, chaos = [&FAULTS, &STALE, &SLOW], chaos_fault = Error::Unavailable, chaos_outcome = || 0, chaos_latency = "2s""#,
+        "async fn chaotic(id: u32) -> Result<u32, Error> { Ok(id) }",
+    ),
+    (
         r#"retries = 1, hedge = "200ms", max_hedges = 2, timing = false"#,
         "async fn hedged(id: u32) -> Result<u32, Error> { Ok(id) }",
     ),
