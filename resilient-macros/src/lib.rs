@@ -864,6 +864,8 @@ use proc_macro::TokenStream;
 /// assert_eq!(missing.into_result(), Err(ShopError::NotFound(404)));
 ///
 /// assert_eq!(price(5).into_result(), Err(ShopError::NotFound(5)));
+/// ```
+///
 /// ## Chaos on purpose: `chaos`, `chaos_fault`, `chaos_outcome`, `chaos_latency`
 ///
 /// A fallback that never ran is a guess. `chaos = &SWITCH` names a

@@ -100,6 +100,9 @@ static POOL: Bulkhead = Bulkhead::new(8);
 
 static ADAPTIVE: AdaptiveLimit = AdaptiveLimit::aimd();
 
+// Off: a combination with chaos runs its body, as every combination must.
+static CHAOS: resilient::chaos::Chaos = resilient::chaos::Chaos::new();
+
 static STORE: MemoryStore<u32> = MemoryStore::new();
 
 static POLICY: LazyLock<RetryPolicy> = LazyLock::new(|| {
@@ -189,507 +192,557 @@ pub fn c10(x: u32) -> Result<u32, MatrixError> {
 }
 // blocking fn: retries + hedge
 #[resilient(retries = 2, hedge = "100ms")]
-pub fn c50(x: u32) -> Result<u32, MatrixError> {
+pub fn c56(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + hedge + max_hedges
 #[resilient(retries = 2, hedge = "100ms", max_hedges = 2)]
-pub fn c52(x: u32) -> Result<u32, MatrixError> {
+pub fn c58(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_on + retry_if
 #[resilient(retries = 2, retry_on = [Transient], retry_if = is_transient)]
-pub fn c62(x: u32) -> Result<u32, MatrixError> {
+pub fn c68(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_on + retry
 #[resilient(retry_on = [Transient], retry = POLICY)]
-pub fn c68(x: u32) -> Result<u32, MatrixError> {
+pub fn c74(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_on + timeout
 #[resilient(retries = 2, retry_on = [Transient], timeout = "1s")]
-pub fn c70(x: u32) -> Result<u32, MatrixError> {
+pub fn c76(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_on + hedge
 #[resilient(retries = 2, retry_on = [Transient], hedge = "100ms")]
-pub fn c110(x: u32) -> Result<u32, MatrixError> {
+pub fn c122(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_on + hedge + max_hedges
 #[resilient(retries = 2, retry_on = [Transient], hedge = "100ms", max_hedges = 2)]
-pub fn c112(x: u32) -> Result<u32, MatrixError> {
+pub fn c124(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_if + retry
 #[resilient(retry_if = is_transient, retry = POLICY)]
-pub fn c126(x: u32) -> Result<u32, MatrixError> {
+pub fn c138(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_if + timeout
 #[resilient(retries = 2, retry_if = is_transient, timeout = "1s")]
-pub fn c128(x: u32) -> Result<u32, MatrixError> {
+pub fn c140(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_if + hedge
 #[resilient(retries = 2, retry_if = is_transient, hedge = "100ms")]
-pub fn c168(x: u32) -> Result<u32, MatrixError> {
+pub fn c186(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_if + hedge + max_hedges
 #[resilient(retries = 2, retry_if = is_transient, hedge = "100ms", max_hedges = 2)]
-pub fn c170(x: u32) -> Result<u32, MatrixError> {
+pub fn c188(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: backoff + retry
 #[resilient(backoff = exponential(base = "10ms", jitter = none), retry = POLICY)]
-pub fn c182(x: u32) -> Result<u32, MatrixError> {
+pub fn c200(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + backoff + timeout
 #[resilient(retries = 2, backoff = exponential(base = "10ms", jitter = none), timeout = "1s")]
-pub fn c184(x: u32) -> Result<u32, MatrixError> {
+pub fn c202(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + backoff + hedge
 #[resilient(retries = 2, backoff = exponential(base = "10ms", jitter = none), hedge = "100ms")]
-pub fn c224(x: u32) -> Result<u32, MatrixError> {
+pub fn c248(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + backoff + hedge + max_hedges
 #[resilient(retries = 2, backoff = exponential(base = "10ms", jitter = none), hedge = "100ms", max_hedges = 2)]
-pub fn c226(x: u32) -> Result<u32, MatrixError> {
+pub fn c250(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: jitter_seed + retry
 #[resilient(jitter_seed = 7, retry = POLICY)]
-pub fn c236(x: u32) -> Result<u32, MatrixError> {
+pub fn c260(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + jitter_seed + timeout
 #[resilient(retries = 2, jitter_seed = 7, timeout = "1s")]
-pub fn c238(x: u32) -> Result<u32, MatrixError> {
+pub fn c262(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + jitter_seed + hedge
 #[resilient(retries = 2, jitter_seed = 7, hedge = "100ms")]
-pub fn c278(x: u32) -> Result<u32, MatrixError> {
+pub fn c308(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + jitter_seed + hedge + max_hedges
 #[resilient(retries = 2, jitter_seed = 7, hedge = "100ms", max_hedges = 2)]
-pub fn c280(x: u32) -> Result<u32, MatrixError> {
+pub fn c310(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry + timeout
 #[resilient(retry = POLICY, timeout = "1s")]
-pub fn c290(x: u32) -> Result<u32, MatrixError> {
+pub fn c320(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry + hedge
 #[resilient(retry = POLICY, hedge = "100ms")]
-pub fn c330(x: u32) -> Result<u32, MatrixError> {
+pub fn c366(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry + hedge + max_hedges
 #[resilient(retry = POLICY, hedge = "100ms", max_hedges = 2)]
-pub fn c332(x: u32) -> Result<u32, MatrixError> {
+pub fn c368(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + budget
 #[resilient(timeout = "1s", budget = "10s")]
-pub fn c342(x: u32) -> Result<u32, MatrixError> {
+pub fn c378(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + max_elapsed
 #[resilient(timeout = "1s", max_elapsed = "5s")]
-pub fn c344(x: u32) -> Result<u32, MatrixError> {
+pub fn c380(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + timeout + min_retries
 #[resilient(retries = 2, timeout = "1s", min_retries = 1)]
-pub fn c346(x: u32) -> Result<u32, MatrixError> {
+pub fn c382(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + rate_limit
 #[resilient(timeout = "1s", rate_limit = retry_after)]
-pub fn c348(x: u32) -> Result<u32, MatrixError> {
+pub fn c384(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + rate_limit + max_rate_limit_wait
 #[resilient(timeout = "1s", rate_limit = retry_after, max_rate_limit_wait = "30s")]
-pub fn c350(x: u32) -> Result<u32, MatrixError> {
+pub fn c386(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + rate_limit + max_rate_limit_retries
 #[resilient(timeout = "1s", rate_limit = retry_after, max_rate_limit_retries = 3)]
-pub fn c352(x: u32) -> Result<u32, MatrixError> {
+pub fn c388(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + circuit_breaker
 #[resilient(timeout = "1s", circuit_breaker = &BREAKER)]
-pub fn c354(x: u32) -> Result<u32, MatrixError> {
+pub fn c390(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + validate
 #[resilient(timeout = "1s", validate = is_valid)]
-pub fn c356(x: u32) -> Result<u32, MatrixError> {
+pub fn c392(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + fallback
 #[resilient(timeout = "1s", fallback = recover)]
-pub fn c358(x: u32) -> Result<u32, MatrixError> {
+pub fn c394(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + fallback + fallback_on
 #[resilient(timeout = "1s", fallback = recover, fallback_on = [Transient])]
-pub fn c360(x: u32) -> Result<u32, MatrixError> {
+pub fn c396(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + fallback + fallback_if
 #[resilient(timeout = "1s", fallback = recover, fallback_if = is_transient)]
-pub fn c362(x: u32) -> Result<u32, MatrixError> {
+pub fn c398(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + clock
 #[resilient(timeout = "1s", clock = clock())]
-pub fn c364(x: u32) -> Result<u32, MatrixError> {
+pub fn c400(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + timing
 #[resilient(timeout = "1s", timing = false)]
-pub fn c366(x: u32) -> Result<u32, MatrixError> {
+pub fn c402(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + on_retry
 #[resilient(timeout = "1s", on_retry = log_retry)]
-pub fn c368(x: u32) -> Result<u32, MatrixError> {
+pub fn c404(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + name
-#[resilient(timeout = "1s", name = "matrix.c370")]
-pub fn c370(x: u32) -> Result<u32, MatrixError> {
+#[resilient(timeout = "1s", name = "matrix.c406")]
+pub fn c406(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + report
 #[resilient(timeout = "1s", report = log_report)]
-pub fn c372(x: u32) -> Result<u32, MatrixError> {
+pub fn c408(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + throttle
 #[resilient(timeout = "1s", throttle = &THROTTLE)]
-pub fn c374(x: u32) -> Result<u32, MatrixError> {
+pub fn c410(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + limit
 #[resilient(timeout = "1s", limit = [&POOL, &ADAPTIVE])]
-pub fn c376(x: u32) -> Result<u32, MatrixError> {
+pub fn c412(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + limit + limit_wait
 #[resilient(timeout = "1s", limit = [&POOL, &ADAPTIVE], limit_wait = "50ms")]
-pub fn c378(x: u32) -> Result<u32, MatrixError> {
+pub fn c414(x: u32) -> Result<u32, MatrixError> {
+    Ok(x)
+}
+// blocking fn: timeout + chaos + chaos_latency
+#[resilient(timeout = "1s", chaos = &CHAOS, chaos_latency = "1ms")]
+pub fn c416(x: u32) -> Result<u32, MatrixError> {
+    Ok(x)
+}
+// blocking fn: timeout + chaos + chaos_fault + chaos_latency
+#[resilient(timeout = "1s", chaos = &CHAOS, chaos_fault = MatrixError::Transient, chaos_latency = "1ms")]
+pub fn c418(x: u32) -> Result<u32, MatrixError> {
+    Ok(x)
+}
+// blocking fn: timeout + chaos + chaos_outcome + chaos_latency
+#[resilient(timeout = "1s", chaos = &CHAOS, chaos_outcome = 7, chaos_latency = "1ms")]
+pub fn c420(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + hedge
 #[resilient(timeout = "1s", hedge = "100ms")]
-pub fn c380(x: u32) -> Result<u32, MatrixError> {
+pub fn c422(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + hedge + max_hedges
 #[resilient(timeout = "1s", hedge = "100ms", max_hedges = 2)]
-pub fn c382(x: u32) -> Result<u32, MatrixError> {
+pub fn c424(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + idempotency + idempotency_key
-#[resilient(timeout = "1s", idempotency = &STORE, idempotency_key = format!("c384-{x}"))]
-pub fn c384(x: u32) -> Result<u32, MatrixError> {
+#[resilient(timeout = "1s", idempotency = &STORE, idempotency_key = format!("c426-{x}"))]
+pub fn c426(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + idempotency + idempotency_key + idempotency_ttl
-#[resilient(timeout = "1s", idempotency = &STORE, idempotency_key = format!("c386-{x}"), idempotency_ttl = "1h")]
-pub fn c386(x: u32) -> Result<u32, MatrixError> {
+#[resilient(timeout = "1s", idempotency = &STORE, idempotency_key = format!("c428-{x}"), idempotency_ttl = "1h")]
+pub fn c428(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + idempotency + idempotency_key + idempotency_fingerprint
-#[resilient(timeout = "1s", idempotency = &STORE, idempotency_key = format!("c388-{x}"), idempotency_fingerprint = x)]
-pub fn c388(x: u32) -> Result<u32, MatrixError> {
+#[resilient(timeout = "1s", idempotency = &STORE, idempotency_key = format!("c430-{x}"), idempotency_fingerprint = x)]
+pub fn c430(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + crate
 #[resilient(timeout = "1s", crate = "crate::runtime")]
-pub fn c390(x: u32) -> Result<u32, MatrixError> {
+pub fn c432(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: budget + timing
 #[resilient(budget = "10s", timing = false)]
-pub fn c414(x: u32) -> Result<u32, MatrixError> {
+pub fn c456(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: budget + hedge
 #[resilient(budget = "10s", hedge = "100ms")]
-pub fn c428(x: u32) -> Result<u32, MatrixError> {
+pub fn c476(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: budget + hedge + max_hedges
 #[resilient(budget = "10s", hedge = "100ms", max_hedges = 2)]
-pub fn c430(x: u32) -> Result<u32, MatrixError> {
+pub fn c478(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: max_elapsed + timing
 #[resilient(max_elapsed = "5s", timing = false)]
-pub fn c460(x: u32) -> Result<u32, MatrixError> {
+pub fn c508(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: max_elapsed + hedge
 #[resilient(max_elapsed = "5s", hedge = "100ms")]
-pub fn c474(x: u32) -> Result<u32, MatrixError> {
+pub fn c528(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: max_elapsed + hedge + max_hedges
 #[resilient(max_elapsed = "5s", hedge = "100ms", max_hedges = 2)]
-pub fn c476(x: u32) -> Result<u32, MatrixError> {
+pub fn c530(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + min_retries + hedge
 #[resilient(retries = 2, min_retries = 1, hedge = "100ms")]
-pub fn c518(x: u32) -> Result<u32, MatrixError> {
+pub fn c578(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + min_retries + hedge + max_hedges
 #[resilient(retries = 2, min_retries = 1, hedge = "100ms", max_hedges = 2)]
-pub fn c520(x: u32) -> Result<u32, MatrixError> {
+pub fn c580(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: rate_limit + timing
 #[resilient(rate_limit = retry_after, timing = false)]
-pub fn c546(x: u32) -> Result<u32, MatrixError> {
+pub fn c606(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: rate_limit + hedge
 #[resilient(rate_limit = retry_after, hedge = "100ms")]
-pub fn c560(x: u32) -> Result<u32, MatrixError> {
+pub fn c626(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: rate_limit + hedge + max_hedges
 #[resilient(rate_limit = retry_after, hedge = "100ms", max_hedges = 2)]
-pub fn c562(x: u32) -> Result<u32, MatrixError> {
+pub fn c628(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: rate_limit + max_rate_limit_wait + timing
 #[resilient(rate_limit = retry_after, max_rate_limit_wait = "30s", timing = false)]
-pub fn c586(x: u32) -> Result<u32, MatrixError> {
+pub fn c652(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: rate_limit + max_rate_limit_wait + hedge
 #[resilient(rate_limit = retry_after, max_rate_limit_wait = "30s", hedge = "100ms")]
-pub fn c600(x: u32) -> Result<u32, MatrixError> {
+pub fn c672(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: rate_limit + max_rate_limit_wait + hedge + max_hedges
 #[resilient(rate_limit = retry_after, max_rate_limit_wait = "30s", hedge = "100ms", max_hedges = 2)]
-pub fn c602(x: u32) -> Result<u32, MatrixError> {
+pub fn c674(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: rate_limit + max_rate_limit_retries + timing
 #[resilient(rate_limit = retry_after, max_rate_limit_retries = 3, timing = false)]
-pub fn c624(x: u32) -> Result<u32, MatrixError> {
+pub fn c696(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: rate_limit + max_rate_limit_retries + hedge
 #[resilient(rate_limit = retry_after, max_rate_limit_retries = 3, hedge = "100ms")]
-pub fn c638(x: u32) -> Result<u32, MatrixError> {
+pub fn c716(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: rate_limit + max_rate_limit_retries + hedge + max_hedges
 #[resilient(rate_limit = retry_after, max_rate_limit_retries = 3, hedge = "100ms", max_hedges = 2)]
-pub fn c640(x: u32) -> Result<u32, MatrixError> {
+pub fn c718(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: circuit_breaker + hedge
 #[resilient(circuit_breaker = &BREAKER, hedge = "100ms")]
-pub fn c674(x: u32) -> Result<u32, MatrixError> {
+pub fn c758(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: circuit_breaker + hedge + max_hedges
 #[resilient(circuit_breaker = &BREAKER, hedge = "100ms", max_hedges = 2)]
-pub fn c676(x: u32) -> Result<u32, MatrixError> {
+pub fn c760(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: validate + hedge
 #[resilient(validate = is_valid, hedge = "100ms")]
-pub fn c708(x: u32) -> Result<u32, MatrixError> {
+pub fn c798(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: validate + hedge + max_hedges
 #[resilient(validate = is_valid, hedge = "100ms", max_hedges = 2)]
-pub fn c710(x: u32) -> Result<u32, MatrixError> {
+pub fn c800(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + hedge
 #[resilient(fallback = recover, hedge = "100ms")]
-pub fn c740(x: u32) -> Result<u32, MatrixError> {
+pub fn c836(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + hedge + max_hedges
 #[resilient(fallback = recover, hedge = "100ms", max_hedges = 2)]
-pub fn c742(x: u32) -> Result<u32, MatrixError> {
+pub fn c838(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + fallback_on + fallback_if
 #[resilient(fallback = recover, fallback_on = [Transient], fallback_if = is_transient)]
-pub fn c752(x: u32) -> Result<u32, MatrixError> {
+pub fn c848(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + fallback_on + hedge
 #[resilient(fallback = recover, fallback_on = [Transient], hedge = "100ms")]
-pub fn c770(x: u32) -> Result<u32, MatrixError> {
+pub fn c872(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + fallback_on + hedge + max_hedges
 #[resilient(fallback = recover, fallback_on = [Transient], hedge = "100ms", max_hedges = 2)]
-pub fn c772(x: u32) -> Result<u32, MatrixError> {
+pub fn c874(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + fallback_if + hedge
 #[resilient(fallback = recover, fallback_if = is_transient, hedge = "100ms")]
-pub fn c798(x: u32) -> Result<u32, MatrixError> {
+pub fn c906(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + fallback_if + hedge + max_hedges
 #[resilient(fallback = recover, fallback_if = is_transient, hedge = "100ms", max_hedges = 2)]
-pub fn c800(x: u32) -> Result<u32, MatrixError> {
+pub fn c908(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: clock + hedge
 #[resilient(clock = clock(), hedge = "100ms")]
-pub fn c824(x: u32) -> Result<u32, MatrixError> {
+pub fn c938(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: clock + hedge + max_hedges
 #[resilient(clock = clock(), hedge = "100ms", max_hedges = 2)]
-pub fn c826(x: u32) -> Result<u32, MatrixError> {
+pub fn c940(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timing + hedge
 #[resilient(timing = false, hedge = "100ms")]
-pub fn c848(x: u32) -> Result<u32, MatrixError> {
+pub fn c968(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timing + hedge + max_hedges
 #[resilient(timing = false, hedge = "100ms", max_hedges = 2)]
-pub fn c850(x: u32) -> Result<u32, MatrixError> {
+pub fn c970(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: on_retry + hedge
 #[resilient(on_retry = log_retry, hedge = "100ms")]
-pub fn c870(x: u32) -> Result<u32, MatrixError> {
+pub fn c996(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: on_retry + hedge + max_hedges
 #[resilient(on_retry = log_retry, hedge = "100ms", max_hedges = 2)]
-pub fn c872(x: u32) -> Result<u32, MatrixError> {
+pub fn c998(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: name + hedge
-#[resilient(name = "matrix.c890", hedge = "100ms")]
-pub fn c890(x: u32) -> Result<u32, MatrixError> {
+#[resilient(name = "matrix.c1022", hedge = "100ms")]
+pub fn c1022(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: name + hedge + max_hedges
-#[resilient(name = "matrix.c892", hedge = "100ms", max_hedges = 2)]
-pub fn c892(x: u32) -> Result<u32, MatrixError> {
+#[resilient(name = "matrix.c1024", hedge = "100ms", max_hedges = 2)]
+pub fn c1024(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: report + hedge
 #[resilient(report = log_report, hedge = "100ms")]
-pub fn c908(x: u32) -> Result<u32, MatrixError> {
+pub fn c1046(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: report + hedge + max_hedges
 #[resilient(report = log_report, hedge = "100ms", max_hedges = 2)]
-pub fn c910(x: u32) -> Result<u32, MatrixError> {
+pub fn c1048(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: throttle + hedge
 #[resilient(throttle = &THROTTLE, hedge = "100ms")]
-pub fn c924(x: u32) -> Result<u32, MatrixError> {
+pub fn c1068(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: throttle + hedge + max_hedges
 #[resilient(throttle = &THROTTLE, hedge = "100ms", max_hedges = 2)]
-pub fn c926(x: u32) -> Result<u32, MatrixError> {
+pub fn c1070(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: limit + hedge
 #[resilient(limit = [&POOL, &ADAPTIVE], hedge = "100ms")]
-pub fn c938(x: u32) -> Result<u32, MatrixError> {
+pub fn c1088(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: limit + hedge + max_hedges
 #[resilient(limit = [&POOL, &ADAPTIVE], hedge = "100ms", max_hedges = 2)]
-pub fn c940(x: u32) -> Result<u32, MatrixError> {
+pub fn c1090(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: limit + limit_wait + hedge
 #[resilient(limit = [&POOL, &ADAPTIVE], limit_wait = "50ms", hedge = "100ms")]
-pub fn c950(x: u32) -> Result<u32, MatrixError> {
+pub fn c1106(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: limit + limit_wait + hedge + max_hedges
 #[resilient(limit = [&POOL, &ADAPTIVE], limit_wait = "50ms", hedge = "100ms", max_hedges = 2)]
-pub fn c952(x: u32) -> Result<u32, MatrixError> {
+pub fn c1108(x: u32) -> Result<u32, MatrixError> {
+    Ok(x)
+}
+// blocking fn: chaos + chaos_latency + hedge
+#[resilient(chaos = &CHAOS, chaos_latency = "1ms", hedge = "100ms")]
+pub fn c1124(x: u32) -> Result<u32, MatrixError> {
+    Ok(x)
+}
+// blocking fn: chaos + chaos_latency + hedge + max_hedges
+#[resilient(chaos = &CHAOS, chaos_latency = "1ms", hedge = "100ms", max_hedges = 2)]
+pub fn c1126(x: u32) -> Result<u32, MatrixError> {
+    Ok(x)
+}
+// blocking fn: chaos + chaos_fault + chaos_outcome + chaos_latency
+#[resilient(chaos = &CHAOS, chaos_fault = MatrixError::Transient, chaos_outcome = 7, chaos_latency = "1ms")]
+pub fn c1136(x: u32) -> Result<u32, MatrixError> {
+    Ok(x)
+}
+// blocking fn: chaos + chaos_fault + chaos_latency + hedge
+#[resilient(chaos = &CHAOS, chaos_fault = MatrixError::Transient, chaos_latency = "1ms", hedge = "100ms")]
+pub fn c1138(x: u32) -> Result<u32, MatrixError> {
+    Ok(x)
+}
+// blocking fn: chaos + chaos_fault + chaos_latency + hedge + max_hedges
+#[resilient(chaos = &CHAOS, chaos_fault = MatrixError::Transient, chaos_latency = "1ms", hedge = "100ms", max_hedges = 2)]
+pub fn c1140(x: u32) -> Result<u32, MatrixError> {
+    Ok(x)
+}
+// blocking fn: chaos + chaos_outcome + chaos_latency + hedge
+#[resilient(chaos = &CHAOS, chaos_outcome = 7, chaos_latency = "1ms", hedge = "100ms")]
+pub fn c1150(x: u32) -> Result<u32, MatrixError> {
+    Ok(x)
+}
+// blocking fn: chaos + chaos_outcome + chaos_latency + hedge + max_hedges
+#[resilient(chaos = &CHAOS, chaos_outcome = 7, chaos_latency = "1ms", hedge = "100ms", max_hedges = 2)]
+pub fn c1152(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + max_hedges
 #[resilient(hedge = "100ms", max_hedges = 2)]
-pub fn c962(x: u32) -> Result<u32, MatrixError> {
+pub fn c1162(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + idempotency + idempotency_key
-#[resilient(hedge = "100ms", idempotency = &STORE, idempotency_key = format!("c964-{x}"))]
-pub fn c964(x: u32) -> Result<u32, MatrixError> {
+#[resilient(hedge = "100ms", idempotency = &STORE, idempotency_key = format!("c1164-{x}"))]
+pub fn c1164(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + idempotency + idempotency_key + idempotency_ttl
-#[resilient(hedge = "100ms", idempotency = &STORE, idempotency_key = format!("c966-{x}"), idempotency_ttl = "1h")]
-pub fn c966(x: u32) -> Result<u32, MatrixError> {
+#[resilient(hedge = "100ms", idempotency = &STORE, idempotency_key = format!("c1166-{x}"), idempotency_ttl = "1h")]
+pub fn c1166(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + idempotency + idempotency_key + idempotency_fingerprint
-#[resilient(hedge = "100ms", idempotency = &STORE, idempotency_key = format!("c968-{x}"), idempotency_fingerprint = x)]
-pub fn c968(x: u32) -> Result<u32, MatrixError> {
+#[resilient(hedge = "100ms", idempotency = &STORE, idempotency_key = format!("c1168-{x}"), idempotency_fingerprint = x)]
+pub fn c1168(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + crate
 #[resilient(hedge = "100ms", crate = "crate::runtime")]
-pub fn c970(x: u32) -> Result<u32, MatrixError> {
+pub fn c1170(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + max_hedges + idempotency + idempotency_key
-#[resilient(hedge = "100ms", max_hedges = 2, idempotency = &STORE, idempotency_key = format!("c972-{x}"))]
-pub fn c972(x: u32) -> Result<u32, MatrixError> {
+#[resilient(hedge = "100ms", max_hedges = 2, idempotency = &STORE, idempotency_key = format!("c1172-{x}"))]
+pub fn c1172(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + max_hedges + idempotency + idempotency_key + idempotency_ttl
-#[resilient(hedge = "100ms", max_hedges = 2, idempotency = &STORE, idempotency_key = format!("c974-{x}"), idempotency_ttl = "1h")]
-pub fn c974(x: u32) -> Result<u32, MatrixError> {
+#[resilient(hedge = "100ms", max_hedges = 2, idempotency = &STORE, idempotency_key = format!("c1174-{x}"), idempotency_ttl = "1h")]
+pub fn c1174(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + max_hedges + idempotency + idempotency_key + idempotency_fingerprint
-#[resilient(hedge = "100ms", max_hedges = 2, idempotency = &STORE, idempotency_key = format!("c976-{x}"), idempotency_fingerprint = x)]
-pub fn c976(x: u32) -> Result<u32, MatrixError> {
+#[resilient(hedge = "100ms", max_hedges = 2, idempotency = &STORE, idempotency_key = format!("c1176-{x}"), idempotency_fingerprint = x)]
+pub fn c1176(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + max_hedges + crate
 #[resilient(hedge = "100ms", max_hedges = 2, crate = "crate::runtime")]
-pub fn c978(x: u32) -> Result<u32, MatrixError> {
+pub fn c1178(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_on + timeout + budget + fallback
 #[resilient(retries = 2, retry_on = [Transient], timeout = "1s", budget = "10s", fallback = recover)]
-pub fn c994(x: u32) -> Result<u32, MatrixError> {
+pub fn c1194(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 }
@@ -705,62 +758,67 @@ pub async fn c9(x: u32) -> Result<u32, MatrixError> {
 }
 // asynchronous fn: retries + retry_on + retry_if
 #[resilient(retries = 2, retry_on = [Transient], retry_if = is_transient)]
-pub async fn c63(x: u32) -> Result<u32, MatrixError> {
+pub async fn c69(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_on + retry
 #[resilient(retry_on = [Transient], retry = POLICY)]
-pub async fn c69(x: u32) -> Result<u32, MatrixError> {
+pub async fn c75(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_if + retry
 #[resilient(retry_if = is_transient, retry = POLICY)]
-pub async fn c127(x: u32) -> Result<u32, MatrixError> {
+pub async fn c139(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: backoff + retry
 #[resilient(backoff = exponential(base = "10ms", jitter = none), retry = POLICY)]
-pub async fn c183(x: u32) -> Result<u32, MatrixError> {
+pub async fn c201(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: jitter_seed + retry
 #[resilient(jitter_seed = 7, retry = POLICY)]
-pub async fn c237(x: u32) -> Result<u32, MatrixError> {
+pub async fn c261(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: timeout + timing
 #[resilient(timeout = "1s", timing = false)]
-pub async fn c367(x: u32) -> Result<u32, MatrixError> {
+pub async fn c403(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: budget + timing
 #[resilient(budget = "10s", timing = false)]
-pub async fn c415(x: u32) -> Result<u32, MatrixError> {
+pub async fn c457(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: max_elapsed + timing
 #[resilient(max_elapsed = "5s", timing = false)]
-pub async fn c461(x: u32) -> Result<u32, MatrixError> {
+pub async fn c509(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: rate_limit + timing
 #[resilient(rate_limit = retry_after, timing = false)]
-pub async fn c547(x: u32) -> Result<u32, MatrixError> {
+pub async fn c607(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: rate_limit + max_rate_limit_wait + timing
 #[resilient(rate_limit = retry_after, max_rate_limit_wait = "30s", timing = false)]
-pub async fn c587(x: u32) -> Result<u32, MatrixError> {
+pub async fn c653(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: rate_limit + max_rate_limit_retries + timing
 #[resilient(rate_limit = retry_after, max_rate_limit_retries = 3, timing = false)]
-pub async fn c625(x: u32) -> Result<u32, MatrixError> {
+pub async fn c697(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: fallback + fallback_on + fallback_if
 #[resilient(fallback = recover, fallback_on = [Transient], fallback_if = is_transient)]
-pub async fn c753(x: u32) -> Result<u32, MatrixError> {
+pub async fn c849(x: u32) -> Result<u32, MatrixError> {
+    Ok(x)
+}
+// asynchronous fn: chaos + chaos_fault + chaos_outcome + chaos_latency
+#[resilient(chaos = &CHAOS, chaos_fault = MatrixError::Transient, chaos_outcome = 7, chaos_latency = "1ms")]
+pub async fn c1137(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 }
