@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::future::Future;
 use std::marker::PhantomData;
+use std::pin::pin;
 use std::time::Duration;
 
 use super::events;
@@ -827,6 +828,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             // Without a deadline to race, the attempt is awaited right here,
             // in this future, with no race and no timer around it.
             let result = if timed_out.is_some() {
+                let work = pin!(work);
                 within_deadline(&self.clock, attempt, mark, timed_out, work).await
             } else {
                 work.await.map_err(|e| (e, FailureKind::Operation))

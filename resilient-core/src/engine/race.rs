@@ -1,7 +1,7 @@
 //! The race of an async attempt against its deadline.
 
 use std::future::{Future, poll_fn};
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::task::{Poll, ready};
 use std::time::Duration;
 
@@ -19,7 +19,7 @@ pub(crate) async fn within_deadline<T, E, C, Fut>(
     attempt: Attempt,
     started: Mark,
     timed_out: Option<fn() -> E>,
-    work: Fut,
+    work: Pin<&mut Fut>,
 ) -> Result<T, (E, FailureKind)>
 where
     C: Clock,
@@ -72,10 +72,10 @@ where
         _ => None,
     };
     async move {
-        let work = match work {
+        let work = pin!(match work {
             Ok(work) => work,
             Err(injected) => return injected_after(clock, delay, cut, injected).await,
-        };
+        });
         let deadline = cut.map(|(deadline, _)| deadline);
         match (race(clock, started, delay, deadline, work).await, cut) {
             (Some(result), _) => result.map_err(|e| (e, FailureKind::Operation)),
@@ -114,18 +114,21 @@ async fn injected_after<T, E, C: Clock>(
 /// is made only when the work first returns `Pending`: an attempt that
 /// completes on its first poll never reads the clock again nor registers
 /// a timer.
+///
+/// The work comes pinned by the caller, so that this future holds a
+/// reference to it, not another copy: an `async fn` keeps an argument it
+/// moves into a local twice.
 pub(crate) async fn race<C, F>(
     clock: &C,
     started: Mark,
     delay: Option<Duration>,
     deadline: Option<Duration>,
-    work: F,
+    mut work: Pin<&mut F>,
 ) -> Option<F::Output>
 where
     C: Clock,
-    F: Future,
+    F: Future + ?Sized,
 {
-    let mut work = pin!(work);
     let mut timer = pin!(None);
     // A delay never outlasts the deadline: it is cut there, and so is the
     // attempt.

@@ -151,7 +151,7 @@ pub(crate) async fn admit_async<'a, C: Clock>(
                     Err((again, _)) if again != index => continue,
                     Err(_) => {}
                 }
-                race(clock, clock.mark(), None, Some(left), woken).await;
+                race(clock, clock.mark(), None, Some(left), woken.as_mut()).await;
             }
         }
     }
