@@ -11,8 +11,8 @@ use std::time::Duration;
 use resilient_core::limit::{Bulkhead, RateLimiter};
 use resilient_core::tower::{ResilientLayer, Verdict};
 use resilient_core::{
-    Backoff, CircuitBreaker, CircuitOpen, DelaySource, ExecutionReport, FailureKind, Jitter,
-    LimitExceeded, RetryEvent, RetryPolicy, RetryThrottle, StopReason, TimedOut,
+    AttemptKind, Backoff, CircuitBreaker, CircuitOpen, DelaySource, ExecutionReport, FailureKind,
+    Jitter, LimitExceeded, RetryEvent, RetryPolicy, RetryThrottle, StopReason, TimedOut,
 };
 use tokio::time::Instant;
 use tower::util::BoxService;
@@ -1005,4 +1005,69 @@ async fn a_copy_refused_after_the_first_sends_the_original_last_and_never_panics
             ),
         ]
     );
+}
+
+/// The kinds of a report's attempts, and how each failed attempt failed.
+fn kinds(report: &ExecutionReport) -> Vec<(AttemptKind, Option<FailureKind>)> {
+    report
+        .attempts()
+        .iter()
+        .map(|a| (a.kind(), a.error().map(|e| e.kind())))
+        .collect()
+}
+
+/// A call still running at the hedge delay gets a second one beside it,
+/// exactly then; the hedge's answer wins, the first is cancelled, and no
+/// retry was spent.
+#[tokio::test(start_paused = true)]
+async fn a_slow_call_is_hedged_at_the_delay_and_the_hedge_wins() {
+    let script = Script::new(Ok::<u32, Fault>).slow(|n| if n == 1 { secs(10) } else { ms(50) });
+    let reports = Reports::default();
+    let service = ResilientLayer::new()
+        .retries(1)
+        .hedge(ms(200))
+        .on_report(reports.hook())
+        .layer(script.clone());
+
+    let start = Instant::now();
+    assert_eq!(service.oneshot(7u32).await.unwrap(), 2);
+
+    assert_eq!(start.elapsed(), ms(250));
+    assert_eq!(script.calls(), [Duration::ZERO, ms(200)]);
+    let report = reports.only();
+    assert_eq!(
+        kinds(&report),
+        [
+            (AttemptKind::Primary, Some(FailureKind::Cancelled)),
+            (AttemptKind::Hedge, None)
+        ]
+    );
+    assert_eq!(report.attempts()[1].started_at(), ms(200));
+    assert_eq!((report.attempt_count(), report.retry_count()), (2, 0));
+}
+
+/// `hedge_if` decides per request: a request it refuses runs one attempt
+/// at a time, however slow; one it accepts is hedged.
+#[tokio::test(start_paused = true)]
+async fn hedge_if_keeps_the_requests_it_refuses_to_one_attempt_at_a_time() {
+    let layer = ResilientLayer::new()
+        .hedge(ms(200))
+        .max_hedges(2)
+        .hedge_if(|request: &u32| request % 2 == 0);
+    let slow_first = |n| if n == 1 { secs(10) } else { ms(50) };
+
+    let refused = Script::new(Ok::<u32, Fault>).slow(slow_first);
+    let start = Instant::now();
+    assert_eq!(layer.layer(refused.clone()).oneshot(7u32).await.unwrap(), 1);
+    assert_eq!(start.elapsed(), secs(10));
+    assert_eq!(refused.calls(), [Duration::ZERO]);
+
+    let accepted = Script::new(Ok::<u32, Fault>).slow(slow_first);
+    let start = Instant::now();
+    assert_eq!(
+        layer.layer(accepted.clone()).oneshot(8u32).await.unwrap(),
+        2
+    );
+    assert_eq!(start.elapsed(), ms(250));
+    assert_eq!(accepted.calls(), [Duration::ZERO, ms(200)]);
 }

@@ -48,8 +48,10 @@ pub type ResponseFuture<Res> = Pin<Box<dyn Future<Output = Result<Res, BoxError>
 /// `reqwest::Request`, with `try_clone`). A request that can't be copied
 /// is sent once. As in tower's own retry, the first
 /// attempt uses the service that [`poll_ready`](Service::poll_ready) made
-/// ready, and every later attempt waits for its clone's `poll_ready` before
-/// calling it; an error from that `poll_ready` is the attempt's error.
+/// ready, and every later attempt (a retry or a
+/// [hedge](ResilientLayer::hedge)) waits for its clone's `poll_ready`
+/// before calling it; an error from that `poll_ready` is the attempt's
+/// error.
 ///
 /// # Results
 ///
