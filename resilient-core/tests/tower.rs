@@ -1053,7 +1053,7 @@ async fn hedge_if_keeps_the_requests_it_refuses_to_one_attempt_at_a_time() {
     let layer = ResilientLayer::new()
         .hedge(ms(200))
         .max_hedges(2)
-        .hedge_if(|request: &u32| request % 2 == 0);
+        .hedge_if(|request: &u32| request.is_multiple_of(2));
     let slow_first = |n| if n == 1 { secs(10) } else { ms(50) };
 
     let refused = Script::new(Ok::<u32, Fault>).slow(slow_first);
