@@ -53,7 +53,8 @@
 //!   from the start; see the `metrics` module.
 //! * `quanta`: `TscClock`, the CPU's time-stamp counter, for a cheaper
 //!   report on machines where it can be trusted.
-//! * `redis`: `idempotency::RedisStore`, idempotent calls across a fleet.
+//! * `redis`: `idempotency::RedisStore`, idempotent calls across a fleet;
+//!   `limit::RedisRateLimiter`, one rate limit across a fleet.
 //! * `reqwest`: the `reqwest` module, whose `ResilientMiddleware` is a
 //!   reqwest-middleware `Middleware`; `http::HttpError` from
 //!   `reqwest::Response` and `reqwest::Error`, so a reqwest call under the

@@ -21,11 +21,17 @@ impl Process {
     /// `idem_child` with these arguments: `<store-url> <key> <lease-ms>
     /// <mode> [control-url]`.
     pub fn start(args: &[&str]) -> Process {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_idem_child"))
+        Process::of(env!("CARGO_BIN_EXE_idem_child"), args)
+    }
+
+    /// The program at `path` (one of this package's binaries) with these
+    /// arguments.
+    pub fn of(path: &str, args: &[&str]) -> Process {
+        let mut child = Command::new(path)
             .args(args)
             .stdout(Stdio::piped())
             .spawn()
-            .expect("cannot start idem_child");
+            .unwrap_or_else(|err| panic!("cannot start {path}: {err}"));
         let stdout = child.stdout.take().expect("stdout is piped");
         let (send, lines) = mpsc::channel();
         thread::spawn(move || {

@@ -71,7 +71,7 @@ mod error;
 mod fingerprint;
 mod memory;
 #[cfg(feature = "redis")]
-mod redis;
+pub(crate) mod redis;
 mod store;
 
 use std::time::Duration;

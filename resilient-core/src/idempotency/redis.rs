@@ -206,14 +206,7 @@ impl RedisStore {
     /// ```
     pub async fn new(server: impl IntoConnectionInfo) -> Result<RedisStore, StoreError> {
         let client = redis::Client::open(server).map_err(store_error)?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(Duration::from_secs(1)))
-            .set_response_timeout(Some(Duration::from_millis(500)))
-            .set_number_of_retries(2)
-            .set_max_delay(Duration::from_millis(250));
-        let connection = ConnectionManager::new_with_config(client, config)
-            .await
-            .map_err(store_error)?;
+        let connection = connect(client).await.map_err(store_error)?;
         Ok(RedisStore::from_connection(connection))
     }
 
@@ -359,6 +352,23 @@ fn px(duration: Duration) -> Vec<u8> {
 
 /// Connection trouble is [`StoreError::Unavailable`]; anything the server
 /// itself refused is [`StoreError::Backend`].
+/// A connection to `client`'s server that gives up quickly (1 s to
+/// connect, 500 ms per answer, two reconnection attempts), since a call
+/// waiting on Redis is a call not running; shared by its clones, and
+/// re-established after a drop.
+pub(crate) async fn connect(client: redis::Client) -> Result<ConnectionManager, RedisError> {
+    let config = ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(CONNECT_TIMEOUT))
+        .set_response_timeout(Some(RESPONSE_TIMEOUT))
+        .set_number_of_retries(2)
+        .set_max_delay(Duration::from_millis(250));
+    ConnectionManager::new_with_config(client, config).await
+}
+
+/// How long [`connect`] waits for a connection, and then for each answer.
+pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+pub(crate) const RESPONSE_TIMEOUT: Duration = Duration::from_millis(500);
+
 fn store_error(err: RedisError) -> StoreError {
     if err.is_io_error()
         || err.is_connection_dropped()

@@ -75,6 +75,24 @@ fn try_all(limiters: &[&dyn Limiter], now: Instant) -> Result<(), (usize, LimitE
     Ok(())
 }
 
+/// [`try_all`], awaiting the limiters whose answer takes a round trip.
+async fn try_all_async(
+    limiters: &[&dyn Limiter],
+    now: Instant,
+) -> Result<(), (usize, LimitExceeded)> {
+    for (index, limiter) in limiters.iter().enumerate() {
+        let taken = match limiter.try_acquire_async(now) {
+            Some(answer) => answer.await,
+            None => limiter.try_acquire(now),
+        };
+        if let Err(refusal) = taken {
+            release_all(&limiters[..index], now, Duration::ZERO, Completion::Unused);
+            return Err((index, refusal));
+        }
+    }
+    Ok(())
+}
+
 /// The outcome of one try at the permits, `start` being when the first
 /// try began and `wait` the bound on the whole wait.
 enum Step<'a> {
@@ -97,8 +115,9 @@ fn step<'a, C: Clock>(
     start: Mark,
     wait: Duration,
     first: bool,
+    tried: Result<(), (usize, LimitExceeded)>,
 ) -> Step<'a> {
-    let (index, refusal) = match try_all(limiters, clock.now()) {
+    let (index, refusal) = match tried {
         // Admitted at the first try: nothing was queued, whatever the
         // clock read meanwhile.
         Ok(()) if first => return Step::Admitted(Permits::new(limiters, Duration::ZERO)),
@@ -131,7 +150,15 @@ pub(crate) async fn admit_async<'a, C: Clock>(
     let start = clock.mark();
     let mut first = true;
     loop {
-        match step(limiters, clock, start, wait, std::mem::take(&mut first)) {
+        let tried = try_all_async(limiters, clock.now()).await;
+        match step(
+            limiters,
+            clock,
+            start,
+            wait,
+            std::mem::take(&mut first),
+            tried,
+        ) {
             Step::Admitted(permits) => return Ok(permits),
             Step::Refused(refusal) => return Err(refusal),
             Step::Sleep(after) => clock.sleep_async(after).await,
@@ -146,7 +173,7 @@ pub(crate) async fn admit_async<'a, C: Clock>(
                 woken.as_mut().enable();
                 // Registered: a permit returned from here on wakes us; one
                 // returned before is seen by this try.
-                match try_all(limiters, clock.now()) {
+                match try_all_async(limiters, clock.now()).await {
                     Ok(()) => return Ok(admitted(limiters, clock, start)),
                     Err((again, _)) if again != index => continue,
                     Err(_) => {}
@@ -168,7 +195,15 @@ pub(crate) fn admit_blocking<'a, C: Clock>(
     let start = clock.mark();
     let mut first = true;
     loop {
-        match step(limiters, clock, start, wait, std::mem::take(&mut first)) {
+        let tried = try_all(limiters, clock.now());
+        match step(
+            limiters,
+            clock,
+            start,
+            wait,
+            std::mem::take(&mut first),
+            tried,
+        ) {
             Step::Admitted(permits) => return Ok(permits),
             Step::Refused(refusal) => return Err(refusal),
             Step::Sleep(after) => clock.sleep(after),

@@ -7,6 +7,7 @@
 //! | [`RateLimiter`] | `n` attempts a second or a minute, with a burst (GCRA) | a provider publishes a quota (60 requests a minute) |
 //! | [`AdaptiveLimit`] | a concurrency it finds from the attempts' latency and drops | the right concurrency is unknown or moves with the load |
 //! | [`AdaptiveRate`] | everything until throttled, then a rate that backs off and recovers (CUBIC) | a provider throttles with 429s or Retry-After but publishes no quota |
+//! | `RedisRateLimiter` (feature `redis`) | a [`RateLimiter`]'s rate across every process on one Redis server | the quota is the fleet's, not each process's |
 //!
 //! Every limiter implements [`Limiter`], so that a call can take its
 //! permits from a list of them, in order, and users can write their own.
@@ -31,6 +32,8 @@
 //! * `bulkhead.rs`, `rate.rs`, `adaptive.rs`, `cubic.rs`: the limiters;
 //! * `admit.rs`: permits taken from a list of limiters, waiting for them
 //!   up to a bound, and returned when the attempt ends;
+//! * `redis.rs`: `RedisRateLimiter`, the rate limiter's GCRA on a Redis
+//!   key (feature `redis`);
 //! * `atomic.rs`: std's or loom's atomics; `loom.rs`: the loom models.
 
 mod adaptive;
@@ -41,6 +44,8 @@ mod cubic;
 #[cfg(all(test, loom))]
 mod loom;
 mod rate;
+#[cfg(feature = "redis")]
+mod redis;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
@@ -50,6 +55,8 @@ pub use adaptive::AdaptiveLimit;
 pub use bulkhead::Bulkhead;
 pub use cubic::AdaptiveRate;
 pub use rate::RateLimiter;
+#[cfg(feature = "redis")]
+pub use redis::{RedisRateLimiter, WhenUnreachable};
 
 /// Something that admits attempts: a permit is taken before an attempt
 /// starts and returned when it ends.
@@ -116,7 +123,21 @@ pub trait Limiter: Send + Sync {
     fn current_limit(&self) -> Option<u32> {
         None
     }
+
+    /// For a limiter whose answer takes a round trip (to a server, as
+    /// `RedisRateLimiter`'s): the answer of [`try_acquire`](Limiter::try_acquire)
+    /// as a future, which async callers await instead of blocking their
+    /// thread. `None` (the default): `try_acquire` answers at once.
+    fn try_acquire_async(&self, now: Instant) -> Option<AcquireFuture<'_>> {
+        let _ = now;
+        None
+    }
 }
+
+/// The answer of a limiter that takes a round trip: see
+/// [`Limiter::try_acquire_async`].
+pub type AcquireFuture<'a> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), LimitExceeded>> + Send + 'a>>;
 
 /// A limiter behind a reference or an `Arc` is that limiter: the tower
 /// layer and the reqwest middleware take a `&'static` one or an `Arc`.
@@ -142,6 +163,9 @@ macro_rules! forward_limiter {
             }
             fn current_limit(&self) -> Option<u32> {
                 (**self).current_limit()
+            }
+            fn try_acquire_async(&self, now: Instant) -> Option<AcquireFuture<'_>> {
+                (**self).try_acquire_async(now)
             }
         }
     )*};

@@ -122,6 +122,12 @@ impl RateLimiter {
         self
     }
 
+    /// Nanoseconds one cell weighs (0: admits nothing), and the burst.
+    #[cfg(feature = "redis")]
+    pub(crate) const fn cell(&self) -> (u64, u32) {
+        (self.per_cell, self.burst)
+    }
+
     /// Takes a cell at `now`, or returns how long until one frees.
     ///
     /// A limiter that admits nothing (a rate or a burst of 0) returns
