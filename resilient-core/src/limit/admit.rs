@@ -141,24 +141,46 @@ fn step<'a, C: Clock>(
     }
 }
 
+/// One caller's tries at the permits: when the first began, the bound on
+/// the whole wait, and whether the next try is the first.
+struct Tries {
+    start: Mark,
+    wait: Duration,
+    first: bool,
+}
+
+impl Tries {
+    fn new<C: Clock>(clock: &C, wait: Duration) -> Self {
+        Tries {
+            start: clock.mark(),
+            wait,
+            first: true,
+        }
+    }
+
+    /// What follows a try that ended as `tried`.
+    fn next<'a, C: Clock>(
+        &mut self,
+        limiters: &'a [&'a dyn Limiter],
+        clock: &C,
+        tried: Result<(), (usize, LimitExceeded)>,
+    ) -> Step<'a> {
+        let first = std::mem::take(&mut self.first);
+        step(limiters, clock, self.start, self.wait, first, tried)
+    }
+}
+
 /// Takes a permit from every limiter, waiting up to `wait` on `clock`.
 pub(crate) async fn admit_async<'a, C: Clock>(
     limiters: &'a [&'a dyn Limiter],
     clock: &C,
     wait: Duration,
 ) -> Result<Permits<'a>, LimitExceeded> {
-    let start = clock.mark();
-    let mut first = true;
+    let mut tries = Tries::new(clock, wait);
+    let start = tries.start;
     loop {
         let tried = try_all_async(limiters, clock.now()).await;
-        match step(
-            limiters,
-            clock,
-            start,
-            wait,
-            std::mem::take(&mut first),
-            tried,
-        ) {
+        match tries.next(limiters, clock, tried) {
             Step::Admitted(permits) => return Ok(permits),
             Step::Refused(refusal) => return Err(refusal),
             Step::Sleep(after) => clock.sleep_async(after).await,
@@ -192,18 +214,11 @@ pub(crate) fn admit_blocking<'a, C: Clock>(
     clock: &C,
     wait: Duration,
 ) -> Result<Permits<'a>, LimitExceeded> {
-    let start = clock.mark();
-    let mut first = true;
+    let mut tries = Tries::new(clock, wait);
+    let start = tries.start;
     loop {
         let tried = try_all(limiters, clock.now());
-        match step(
-            limiters,
-            clock,
-            start,
-            wait,
-            std::mem::take(&mut first),
-            tried,
-        ) {
+        match tries.next(limiters, clock, tried) {
             Step::Admitted(permits) => return Ok(permits),
             Step::Refused(refusal) => return Err(refusal),
             Step::Sleep(after) => clock.sleep(after),
