@@ -24,10 +24,11 @@
 //!
 //! # Layout
 //!
-//! * `engine/`: the operation builder, one execution, the retry decision
-//!   (a pure `schedule` function), the race of an attempt against its
-//!   deadline, hedged attempts, idempotent runs, the user's hooks and the
-//!   events;
+//! * `engine/`: the operation builder and the plan it hands to one
+//!   execution, the gates asked around each attempt (`gates/`: the
+//!   breaker, the throttle, chaos), every decision of a run (pure
+//!   functions in `decide`), the race of an attempt against its deadline,
+//!   hedged attempts, idempotent runs, the user's hooks and the events;
 //! * `breaker/`: the circuit breaker;
 //! * `report/`: the outcome, the attempt records, their table and JSON;
 //! * `observe/`: what an operator sees: each operation's counts, the

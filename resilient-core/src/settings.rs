@@ -33,7 +33,9 @@ pub(crate) struct Settings {
     pub(crate) max_rate_limit_wait: Duration,
     pub(crate) max_rate_limit_retries: u32,
     pub(crate) seed: Option<u64>,
-    /// Time allowed to each attempt; only operations set it.
+    /// Time allowed to each attempt: set on an operation (by the attribute,
+    /// the layer or by hand), never by a `RetryPolicy`, whose runs are not
+    /// cut at a deadline.
     pub(crate) timeout: Option<Duration>,
     /// The run's report is handed to the hook and the metrics by its
     /// caller, not by the run (an idempotent call, which completes it).
@@ -103,21 +105,25 @@ impl Default for Settings {
 }
 
 /// Declares the setters of the plain settings, once, for a type with a
-/// `settings: Settings` field: the policy builder (which validates in
-/// `build`) and the operation (which clamps when it runs).
+/// `settings: Settings` field (or at the path given, `plan.settings`): the
+/// policy builder (which validates in `build`) and the operation (which
+/// clamps when it runs).
 macro_rules! settings_setters {
     () => {
+        $crate::settings::settings_setters!(settings);
+    };
+    ($($settings:ident).+) => {
         /// Attempts on the backoff path, the first included: `retries + 1`.
         #[inline]
         pub fn max_attempts(mut self, max_attempts: u32) -> Self {
-            self.settings.max_attempts = max_attempts;
+            self.$($settings).+.max_attempts = max_attempts;
             self
         }
 
         /// The delay schedule between retries.
         #[inline]
         pub fn backoff(mut self, backoff: $crate::Backoff) -> Self {
-            self.settings.backoff = backoff;
+            self.$($settings).+.backoff = backoff;
             self
         }
 
@@ -125,7 +131,7 @@ macro_rules! settings_setters {
         /// it and no sleep runs into it.
         #[inline]
         pub fn budget(mut self, budget: ::std::time::Duration) -> Self {
-            self.settings.budget = Some(budget);
+            self.$($settings).+.budget = Some(budget);
             self
         }
 
@@ -133,21 +139,21 @@ macro_rules! settings_setters {
         /// the next failure ends the operation.
         #[inline]
         pub fn max_elapsed(mut self, max_elapsed: ::std::time::Duration) -> Self {
-            self.settings.max_elapsed = Some(max_elapsed);
+            self.$($settings).+.max_elapsed = Some(max_elapsed);
             self
         }
 
         /// Retries guaranteed before the soft cap may stop the operation.
         #[inline]
         pub fn min_retries(mut self, min_retries: u32) -> Self {
-            self.settings.min_retries = min_retries;
+            self.$($settings).+.min_retries = min_retries;
             self
         }
 
         /// Total time the Retry-After path may wait (default 60 s).
         #[inline]
         pub fn max_rate_limit_wait(mut self, max_wait: ::std::time::Duration) -> Self {
-            self.settings.max_rate_limit_wait = max_wait;
+            self.$($settings).+.max_rate_limit_wait = max_wait;
             self
         }
 
@@ -155,20 +161,34 @@ macro_rules! settings_setters {
         /// (default 10), so that even zero-second hints end.
         #[inline]
         pub fn max_rate_limit_retries(mut self, retries: u32) -> Self {
-            self.settings.max_rate_limit_retries = retries;
+            self.$($settings).+.max_rate_limit_retries = retries;
             self
         }
 
         /// Seeds the jitter so that schedules are reproducible.
         #[inline]
         pub fn jitter_seed(mut self, seed: u64) -> Self {
-            self.settings.seed = Some(seed);
+            self.$($settings).+.seed = Some(seed);
             self
         }
     };
 }
 
 pub(crate) use settings_setters;
+
+/// The time granted to an attempt starting `started_at` nanoseconds into
+/// the operation: `min(timeout, budget - started_at)`, at most 584 years.
+#[inline]
+pub(crate) fn deadline(settings: &Settings, started_at: u64) -> Option<Duration> {
+    let remaining = settings
+        .budget
+        .map(|budget| budget.saturating_sub(Duration::from_nanos(started_at)));
+    let deadline = match (settings.timeout, remaining) {
+        (Some(timeout), Some(remaining)) => Some(timeout.min(remaining)),
+        (timeout, remaining) => timeout.or(remaining),
+    };
+    deadline.map(|d| d.min(LONGEST))
+}
 
 #[cfg(test)]
 mod tests {

@@ -497,7 +497,7 @@ mod tests {
         proptest! {
             #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
 
-            /// The contract's rules (SPEC §3.2 to §3.4), checked on every
+            /// The contract's rules, checked on every
             /// answer of the schedule, whatever the input.
             #[test]
             fn every_decision_follows_the_contract(

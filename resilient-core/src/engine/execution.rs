@@ -21,7 +21,7 @@ use super::decide::{self, Counters, Failure, Refused, Stop};
 use super::events::{self, Ended};
 use super::gates::{self, Admission, End, Injection, Permits, Refusal};
 use super::hooks::{HookSet, OnRetry, RetryEvent};
-use super::operation::Operation;
+use super::plan::Plan;
 use super::race::gated;
 use crate::attempt::Attempt;
 use crate::backoff::Jitter;
@@ -32,7 +32,7 @@ use crate::report::{
     AttemptKind, AttemptRecord, Delay, ExecutionError, ExecutionReport, FailureKind, Nanos,
     Outcome, StopReason,
 };
-use crate::settings::{LONGEST, Settings};
+use crate::settings::{Settings, deadline};
 
 /// A running operation: decides, after each attempt, whether to stop, wait
 /// or try again.
@@ -55,7 +55,7 @@ use crate::settings::{LONGEST, Settings};
 /// assert_eq!(outcome.report().attempt_count(), 3);
 /// ```
 pub struct Execution<'o, 'b, T, E, C, H> {
-    op: &'o Operation<'b, T, E, C, H>,
+    plan: &'o Plan<'b, T, E, C, H>,
     core: Core<'o>,
     result: Option<Result<T, E>>,
 }
@@ -107,15 +107,15 @@ struct Slow {
 
 impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     #[inline]
-    pub(crate) fn new(op: &'o Operation<'b, T, E, C, H>) -> Self {
-        let start = op.clock.now_nanos();
-        Execution::new_at(op, start)
+    pub(crate) fn new(plan: &'o Plan<'b, T, E, C, H>) -> Self {
+        let start = plan.clock.now_nanos();
+        Execution::new_at(plan, start)
     }
 
     /// An execution that started at `start` on the operation's clock.
     #[inline]
-    fn new_at(op: &'o Operation<'b, T, E, C, H>, start: u64) -> Self {
-        let first_deadline = deadline(&op.settings, 0);
+    fn new_at(plan: &'o Plan<'b, T, E, C, H>, start: u64) -> Self {
+        let first_deadline = deadline(&plan.settings, 0);
         let core = Core {
             start,
             now: start,
@@ -124,11 +124,11 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             first_injected: None,
             queued: 0,
             stop: None,
-            name: &op.name,
+            name: &plan.name,
             slow: None,
         };
         Execution {
-            op,
+            plan,
             core,
             result: None,
         }
@@ -140,16 +140,16 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     #[cold]
     #[inline(never)]
     pub(crate) fn after_first(
-        op: &'o Operation<'b, T, E, C, H>,
+        plan: &'o Plan<'b, T, E, C, H>,
         elapsed: u64,
         result: Result<T, (E, FailureKind)>,
     ) -> Self {
         // The engine's timeline from here on is the clock's nanoseconds.
-        let end = op.clock.now_nanos();
-        let mut exec = Execution::new_at(op, end.saturating_sub(elapsed));
+        let end = plan.clock.now_nanos();
+        let mut exec = Execution::new_at(plan, end.saturating_sub(elapsed));
         exec.core.begun = true;
         exec.core.now = end;
-        exec.settle(0, result, op.gates.free_permits(), true);
+        exec.settle(0, result, plan.gates.free_permits(), true);
         exec
     }
 
@@ -201,21 +201,21 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         }
     }
 
-    /// The operation, for as long as the execution lives.
-    pub(crate) fn op(&self) -> &'o Operation<'b, T, E, C, H> {
-        self.op
+    /// What the execution runs, for as long as it lives.
+    pub(crate) fn plan(&self) -> &'o Plan<'b, T, E, C, H> {
+        self.plan
     }
 
     /// Keeps a record of every attempt from the start, for runs where
     /// several attempts are in flight at once.
     pub(crate) fn keep_every_record(&mut self) {
         self.core.begun = true;
-        self.core.eager(&self.op.settings);
+        self.core.eager(&self.plan.settings);
     }
 
     /// Reads the clock: the latest reading is now.
     pub(crate) fn read_clock(&mut self) {
-        self.core.now = self.op.clock.now_nanos();
+        self.core.now = self.plan.clock.now_nanos();
     }
 
     /// The latest clock reading.
@@ -229,7 +229,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         let elapsed = Duration::from_nanos(self.core.elapsed());
         Admission {
             kind,
-            remaining: self.op.settings.budget.map(|b| b.saturating_sub(elapsed)),
+            remaining: self.plan.settings.budget.map(|b| b.saturating_sub(elapsed)),
         }
     }
 
@@ -246,9 +246,9 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     ) -> Option<(Attempt, usize, Permits<'b, T, E>)> {
         let queued = admitted
             .as_ref()
-            .map_or(0, |permits| self.op.gates.queued(permits));
+            .map_or(0, |permits| self.plan.gates.queued(permits));
         if self.core.begun || queued > 0 {
-            self.core.now = self.op.clock.now_nanos();
+            self.core.now = self.plan.clock.now_nanos();
         }
         self.core.queued = queued;
         if queued > 0 {
@@ -263,7 +263,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             Err(_) if decide::refused(kind) == Refused::Skip => return None,
             admitted => admitted,
         };
-        let (attempt, index) = self.core.begin(kind, &self.op.settings);
+        let (attempt, index) = self.core.begin(kind, &self.plan.settings);
         match admitted {
             Ok(permits) => Some((attempt, index, permits)),
             Err(refusal) => {
@@ -276,7 +276,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// Whether the gates let a hedge start: the question the schedule
     /// asks last before a retry.
     pub(crate) fn allows_retry(&self) -> bool {
-        self.op.gates.allows_retry()
+        self.plan.gates.allows_retry()
     }
 
     /// Records the end of the attempt at `index` of a round, at the latest
@@ -294,15 +294,15 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     ) {
         let rtt = self.core.end_record(index);
         match result {
-            Ok(value) if self.op.hooks.is_valid(&value) => {
+            Ok(value) if self.plan.hooks.is_valid(&value) => {
                 let kind = self.core.kind_of(index);
                 let ended = gates::Ended::new(kind, rtt, End::Success);
-                self.op.gates.settle(&self.op.clock, permits, &ended);
+                self.plan.gates.settle(&self.plan.clock, permits, &ended);
                 self.core.succeeded(kind);
                 self.result = Some(Ok(value));
             }
             Ok(_) => {
-                let invalid = self.op.invalid.expect("a validator comes with its error");
+                let invalid = self.plan.invalid.expect("a validator comes with its error");
                 let failed = (invalid(), FailureKind::Validation);
                 self.fail(index, failed, permits, rtt, last);
             }
@@ -321,7 +321,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         };
         let rtt = self.core.cancel(index, why);
         let ended = gates::Ended::new(AttemptKind::Hedge, rtt, End::Cancelled);
-        self.op.gates.settle(&self.op.clock, permits, &ended);
+        self.plan.gates.settle(&self.plan.clock, permits, &ended);
     }
 
     /// Records the failure of the attempt at `index`, gives its permits
@@ -347,7 +347,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     fn limit_refused(&self, exceeded: &LimitExceeded) {
         events::limit_refused(self.core.name, exceeded.limiter());
         #[cfg(any(feature = "metrics", feature = "dashboard"))]
-        if let Some(gate) = &self.op.gates.limit {
+        if let Some(gate) = &self.plan.gates.limit {
             crate::observe::limits::refused(self.core.name, gate.limiters(), exceeded);
         }
     }
@@ -373,12 +373,12 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// `error`, and decides what comes next if it ends its round.
     fn fail_at(&mut self, index: usize, error: E, failed: Failed, last: bool) {
         self.result = Some(Err(error));
-        self.core.keep_report(&self.op.settings);
-        let gates = &self.op.gates;
+        self.core.keep_report(&self.plan.settings);
+        let gates = &self.plan.gates;
         self.core.fail_at(
             index,
             failed,
-            self.op.hooks.on_retry(),
+            self.plan.hooks.on_retry(),
             &mut || gates.allows_retry(),
             last,
         );
@@ -394,7 +394,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         attempt_kind: AttemptKind,
         rtt: u64,
     ) -> Failed {
-        let hooks = &self.op.hooks;
+        let hooks = &self.plan.hooks;
         let retryable = hooks.is_retryable(error);
         let hint = if retryable {
             hooks.retry_after(error)
@@ -407,12 +407,12 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             throttled: hint.is_some(),
         };
         let ended = gates::Ended::new(attempt_kind, rtt, end);
-        self.op.gates.settle(&self.op.clock, permits, &ended);
+        self.plan.gates.settle(&self.plan.clock, permits, &ended);
         Failed {
             kind,
             retryable,
             hint,
-            message: self.op.describe(error),
+            message: self.plan.describe(error),
             refused: None,
         }
     }
@@ -441,8 +441,8 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         }
         match self.core.pending() {
             Some(delay) => {
-                self.op.clock.sleep(delay);
-                self.core.after_wait(self.op.clock.now_nanos())
+                self.plan.clock.sleep(delay);
+                self.core.after_wait(self.plan.clock.now_nanos())
             }
             None => true,
         }
@@ -457,8 +457,8 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         }
         match self.core.pending() {
             Some(delay) => {
-                self.op.clock.sleep_async(delay).await;
-                self.core.after_wait(self.op.clock.now_nanos())
+                self.plan.clock.sleep_async(delay).await;
+                self.core.after_wait(self.plan.clock.now_nanos())
             }
             None => true,
         }
@@ -471,15 +471,15 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         F: FnOnce(Attempt) -> Result<T, E>,
     {
         let at = self.admission(AttemptKind::Primary);
-        let admitted = self.op.gates.admit_blocking(&self.op.clock, &at);
+        let admitted = self.plan.gates.admit_blocking(&self.plan.clock, &at);
         let Some((attempt, index, mut permits)) = self.begin(AttemptKind::Primary, admitted) else {
             return;
         };
         let result = match self.inject(attempt, &mut permits, index) {
             None => f(attempt),
-            Some(injection) => gates::run_blocking(&self.op.clock, attempt, injection, f),
+            Some(injection) => gates::run_blocking(&self.plan.clock, attempt, injection, f),
         };
-        self.core.now = self.op.clock.now_nanos();
+        self.core.now = self.plan.clock.now_nanos();
         let result = result.map_err(|e| (e, FailureKind::Operation));
         self.settle(index, result, permits, true);
     }
@@ -494,16 +494,16 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         F: FnOnce(Attempt) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        let op = self.op;
+        let plan = self.plan;
         let at = self.admission(AttemptKind::Primary);
-        let admitted = op.gates.admit_async(&op.clock, &at).await;
+        let admitted = plan.gates.admit_async(&plan.clock, &at).await;
         let Some((attempt, index, mut permits)) = self.begin(AttemptKind::Primary, admitted) else {
             return;
         };
         let injection = self.inject(attempt, &mut permits, index);
         let started = Mark::nanos(self.core.now);
-        let result = gated(&op.clock, attempt, started, op.timed_out, injection, f).await;
-        self.core.now = op.clock.now_nanos();
+        let result = gated(&plan.clock, attempt, started, plan.timed_out, injection, f).await;
+        self.core.now = plan.clock.now_nanos();
         self.settle(index, result, permits, true);
     }
 
@@ -542,7 +542,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         };
         let attempt = self
             .core
-            .begin_fallback(self.op.clock.now_nanos(), &self.op.settings);
+            .begin_fallback(self.plan.clock.now_nanos(), &self.plan.settings);
         let result = f(&error, attempt);
         self.settle_fallback(result);
     }
@@ -560,7 +560,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         };
         let attempt = self
             .core
-            .begin_fallback(self.op.clock.now_nanos(), &self.op.settings);
+            .begin_fallback(self.plan.clock.now_nanos(), &self.plan.settings);
         let result = f(&error, attempt).await;
         self.settle_fallback(result);
     }
@@ -585,12 +585,12 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// If no attempt was run: `next_*` always allows the first one.
     #[inline]
     pub fn finish(self) -> Outcome<T, E> {
-        let Execution { op, core, result } = self;
+        let Execution { plan, core, result } = self;
         let result = result.expect("Execution::finish called before any attempt ran");
-        let report = core.finish(op.settings.report_deferred);
-        op.observe(&report, result.is_ok());
-        if !op.settings.report_deferred {
-            op.hooks.on_report(&report);
+        let report = core.finish(plan.settings.report_deferred);
+        plan.observe(&report, result.is_ok());
+        if !plan.settings.report_deferred {
+            plan.hooks.on_report(&report);
         }
         Outcome::new(result, report)
     }
@@ -604,17 +604,19 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         permits: &mut Permits<'b, T, E>,
         index: usize,
     ) -> Option<Injection<T, E>> {
-        let injection = self.op.gates.inject(permits)?;
+        let injection = self.plan.gates.inject(permits)?;
         self.core.injected(attempt.number, index, injection.kinds());
         Some(injection)
     }
 
     fn settle_fallback(&mut self, result: Result<T, E>) {
-        let failed = result
-            .as_ref()
-            .err()
-            .map(|error| (self.op.hooks.is_retryable(error), self.op.describe(error)));
-        self.core.end_fallback(self.op.clock.now_nanos(), failed);
+        let failed = result.as_ref().err().map(|error| {
+            (
+                self.plan.hooks.is_retryable(error),
+                self.plan.describe(error),
+            )
+        });
+        self.core.end_fallback(self.plan.clock.now_nanos(), failed);
         self.result = Some(result);
     }
 }
@@ -972,20 +974,6 @@ fn finish_slow(slow: Slow, elapsed: u64, stop: Option<StopReason>) -> ExecutionR
     report.elapsed = Nanos::from_u64(elapsed);
     report.stop_reason = stop.unwrap_or(StopReason::Succeeded);
     report
-}
-
-/// The time granted to an attempt starting `started_at` nanoseconds into
-/// the operation: `min(timeout, budget - started_at)`, at most 584 years.
-#[inline]
-pub(crate) fn deadline(settings: &Settings, started_at: u64) -> Option<Duration> {
-    let remaining = settings
-        .budget
-        .map(|budget| budget.saturating_sub(Duration::from_nanos(started_at)));
-    let deadline = match (settings.timeout, remaining) {
-        (Some(timeout), Some(remaining)) => Some(timeout.min(remaining)),
-        (timeout, remaining) => timeout.or(remaining),
-    };
-    deadline.map(|d| d.min(LONGEST))
 }
 
 /// The backoff's nominal delay, jittered with the operation's random source

@@ -147,24 +147,24 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'_, 'b, T, E, C, H> {
         F: Fn(Attempt) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        let op = self.op();
+        let plan = self.plan();
         let start = async |exec: &mut Self, kind| {
             let at = exec.admission(kind);
             // A hedge starts now or not at all: waiting for room would
             // stall the attempts already running, which are not polled
             // meanwhile.
             let admitted = match kind {
-                AttemptKind::Hedge => op.gates.admit(&op.clock, &at),
-                _ => op.gates.admit_async(&op.clock, &at).await,
+                AttemptKind::Hedge => plan.gates.admit(&plan.clock, &at),
+                _ => plan.gates.admit_async(&plan.clock, &at).await,
             };
             let (attempt, index, mut permits) = exec.begin(kind, admitted)?;
             let started = crate::clock::Mark::nanos(exec.latest_reading());
             let injection = exec.inject(attempt, &mut permits, index);
             let work = Box::pin(gated(
-                &op.clock,
+                &plan.clock,
                 attempt,
                 started,
-                op.timed_out,
+                plan.timed_out,
                 injection,
                 f,
             ));
@@ -179,7 +179,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'_, 'b, T, E, C, H> {
         };
         let mut running = vec![first];
         let limit = 1 + usize::try_from(max_hedges).unwrap_or(usize::MAX);
-        let mut timer = (running.len() < limit).then(|| Box::pin(op.clock.deadline_async(delay)));
+        let mut timer = (running.len() < limit).then(|| Box::pin(plan.clock.deadline_async(delay)));
         loop {
             let woken = poll_fn(|cx| {
                 for (position, attempt) in running.iter_mut().enumerate() {
@@ -219,7 +219,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'_, 'b, T, E, C, H> {
                         running.push(hedge);
                     }
                     if running.len() < limit {
-                        timer = Some(Box::pin(op.clock.deadline_async(delay)));
+                        timer = Some(Box::pin(plan.clock.deadline_async(delay)));
                     }
                 }
             }

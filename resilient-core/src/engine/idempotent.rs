@@ -279,8 +279,8 @@ impl<'s, O, S, E> IdempotentCall<'s, O, S, E> {
         O: RunsOperation<'b, T, E, C, H>,
     {
         let operation = op.operation_mut();
-        operation.settings.report_deferred = true;
-        let start = operation.clock.now_nanos();
+        operation.plan.settings.report_deferred = true;
+        let start = operation.plan.clock.now_nanos();
         IdempotentCall {
             op,
             store,
@@ -318,7 +318,7 @@ where
         H: HookSet<T, E>,
     {
         let op = self.op.operation();
-        let acquired = acquire(self.store, self.request(op), &op.clock).await;
+        let acquired = acquire(self.store, self.request(op), &op.plan.clock).await;
         self.admitted(acquired)
     }
 
@@ -335,7 +335,7 @@ where
         let op = self.op.operation();
         let mut report = None;
         let body = async { split(run.await, &mut report) };
-        let (result, stored) = run_held(held, self.ttl, &op.clock, body).await;
+        let (result, stored) = run_held(held, self.ttl, &op.plan.clock, body).await;
         self.settle(result, IdempotencyStatus::Executed, report, Some(stored))
     }
 
@@ -350,7 +350,7 @@ where
         H: HookSet<T, E>,
     {
         let op = self.op.operation();
-        let acquired = acquire_blocking(self.store.as_ref(), self.request(op), &op.clock);
+        let acquired = acquire_blocking(self.store.as_ref(), self.request(op), &op.plan.clock);
         self.admitted(acquired)
     }
 
@@ -387,7 +387,7 @@ where
         let op = self.op.operation();
         let mut report = None;
         let (result, stored) =
-            run_held_blocking(held, self.ttl, &op.clock, || split(run(), &mut report));
+            run_held_blocking(held, self.ttl, &op.plan.clock, || split(run(), &mut report));
         self.settle(result, IdempotencyStatus::Executed, report, Some(stored))
     }
 
@@ -396,7 +396,7 @@ where
     fn request<'b, T, C, H>(&self, op: &Operation<'b, T, E, C, H>) -> Request<'_> {
         Request {
             key: &self.key,
-            max_wait: op.settings.budget,
+            max_wait: op.plan.settings.budget,
             fingerprint: self
                 .fingerprint
                 .as_ref()
@@ -411,11 +411,11 @@ where
         O: RunsOperation<'b, T, E, C, H>,
     {
         let op = self.op.operation_mut();
-        let waited = Duration::from_nanos(op.clock.now_nanos().saturating_sub(self.start));
+        let waited = Duration::from_nanos(op.plan.clock.now_nanos().saturating_sub(self.start));
         if waited.is_zero() {
             return;
         }
-        let settings = &mut op.settings;
+        let settings = &mut op.plan.settings;
         settings.budget = settings.budget.map(|budget| budget.saturating_sub(waited));
         settings.max_elapsed = settings.max_elapsed.map(|cap| cap.saturating_sub(waited));
     }
@@ -442,7 +442,7 @@ where
         };
         let op = self.op.operation();
         let report = self.report(op, None, stop, None, None);
-        events::idempotent_call(&op.name, label);
+        events::idempotent_call(&op.plan.name, label);
         self.hand_over(op, &report);
         Outcome::new(Err(error), report)
     }
@@ -462,9 +462,9 @@ where
     {
         let op = self.op.operation();
         let report = self.report(op, ran, StopReason::Succeeded, Some(status), stored);
-        events::idempotent_call(&op.name, status.as_str());
+        events::idempotent_call(&op.plan.name, status.as_str());
         if let Some(stored) = stored {
-            events::value_not_stored(&op.name, &self.key, stored);
+            events::value_not_stored(&op.plan.name, &self.key, stored);
         }
         self.hand_over(op, &report);
         Outcome::new(result, report)
@@ -481,11 +481,11 @@ where
         stored: Option<IdempotencyStored>,
     ) -> ExecutionReport {
         let mut report = ran.unwrap_or_else(|| {
-            let mut report = ExecutionReport::new(op.name.clone());
+            let mut report = ExecutionReport::new(op.plan.name.clone());
             report.stop_reason = stop;
             report
         });
-        report.elapsed = Nanos::from_u64(op.clock.now_nanos().saturating_sub(self.start));
+        report.elapsed = Nanos::from_u64(op.plan.clock.now_nanos().saturating_sub(self.start));
         report.idempotency = status;
         report.idempotency_stored = stored;
         report
@@ -497,8 +497,8 @@ where
         op: &Operation<'b, T, E, C, H>,
         report: &ExecutionReport,
     ) {
-        events::finished(&op.name, report.elapsed(), report.stop_reason());
-        op.hooks.on_report(report);
+        events::finished(&op.plan.name, report.elapsed(), report.stop_reason());
+        op.plan.hooks.on_report(report);
     }
 }
 

@@ -2,8 +2,10 @@
 //!
 //! * `operation.rs`: [`Operation`], the builder of one resilient call, and
 //!   the `run` methods (of operations and of [`RetryPolicy`](crate::RetryPolicy));
+//! * `plan.rs`: what an execution borrows from its operation (settings,
+//!   name, clock, hooks, gates, error conversions);
 //! * `execution.rs`: [`Execution`], one run: records attempts and carries
-//!   out the decisions;
+//!   out the decisions; it reads the plan, never the builder;
 //! * `gates/`: the admission concerns asked around each attempt (the
 //!   circuit breaker, the retry throttle), one file each, behind one
 //!   trait; its `mod.rs` says how to add one;
@@ -25,6 +27,7 @@ mod hedge;
 pub mod hooks;
 mod idempotent;
 mod operation;
+mod plan;
 pub(crate) mod race;
 
 #[cfg(feature = "tracing")]

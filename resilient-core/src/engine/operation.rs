@@ -9,9 +9,10 @@ use std::pin::pin;
 use std::time::Duration;
 
 use super::events;
-use super::execution::{Execution, deadline};
+use super::execution::Execution;
 use super::gates::{BreakerGate, ChaosGate, End, Ended, Gates, LimitGate};
 use super::hooks::{HookSet, Hooks, RetryEvent};
+use super::plan::Plan;
 use super::race::within_deadline;
 use crate::attempt::Attempt;
 use crate::breaker::CircuitBreaker;
@@ -24,7 +25,7 @@ use crate::policy::RetryPolicy;
 use crate::report::{
     AttemptKind, ExecutionReport, FailureKind, Nanos, Outcome, StopReason, UNNAMED,
 };
-use crate::settings::{Settings, settings_setters};
+use crate::settings::{Settings, deadline, settings_setters};
 use crate::throttle::RetryBudget;
 
 /// A first attempt that succeeded on the fast path of
@@ -81,20 +82,7 @@ pub struct FirstSuccess<T> {
 /// ```
 #[must_use = "an operation does nothing until it is run"]
 pub struct Operation<'b, T, E, C = SystemClock, H = Hooks> {
-    pub(crate) settings: Settings,
-    pub(crate) name: Cow<'static, str>,
-    pub(crate) clock: C,
-    pub(crate) hooks: H,
-    /// Makes the error of an interrupted attempt; `None`: never interrupt.
-    pub(crate) timed_out: Option<fn() -> E>,
-    /// The admission concerns asked around each attempt.
-    pub(crate) gates: Gates<'b, T, E>,
-    pub(crate) invalid: Option<fn() -> E>,
-    /// Renders an error for the report; `None` where no report is kept.
-    pub(crate) describe: Option<fn(&E) -> String>,
-    /// Its counts for metrics and the dashboard; `None`: found by name.
-    pub(crate) tally: Option<&'static Tally>,
-    value: PhantomData<fn() -> T>,
+    pub(crate) plan: Plan<'b, T, E, C, H>,
 }
 
 impl<T, E: ReportableError> Operation<'static, T, E> {
@@ -103,7 +91,7 @@ impl<T, E: ReportableError> Operation<'static, T, E> {
     #[inline]
     pub fn new() -> Self {
         let mut op = Operation::unreported();
-        op.describe = Some(E::describe);
+        op.plan.describe = Some(E::describe);
         op
     }
 }
@@ -113,16 +101,18 @@ impl<T, E> Operation<'static, T, E> {
     #[inline]
     pub(crate) const fn unreported() -> Self {
         Operation {
-            settings: Settings::DEFAULT,
-            name: Cow::Borrowed(UNNAMED),
-            clock: SystemClock,
-            hooks: Hooks::NONE,
-            timed_out: None,
-            gates: Gates::NONE,
-            invalid: None,
-            describe: None,
-            tally: None,
-            value: PhantomData,
+            plan: Plan {
+                settings: Settings::DEFAULT,
+                name: Cow::Borrowed(UNNAMED),
+                clock: SystemClock,
+                hooks: Hooks::NONE,
+                timed_out: None,
+                gates: Gates::NONE,
+                invalid: None,
+                describe: None,
+                tally: None,
+                value: PhantomData,
+            },
         }
     }
 }
@@ -136,25 +126,25 @@ impl<T, E: ReportableError> Default for Operation<'static, T, E> {
 /// Rebuilds an operation with its clock or one of its hooks replaced.
 macro_rules! with_part {
     ($op:ident, clock = $clock:expr) => {
-        with_part!(@build $op, $clock, $op.hooks)
+        with_part!(@build $op, $clock, $op.plan.hooks)
     };
     ($op:ident, hooks.classify = $value:expr) => {
-        with_part!(@hooks $op, $value, $op.hooks.rate_limit, $op.hooks.validate, $op.hooks.on_retry, $op.hooks.on_report)
+        with_part!(@hooks $op, $value, $op.plan.hooks.rate_limit, $op.plan.hooks.validate, $op.plan.hooks.on_retry, $op.plan.hooks.on_report)
     };
     ($op:ident, hooks.rate_limit = $value:expr) => {
-        with_part!(@hooks $op, $op.hooks.classify, $value, $op.hooks.validate, $op.hooks.on_retry, $op.hooks.on_report)
+        with_part!(@hooks $op, $op.plan.hooks.classify, $value, $op.plan.hooks.validate, $op.plan.hooks.on_retry, $op.plan.hooks.on_report)
     };
     ($op:ident, hooks.validate = $value:expr) => {
-        with_part!(@hooks $op, $op.hooks.classify, $op.hooks.rate_limit, $value, $op.hooks.on_retry, $op.hooks.on_report)
+        with_part!(@hooks $op, $op.plan.hooks.classify, $op.plan.hooks.rate_limit, $value, $op.plan.hooks.on_retry, $op.plan.hooks.on_report)
     };
     ($op:ident, hooks.on_retry = $value:expr) => {
-        with_part!(@hooks $op, $op.hooks.classify, $op.hooks.rate_limit, $op.hooks.validate, $value, $op.hooks.on_report)
+        with_part!(@hooks $op, $op.plan.hooks.classify, $op.plan.hooks.rate_limit, $op.plan.hooks.validate, $value, $op.plan.hooks.on_report)
     };
     ($op:ident, hooks.on_report = $value:expr) => {
-        with_part!(@hooks $op, $op.hooks.classify, $op.hooks.rate_limit, $op.hooks.validate, $op.hooks.on_retry, $value)
+        with_part!(@hooks $op, $op.plan.hooks.classify, $op.plan.hooks.rate_limit, $op.plan.hooks.validate, $op.plan.hooks.on_retry, $value)
     };
     (@hooks $op:ident, $classify:expr, $rate_limit:expr, $validate:expr, $on_retry:expr, $on_report:expr) => {
-        with_part!(@build $op, $op.clock, Hooks {
+        with_part!(@build $op, $op.plan.clock, Hooks {
             classify: $classify,
             rate_limit: $rate_limit,
             validate: $validate,
@@ -164,29 +154,31 @@ macro_rules! with_part {
     };
     (@build $op:ident, $clock:expr, $hooks:expr) => {
         Operation {
-            settings: $op.settings,
-            name: $op.name,
-            clock: $clock,
-            hooks: $hooks,
-            timed_out: $op.timed_out,
-            gates: $op.gates,
-            invalid: $op.invalid,
-            describe: $op.describe,
-            tally: $op.tally,
-            value: PhantomData,
+            plan: Plan {
+                settings: $op.plan.settings,
+                name: $op.plan.name,
+                clock: $clock,
+                hooks: $hooks,
+                timed_out: $op.plan.timed_out,
+                gates: $op.plan.gates,
+                invalid: $op.plan.invalid,
+                describe: $op.plan.describe,
+                tally: $op.plan.tally,
+                value: PhantomData,
+            },
         }
     };
 }
 
 impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
-    settings_setters!();
+    settings_setters!(plan.settings);
 
     /// Takes attempts, backoff, caps and rate-limit limits from a policy.
     #[inline]
     pub fn policy(mut self, policy: &RetryPolicy) -> Self {
-        let timeout = self.settings.timeout;
-        self.settings = policy.settings;
-        self.settings.timeout = timeout;
+        let timeout = self.plan.settings.timeout;
+        self.plan.settings = policy.settings;
+        self.plan.settings.timeout = timeout;
         self
     }
 
@@ -195,7 +187,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// name).
     #[inline]
     pub fn name(mut self, name: impl Into<Cow<'static, str>>) -> Self {
-        self.name = name.into();
+        self.plan.name = name.into();
         self
     }
 
@@ -205,7 +197,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     #[doc(hidden)]
     #[inline]
     pub fn tally(mut self, tally: &'static Tally) -> Self {
-        self.tally = Some(tally);
+        self.plan.tally = Some(tally);
         self
     }
 
@@ -218,7 +210,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     where
         E: TimeoutError,
     {
-        self.settings.timeout = Some(timeout);
+        self.plan.settings.timeout = Some(timeout);
         self.interrupt_at_deadline()
     }
 
@@ -230,7 +222,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     where
         E: TimeoutError,
     {
-        self.timed_out = Some(E::timed_out);
+        self.plan.timed_out = Some(E::timed_out);
         self
     }
 
@@ -247,7 +239,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         E: CircuitOpenError,
     {
         let mut op: Operation<'c, T, E, C, H> = self;
-        op.gates.breaker = Some(BreakerGate::new(breaker, E::circuit_open));
+        op.plan.gates.breaker = Some(BreakerGate::new(breaker, E::circuit_open));
         op
     }
 
@@ -295,7 +287,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         E: LimitExceededError,
     {
         let mut op: Operation<'c, T, E, C, H> = self;
-        op.gates.limit = Some(LimitGate::new(limiters, E::limit_exceeded));
+        op.plan.gates.limit = Some(LimitGate::new(limiters, E::limit_exceeded));
         op
     }
 
@@ -328,7 +320,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// ```
     #[inline]
     pub fn limit_wait(mut self, wait: Duration) -> Self {
-        if let Some(gate) = &mut self.gates.limit {
+        if let Some(gate) = &mut self.plan.gates.limit {
             gate.set_wait(wait);
         }
         self
@@ -344,7 +336,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         'b: 'c,
     {
         let mut op: Operation<'c, T, E, C, H> = self;
-        op.gates.throttle = Some(throttle);
+        op.plan.gates.throttle = Some(throttle);
         op
     }
 
@@ -389,7 +381,8 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         'b: 'c,
     {
         let mut op: Operation<'c, T, E, C, H> = self;
-        op.gates
+        op.plan
+            .gates
             .chaos
             .get_or_insert_with(ChaosGate::default)
             .switches = switches.into();
@@ -421,7 +414,8 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// ```
     #[inline]
     pub fn chaos_fault(mut self, fault: fn() -> E) -> Self {
-        self.gates
+        self.plan
+            .gates
             .chaos
             .get_or_insert_with(ChaosGate::default)
             .fault = Some(fault);
@@ -448,7 +442,8 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// ```
     #[inline]
     pub fn chaos_outcome(mut self, outcome: fn() -> T) -> Self {
-        self.gates
+        self.plan
+            .gates
             .chaos
             .get_or_insert_with(ChaosGate::default)
             .outcome = Some(outcome);
@@ -477,7 +472,8 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// ```
     #[inline]
     pub fn chaos_latency(mut self, latency: Duration) -> Self {
-        self.gates
+        self.plan
+            .gates
             .chaos
             .get_or_insert_with(ChaosGate::default)
             .latency = Some(latency);
@@ -494,36 +490,8 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// [`clock`](Operation::clock), whose sleeps it keeps.
     #[inline]
     pub fn untimed(self) -> Operation<'b, T, E, Untimed<C>, H> {
-        let clock = Untimed(self.clock);
+        let clock = Untimed(self.plan.clock);
         with_part!(self, clock = clock)
-    }
-
-    pub(crate) fn describe(&self, error: &E) -> String {
-        self.describe
-            .map(|describe| describe(error))
-            .unwrap_or_default()
-    }
-
-    /// Counts a call that ended with `report` and a result that was `ok`
-    /// or not, for metrics and the dashboard.
-    #[inline]
-    pub(crate) fn observe(&self, report: &ExecutionReport, ok: bool) {
-        #[cfg(any(feature = "metrics", feature = "dashboard"))]
-        crate::observe::finished(self.name.as_ref(), self.used(), report, ok);
-        #[cfg(not(any(feature = "metrics", feature = "dashboard")))]
-        let _ = (report, ok);
-    }
-
-    /// What the operation uses, for its counts.
-    #[cfg(any(feature = "metrics", feature = "dashboard"))]
-    #[inline]
-    fn used(&self) -> crate::observe::Used<'_> {
-        crate::observe::Used {
-            tally: self.tally,
-            breaker: self.gates.breaker.as_ref().map(BreakerGate::breaker),
-            throttle: self.gates.throttle,
-            limiters: self.gates.limit.as_ref().map_or(&[], LimitGate::limiters),
-        }
     }
 }
 
@@ -555,7 +523,7 @@ impl<'b, T, E, C, Cl, Rl, V, Or, Rp> Operation<'b, T, E, C, Hooks<Cl, Rl, V, Or,
         F: Fn(&T) -> bool,
         E: ValidationError,
     {
-        self.invalid = Some(E::validation_failed);
+        self.plan.invalid = Some(E::validation_failed);
         with_part!(self, hooks.validate = check)
     }
 
@@ -604,7 +572,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// [`run_async`](Operation::run_async), which do it for you.
     #[inline]
     pub fn start(&self) -> Execution<'_, 'b, T, E, C, H> {
-        Execution::new(self)
+        Execution::new(&self.plan)
     }
 
     /// Runs the blocking `f` until it succeeds or the operation stops.
@@ -663,20 +631,20 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     where
         F: FnMut(Attempt) -> Result<T, E>,
     {
-        if !self.gates.first_is_free() {
-            return Execution::new(self).run_rest(&mut f);
+        if !self.plan.gates.first_is_free() {
+            return Execution::new(&self.plan).run_rest(&mut f);
         }
-        let deadline = deadline(&self.settings, 0);
-        let mark = self.clock.mark();
+        let deadline = deadline(&self.plan.settings, 0);
+        let mark = self.plan.clock.mark();
         let result = f(Attempt::first(deadline));
-        let elapsed = self.clock.nanos_since(mark);
+        let elapsed = self.plan.clock.nanos_since(mark);
         match result {
-            Ok(value) if self.hooks.is_valid(&value) => {
+            Ok(value) if self.plan.hooks.is_valid(&value) => {
                 Ok(self.first_success(value, elapsed, deadline))
             }
             result => {
                 let result = result.map_err(|e| (e, FailureKind::Operation));
-                Execution::after_first(self, elapsed, result).run_rest(&mut f)
+                Execution::after_first(&self.plan, elapsed, result).run_rest(&mut f)
             }
         }
     }
@@ -686,23 +654,28 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     // to be passed by reference, which costs more than this function.
     #[inline(always)]
     fn first_success(&self, value: T, elapsed: u64, deadline: Option<Duration>) -> Outcome<T, E> {
-        events::attempt_ended(&self.name, AttemptKind::Primary, events::Ended::Success);
+        events::attempt_ended(
+            &self.plan.name,
+            AttemptKind::Primary,
+            events::Ended::Success,
+        );
         let ended = Ended::new(AttemptKind::Primary, elapsed, End::Success);
-        self.gates
-            .settle(&self.clock, self.gates.free_permits(), &ended);
+        self.plan
+            .gates
+            .settle(&self.plan.clock, self.plan.gates.free_permits(), &ended);
         // Counted before the report exists: a report alive across the call
         // would be built on the stack and then moved, for the unwinding path.
         #[cfg(any(feature = "metrics", feature = "dashboard"))]
-        crate::observe::succeeded_at_once(self.name.as_ref(), self.used(), elapsed);
+        crate::observe::succeeded_at_once(self.plan.name.as_ref(), self.plan.used(), elapsed);
         let report = ExecutionReport::first_success(
-            self.name.clone(),
+            self.plan.name.clone(),
             elapsed,
             Nanos::optional(deadline),
             0,
         );
-        if !self.settings.report_deferred {
-            events::finished(&self.name, report.elapsed(), StopReason::Succeeded);
-            self.hooks.on_report(&report);
+        if !self.plan.settings.report_deferred {
+            events::finished(&self.plan.name, report.elapsed(), StopReason::Succeeded);
+            self.plan.hooks.on_report(&report);
         }
         Outcome::new(Ok(value), report)
     }
@@ -809,10 +782,10 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         // Everything the settings decide is read here, before the future
         // is made: the settings were just written by the caller, so these
         // reads fold into constants instead of loads from its future.
-        let general = !self.gates.first_is_free();
-        let deadline = deadline(&self.settings, 0);
+        let general = !self.plan.gates.first_is_free();
+        let deadline = deadline(&self.plan.settings, 0);
         let timed_out = if deadline.is_some() {
-            self.timed_out
+            self.plan.timed_out
         } else {
             None
         };
@@ -822,25 +795,25 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
                 exec.attempt_async(f).await;
                 return Err(exec);
             }
-            let mark = self.clock.mark();
+            let mark = self.plan.clock.mark();
             let attempt = Attempt::first(deadline);
             let work = f(attempt);
             // Without a deadline to race, the attempt is awaited right here,
             // in this future, with no race and no timer around it.
             let result = if timed_out.is_some() {
                 let work = pin!(work);
-                within_deadline(&self.clock, attempt, mark, timed_out, work).await
+                within_deadline(&self.plan.clock, attempt, mark, timed_out, work).await
             } else {
                 work.await.map_err(|e| (e, FailureKind::Operation))
             };
-            let elapsed = self.clock.nanos_since(mark);
+            let elapsed = self.plan.clock.nanos_since(mark);
             match result {
-                Ok(value) if self.hooks.is_valid(&value) => Ok(FirstSuccess {
+                Ok(value) if self.plan.hooks.is_valid(&value) => Ok(FirstSuccess {
                     value,
                     elapsed,
                     deadline,
                 }),
-                result => Err(Execution::after_first(self, elapsed, result)),
+                result => Err(Execution::after_first(&self.plan, elapsed, result)),
             }
         }
     }
