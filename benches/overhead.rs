@@ -17,15 +17,6 @@ use resilient::{Backoff, CircuitBreaker, FakeClock, Jitter, Operation};
 // across it would not be inlined as the peers' calls are.
 include!("scenarios.rs");
 
-/// Off, as chaos is in production until switched on: what it costs is one
-/// relaxed load of the switch per attempt.
-static CHAOS_OFF: resilient::chaos::Chaos = resilient::chaos::Chaos::new().injection_rate(1.0);
-
-#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), chaos = &CHAOS_OFF, chaos_fault = Failure)]
-fn resilient_blocking_chaos_off(x: u64) -> Result<u64, Failure> {
-    work(x)
-}
-
 fn blocking(c: &mut Criterion) {
     use backon::BlockingRetryable;
     let mut g = c.benchmark_group("blocking success");

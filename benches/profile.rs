@@ -101,6 +101,9 @@ fn main() {
         "blocking" => (0..CALLS).for_each(|i| {
             black_box(blocking_once(i).ok());
         }),
+        "blocking_chaos_off" => (0..CALLS).for_each(|i| {
+            black_box(resilient_blocking_chaos_off(i).into_result().ok());
+        }),
         "operation" => (0..CALLS).for_each(|i| {
             black_box(operation_once(i).ok());
         }),

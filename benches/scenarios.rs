@@ -40,6 +40,15 @@ fn resilient_blocking(x: u64) -> Result<u64, Failure> {
     work(x)
 }
 
+/// Off, as chaos is in production until switched on: what it costs is one
+/// relaxed load of the switch per attempt.
+static CHAOS_OFF: resilient::chaos::Chaos = resilient::chaos::Chaos::new().injection_rate(1.0);
+
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), chaos = &CHAOS_OFF, chaos_fault = Failure)]
+fn resilient_blocking_chaos_off(x: u64) -> Result<u64, Failure> {
+    work(x)
+}
+
 #[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), timing = false)]
 fn resilient_blocking_untimed(x: u64) -> Result<u64, Failure> {
     work(x)

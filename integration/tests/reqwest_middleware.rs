@@ -14,6 +14,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use futures_util::stream;
 use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
+use resilient::chaos::{Chaos, Injection};
 use resilient::limit::RateLimiter;
 use resilient::reqwest::ResilientMiddleware;
 use resilient::tower::{HttpClassifier, IdempotentRequests, ReportExtension, ResilientLayer};
@@ -532,4 +533,46 @@ async fn the_layer_hedges_idempotent_requests_only() {
         .unwrap_err();
     assert!(error.is::<TimedOut>(), "{error}");
     assert_eq!(hits.count("/hang-first/layer-post"), 1);
+}
+
+/// Chaos in the middleware: an injected fault is retried like a dropped
+/// connection and never leaves the client; with the switch off, requests
+/// go through untouched.
+#[tokio::test(start_paused = true)]
+async fn injected_faults_never_reach_the_server() {
+    static FAULTS: Chaos = Chaos::new().injection_rate(1.0);
+    let (addr, hits) = http_server::start().await;
+    let reports = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&reports);
+    let client = client(
+        ResilientMiddleware::new()
+            .retries(2)
+            .backoff(Backoff::constant(Duration::from_millis(50)))
+            .chaos(&FAULTS)
+            .chaos_fault(|| "injected outage")
+            .on_report(move |report: &ExecutionReport| seen.lock().unwrap().push(report.clone())),
+    );
+
+    FAULTS.set_enabled(true);
+    let error = client
+        .get(format!("http://{addr}/status/200/chaos"))
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(error.to_string(), "injected outage");
+    assert_eq!(hits.count("/status/200/chaos"), 0);
+    let failed = reports.lock().unwrap().pop().unwrap();
+    let injected: Vec<_> = failed.attempts().iter().map(|a| a.injected()).collect();
+    assert_eq!(injected, [Some(Injection::Fault); 3]);
+    assert_eq!(failed.delays(), [Duration::from_millis(50); 2]);
+
+    FAULTS.set_enabled(false);
+    let response = client
+        .get(format!("http://{addr}/status/200/chaos"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(hits.count("/status/200/chaos"), 1);
+    assert_eq!(report(&response).attempts()[0].injected(), None);
 }

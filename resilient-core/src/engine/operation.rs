@@ -2,6 +2,8 @@
 //! that drive an [`Execution`] to its [`Outcome`]. The plain runs of
 //! [`RetryPolicy`] are here too, since they are operations without a report.
 
+#[cfg(feature = "tower")]
+use std::any::Any;
 use std::borrow::Cow;
 use std::future::Future;
 use std::marker::PhantomData;
@@ -10,7 +12,7 @@ use std::time::Duration;
 
 use super::events;
 use super::execution::Execution;
-use super::gates::{BreakerGate, ChaosGate, End, Ended, Gates, LimitGate};
+use super::gates::{BreakerGate, ChaosGate, End, Ended, Fault, Gates, LimitGate};
 use super::hooks::{HookSet, Hooks, RetryEvent};
 use super::plan::Plan;
 use super::race::within_deadline;
@@ -418,7 +420,23 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
             .gates
             .chaos
             .get_or_insert_with(ChaosGate::default)
-            .fault = Some(fault);
+            .fault = Some(Fault::Fn(fault));
+        self
+    }
+
+    /// [`chaos_fault`](Operation::chaos_fault) for a layer or a
+    /// middleware: `fault` makes the error from what `from` holds.
+    #[cfg(feature = "tower")]
+    pub(crate) fn chaos_fault_from(
+        mut self,
+        fault: fn(&(dyn Any + Send + Sync)) -> E,
+        from: &'b (dyn Any + Send + Sync),
+    ) -> Self {
+        self.plan
+            .gates
+            .chaos
+            .get_or_insert_with(ChaosGate::default)
+            .fault = Some(Fault::From(fault, from));
         self
     }
 

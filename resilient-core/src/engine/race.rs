@@ -64,7 +64,7 @@ where
         }) => (delay, Ok(f(attempt))),
         Some(Injection {
             delay,
-            result: Some(result),
+            result: Some((_, result)),
         }) => (delay, Err(result)),
     };
     let cut = match (attempt.deadline, timed_out) {

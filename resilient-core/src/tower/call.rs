@@ -10,6 +10,7 @@
 //! verdict is not a success travels through the engine as a [`Failed`],
 //! which keeps the response or the error, and is turned back at the end.
 
+use std::any::Any;
 use std::fmt;
 use std::future::Future;
 use std::sync::atomic::AtomicBool;
@@ -21,7 +22,7 @@ use ::tower::BoxError;
 
 use super::classify::{Classifier, Verdict};
 use super::hedge::Hedgeable;
-use super::layer::Shared;
+use super::layer::{ChaosSpec, Shared};
 use super::request::CloneRequest;
 use crate::clock::Clock;
 use crate::engine::Operation;
@@ -128,6 +129,11 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
             limiters => op.limit(limiters).limit_wait(shared.limit_wait),
         };
 
+        let op = match &shared.chaos {
+            Some(chaos) => with_chaos(op, chaos),
+            None => op,
+        };
+
         let attempt = |_| {
             let next = requests.lock().unwrap_or_else(|e| e.into_inner()).next();
             let sending = next.map(|(request, last)| {
@@ -158,6 +164,45 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
         };
         let (result, report) = outcome.into_parts();
         (result.or_else(Failed::into_result), report)
+    }
+}
+
+/// A layer's chaos on the operation of one call.
+fn with_chaos<'b, Res, E, C, H>(
+    op: Operation<'b, Res, Failed<Res, E>, C, H>,
+    chaos: &'b ChaosSpec,
+) -> Operation<'b, Res, Failed<Res, E>, C, H>
+where
+    E: EngineError,
+{
+    let Some(switches) = chaos.switches else {
+        return op;
+    };
+    let op = op.chaos(switches);
+    let op = match chaos.latency {
+        Some(latency) => op.chaos_latency(latency),
+        None => op,
+    };
+    match chaos.fault {
+        Some(_) => op.chaos_fault_from(injected_fault::<Res, E>, chaos),
+        None => op,
+    }
+}
+
+/// The fault a layer's chaos injects: its maker's error, retryable.
+fn injected_fault<Res, E: EngineError>(chaos: &(dyn Any + Send + Sync)) -> Failed<Res, E> {
+    let error = match chaos
+        .downcast_ref::<ChaosSpec>()
+        .and_then(|c| c.fault.as_ref())
+    {
+        Some(fault) => E::injected(fault()),
+        None => E::engine(RequestSpent),
+    };
+    Failed {
+        failure: Failure::Error(error),
+        retryable: true,
+        retry_after: None,
+        not_cloned: false,
     }
 }
 
@@ -255,11 +300,16 @@ impl<'r, Req, R: CloneRequest<Req>> Requests<'r, Req, R> {
 /// error for a tower service, reqwest-middleware's for a middleware.
 pub(crate) trait EngineError: Sized + fmt::Display {
     fn engine(error: impl std::error::Error + Send + Sync + 'static) -> Self;
+    /// An error injected by chaos, as its maker made it.
+    fn injected(error: BoxError) -> Self;
 }
 
 impl EngineError for BoxError {
     fn engine(error: impl std::error::Error + Send + Sync + 'static) -> Self {
         Box::new(error)
+    }
+    fn injected(error: BoxError) -> Self {
+        error
     }
 }
 

@@ -16,6 +16,7 @@ use super::hedge::EveryRequest;
 use super::request::UseClone;
 use super::service::Resilient;
 use crate::breaker::CircuitBreaker;
+use crate::chaos::Switches;
 use crate::clock::{Clock, TokioClock};
 use crate::engine::hooks::RetryEvent;
 use crate::limit::Limiter;
@@ -120,7 +121,19 @@ pub(crate) struct Shared {
     /// (`None`: one).
     pub(crate) hedge: Option<Duration>,
     pub(crate) max_hedges: Option<u32>,
+    /// What chaos injects into the attempts, and the switches that decide.
+    pub(crate) chaos: Option<ChaosSpec>,
 }
+
+/// A layer's chaos: the switches, and the fault and latency it injects.
+#[derive(Clone, Default)]
+pub(crate) struct ChaosSpec {
+    pub(crate) switches: Option<Switches<'static>>,
+    pub(crate) fault: Option<FaultMaker>,
+    pub(crate) latency: Option<Duration>,
+}
+
+pub(crate) type FaultMaker = Arc<dyn Fn() -> ::tower::BoxError + Send + Sync>;
 
 impl fmt::Debug for Shared {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -140,6 +153,13 @@ impl fmt::Debug for Shared {
             .field("limit_wait", &self.limit_wait)
             .field("hedge", &self.hedge)
             .field("max_hedges", &self.max_hedges)
+            .field(
+                "chaos",
+                &self
+                    .chaos
+                    .as_ref()
+                    .map(|chaos| (chaos.fault.is_some(), chaos.latency)),
+            )
             .finish()
     }
 }
@@ -362,6 +382,81 @@ macro_rules! resilient_setters {
         /// ```
         pub fn limit_wait(mut self, wait: ::std::time::Duration) -> Self {
             self.shared.limit_wait = wait;
+            self
+        }
+
+        /// Injects chaos into the attempts, as the attribute's `chaos`: `switches`
+        /// (a `&'static` [`Chaos`](crate::chaos::Chaos), or an array of one per
+        /// kind, in the order fault, latency) decide attempt by attempt, and
+        /// [`chaos_fault`](Self::chaos_fault) and
+        /// [`chaos_latency`](Self::chaos_latency) say what to inject. While
+        /// every switch is off, an attempt pays one relaxed load per switch.
+        /// The report marks each injected attempt
+        /// ([`AttemptRecord::injected`](crate::AttemptRecord::injected)).
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        /// use resilient::chaos::Chaos;
+        /// use std::time::Duration;
+        ///
+        /// // Off until a test or a staging config switches it on.
+        /// static UPSTREAM: Chaos = Chaos::new().injection_rate(0.05);
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new()")]
+        ///     .retries(2)
+        ///     .chaos(&UPSTREAM)
+        ///     .chaos_fault(|| "injected outage")
+        ///     .chaos_latency(Duration::from_millis(300));
+        /// # let _ = layer;
+        /// ```
+        pub fn chaos(mut self, switches: impl ::std::convert::Into<$crate::chaos::Switches<'static>>) -> Self {
+            self.shared.chaos.get_or_insert_with(::std::default::Default::default).switches =
+                Some(switches.into());
+            self
+        }
+
+        /// The error an injected fault fails the attempt with, made anew for
+        /// each injection; the request is not sent. An injected fault is a
+        /// retryable failure, as a dropped connection would be: the call
+        /// retries it, the breaker counts it, and a call whose last attempt
+        /// it was returns it. Needs [`chaos`](Self::chaos).
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        /// use resilient::chaos::Chaos;
+        ///
+        /// static FAULTS: Chaos = Chaos::new().injection_rate(1.0);
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().chaos(&FAULTS).chaos_fault(|| \"injected\");")]
+        /// # let _ = layer;
+        /// ```
+        pub fn chaos_fault<F, X>(mut self, fault: F) -> Self
+        where
+            F: Fn() -> X + Send + Sync + 'static,
+            X: ::std::convert::Into<::tower::BoxError>,
+        {
+            self.shared.chaos.get_or_insert_with(::std::default::Default::default).fault =
+                Some(::std::sync::Arc::new(move || fault().into()));
+            self
+        }
+
+        /// How long an injected attempt waits before it is sent, on the
+        /// layer's clock and inside its deadline: a
+        /// [`timeout`](Self::timeout) cuts it. Needs [`chaos`](Self::chaos).
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        /// use resilient::chaos::Chaos;
+        /// use std::time::Duration;
+        ///
+        /// static SLOW: Chaos = Chaos::new().injection_rate(0.1);
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().chaos(&SLOW).chaos_latency(Duration::from_secs(2));")]
+        /// # let _ = layer;
+        /// ```
+        pub fn chaos_latency(mut self, latency: ::std::time::Duration) -> Self {
+            self.shared.chaos.get_or_insert_with(::std::default::Default::default).latency =
+                Some(latency);
             self
         }
 

@@ -7,6 +7,7 @@
 //! kind, each draws on its own. A fault and an outcome drawn together make
 //! the fault: an attempt has one result.
 
+use std::any::Any;
 use std::time::Duration;
 
 use super::{Admission, Ended, Gate, Injection, Refusal};
@@ -16,9 +17,21 @@ use crate::clock::Clock;
 /// The switches and what each kind injects.
 pub(crate) struct ChaosGate<'b, T, E> {
     pub(crate) switches: Switches<'b>,
-    pub(crate) fault: Option<fn() -> E>,
+    pub(crate) fault: Option<Fault<'b, E>>,
     pub(crate) outcome: Option<fn() -> T>,
     pub(crate) latency: Option<Duration>,
+}
+
+/// Makes an injected fault: the attribute's closure, which captures
+/// nothing, or a layer's, made from what the layer holds (borrowed for
+/// the call, as `Any`, so that the operation's type keeps no bound on `E`).
+pub(crate) enum Fault<'b, E> {
+    Fn(fn() -> E),
+    #[cfg_attr(not(feature = "tower"), allow(dead_code))]
+    From(
+        fn(&(dyn Any + Send + Sync)) -> E,
+        &'b (dyn Any + Send + Sync),
+    ),
 }
 
 impl<T, E> Default for ChaosGate<'_, T, E> {
@@ -101,9 +114,12 @@ impl<'b, T, E> Gate<T, E> for ChaosGate<'b, T, E> {
             Some(latency) if drawn.latency && !latency.is_zero() => Some(latency),
             _ => None,
         };
-        let result = match (self.fault, self.outcome) {
-            (Some(fault), _) if drawn.fault => Some(Err(fault())),
-            (_, Some(outcome)) if drawn.outcome => Some(Ok(outcome())),
+        let result = match (&self.fault, &self.outcome) {
+            (Some(Fault::Fn(fault)), _) if drawn.fault => Some((Kind::Fault, Err(fault()))),
+            (Some(Fault::From(fault, from)), _) if drawn.fault => {
+                Some((Kind::Fault, Err(fault(*from))))
+            }
+            (_, Some(outcome)) if drawn.outcome => Some((Kind::Outcome, Ok(outcome()))),
             _ => None,
         };
         if delay.is_none() && result.is_none() {
@@ -121,10 +137,7 @@ impl<T, E> Injection<T, E> {
     /// the fault or the outcome.
     pub(crate) fn kinds(&self) -> [Option<Kind>; 2] {
         let latency = self.delay.map(|_| Kind::Latency);
-        let result = self.result.as_ref().map(|result| match result {
-            Ok(_) => Kind::Outcome,
-            Err(_) => Kind::Fault,
-        });
+        let result = self.result.as_ref().map(|(kind, _)| *kind);
         [latency, result]
     }
 }

@@ -53,7 +53,7 @@ mod limit;
 mod throttle;
 
 pub(crate) use breaker::BreakerGate;
-pub(crate) use chaos::ChaosGate;
+pub(crate) use chaos::{ChaosGate, Fault};
 pub(crate) use limit::LimitGate;
 
 /// One admission concern: admits or refuses each attempt, and hears how
@@ -170,8 +170,9 @@ impl<E> Refusal<E> {
 pub(crate) struct Injection<T, E> {
     /// Waited before the attempt goes on.
     pub(crate) delay: Option<Duration>,
-    /// The attempt's result; its body does not run.
-    pub(crate) result: Option<Result<T, E>>,
+    /// The attempt's result, and whether it is an injected fault or
+    /// outcome; its body does not run.
+    pub(crate) result: Option<(crate::chaos::Injection, Result<T, E>)>,
 }
 
 /// Runs a blocking attempt's body `f` as its gates' `injection` says: after
@@ -191,7 +192,7 @@ pub(crate) fn run_blocking<T, E, C: Clock>(
         );
     }
     match injection.result {
-        Some(result) => result,
+        Some((_, result)) => result,
         None => f(attempt),
     }
 }
