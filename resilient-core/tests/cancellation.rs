@@ -1,4 +1,4 @@
-//! SPEC §3.7: dropping a running operation ends all of its work at once (no
+//! Dropping a running operation ends all of its work at once (no
 //! further attempt, no fallback), and a panic in the body unwinds to the
 //! caller without being retried. Async tests run on paused tokio time.
 

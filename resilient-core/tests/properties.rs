@@ -1,6 +1,6 @@
 //! Properties of the engine over random policies and random scripts of
-//! attempts, checked against a model of the contract (SPEC §3) on virtual
-//! clocks: `FakeClock` for blocking runs, paused tokio time for async ones.
+//! attempts, checked against a model of the behaviour README states, on
+//! virtual clocks: `FakeClock` for blocking runs, paused tokio time for async ones.
 
 use std::cell::{Cell, RefCell};
 use std::fmt;
@@ -1676,7 +1676,7 @@ fn jitter_draws_uniformly_over_its_range() {
 // ---------------------------------------------------------------------------
 // Engine bugs, pinned by the contract. Each fails today.
 
-/// SPEC §3.8: `delays()` is what was slept. Records keep durations as `u64`
+/// `delays()` is what was slept. Records keep durations as `u64`
 /// nanoseconds, so a sleep past 2^64 ns (about 584 years) is reported
 /// shorter than the clock was asked for.
 #[test]
@@ -1692,7 +1692,7 @@ fn report_delays_equal_the_sleeps_past_584_years() {
     assert_eq!(outcome.report().delays(), clock.slept());
 }
 
-/// SPEC §3.3: each attempt's deadline is `min(timeout, budget − elapsed)`;
+/// Each attempt's deadline is `min(timeout, budget − elapsed)`;
 /// the attempt and its record agree even for `budget(Duration::MAX)`.
 #[test]
 

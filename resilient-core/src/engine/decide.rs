@@ -39,7 +39,7 @@ pub(crate) fn refused(kind: AttemptKind) -> Refused {
 /// the `last` attempt of the round still running, or when no other attempt
 /// of the round could change the answer (it was refused, or its error is
 /// not retried).
-pub(crate) fn ends_round(failure: &Failure, last: bool) -> bool {
+pub(crate) fn ends_round(failure: &LastFailure, last: bool) -> bool {
     last || !failure.retryable || failure.refused.is_some()
 }
 
@@ -50,7 +50,7 @@ pub(crate) fn after_round(
     settings: &Settings,
     counters: &Counters,
     elapsed: Duration,
-    failure: Failure,
+    failure: LastFailure,
     jitter: impl FnOnce(Duration) -> Duration,
     allows_retry: impl FnOnce() -> bool,
 ) -> Result<Delay, Stop> {
@@ -94,7 +94,7 @@ impl Counters {
 
 /// How the last attempt failed, as far as the decision cares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Failure {
+pub(crate) struct LastFailure {
     /// The classifier's verdict.
     pub(crate) retryable: bool,
     /// Set when a gate refused the attempt: the reason the call stops.
@@ -128,7 +128,7 @@ pub(crate) fn schedule(
     settings: &Settings,
     counters: &Counters,
     elapsed: Duration,
-    failure: Failure,
+    failure: LastFailure,
     jitter: impl FnOnce(Duration) -> Duration,
     throttle: impl FnOnce() -> bool,
 ) -> Result<Delay, Stop> {
@@ -217,7 +217,7 @@ mod tests {
         .clamped()
     }
 
-    const RETRYABLE: Failure = Failure {
+    const RETRYABLE: LastFailure = LastFailure {
         retryable: true,
         refused: None,
         hint: None,
@@ -234,7 +234,7 @@ mod tests {
         settings: &Settings,
         counters: &Counters,
         elapsed: Duration,
-        failure: Failure,
+        failure: LastFailure,
     ) -> Result<Delay, StopReason> {
         schedule(settings, counters, elapsed, failure, |d| d, || true).map_err(Stop::reason)
     }
@@ -267,7 +267,7 @@ mod tests {
             budget: Some(secs(1)),
             ..settings(3)
         };
-        let fatal = Failure {
+        let fatal = LastFailure {
             retryable: false,
             ..RETRYABLE
         };
@@ -316,7 +316,7 @@ mod tests {
     #[test]
     fn a_hint_is_waited_exactly_without_spending_a_retry() {
         let s = settings(1);
-        let limited = Failure {
+        let limited = LastFailure {
             hint: Some(secs(7)),
             ..RETRYABLE
         };
@@ -347,7 +347,7 @@ mod tests {
             budget: Some(secs(100)),
             ..settings(1)
         };
-        let hint = |d| Failure {
+        let hint = |d| LastFailure {
             hint: Some(d),
             ..RETRYABLE
         };
@@ -393,13 +393,13 @@ mod tests {
             Err(StopReason::AttemptsExhausted),
             "no retry was due, so none was throttled"
         );
-        let fatal = Failure {
+        let fatal = LastFailure {
             retryable: false,
             ..RETRYABLE
         };
         assert_eq!(run(&after(1), fatal), Err(StopReason::NotRetryable));
         assert_eq!(asked.get(), 1, "a throttle is not asked about a stop");
-        let limited = Failure {
+        let limited = LastFailure {
             hint: Some(secs(1)),
             ..RETRYABLE
         };
@@ -484,9 +484,9 @@ mod tests {
             })
         }
 
-        fn failure() -> impl Strategy<Value = Failure> {
+        fn failure() -> impl Strategy<Value = LastFailure> {
             (any::<bool>(), proptest::option::of(duration())).prop_map(|(retryable, hint)| {
-                Failure {
+                LastFailure {
                     retryable,
                     refused: None,
                     hint: hint.filter(|_| retryable),

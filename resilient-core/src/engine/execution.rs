@@ -17,7 +17,7 @@ use std::time::Duration;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-use super::decide::{self, Counters, Failure, Refused, Stop};
+use super::decide::{self, Counters, LastFailure, Refused, Stop};
 use super::events::{self, Ended};
 use super::gates::{self, Admission, End, Injection, Permits, Refusal};
 use super::hooks::{HookSet, OnRetry, RetryEvent};
@@ -61,7 +61,7 @@ pub struct Execution<'o, 'b, T, E, C, H> {
 }
 
 /// What a failed attempt told the shell, in terms the core understands.
-struct Failed {
+struct AttemptFailure {
     kind: FailureKind,
     retryable: bool,
     hint: Option<Duration>,
@@ -298,7 +298,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
                 let kind = self.core.kind_of(index);
                 let ended = gates::Ended::new(kind, rtt, End::Success);
                 self.plan.gates.settle(&self.plan.clock, permits, &ended);
-                self.core.succeeded(kind);
+                self.core.record_success(kind);
                 self.result = Some(Ok(value));
             }
             Ok(_) => {
@@ -371,7 +371,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
 
     /// Records the failure of the attempt at `index`, which failed with
     /// `error`, and decides what comes next if it ends its round.
-    fn fail_at(&mut self, index: usize, error: E, failed: Failed, last: bool) {
+    fn fail_at(&mut self, index: usize, error: E, failed: AttemptFailure, last: bool) {
         self.result = Some(Err(error));
         self.core.keep_report(&self.plan.settings);
         let gates = &self.plan.gates;
@@ -393,7 +393,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         permits: Permits<'b, T, E>,
         attempt_kind: AttemptKind,
         rtt: u64,
-    ) -> Failed {
+    ) -> AttemptFailure {
         let hooks = &self.plan.hooks;
         let retryable = hooks.is_retryable(error);
         let hint = if retryable {
@@ -408,7 +408,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         };
         let ended = gates::Ended::new(attempt_kind, rtt, end);
         self.plan.gates.settle(&self.plan.clock, permits, &ended);
-        Failed {
+        AttemptFailure {
             kind,
             retryable,
             hint,
@@ -789,12 +789,12 @@ impl<'o> Core<'o> {
     fn fail_at(
         &mut self,
         index: usize,
-        failed: Failed,
+        failed: AttemptFailure,
         on_retry: &dyn OnRetry,
         allows_retry: &mut dyn FnMut() -> bool,
         last: bool,
     ) {
-        let Failed {
+        let AttemptFailure {
             kind,
             retryable,
             hint,
@@ -815,7 +815,7 @@ impl<'o> Core<'o> {
         }
         events::attempt_failed(name, number, recorded);
         events::attempt_ended(name, attempt_kind, Ended::of_failure(retryable));
-        let failure = Failure {
+        let failure = LastFailure {
             retryable,
             refused,
             hint,
@@ -961,7 +961,7 @@ impl<'o> Core<'o> {
 
     /// A primary attempt of `kind` succeeded.
     #[inline]
-    fn succeeded(&mut self, kind: AttemptKind) {
+    fn record_success(&mut self, kind: AttemptKind) {
         events::attempt_ended(self.name, kind, Ended::Success);
         self.stop = Some(StopReason::Succeeded);
     }

@@ -891,11 +891,7 @@ impl RetryPolicy {
         F: FnMut(Attempt) -> Result<T, E>,
         C: Clock,
     {
-        Operation::unreported()
-            .policy(self)
-            .clock(clock)
-            .run(f)
-            .into_retry_result()
+        self.gated(None).run_with_clock(clock, f)
     }
 
     /// Runs the async `f` until it succeeds or the policy stops, retrying
@@ -941,12 +937,7 @@ impl RetryPolicy {
         Fut: Future<Output = Result<T, E>>,
         C: Clock,
     {
-        Operation::unreported()
-            .policy(self)
-            .clock(clock)
-            .run_async(f)
-            .await
-            .into_retry_result()
+        self.gated(None).run_async_with_clock(clock, f).await
     }
 }
 
@@ -970,13 +961,21 @@ impl RetryPolicy {
 #[derive(Clone, Copy)]
 pub struct ThrottledPolicy<'t> {
     policy: RetryPolicy,
-    throttle: &'t dyn RetryBudget,
+    /// The throttle's gate; `None` for a policy's own runners, which are
+    /// this one's without a throttle.
+    throttle: Option<&'t dyn RetryBudget>,
 }
 
 impl RetryPolicy {
     /// This policy, its retries allowed only while `throttle` allows them
     /// (see [`Operation::throttle`]).
     pub fn throttled<'t>(&self, throttle: &'t dyn RetryBudget) -> ThrottledPolicy<'t> {
+        self.gated(Some(throttle))
+    }
+
+    /// This policy with the gates its runners consult: one set of runners
+    /// serves the policy and the throttled policy.
+    fn gated<'t>(&self, throttle: Option<&'t dyn RetryBudget>) -> ThrottledPolicy<'t> {
         ThrottledPolicy {
             policy: *self,
             throttle,
@@ -992,7 +991,17 @@ impl std::fmt::Debug for ThrottledPolicy<'_> {
     }
 }
 
-impl ThrottledPolicy<'_> {
+impl<'t> ThrottledPolicy<'t> {
+    /// The operation each run starts from: the policy's settings, no
+    /// report, and the throttle, if any.
+    fn operation<T, E>(&self) -> Operation<'t, T, E> {
+        let op = Operation::unreported().policy(&self.policy);
+        match self.throttle {
+            Some(throttle) => op.throttle(throttle),
+            None => op,
+        }
+    }
+
     /// [`RetryPolicy::run`], throttled.
     pub fn run<T, E, F>(&self, f: F) -> Result<T, RetryError<E>>
     where
@@ -1007,12 +1016,7 @@ impl ThrottledPolicy<'_> {
         F: FnMut(Attempt) -> Result<T, E>,
         C: Clock,
     {
-        Operation::unreported()
-            .policy(&self.policy)
-            .throttle(self.throttle)
-            .clock(clock)
-            .run(f)
-            .into_retry_result()
+        self.operation().clock(clock).run(f).into_retry_result()
     }
 
     /// [`RetryPolicy::run_async`], throttled.
@@ -1035,9 +1039,7 @@ impl ThrottledPolicy<'_> {
         Fut: Future<Output = Result<T, E>>,
         C: Clock,
     {
-        Operation::unreported()
-            .policy(&self.policy)
-            .throttle(self.throttle)
+        self.operation()
             .clock(clock)
             .run_async(f)
             .await

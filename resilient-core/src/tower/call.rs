@@ -7,7 +7,7 @@
 //!
 //! The engine retries on errors, while a service's failures may be
 //! responses (a `503` is an `Ok` to the service). So an attempt whose
-//! verdict is not a success travels through the engine as a [`Failed`],
+//! verdict is not a success travels through the engine as a [`Unsuccessful`],
 //! which keeps the response or the error, and is turned back at the end.
 
 use std::any::Any;
@@ -95,8 +95,8 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
             .interrupt_at_deadline()
             // A copy refused after others were made leaves the original to
             // the last attempt: nothing may follow it.
-            .retry_if(|failed: &Failed<Res, E>| failed.retryable && !spent.load(Relaxed))
-            .rate_limit(|failed: &Failed<Res, E>| failed.retry_after)
+            .retry_if(|failed: &Unsuccessful<Res, E>| failed.retryable && !spent.load(Relaxed))
+            .rate_limit(|failed: &Unsuccessful<Res, E>| failed.retry_after)
             .on_retry(move |event| {
                 if let Some(hook) = on_retry {
                     hook(event);
@@ -144,10 +144,10 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
             });
             async move {
                 let Some((response, last)) = sending else {
-                    return Err(Failed::engine(RequestSpent, false));
+                    return Err(Unsuccessful::engine(RequestSpent, false));
                 };
-                let judged = Failed::judge(classifier, response.await);
-                judged.map_err(|failed| Failed {
+                let judged = Unsuccessful::judge(classifier, response.await);
+                judged.map_err(|failed| Unsuccessful {
                     not_cloned: last,
                     ..failed
                 })
@@ -163,15 +163,15 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
             _ => op.run_async(attempt).await,
         };
         let (result, report) = outcome.into_parts();
-        (result.or_else(Failed::into_result), report)
+        (result.or_else(Unsuccessful::into_result), report)
     }
 }
 
 /// A layer's chaos on the operation of one call.
 fn with_chaos<'b, Res, E, C, H>(
-    op: Operation<'b, Res, Failed<Res, E>, C, H>,
+    op: Operation<'b, Res, Unsuccessful<Res, E>, C, H>,
     chaos: &'b ChaosSpec,
-) -> Operation<'b, Res, Failed<Res, E>, C, H>
+) -> Operation<'b, Res, Unsuccessful<Res, E>, C, H>
 where
     E: EngineError,
 {
@@ -190,7 +190,7 @@ where
 }
 
 /// The fault a layer's chaos injects: its maker's error, retryable.
-fn injected_fault<Res, E: EngineError>(chaos: &(dyn Any + Send + Sync)) -> Failed<Res, E> {
+fn injected_fault<Res, E: EngineError>(chaos: &(dyn Any + Send + Sync)) -> Unsuccessful<Res, E> {
     let error = match chaos
         .downcast_ref::<ChaosSpec>()
         .and_then(|c| c.fault.as_ref())
@@ -198,8 +198,8 @@ fn injected_fault<Res, E: EngineError>(chaos: &(dyn Any + Send + Sync)) -> Faile
         Some(fault) => E::injected(fault()),
         None => E::engine(RequestSpent),
     };
-    Failed {
-        failure: Failure::Error(error),
+    Unsuccessful {
+        failure: Returned::Error(error),
         retryable: true,
         retry_after: None,
         not_cloned: false,
@@ -328,22 +328,22 @@ impl std::error::Error for RequestSpent {}
 
 /// An attempt that failed, as the engine carries it: what the service
 /// gave back, and the verdict on it.
-pub(crate) struct Failed<Res, E> {
-    failure: Failure<Res, E>,
+pub(crate) struct Unsuccessful<Res, E> {
+    failure: Returned<Res, E>,
     retryable: bool,
     retry_after: Option<Duration>,
     /// The request could not be cloned for another attempt.
     not_cloned: bool,
 }
 
-enum Failure<Res, E> {
+enum Returned<Res, E> {
     /// A response classified as a failure, and its text for the report.
     Response { response: Res, text: String },
     /// The service's error, or one the engine made (timeout, open circuit).
     Error(E),
 }
 
-impl<Res, E> Failed<Res, E> {
+impl<Res, E> Unsuccessful<Res, E> {
     /// The engine's view of one attempt's result.
     fn judge<Err, Cl>(classifier: &Cl, result: Result<Res, Err>) -> Result<Res, Self>
     where
@@ -360,13 +360,13 @@ impl<Res, E> Failed<Res, E> {
             Verdict::Fatal => (false, None),
         };
         let failure = match result {
-            Ok(response) => Failure::Response {
+            Ok(response) => Returned::Response {
                 text: classifier.describe(&response),
                 response,
             },
-            Err(error) => Failure::Error(error.into()),
+            Err(error) => Returned::Error(error.into()),
         };
-        Err(Failed {
+        Err(Unsuccessful {
             failure,
             retryable,
             retry_after,
@@ -377,8 +377,8 @@ impl<Res, E> Failed<Res, E> {
     /// What the caller gets when this was the last attempt.
     fn into_result(self) -> Result<Res, E> {
         match self.failure {
-            Failure::Response { response, .. } => Ok(response),
-            Failure::Error(error) => Err(error),
+            Returned::Response { response, .. } => Ok(response),
+            Returned::Error(error) => Err(error),
         }
     }
 
@@ -387,8 +387,8 @@ impl<Res, E> Failed<Res, E> {
     where
         E: EngineError,
     {
-        Failed {
-            failure: Failure::Error(E::engine(error)),
+        Unsuccessful {
+            failure: Returned::Error(E::engine(error)),
             retryable,
             retry_after: None,
             not_cloned: false,
@@ -397,35 +397,35 @@ impl<Res, E> Failed<Res, E> {
 }
 
 /// A late attempt: retryable, as the default classifier has every error.
-impl<Res, E: EngineError> From<TimedOut> for Failed<Res, E> {
+impl<Res, E: EngineError> From<TimedOut> for Unsuccessful<Res, E> {
     fn from(error: TimedOut) -> Self {
-        Failed::engine(error, true)
+        Unsuccessful::engine(error, true)
     }
 }
 
 /// An attempt the breaker rejected: retryable, as the default classifier
 /// has every error.
-impl<Res, E: EngineError> From<CircuitOpen> for Failed<Res, E> {
+impl<Res, E: EngineError> From<CircuitOpen> for Unsuccessful<Res, E> {
     fn from(error: CircuitOpen) -> Self {
-        Failed::engine(error, true)
+        Unsuccessful::engine(error, true)
     }
 }
 
 /// An attempt a limiter refused: the call ends there, whatever the
 /// classifier would say.
-impl<Res, E: EngineError> From<LimitExceeded> for Failed<Res, E> {
+impl<Res, E: EngineError> From<LimitExceeded> for Unsuccessful<Res, E> {
     fn from(error: LimitExceeded) -> Self {
-        Failed::engine(error, false)
+        Unsuccessful::engine(error, false)
     }
 }
 
 /// The report's text: the response's description, or the error's own,
 /// and why no retry followed when the request could not be copied.
-impl<Res, E: fmt::Display> fmt::Display for Failed<Res, E> {
+impl<Res, E: fmt::Display> fmt::Display for Unsuccessful<Res, E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.failure {
-            Failure::Response { text, .. } => f.write_str(text)?,
-            Failure::Error(error) => fmt::Display::fmt(error, f)?,
+            Returned::Response { text, .. } => f.write_str(text)?,
+            Returned::Error(error) => fmt::Display::fmt(error, f)?,
         }
         if self.not_cloned {
             f.write_str(" (not retried: the request can't be cloned)")?;
