@@ -2,8 +2,9 @@
 //! a load generator calling a flaky server through two operations, and
 //! headless Chromium reading what a person would see once the stream has
 //! updated the page: a tile per operation, the error % the load generator
-//! measured (within 5 points), and a breaker shown open while it is open
-//! and closed once it has recovered. Saves screenshots to
+//! measured (within 5 points), a breaker shown open while it is open
+//! and closed once it has recovered, and a connection pool's fill and
+//! refusals on its operation's tile. Saves screenshots to
 //! `target/dashboard.png` and `target/dashboard-open.png`.
 //!
 //! Everything runs on 127.0.0.1, in real time, bounded: each wait gives up
@@ -21,7 +22,8 @@ use axum::Router;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
-use resilient::{CircuitBreaker, CircuitOpen, CircuitState, resilient};
+use resilient::limit::{Bulkhead, Completion, Limiter};
+use resilient::{CircuitBreaker, CircuitOpen, CircuitState, LimitExceeded, resilient};
 use serde_json::Value;
 
 use chromium::Chromium;
@@ -63,6 +65,12 @@ impl std::fmt::Display for CallError {
     }
 }
 
+impl From<LimitExceeded> for CallError {
+    fn from(_: LimitExceeded) -> Self {
+        CallError::Unavailable
+    }
+}
+
 impl From<CircuitOpen> for CallError {
     fn from(_: CircuitOpen) -> Self {
         CallError::Open
@@ -82,7 +90,10 @@ async fn get_status(client: &reqwest::Client, url: &str) -> Result<(), CallError
     }
 }
 
-#[resilient(name = "catalog.item", retries = 1, backoff = none)]
+/// The catalog's connections: its tile shows the pool's fill and refusals.
+static CATALOG_POOL: Bulkhead = Bulkhead::new(4).named("catalog.pool");
+
+#[resilient(name = "catalog.item", retries = 1, backoff = none, limit = &CATALOG_POOL)]
 async fn catalog_item(client: &reqwest::Client, url: &str) -> Result<(), CallError> {
     get_status(client, url).await
 }
@@ -140,6 +151,7 @@ const READ_TILES: &str = r#"JSON.stringify(Array.from(document.querySelectorAll(
     error_pct: tile.querySelector('[data-field="error-pct"]').textContent,
     calls_per_s: tile.querySelector('[data-field="calls-per-s"]').textContent,
     breaker: (tile.querySelector('[data-field="breaker-state"]') || {}).textContent || null,
+    limits: Array.from(tile.querySelectorAll('[data-field="limit"]')).map(row => row.textContent),
 })))"#;
 
 async fn tiles(browser: &mut Chromium) -> Vec<Value> {
@@ -179,7 +191,7 @@ fn save(name: &str, png: &[u8]) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_page_shows_each_operation_its_error_rate_and_its_breaker() {
+async fn the_page_shows_each_operation_its_error_rate_its_breaker_and_its_limits() {
     let Some(mut browser) = Chromium::start().await else {
         return;
     };
@@ -238,6 +250,11 @@ async fn the_page_shows_each_operation_its_error_rate_and_its_breaker() {
         "the page shows {shown} % errors, the load generator saw {truth_pct:.1} %"
     );
     assert_eq!(tile(&seen, "payments.charge").unwrap()["breaker"], "closed");
+    // The pool joined its operation's tile on its own.
+    assert_eq!(
+        tile(&seen, "catalog.item").unwrap()["limits"],
+        serde_json::json!(["0 / 4 in flight, 0 refused"])
+    );
 
     // The payments dependency goes down: the breaker opens, and the page says so.
     flaky.down.store(true, Ordering::Relaxed);
@@ -261,6 +278,28 @@ async fn the_page_shows_each_operation_its_error_rate_and_its_breaker() {
     )
     .await;
     assert_eq!(PAYMENTS.state(Instant::now()), CircuitState::Closed);
+
+    // Something else holds the catalog's four connections: its calls are
+    // refused, and its tile counts them.
+    let now = Instant::now();
+    for _ in 0..4 {
+        CATALOG_POOL.try_acquire(now).unwrap();
+    }
+    wait_for(
+        &mut browser,
+        Duration::from_secs(8),
+        "the pool shown full, with refusals",
+        |tiles| {
+            tile(tiles, "catalog.item").is_some_and(|tile| {
+                let row = tile["limits"][0].as_str().unwrap_or("");
+                row.starts_with("4 / 4 in flight, ") && !row.ends_with(" 0 refused")
+            })
+        },
+    )
+    .await;
+    for _ in 0..4 {
+        CATALOG_POOL.release(now, Duration::ZERO, Completion::Unused);
+    }
     save("dashboard.png", &browser.screenshot().await);
     load.abort();
 }

@@ -184,6 +184,7 @@ fn limits_count_refusals_gauge_their_level_and_time_the_queue() {
         recorded,
         expected(&[
             ("resilient_limit_current{limiter=metrics.adaptive}", "30"),
+            ("resilient_limit_current{limiter=metrics.pool}", "1"),
             ("resilient_limit_in_flight{limiter=metrics.adaptive}", "0"),
             ("resilient_limit_in_flight{limiter=metrics.pool}", "1"),
             (

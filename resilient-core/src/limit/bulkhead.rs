@@ -162,6 +162,11 @@ impl Limiter for Bulkhead {
     fn in_flight(&self) -> Option<u32> {
         Some(self.in_flight.count())
     }
+
+    /// Its `max`, which never moves.
+    fn current_limit(&self) -> Option<u32> {
+        Some(self.max)
+    }
 }
 
 #[cfg(all(test, not(loom)))]

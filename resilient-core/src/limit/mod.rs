@@ -119,7 +119,9 @@ pub trait Limiter: Send + Sync {
         None
     }
 
-    /// The limit in force now, for a limiter whose limit moves.
+    /// How many attempts may hold a permit at once now, for a limiter
+    /// that counts them: a bulkhead's `max`, an adaptive limit's current
+    /// limit.
     fn current_limit(&self) -> Option<u32> {
         None
     }

@@ -39,7 +39,8 @@ impl Level {
         Self::read(&self.in_flight)
     }
 
-    /// The limit in force, for a limiter whose limit moves.
+    /// The concurrency limit in force, for a limiter that counts
+    /// attempts in flight.
     pub(crate) fn current(&self) -> Option<u64> {
         Self::read(&self.current)
     }

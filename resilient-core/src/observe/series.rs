@@ -39,9 +39,10 @@
 //! uses it: its rejections at zero for that operation, its gauges at its
 //! level then. A limiter is borrowed by each call, so its gauges are
 //! readings: taken as each call that used it ends, and set by [`refresh`]
-//! (and at each refusal). `resilient_limit_current` is the limit in force
-//! of a limiter whose limit moves (`AdaptiveLimit`, and `AdaptiveRate`
-//! once throttled); `resilient_limit_queued_seconds` has a sample for each
+//! (and at each refusal). `resilient_limit_current` is the concurrency
+//! limit in force of a limiter that counts attempts in flight (a
+//! `Bulkhead`'s max, an `AdaptiveLimit`'s current limit, which moves);
+//! `resilient_limit_queued_seconds` has a sample for each
 //! attempt that waited for its permits, none for one admitted at once.
 //!
 //! ```
@@ -70,7 +71,8 @@ pub const CIRCUIT_STATE: &str = "resilient_circuit_state";
 /// `limiter`.
 pub const LIMIT_IN_FLIGHT: &str = "resilient_limit_in_flight";
 
-/// The gauge of a moving limiter's limit in force, labelled `limiter`.
+/// The gauge of a concurrency limiter's limit in force (a bulkhead's max,
+/// an adaptive limit's current limit), labelled `limiter`.
 pub const LIMIT_CURRENT: &str = "resilient_limit_current";
 
 /// The counter of attempts a limiter refused, labelled `operation` and
@@ -189,7 +191,7 @@ pub const SERIES: &[Series] = &[
         kind: SeriesKind::Gauge,
         unit: Unit::Count,
         labels: &["limiter"],
-        help: "Limit in force of a limiter whose limit moves (adaptive concurrency, adaptive rate).",
+        help: "Attempts a concurrency limiter lets hold a permit at once now: a bulkhead's max, an adaptive limit's current limit.",
     },
 ];
 

@@ -348,14 +348,14 @@ mod tests {
         assert_eq!(
             limits_of("tile.first"),
             [
-                row("tile.pool", 1, None, 1),
+                row("tile.pool", 1, Some(1), 1),
                 row("tile.adaptive", 0, Some(12), 0)
             ]
         );
         assert_eq!(
             limits_of("tile.second"),
             [
-                row("tile.pool", 1, None, 0),
+                row("tile.pool", 1, Some(1), 0),
                 row("tile.adaptive", 0, Some(12), 0)
             ],
             "the limiter's level is shared, its refusals are the operation's"
