@@ -1,7 +1,8 @@
 //! The success path allocates nothing: 1 000 successful calls of each kind,
 //! `timeout` and `budget` set, a circuit breaker consulted or permits
-//! taken from limiters, the full report built, under a counting global
-//! allocator.
+//! taken from limiters, hedged calls whose first attempt answers before the
+//! hedge delay (a hedged call allocates only once a hedge starts), the full
+//! report built, under a counting global allocator.
 //!
 //! With the `metrics` feature, each call records two series through the
 //! `metrics` facade (an attempt counter and the duration histogram), whose
@@ -57,6 +58,35 @@ async fn plain_async(x: u64) -> Result<u64, Failure> {
 #[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), timeout = "10s", budget = "30s")]
 async fn async_with_limits(x: u64) -> Result<u64, Failure> {
     Ok(x + 1)
+}
+
+/// Hedged, answering at once: long before the hedge delay.
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), hedge = "10s")]
+async fn hedged(x: u64) -> Result<u64, Failure> {
+    Ok(x + 1)
+}
+
+/// Hedged, answering on its second poll, by when the hedge's timer runs.
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), hedge = "10s", max_hedges = 2)]
+async fn hedged_after_a_poll(x: u64) -> Result<u64, Failure> {
+    pending_once().await;
+    Ok(x + 1)
+}
+
+/// Pending once, and woken at once: an attempt that is not over on its
+/// first poll. (Not `tokio::task::yield_now`, whose wake-up the runtime
+/// queues in a list it allocates in each `block_on`.)
+async fn pending_once() {
+    let mut polled = false;
+    std::future::poll_fn(|cx| {
+        if std::mem::replace(&mut polled, true) {
+            std::task::Poll::Ready(())
+        } else {
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    })
+    .await;
 }
 
 #[resilient(retries = 1, backoff = none)]
@@ -131,7 +161,30 @@ fn main() {
         .enable_time()
         .build()
         .expect("a runtime");
-    let cases: [(&str, usize); 9] = [
+    let cases: [(&str, usize); 12] = [
+        (
+            "async hedged, answering before the hedge",
+            allocations(|x| rt.block_on(hedged(x)).into_result().unwrap()),
+        ),
+        (
+            "async hedged, answering on its second poll",
+            allocations(|x| {
+                let outcome = rt.block_on(hedged_after_a_poll(x));
+                assert_eq!(outcome.report().attempt_count(), 1);
+                outcome.into_result().unwrap()
+            }),
+        ),
+        (
+            "Operation::hedge, answering before the hedge",
+            allocations(|x| {
+                let call = resilient::Operation::new()
+                    .max_attempts(4)
+                    .clock(resilient::TokioClock)
+                    .hedge(std::time::Duration::from_secs(10))
+                    .run_async(async |_| Ok::<u64, Failure>(x + 1));
+                rt.block_on(call).into_result().unwrap()
+            }),
+        ),
         (
             "async with limit",
             allocations(|x| rt.block_on(async_limited(x)).into_result().unwrap()),

@@ -206,13 +206,6 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         self.plan
     }
 
-    /// Keeps a record of every attempt from the start, for runs where
-    /// several attempts are in flight at once.
-    pub(crate) fn keep_every_record(&mut self) {
-        self.core.begun = true;
-        self.core.eager(&self.plan.settings);
-    }
-
     /// Reads the clock: the latest reading is now.
     pub(crate) fn read_clock(&mut self) {
         self.core.now = self.plan.clock.now_nanos();
@@ -250,7 +243,6 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         if self.core.begun || queued > 0 {
             self.core.now = self.plan.clock.now_nanos();
         }
-        self.core.queued = queued;
         if queued > 0 {
             events::limit_queued(self.core.name, Duration::from_nanos(queued));
         }
@@ -263,7 +255,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             Err(_) if decide::refused(kind) == Refused::Skip => return None,
             admitted => admitted,
         };
-        let (attempt, index) = self.core.begin(kind, &self.plan.settings);
+        let (attempt, index) = self.core.begin(kind, queued, &self.plan.settings);
         match admitted {
             Ok(permits) => Some((attempt, index, permits)),
             Err(refusal) => {
@@ -649,14 +641,16 @@ impl<'o> Core<'o> {
         false
     }
 
-    /// Begins an attempt of `kind` at the latest reading: what it is
-    /// granted, and where its record is. The first attempt leaves no record
-    /// yet: it is made on the first failure.
+    /// Begins an attempt of `kind`, which waited `queued` for its permits,
+    /// at the latest reading: what it is granted, and where its record is.
+    /// The first attempt leaves no record yet: it is made on the first
+    /// failure, or when a hedge starts beside it.
     #[inline]
-    fn begin(&mut self, kind: AttemptKind, settings: &Settings) -> (Attempt, usize) {
+    fn begin(&mut self, kind: AttemptKind, queued: u64, settings: &Settings) -> (Attempt, usize) {
         if !self.begun {
             self.begun = true;
-            if self.queued > 0 {
+            self.queued = queued;
+            if queued > 0 {
                 // Its budget's share is what the wait left of it.
                 self.first_deadline = deadline(settings, self.queued);
             }
@@ -668,19 +662,39 @@ impl<'o> Core<'o> {
             };
             return (attempt, 0);
         }
+        // The first attempt's record, made with its own wait, before this
+        // attempt's wait replaces it.
+        if self.slow.is_none() {
+            self.keep_first(settings);
+        }
+        self.queued = queued;
         self.push_record(kind, settings)
     }
 
     /// The state a retry needs, made on the first failure with the record
     /// of the first attempt, which ended at the latest reading.
     fn keep_report(&mut self, settings: &Settings) -> &mut Slow {
-        let (elapsed, deadline) = (self.elapsed(), Nanos::optional(self.first_deadline));
+        let elapsed = self.elapsed();
+        let made = self.slow.is_none();
+        let slow = self.keep_first(settings);
+        if made {
+            slow.report.name_and(0).1.end_at(elapsed);
+        }
+        slow
+    }
+
+    /// The report, made (if it isn't yet) with the record of the first
+    /// attempt, begun and not ended: when it fails, or when another
+    /// attempt is to run beside it.
+    #[cold]
+    #[inline(never)]
+    fn keep_first(&mut self, settings: &Settings) -> &mut Slow {
+        let deadline = Nanos::optional(self.first_deadline);
         let (name, first_injected, queued) = (self.name, self.first_injected, self.queued);
         self.slow.get_or_insert_with(|| {
             let mut report = ExecutionReport::new(name.clone());
             let mut first = AttemptRecord::begin(1, AttemptKind::Primary, queued, deadline, None)
                 .queued_for(queued);
-            first.end_at(elapsed);
             if let Some(injected) = first_injected {
                 first.set_injected(injected);
             }
@@ -695,20 +709,6 @@ impl<'o> Core<'o> {
         })
     }
 
-    /// Makes the report now, before any attempt, empty.
-    fn eager(&mut self, settings: &Settings) {
-        let name = self.name;
-        self.slow.get_or_insert_with(|| {
-            Box::new(Slow {
-                report: ExecutionReport::new(name.clone()),
-                settings: settings.clamped(),
-                counters: Counters::default(),
-                pending: None,
-                rng: None,
-            })
-        });
-    }
-
     /// Records the start of an attempt of `kind` at the latest reading;
     /// the attempt and where its record is. A primary attempt takes the
     /// wait that preceded it.
@@ -720,7 +720,7 @@ impl<'o> Core<'o> {
         let slow = self
             .slow
             .as_mut()
-            .expect("the report is kept from the start");
+            .expect("the first attempt's record comes before another's");
         let index = slow.report.attempts().len();
         let number = slow.report.attempt_count().saturating_add(1);
         let delay_before = if kind == AttemptKind::Primary {

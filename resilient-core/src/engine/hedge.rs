@@ -10,19 +10,23 @@
 //! after which wait) another round starts. Each hedged attempt has its own
 //! `Attempt` (number, deadline), is counted in `attempt_count` but never in
 //! `retry_count`, and is recorded with [`AttemptKind::Hedge`].
+//!
+//! A round's primary attempt runs pinned in the round's own future, raced
+//! against the hedge delay; the report, the list of attempts in flight and
+//! the hedges' boxed futures are made only when the first hedge starts.
 
 use std::future::{Future, poll_fn};
-use std::pin::Pin;
-use std::task::Poll;
+use std::pin::{Pin, pin};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use super::execution::Execution;
-use super::gates::Permits;
+use super::gates::{Injection, Permits, Refusal};
 use super::hooks::HookSet;
 use super::operation::Operation;
 use super::race::gated;
 use crate::attempt::Attempt;
-use crate::clock::Clock;
+use crate::clock::{Clock, Mark};
 use crate::report::{AttemptKind, Outcome};
 
 /// An [`Operation`] whose async attempts are hedged: built by
@@ -67,6 +71,14 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// [`max_hedges`](Hedged::max_hedges) (default 1) extra attempts in
     /// flight. The breaker and the throttle are consulted before each hedge
     /// starts.
+    ///
+    /// Until a hedge starts, a hedged call costs what an unhedged one
+    /// does: an attempt that ends before the delay runs without an
+    /// allocation, its timer made only if it is still running after its
+    /// first poll. A round in which a hedge starts allocates its report
+    /// and records, the list of its attempts in flight, a box for each
+    /// hedge's future, and the text that records an attempt dropped when
+    /// another won: six allocations for one hedge that beats its primary.
     pub fn hedge(self, delay: Duration) -> Hedged<'b, T, E, C, H> {
         Hedged {
             op: self,
@@ -86,14 +98,20 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Hedged<'b, T, E, C, H> {
 
     /// Runs the hedged attempts made by `f` until one succeeds or the
     /// operation stops.
-    pub async fn run_async<F, Fut>(self, f: F) -> Outcome<T, E>
+    // Not an `async fn`: see the block below.
+    #[allow(clippy::manual_async_fn)]
+    pub fn run_async<F, Fut>(self, f: F) -> impl Future<Output = Outcome<T, E>>
     where
         F: Fn(Attempt) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        match self.run_primary_async(f).await {
-            Ok(outcome) => outcome,
-            Err(exec) => exec.finish(),
+        // A block rather than an `async fn`, which would keep the operation
+        // in its future twice: as the argument, and as the local it moves to.
+        async move {
+            match self.run_primary_async(f).await {
+                Ok(outcome) => outcome,
+                Err(exec) => exec.finish(),
+            }
         }
     }
 
@@ -111,24 +129,59 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Hedged<'b, T, E, C, H> {
         Fut: Future<Output = Result<T, E>>,
     {
         let mut exec = self.op.start();
-        exec.keep_every_record();
         while exec.next_async().await {
-            exec.hedged_round(&f, self.delay, self.max_hedges).await;
+            // Admitted here, not in the round: the wait for admission and
+            // the round are then never in this future at once.
+            let at = exec.admission(AttemptKind::Primary);
+            let plan = exec.plan();
+            let admitted = plan.gates.admit_async(&plan.clock, &at).await;
+            if let Some(primary) = exec.begin_hedged(AttemptKind::Primary, admitted) {
+                exec.hedged_round(primary, &f, self.delay, self.max_hedges)
+                    .await;
+            }
         }
-        if exec.succeeded() {
-            Ok(exec.finish())
-        } else {
-            Err(exec)
-        }
+        exec.settled()
     }
 }
 
-/// One attempt in flight.
-struct Running<'b, A, T, E> {
-    work: Pin<Box<A>>,
-    /// Where the attempt's record is in the report.
+/// An attempt admitted by its gates, about to start.
+struct Begun<'b, T, E> {
+    start: Start<T, E>,
+    /// Where its record is in the report.
     index: usize,
     permits: Permits<'b, T, E>,
+}
+
+/// What an attempt's work is made from.
+struct Start<T, E> {
+    attempt: Attempt,
+    /// The clock's mark when it started.
+    started: Mark,
+    injection: Option<Injection<T, E>>,
+}
+
+/// An attempt in flight beside others.
+struct Running<'p, 'b, A, T, E> {
+    work: Work<'p, A>,
+    /// Where its record is in the report.
+    index: usize,
+    permits: Permits<'b, T, E>,
+}
+
+/// The work of an attempt in flight: the primary's stays pinned where the
+/// round made it, a hedge's is boxed.
+enum Work<'p, A> {
+    Primary(Pin<&'p mut A>),
+    Hedge(Pin<Box<A>>),
+}
+
+impl<A: Future> Work<'_, A> {
+    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<A::Output> {
+        match self {
+            Work::Primary(work) => work.as_mut().poll(cx),
+            Work::Hedge(work) => work.as_mut().poll(cx),
+        }
+    }
 }
 
 /// What woke the round up.
@@ -140,59 +193,99 @@ enum Woken<R> {
 }
 
 impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'_, 'b, T, E, C, H> {
-    /// Runs one round: a primary attempt, and a hedge each time `delay`
-    /// passes without an end while fewer than `1 + max_hedges` run.
-    async fn hedged_round<F, Fut>(&mut self, f: &F, delay: Duration, max_hedges: u32)
-    where
+    /// Begins an attempt of `kind` that its gates answered with
+    /// `admitted`; `None` if it doesn't start.
+    fn begin_hedged(
+        &mut self,
+        kind: AttemptKind,
+        admitted: Result<Permits<'b, T, E>, Refusal<E>>,
+    ) -> Option<Begun<'b, T, E>> {
+        let (attempt, index, mut permits) = self.begin(kind, admitted)?;
+        let started = Mark::nanos(self.latest_reading());
+        let injection = self.inject(attempt, &mut permits, index);
+        Some(Begun {
+            start: Start {
+                attempt,
+                started,
+                injection,
+            },
+            index,
+            permits,
+        })
+    }
+
+    /// Runs one round from its `primary` attempt: a hedge starts each
+    /// time `delay` passes without an end while fewer than
+    /// `1 + max_hedges` run.
+    ///
+    /// Until the first hedge starts, the primary runs alone, raced against
+    /// the hedge delay right here, as an unhedged attempt runs against its
+    /// deadline: a round that ends before the delay allocates nothing, and
+    /// its timer is made only if the attempt is still running after its
+    /// first poll. The first hedge makes the report (with the primary's
+    /// record and its own) and the list of attempts in flight, and each
+    /// hedge's future is boxed.
+    async fn hedged_round<F, Fut>(
+        &mut self,
+        primary: Begun<'b, T, E>,
+        f: &F,
+        delay: Duration,
+        max_hedges: u32,
+    ) where
         F: Fn(Attempt) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
         let plan = self.plan();
-        let start = async |exec: &mut Self, kind| {
-            let at = exec.admission(kind);
-            // A hedge starts now or not at all: waiting for room would
-            // stall the attempts already running, which are not polled
-            // meanwhile.
-            let admitted = match kind {
-                AttemptKind::Hedge => plan.gates.admit(&plan.clock, &at),
-                _ => plan.gates.admit_async(&plan.clock, &at).await,
-            };
-            let (attempt, index, mut permits) = exec.begin(kind, admitted)?;
-            let started = crate::clock::Mark::nanos(exec.latest_reading());
-            let injection = exec.inject(attempt, &mut permits, index);
-            let work = Box::pin(gated(
-                &plan.clock,
+        let work = |start: Start<T, E>| {
+            let Start {
                 attempt,
                 started,
-                plan.timed_out,
                 injection,
-                f,
-            ));
-            Some(Running {
-                work,
-                index,
-                permits,
-            })
+            } = start;
+            gated(&plan.clock, attempt, started, plan.timed_out, injection, f)
         };
-        let Some(first) = start(self, AttemptKind::Primary).await else {
+        let Begun {
+            start,
+            index,
+            permits,
+        } = primary;
+        let started = start.started;
+        let mut primary = pin!(work(start));
+        let mut timer = pin!(None);
+        let alone = poll_fn(|cx| {
+            if let Poll::Ready(result) = primary.as_mut().poll(cx) {
+                return Poll::Ready(Some(result));
+            }
+            if max_hedges == 0 {
+                return Poll::Pending;
+            }
+            if timer.is_none() {
+                // Counted from the attempt's start, not from its first poll.
+                let spent = Duration::from_nanos(plan.clock.nanos_since(started));
+                timer.set(Some(plan.clock.deadline_async(delay.saturating_sub(spent))));
+            }
+            match timer.as_mut().as_pin_mut() {
+                Some(timer) => timer.poll(cx).map(|()| None),
+                None => Poll::Pending,
+            }
+        })
+        .await;
+        if let Some(result) = alone {
+            self.read_clock();
+            self.settle(index, result, permits, true);
             return;
-        };
-        let mut running = vec![first];
+        }
         let limit = 1 + usize::try_from(max_hedges).unwrap_or(usize::MAX);
-        let mut timer = (running.len() < limit).then(|| Box::pin(plan.clock.deadline_async(delay)));
+        // Room for every attempt the round may run, up to a few: one
+        // allocation for the usual single hedge.
+        let mut running = Vec::with_capacity(limit.min(8));
+        running.push(Running {
+            work: Work::Primary(primary.as_mut()),
+            index,
+            permits,
+        });
+        let mut woken = Woken::Hedge;
         loop {
-            let woken = poll_fn(|cx| {
-                for (position, attempt) in running.iter_mut().enumerate() {
-                    if let Poll::Ready(result) = attempt.work.as_mut().poll(cx) {
-                        return Poll::Ready(Woken::Ended(position, result));
-                    }
-                }
-                match timer.as_mut().map(|timer| timer.as_mut().poll(cx)) {
-                    Some(Poll::Ready(())) => Poll::Ready(Woken::Hedge),
-                    _ => Poll::Pending,
-                }
-            })
-            .await;
             match woken {
                 Woken::Ended(position, result) => {
                     let ended = running.swap_remove(position);
@@ -212,17 +305,38 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'_, 'b, T, E, C, H> {
                     }
                 }
                 Woken::Hedge => {
-                    timer = None;
+                    timer.set(None);
+                    // A hedge starts now or not at all: waiting for room
+                    // would stall the attempts already running, which are
+                    // not polled meanwhile.
+                    let at = self.admission(AttemptKind::Hedge);
                     if self.allows_retry()
-                        && let Some(hedge) = start(self, AttemptKind::Hedge).await
+                        && let admitted = plan.gates.admit(&plan.clock, &at)
+                        && let Some(hedge) = self.begin_hedged(AttemptKind::Hedge, admitted)
                     {
-                        running.push(hedge);
+                        running.push(Running {
+                            work: Work::Hedge(Box::pin(work(hedge.start))),
+                            index: hedge.index,
+                            permits: hedge.permits,
+                        });
                     }
                     if running.len() < limit {
-                        timer = Some(Box::pin(plan.clock.deadline_async(delay)));
+                        timer.set(Some(plan.clock.deadline_async(delay)));
                     }
                 }
             }
+            woken = poll_fn(|cx| {
+                for (position, attempt) in running.iter_mut().enumerate() {
+                    if let Poll::Ready(result) = attempt.work.poll(cx) {
+                        return Poll::Ready(Woken::Ended(position, result));
+                    }
+                }
+                match timer.as_mut().as_pin_mut().map(|timer| timer.poll(cx)) {
+                    Some(Poll::Ready(())) => Poll::Ready(Woken::Hedge),
+                    _ => Poll::Pending,
+                }
+            })
+            .await;
         }
     }
 }
