@@ -249,41 +249,68 @@ where
     C: Clock,
     H: Hedgeable<Request>,
 {
-    /// One request: its attempts through the engine, each running the rest
-    /// of the chain.
-    async fn run(
-        &self,
-        request: Request,
-        extensions: &mut Extensions,
-        next: Next<'_>,
-    ) -> Result<Response, Error> {
-        let call = Call {
+    /// The configuration of each request's call.
+    fn call(&self) -> Call<'_, Cl, C> {
+        Call {
             settings: &self.settings,
             shared: &self.shared,
             classifier: &self.classifier,
             clock: &self.clock,
-        };
-        let given = &*extensions;
-        let last = Mutex::new(None);
-        let send = |request: Request| {
-            let next = next.clone();
-            let mut own = given.clone();
-            let last = &last;
-            async move {
-                let result = next.run(request, &mut own).await;
-                *last.lock().unwrap_or_else(|e| e.into_inner()) = Some(own);
-                result
-            }
-        };
-        let (response, report) = call
-            .run(request, &Request::try_clone, &self.hedge_if, send)
-            .await;
-        if let Some(own) = last.into_inner().unwrap_or_else(|e| e.into_inner()) {
-            *extensions = own;
         }
-        attach_to(&ReportExtension, response, report)
     }
+
+    chain_run!(
+        /// One request: its attempts through the engine, each running the
+        /// rest of the chain.
+        run,
+        run
+    );
+
+    chain_run!(
+        /// [`run`](Self::run) for a middleware whose calls are plain
+        /// ([`Call::is_plain`]): a future without the state of the gates
+        /// and hedges it doesn't have.
+        run_plain,
+        run_plain
+    );
 }
+
+/// A method of the middleware that runs one request through the `Call`
+/// method of the same signature named by the second argument. Two
+/// futures, each laid out for its own path.
+macro_rules! chain_run {
+    ($(#[$doc:meta])* $name:ident, $route:ident) => {
+        $(#[$doc])*
+        async fn $name(
+            &self,
+            request: Request,
+            extensions: &mut Extensions,
+            next: Next<'_>,
+        ) -> Result<Response, Error> {
+            let given = &*extensions;
+            let last = Mutex::new(None);
+            let send = |request: Request| {
+                let next = next.clone();
+                let mut own = given.clone();
+                let last = &last;
+                async move {
+                    let result = next.run(request, &mut own).await;
+                    *last.lock().unwrap_or_else(|e| e.into_inner()) = Some(own);
+                    result
+                }
+            };
+            let (response, report) = self
+                .call()
+                .$route(request, &Request::try_clone, &self.hedge_if, send)
+                .await;
+            if let Some(own) = last.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                *extensions = own;
+            }
+            attach_to(&ReportExtension, response, report)
+        }
+    };
+}
+use chain_run;
 
 impl<Cl, C, H> Middleware for ResilientMiddleware<Cl, C, H>
 where
@@ -303,7 +330,13 @@ where
         'life2: 'async_trait,
         Self: 'async_trait,
     {
-        Box::pin(self.run(request, extensions, next))
+        // Two futures, each laid out for its own path: a call with no gate
+        // before its first attempt and no hedge carries none of their state.
+        if self.call().is_plain() {
+            Box::pin(self.run_plain(request, extensions, next))
+        } else {
+            Box::pin(self.run(request, extensions, next))
+        }
     }
 }
 

@@ -671,7 +671,12 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     // Always inlined: out of line, the whole operation is written to memory
     // to be passed by reference, which costs more than this function.
     #[inline(always)]
-    fn first_success(&self, value: T, elapsed: u64, deadline: Option<Duration>) -> Outcome<T, E> {
+    pub(crate) fn first_success(
+        &self,
+        value: T,
+        elapsed: u64,
+        deadline: Option<Duration>,
+    ) -> Outcome<T, E> {
         events::attempt_ended(
             &self.plan.name,
             AttemptKind::Primary,
@@ -756,6 +761,29 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             return exec.settled();
         }
         Box::pin(exec.run_rest_async(f)).await
+    }
+
+    /// The rest of a run whose first attempt, run by the caller, failed
+    /// with `failed` after `elapsed` nanoseconds: the retries by `f`, in
+    /// this future (the caller boxes it), and the outcome.
+    #[cfg(feature = "tower")]
+    pub(crate) async fn after_first_async<F, Fut>(
+        &self,
+        elapsed: u64,
+        failed: (E, FailureKind),
+        f: F,
+    ) -> Outcome<T, E>
+    where
+        F: FnMut(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        let exec = Execution::after_first(&self.plan, elapsed, Err(failed));
+        let rest = if exec.stopped() {
+            exec.settled()
+        } else {
+            exec.run_rest_async(f).await
+        };
+        rest.unwrap_or_else(Execution::finish)
     }
 
     /// Runs the first async attempt: its value if it succeeded, for

@@ -26,11 +26,16 @@ use super::layer::{ChaosSpec, Shared};
 use super::request::CloneRequest;
 use crate::clock::Clock;
 use crate::engine::Operation;
+use crate::engine::hooks::HookSet;
+use crate::engine::race::race;
 use crate::error::{CircuitOpen, TimedOut};
 use crate::limit::{Completion, LimitExceeded, Limiter};
 use crate::policy::RetryPolicy;
 use crate::report::ExecutionReport;
+use crate::report::FailureKind;
 use crate::settings::Settings;
+use crate::settings::deadline;
+use std::pin::pin;
 
 /// What one call runs with: a layer's or a middleware's configuration,
 /// borrowed.
@@ -41,7 +46,18 @@ pub(crate) struct Call<'a, Cl, C> {
     pub(crate) clock: &'a C,
 }
 
-impl<Cl, C: Clock> Call<'_, Cl, C> {
+impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
+    /// Whether the call can take [`run_plain`](Self::run_plain): no gate
+    /// is asked before its first attempt (no breaker, no limit, no chaos
+    /// switch) and no attempt is hedged.
+    pub(crate) fn is_plain(&self) -> bool {
+        let shared = self.shared;
+        shared.breaker.is_none()
+            && shared.limiters.is_empty()
+            && shared.chaos.as_ref().is_none_or(|c| c.switches.is_none())
+            && (shared.hedge.is_none() || shared.max_hedges == Some(0))
+    }
+
     /// Runs the attempts, each sending its copy of `request` with `send`,
     /// until one succeeds or the engine stops; returns what the caller
     /// gets (the last response, or the last error) and the report.
@@ -63,33 +79,152 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
         E: EngineError,
         Cl: Classifier<Res, Err>,
     {
-        let Call {
-            settings,
-            shared,
-            classifier,
-            clock,
-        } = self;
+        let shared = self.shared;
         let hedge = shared
             .hedge
             .filter(|_| shared.max_hedges != Some(0) && hedge_if.hedgeable(&request));
         let requests = Requests::new(request, clone_request);
         let cloneable = requests.cloneable;
-        let mut settings = *settings;
-        if !cloneable {
-            // One attempt, whatever its verdict: the record keeps the
-            // classifier's verdict (and the breaker and throttle count
-            // it), and its text says why nothing followed.
-            settings.max_attempts = 1;
-            settings.max_rate_limit_retries = 0;
-        }
         // Hedged attempts ask for their copies while others run.
         let requests = Mutex::new(requests);
         let spent = AtomicBool::new(false);
+        let op = self.operation(cloneable, &spent);
+        let op = match shared.breaker.as_deref() {
+            Some(breaker) => op.circuit_breaker(breaker),
+            None => op,
+        };
+        let limiters = LimiterRefs::new(&shared.limiters);
+        let op = match limiters.as_slice() {
+            [] => op,
+            limiters => op.limit(limiters).limit_wait(shared.limit_wait),
+        };
+        let op = match &shared.chaos {
+            Some(chaos) => with_chaos(op, chaos),
+            None => op,
+        };
+
+        let attempt = |_| attempt(&requests, &spent, cloneable, &send, self.classifier);
+        let outcome = match hedge {
+            Some(delay) if cloneable => {
+                op.hedge(delay)
+                    .max_hedges(shared.max_hedges.unwrap_or(1))
+                    .run_async(attempt)
+                    .await
+            }
+            _ => op.run_async(attempt).await,
+        };
+        let (result, report) = outcome.into_parts();
+        (result.or_else(Unsuccessful::into_result), report)
+    }
+
+    /// [`run`](Self::run) for a call that [`is_plain`](Self::is_plain),
+    /// whose first attempt no gate is asked for: that attempt runs here,
+    /// timed and raced against its deadline as the engine would, and the
+    /// engine takes over only to write the report of a success or, boxed,
+    /// to run the retries after a failure. So the future holds the request,
+    /// its copy in flight and little else, and a request that succeeds at
+    /// once moves and runs little more than the attempt.
+    pub(crate) fn run_plain<Req, Res, Err, E, Fut>(
+        self,
+        request: Req,
+        clone_request: &impl CloneRequest<Req>,
+        hedge_if: &impl Hedgeable<Req>,
+        send: impl Fn(Req) -> Fut,
+    ) -> impl Future<Output = (Result<Res, E>, ExecutionReport)>
+    where
+        Fut: Future<Output = Result<Res, Err>>,
+        Err: Into<E>,
+        E: EngineError,
+        Cl: Classifier<Res, Err>,
+    {
+        debug_assert!(self.is_plain());
+        async move {
+            let Some(copy) = clone_request.clone_request(&request) else {
+                // Sent once, as it is: the general path says why.
+                return Box::pin(self.run(request, clone_request, hedge_if, send)).await;
+            };
+            let deadline = deadline(self.settings, 0);
+            let mark = self.clock.mark();
+            let mut work = pin!(send(copy));
+            let output = match deadline {
+                Some(deadline) => race(self.clock, mark, None, Some(deadline), work.as_mut()).await,
+                None => Some(work.await),
+            };
+            let elapsed = self.clock.nanos_since(mark);
+            let judged = match output {
+                Some(result) => Unsuccessful::judge(self.classifier, result)
+                    .map_err(|failed| (failed, FailureKind::Operation)),
+                None => Err((Unsuccessful::from(TimedOut), FailureKind::Timeout)),
+            };
+            let spent = AtomicBool::new(false);
+            match judged {
+                Ok(response) => {
+                    let op = self.operation(true, &spent);
+                    let outcome = op.first_success(response, elapsed, deadline);
+                    let (result, report) = outcome.into_parts();
+                    (result.or_else(Unsuccessful::into_result), report)
+                }
+                Err(failed) => {
+                    let rest = self.after_first(request, clone_request, send, elapsed, failed);
+                    Box::pin(rest).await
+                }
+            }
+        }
+    }
+
+    /// The retries of a plain call whose first attempt, a copy of
+    /// `request`, failed with `failed` after `elapsed` nanoseconds.
+    async fn after_first<Req, Res, Err, E, Fut>(
+        self,
+        request: Req,
+        clone_request: &impl CloneRequest<Req>,
+        send: impl Fn(Req) -> Fut,
+        elapsed: u64,
+        failed: (Unsuccessful<Res, E>, FailureKind),
+    ) -> (Result<Res, E>, ExecutionReport)
+    where
+        Fut: Future<Output = Result<Res, Err>>,
+        Err: Into<E>,
+        E: EngineError,
+        Cl: Classifier<Res, Err>,
+    {
+        let requests = Mutex::new(Requests::copied(request, clone_request));
+        let spent = AtomicBool::new(false);
+        let op = self.operation(true, &spent);
+        let attempt = |_| attempt(&requests, &spent, true, &send, self.classifier);
+        let outcome = op.after_first_async(elapsed, failed, attempt).await;
+        let (result, report) = outcome.into_parts();
+        (result.or_else(Unsuccessful::into_result), report)
+    }
+
+    /// The engine's operation for one call, before the gates that ask
+    /// before an attempt: the settings, the clock, the verdicts, the
+    /// hooks, the name and the throttle. Built in place, field by field,
+    /// rather than moved through a setter per option.
+    ///
+    /// A request that can't be copied gets one attempt, whatever its
+    /// verdict: the record keeps the classifier's verdict (and the breaker
+    /// and throttle count it), and its text says why nothing followed.
+    fn operation<'o, Res, E>(
+        &self,
+        cloneable: bool,
+        spent: &'o AtomicBool,
+    ) -> Operation<'o, Res, Unsuccessful<Res, E>, &'o C, impl HookSet<Res, Unsuccessful<Res, E>> + 'o>
+    where
+        'a: 'o,
+        E: EngineError,
+    {
+        let shared = self.shared;
+        let mut settings = *self.settings;
+        if !cloneable {
+            settings.max_attempts = 1;
+            settings.max_rate_limit_retries = 0;
+        }
         let on_retry = shared.on_retry.as_deref();
         let on_report = shared.on_report.as_deref();
-        let op = Operation::new()
+        let mut op = Operation::new()
             .policy(&RetryPolicy { settings })
-            .clock(clock)
+            .clock(self.clock)
             // A future can always be dropped, so the budget holds while an
             // attempt runs, with or without a timeout.
             .interrupt_at_deadline()
@@ -107,63 +242,49 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
                     hook(report);
                 }
             });
-        let op = match &shared.name {
-            Some(name) => op.name(name.clone()),
-            None => op,
-        };
-        let op = match settings.timeout {
-            Some(timeout) => op.timeout(timeout),
-            None => op,
-        };
-        let op = match shared.breaker.as_deref() {
-            Some(breaker) => op.circuit_breaker(breaker),
-            None => op,
-        };
-        let op = match shared.throttle.as_deref() {
-            Some(throttle) => op.throttle(throttle),
-            None => op,
-        };
-        let limiters = LimiterRefs::new(&shared.limiters);
-        let op = match limiters.as_slice() {
-            [] => op,
-            limiters => op.limit(limiters).limit_wait(shared.limit_wait),
-        };
+        // `policy` keeps the operation's own timeout.
+        op.plan.settings.timeout = settings.timeout;
+        if let Some(name) = &shared.name {
+            op.plan.name = name.clone();
+        }
+        op.plan.gates.throttle = shared.throttle.as_deref();
+        op
+    }
+}
 
-        let op = match &shared.chaos {
-            Some(chaos) => with_chaos(op, chaos),
-            None => op,
+/// One attempt of a call: the next copy of the request sent with `send`,
+/// and its result judged by `classifier`.
+fn attempt<'r, Req, R, S, Res, Err, E, Fut, Cl>(
+    requests: &'r Mutex<Requests<'_, Req, R>>,
+    spent: &'r AtomicBool,
+    cloneable: bool,
+    send: &S,
+    classifier: &'r Cl,
+) -> impl Future<Output = Result<Res, Unsuccessful<Res, E>>> + use<'r, Req, R, S, Res, Err, E, Fut, Cl>
+where
+    R: CloneRequest<Req>,
+    S: Fn(Req) -> Fut,
+    Fut: Future<Output = Result<Res, Err>>,
+    Err: Into<E>,
+    E: EngineError,
+    Cl: Classifier<Res, Err>,
+{
+    let next = requests.lock().unwrap_or_else(|e| e.into_inner()).next();
+    let sending = next.map(|(request, last)| {
+        if last && cloneable {
+            spent.store(true, Relaxed);
+        }
+        (send(request), last)
+    });
+    async move {
+        let Some((response, last)) = sending else {
+            return Err(Unsuccessful::engine(RequestSpent, false));
         };
-
-        let attempt = |_| {
-            let next = requests.lock().unwrap_or_else(|e| e.into_inner()).next();
-            let sending = next.map(|(request, last)| {
-                if last && cloneable {
-                    spent.store(true, Relaxed);
-                }
-                (send(request), last)
-            });
-            async move {
-                let Some((response, last)) = sending else {
-                    return Err(Unsuccessful::engine(RequestSpent, false));
-                };
-                let judged = Unsuccessful::judge(classifier, response.await);
-                judged.map_err(|failed| Unsuccessful {
-                    not_cloned: last,
-                    ..failed
-                })
-            }
-        };
-        let outcome = match hedge {
-            Some(delay) if cloneable => {
-                op.hedge(delay)
-                    .max_hedges(shared.max_hedges.unwrap_or(1))
-                    .run_async(attempt)
-                    .await
-            }
-            _ => op.run_async(attempt).await,
-        };
-        let (result, report) = outcome.into_parts();
-        (result.or_else(Unsuccessful::into_result), report)
+        let judged = Unsuccessful::judge(classifier, response.await);
+        judged.map_err(|failed| Unsuccessful {
+            not_cloned: last,
+            ..failed
+        })
     }
 }
 
@@ -269,6 +390,16 @@ impl<'r, Req, R: CloneRequest<Req>> Requests<'r, Req, R> {
             cloneable: first.is_some(),
             original: Some(original),
             first,
+            clone_request,
+        }
+    }
+
+    /// The request of a call whose first attempt sent a copy of it.
+    fn copied(original: Req, clone_request: &'r R) -> Self {
+        Requests {
+            original: Some(original),
+            first: None,
+            cloneable: true,
             clone_request,
         }
     }
