@@ -72,14 +72,24 @@ where
 
 // The checks of option values (`checked_by` in the macro's table of
 // options) each take the function's error type `E` first, whether they use
-// it or not.
+// it or not. Each has a twin ending in `_fn` for a value written as a path:
+// a function of the wrong signature would fail the generic check where it
+// is written and again wherever the operation's hooks are used, so a path
+// is taken as a function pointer instead, whose coercion fails once, at
+// the path, and leaves a value of the right type behind. A closure keeps
+// the generic check: its signature is inferred from the bound, and
+// captures rule out a pointer.
 
 /// A report hook, checked to be one where it is written (`report = …`).
-/// The hook comes back as an opaque `Fn(&ExecutionReport)`, so that a
-/// value of another type is reported here only, not again where the
-/// operation runs.
+/// The hook comes back as an opaque `Fn(&ExecutionReport)`.
 #[inline]
 pub fn report_hook<E, F: Fn(&ExecutionReport)>(hook: F) -> impl Fn(&ExecutionReport) {
+    hook
+}
+
+/// `report = path`: the function as a pointer; see [`report_hook`].
+#[inline]
+pub fn report_hook_fn<E>(hook: fn(&ExecutionReport)) -> fn(&ExecutionReport) {
     hook
 }
 
@@ -90,6 +100,12 @@ pub fn retry_listener<E, F: Fn(&RetryEvent<'_>)>(listener: F) -> impl Fn(&RetryE
     listener
 }
 
+/// `on_retry = path`: the function as a pointer; see [`report_hook`].
+#[inline]
+pub fn retry_listener_fn<E>(listener: fn(&RetryEvent<'_>)) -> fn(&RetryEvent<'_>) {
+    listener
+}
+
 /// A Retry-After hint, checked to be one where it is written (`rate_limit
 /// = …`), and handed on as an opaque `Fn(&E) -> Option<Duration>`; see
 /// [`report_hook`].
@@ -97,6 +113,12 @@ pub fn retry_listener<E, F: Fn(&RetryEvent<'_>)>(listener: F) -> impl Fn(&RetryE
 pub fn rate_limit_hint<E, F: Fn(&E) -> Option<Duration>>(
     hint: F,
 ) -> impl Fn(&E) -> Option<Duration> {
+    hint
+}
+
+/// `rate_limit = path`: the function as a pointer; see [`report_hook`].
+#[inline]
+pub fn rate_limit_hint_fn<E>(hint: fn(&E) -> Option<Duration>) -> fn(&E) -> Option<Duration> {
     hint
 }
 

@@ -14,7 +14,7 @@
 //! shadow them.
 
 use proc_macro2::{Literal, Punct, Spacing, Span, TokenStream};
-use quote::{ToTokens, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprPath, Ident, ItemFn, ReturnType, Type};
@@ -63,6 +63,8 @@ fn with_errors(item: TokenStream, errors: &Errors) -> TokenStream {
 struct Names<'a> {
     root: TokenStream,
     ret: &'a Ret,
+    /// The function's parameters, which an option's value may name.
+    args: &'a [Arg],
     op: Ident,
     exec: Ident,
     body: Ident,
@@ -75,7 +77,7 @@ struct Names<'a> {
 }
 
 impl<'a> Names<'a> {
-    fn new(options: &Options, ret: &'a Ret) -> Self {
+    fn new(options: &Options, function: &'a Function, ret: &'a Ret) -> Self {
         let local = |name: &str| Ident::new(name, Span::mixed_site());
         Names {
             root: options.get::<syn::Path>(&CRATE).map_or_else(
@@ -83,6 +85,7 @@ impl<'a> Names<'a> {
                 |krate| krate.value.to_token_stream(),
             ),
             ret,
+            args: &function.args,
             op: local("__resilient_op"),
             exec: local("__resilient_exec"),
             body: local("__resilient_body"),
@@ -92,6 +95,20 @@ impl<'a> Names<'a> {
             error: local("__resilient_error"),
             pristine_self: local("__resilient_self"),
         }
+    }
+
+    /// Whether an option's value names a function: a path, other than one
+    /// of the function's parameters (which may hold a closure).
+    fn is_function(&self, value: &Expr) -> bool {
+        let Expr::Path(path) = value else {
+            return false;
+        };
+        let is_param = |ident: &Ident| {
+            self.args
+                .iter()
+                .any(|arg| matches!(arg, Arg::Named(name, _) if name == ident))
+        };
+        path.qself.is_some() || path.path.get_ident().is_none_or(|ident| !is_param(ident))
     }
 
     /// The runtime's path, spanned at `span`.
@@ -161,7 +178,7 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
 }
 
 fn generate(options: &Options, function: &Function, ret: &Ret) -> TokenStream {
-    let names = Names::new(options, ret);
+    let names = Names::new(options, function, ret);
     let ItemFn {
         attrs,
         vis,
@@ -381,9 +398,14 @@ fn builder_calls(
                 Some(check) => {
                     let value_span = expr.span();
                     let at = names.root_at(value_span);
-                    let check = Ident::new(check, value_span);
                     let error = names.error_at(value_span);
-                    quote_spanned!(value_span=> #at::__private::#check::<#error, _>(#expr))
+                    if names.is_function(expr) {
+                        let check = format_ident!("{check}_fn", span = value_span);
+                        quote_spanned!(value_span=> #at::__private::#check::<#error>(#expr))
+                    } else {
+                        let check = Ident::new(check, value_span);
+                        quote_spanned!(value_span=> #at::__private::#check::<#error, _>(#expr))
+                    }
                 }
                 None => expr.to_token_stream(),
             },

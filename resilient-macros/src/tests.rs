@@ -257,12 +257,12 @@ fn every_option_becomes_a_builder_call() {
         "let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) . budget (self . budget)",
         ". max_elapsed (:: core :: time :: Duration :: new (10u64 , 0u32))",
         ". min_retries (2u32)",
-        ". rate_limit (my :: runtime :: __private :: rate_limit_hint :: < ProviderError , _ > (retry_after))",
+        ". rate_limit (my :: runtime :: __private :: rate_limit_hint_fn :: < ProviderError > (retry_after))",
         ". max_rate_limit_wait (:: core :: time :: Duration :: new (60u64 , 0u32))",
         ". max_rate_limit_retries (3u32)",
         "let __resilient_op = { __resilient_op } . circuit_breaker (& BREAKER) ;",
         "let __resilient_op = { __resilient_op } . validate (non_empty)",
-        ". on_retry (my :: runtime :: __private :: retry_listener :: < ProviderError , _ > (log_retry))",
+        ". on_retry (my :: runtime :: __private :: retry_listener_fn :: < ProviderError > (log_retry))",
         "-> my :: runtime :: Outcome < String , ProviderError >",
     ] {
         assert_contains(&out, call);
@@ -759,7 +759,32 @@ fn rate_limit_caps_need_rate_limit() {
     );
     assert_contains(
         &out,
-        ". rate_limit (:: resilient :: __private :: rate_limit_hint :: < ProviderError , _ > (hint)) . max_rate_limit_retries (0u32)",
+        ". rate_limit (:: resilient :: __private :: rate_limit_hint_fn :: < ProviderError > (hint)) . max_rate_limit_retries (0u32)",
+    );
+}
+
+/// A hook named by a path is a function, taken as a function pointer so that
+/// a wrong signature is one error; a closure, or a parameter that may hold
+/// one, keeps the generic check.
+#[test]
+fn hooks_by_path_are_function_pointers() {
+    let by_path = expanded(quote!(retries = 1, report = log), blocking_fn());
+    assert_contains(
+        &by_path,
+        ":: resilient :: __private :: report_hook_fn :: < ProviderError > (log)",
+    );
+    let closure = expanded(quote!(retries = 1, report = |r| log(r)), blocking_fn());
+    assert_contains(
+        &closure,
+        ":: resilient :: __private :: report_hook :: < ProviderError , _ > (| r | log (r))",
+    );
+    let item = quote! {
+        fn call(hook: impl Fn(&ExecutionReport)) -> Result<String, ProviderError> { todo!() }
+    };
+    let param = expanded(quote!(retries = 1, report = hook), item);
+    assert_contains(
+        &param,
+        ":: resilient :: __private :: report_hook :: < ProviderError , _ > (hook)",
     );
 }
 
