@@ -91,7 +91,7 @@ pub use error::{
 pub use fingerprint::fingerprint_of;
 pub use memory::MemoryStore;
 #[cfg(feature = "redis")]
-pub use redis::RedisStore;
+pub use redis::{RedisStore, RedisValue};
 pub use store::{Claim, ClaimRequest, ClaimToken, IdempotencyStore};
 
 /// How long a success stays stored when no TTL is given: 24 hours, the

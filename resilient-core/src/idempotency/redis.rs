@@ -462,10 +462,42 @@ fn optional(number: Option<u64>) -> String {
     number.map(|n| n.to_string()).unwrap_or_default()
 }
 
-impl<T> IdempotencyStore<T> for RedisStore
-where
-    T: Serialize + DeserializeOwned + Send,
-{
+/// A value that a [`RedisStore`] keeps: one that serde writes to JSON and
+/// reads back. Every `T: Serialize + DeserializeOwned + Send` is one; the
+/// trait exists so that a type that is not says so in one error.
+///
+/// ```
+/// use resilient::idempotency::RedisValue;
+///
+/// fn kept_in_redis<T: RedisValue>() {}
+/// kept_in_redis::<(u64, String)>();
+/// kept_in_redis::<Vec<Option<f64>>>();
+/// ```
+///
+/// A type without serde is refused, with a message that says to derive it:
+///
+/// ```compile_fail
+/// use resilient::idempotency::RedisValue;
+///
+/// #[derive(Clone)]
+/// struct Receipt {
+///     id: u64,
+/// }
+///
+/// fn kept_in_redis<T: RedisValue>() {}
+/// kept_in_redis::<Receipt>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is stored in Redis as JSON, so it must implement serde's `Serialize` and `Deserialize`",
+    label = "a `RedisStore` keeps this function's success value",
+    note = "derive both: `#[derive(serde::Serialize, serde::Deserialize)]` on `{Self}`, or use a `MemoryStore`, which keeps any `Clone` value"
+)]
+pub trait RedisValue: Serialize + DeserializeOwned + Send {}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + DeserializeOwned + Send> RedisValue for T {}
+
+impl<T: RedisValue> IdempotencyStore<T> for RedisStore {
     fn claim(
         &self,
         key: &str,
