@@ -184,7 +184,10 @@ use proc_macro::TokenStream;
 ///
 /// For an error that is not an enum, `retry_if` takes a classifier: a path
 /// to a function or a closure (write the closure's parameter type,
-/// `|e: &io::Error| …`).
+/// `|e: &io::Error| …`). `retry_on` on such an error is refused: for
+/// `io::Error` and `anyhow::Error` with an error that says so; for a struct
+/// of your own the attribute cannot see the type's declaration, and the
+/// compiler reports the name as an "ambiguous associated type".
 ///
 /// ```
 /// use resilient::{Attempt, StopReason, resilient};
