@@ -88,9 +88,63 @@ fn reqwest_scenario(chain: &str) -> bool {
     true
 }
 
+/// The limiters of `limits.rs` and their peers, under callgrind: an
+/// uncontended permit or rate check, `CALLS` times. `false` if `scenario`
+/// is none of them.
+fn limiter_scenario(scenario: &str) -> bool {
+    use resilient::limit::{Bulkhead, Completion, Limiter, RateLimiter};
+    use std::num::NonZeroU32;
+    use std::time::Instant;
+    // Rates no run can exhaust, as in `limits.rs`.
+    let ours = || RateLimiter::per_second(u32::MAX).burst(u32::MAX);
+    let quota = governor::Quota::per_second(NonZeroU32::MAX);
+    match scenario {
+        // The start-up alone, to subtract from the others.
+        "limiter_startup" => {}
+        "rate_limiter" => {
+            let ours = ours();
+            (0..CALLS).for_each(|_| {
+                black_box(black_box(&ours).try_acquire(Instant::now()).is_ok());
+            });
+        }
+        "rate_limiter_at" => {
+            let (ours, now) = (ours(), Instant::now());
+            (0..CALLS).for_each(|_| {
+                black_box(black_box(&ours).check_at(black_box(now)).is_ok());
+            });
+        }
+        "governor" => {
+            let theirs = governor::RateLimiter::direct(quota);
+            (0..CALLS).for_each(|_| {
+                black_box(black_box(&theirs).check().is_ok());
+            });
+        }
+        "governor_fake" => {
+            let clock = governor::clock::FakeRelativeClock::default();
+            let theirs = governor::RateLimiter::direct_with_clock(quota, clock);
+            (0..CALLS).for_each(|_| {
+                black_box(black_box(&theirs).check().is_ok());
+            });
+        }
+        "bulkhead" => {
+            let (bulkhead, now) = (Bulkhead::new(64), Instant::now());
+            (0..CALLS).for_each(|_| {
+                black_box(black_box(&bulkhead).try_acquire(now).is_ok());
+                bulkhead.release(now, Duration::ZERO, Completion::Succeeded);
+            });
+        }
+        "semaphore" => {
+            let semaphore = tokio::sync::Semaphore::new(64);
+            (0..CALLS).for_each(|_| drop(black_box(&semaphore).try_acquire()));
+        }
+        _ => return false,
+    }
+    true
+}
+
 fn main() {
     let scenario = std::env::args().nth(1).unwrap_or_default();
-    if reqwest_scenario(&scenario) {
+    if reqwest_scenario(&scenario) || limiter_scenario(&scenario) {
         return;
     }
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -156,7 +210,7 @@ fn main() {
             }
         }),
         other => eprintln!(
-            "unknown scenario {other:?}: blocking, untimed, tsc, operation, clock, direct, async, async_untimed, async_backon, operation_async, limits, timeout, reqwest_empty, reqwest_resilient, reqwest_retry"
+            "unknown scenario {other:?}: blocking, untimed, tsc, operation, clock, direct, async, async_untimed, async_backon, operation_async, limits, timeout, reqwest_empty, reqwest_resilient, reqwest_retry, limiter_startup, rate_limiter, rate_limiter_at, governor, governor_fake, bulkhead, semaphore"
         ),
     }
 }

@@ -41,6 +41,10 @@ pub struct RateLimiter {
     /// Nanoseconds one cell weighs: the period divided by the rate.
     per_cell: u64,
     burst: u32,
+    /// How far ahead of now the arrival time may run: `per_cell` times
+    /// `burst - 1`, worked out when the limiter is made rather than on
+    /// every check.
+    tolerance: u64,
     name: &'static str,
 }
 
@@ -75,18 +79,20 @@ impl RateLimiter {
 
     const_unless_loom! {
         fn every(period: u64, n: u32) -> RateLimiter {
+            // Governor weighs a cell at least a nanosecond; 0 marks a
+            // limiter that admits nothing.
+            let per_cell = if n == 0 {
+                0
+            } else if period / n as u64 == 0 {
+                1
+            } else {
+                period / n as u64
+            };
             RateLimiter {
                 tat: AtomicU64::new(0),
-                // Governor weighs a cell at least a nanosecond; 0 marks a
-                // limiter that admits nothing.
-                per_cell: if n == 0 {
-                    0
-                } else if period / n as u64 == 0 {
-                    1
-                } else {
-                    period / n as u64
-                },
+                per_cell,
                 burst: n,
+                tolerance: tolerance(per_cell, n),
                 name: "rate_limiter",
             }
         }
@@ -106,6 +112,7 @@ impl RateLimiter {
     /// ```
     pub const fn burst(mut self, burst: u32) -> RateLimiter {
         self.burst = burst;
+        self.tolerance = tolerance(self.per_cell, burst);
         self
     }
 
@@ -148,7 +155,7 @@ impl RateLimiter {
             return Err(Duration::MAX);
         }
         let now = nanos_since_epoch(now);
-        let tolerance = self.per_cell.saturating_mul(u64::from(self.burst - 1));
+        let tolerance = self.tolerance;
         let mut tat = self.tat.load(Ordering::Acquire);
         loop {
             let earliest = tat.saturating_sub(tolerance);
@@ -165,6 +172,12 @@ impl RateLimiter {
             }
         }
     }
+}
+
+/// `per_cell` times `burst - 1`, saturating; 0 for a burst of 0, which
+/// admits nothing anyway.
+const fn tolerance(per_cell: u64, burst: u32) -> u64 {
+    per_cell.saturating_mul(burst.saturating_sub(1) as u64)
 }
 
 impl Limiter for RateLimiter {
