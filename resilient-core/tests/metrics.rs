@@ -508,3 +508,37 @@ fn every_series_recorded_is_listed_and_described_with_a_unit() {
         "2"
     );
 }
+
+#[test]
+fn the_keys_kept_for_an_operation_follow_its_name() {
+    // The keys of the series a call records are kept in its tally; an
+    // operation given the same tally under another name is recorded under
+    // that name, not the one the keys were first made for.
+    static TALLY: Tally = Tally::new();
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    metrics::with_local_recorder(&recorder, || {
+        for name in ["renamed.first", "renamed.second", "renamed.second"] {
+            let outcome = Operation::new()
+                .name(name)
+                .tally(&TALLY)
+                .clock(FakeClock::new())
+                .run(|_| Ok::<_, String>(1));
+            assert_eq!(outcome.into_result(), Ok(1));
+        }
+    });
+    let seen = series(&snapshotter);
+    // Each call took no time on its fake clock.
+    for (name, calls, samples) in [
+        ("renamed.first", "1", "[0.0]"),
+        ("renamed.second", "2", "[0.0, 0.0]"),
+    ] {
+        let attempts =
+            format!("resilient_attempts_total{{kind=primary,operation={name},outcome=success}}");
+        assert_eq!(seen[&attempts], calls, "{attempts}");
+        let durations = format!(
+            "resilient_operation_duration_seconds{{operation={name},stop_reason=succeeded}}"
+        );
+        assert_eq!(seen[&durations], samples, "{durations}");
+    }
+}

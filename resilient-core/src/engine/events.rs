@@ -1,8 +1,10 @@
 //! What the engine tells the outside world as it runs: `tracing` events
 //! (feature `tracing`) and `metrics` counters and a histogram (feature
 //! `metrics`), both named and labelled as the crate documentation lists.
-//! Every event and every series carries the operation's name. Without the
-//! features every function here is empty and compiles away.
+//! Every event and every series carries the operation's name. The two
+//! series every call records (attempts and duration) go through keys kept
+//! per operation, so that a call builds none. Without the features every
+//! function here is empty and compiles away.
 
 // Which arguments a function uses depends on which features are on.
 #![cfg_attr(
@@ -15,10 +17,17 @@ use std::time::Duration;
 
 use crate::chaos::Injection;
 use crate::idempotency::IdempotencyStored;
+use crate::observe::Tally;
 use crate::report::{AttemptKind, DelaySource, ExecutionError, StopReason};
 
 /// The operation's name, as events and series carry it.
 pub(crate) type Name = Cow<'static, str>;
+
+/// What the series a call records are registered with, as `metrics`'
+/// macros would give it here.
+#[cfg(feature = "metrics")]
+static METADATA: metrics::Metadata<'static> =
+    metrics::Metadata::new(module_path!(), metrics::Level::INFO, Some(module_path!()));
 
 #[cfg(feature = "tracing")]
 fn millis(duration: Duration) -> u64 {
@@ -52,29 +61,38 @@ impl Ended {
     }
 }
 
-/// An attempt of `kind` ended.
+/// An attempt of `kind` ended. Recorded with the keys kept in `tally`,
+/// the operation's own, or (`None`) the one found by its name.
 #[inline]
-pub(crate) fn attempt_ended(operation: &Name, kind: AttemptKind, ended: Ended) {
+pub(crate) fn attempt_ended(
+    operation: &Name,
+    tally: Option<&'static Tally>,
+    kind: AttemptKind,
+    ended: Ended,
+) {
     #[cfg(feature = "metrics")]
-    metrics::counter!(
-        "resilient_attempts_total",
-        "operation" => operation.clone(),
-        "kind" => kind.name(),
-        "outcome" => ended.label()
-    )
-    .increment(1);
+    {
+        let keys = crate::observe::call_keys(operation, tally);
+        let key = keys.attempt(operation, kind, (ended as usize, ended.label()));
+        metrics::with_recorder(|recorder| recorder.register_counter(&key, &METADATA)).increment(1);
+    }
 }
 
-/// The operation ended after `elapsed`, for `stop`.
+/// The operation ended after `elapsed`, for `stop`. Recorded with the
+/// keys kept in `tally`, as [`attempt_ended`].
 #[inline]
-pub(crate) fn finished(operation: &Name, elapsed: Duration, stop: StopReason) {
+pub(crate) fn finished(
+    operation: &Name,
+    tally: Option<&'static Tally>,
+    elapsed: Duration,
+    stop: StopReason,
+) {
     #[cfg(feature = "metrics")]
-    metrics::histogram!(
-        "resilient_operation_duration_seconds",
-        "operation" => operation.clone(),
-        "stop_reason" => stop.name()
-    )
-    .record(elapsed.as_secs_f64());
+    {
+        let key = crate::observe::call_keys(operation, tally).duration(operation, stop);
+        metrics::with_recorder(|recorder| recorder.register_histogram(&key, &METADATA))
+            .record(elapsed.as_secs_f64());
+    }
 }
 
 /// An idempotent call ended: `status` is how it got its result

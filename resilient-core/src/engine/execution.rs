@@ -28,6 +28,7 @@ use crate::backoff::Jitter;
 use crate::chaos::Injection as Injected;
 use crate::clock::{Clock, Mark};
 use crate::limit::LimitExceeded;
+use crate::observe::Tally;
 use crate::report::{
     AttemptKind, AttemptRecord, Delay, ExecutionError, ExecutionReport, FailureKind, Nanos,
     Outcome, StopReason,
@@ -92,6 +93,9 @@ pub(crate) struct Core<'o> {
     queued: u64,
     stop: Option<StopReason>,
     name: &'o Cow<'static, str>,
+    /// The operation's tally, where the keys of its series are kept.
+    #[cfg(feature = "metrics")]
+    tally: Option<&'static Tally>,
     slow: Option<Box<Slow>>,
 }
 
@@ -125,6 +129,8 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             queued: 0,
             stop: None,
             name: &plan.name,
+            #[cfg(feature = "metrics")]
+            tally: plan.tally,
             slow: None,
         };
         Execution {
@@ -614,6 +620,16 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
 }
 
 impl<'o> Core<'o> {
+    /// The operation's tally, for the keys of its series (`None`: found by
+    /// name, or no series recorded).
+    #[inline]
+    fn tally(&self) -> Option<&'static Tally> {
+        #[cfg(feature = "metrics")]
+        return self.tally;
+        #[cfg(not(feature = "metrics"))]
+        None
+    }
+
     /// The wait decided before the next attempt, if any.
     #[inline]
     fn pending(&self) -> Option<Duration> {
@@ -801,7 +817,7 @@ impl<'o> Core<'o> {
             message,
             refused,
         } = failed;
-        let (now, start) = (self.now, self.start);
+        let (now, start, tally) = (self.now, self.start, self.tally());
         let slow = self
             .slow
             .as_mut()
@@ -814,7 +830,7 @@ impl<'o> Core<'o> {
             events::circuit_rejected(name, number);
         }
         events::attempt_failed(name, number, recorded);
-        events::attempt_ended(name, attempt_kind, Ended::of_failure(retryable));
+        events::attempt_ended(name, tally, attempt_kind, Ended::of_failure(retryable));
         let failure = LastFailure {
             retryable,
             refused,
@@ -894,13 +910,14 @@ impl<'o> Core<'o> {
     /// classifier deemed it retryable, and its text.
     fn end_fallback(&mut self, now: u64, failed: Option<(bool, String)>) {
         self.now = now;
-        let end = self.elapsed();
+        let (end, tally) = (self.elapsed(), self.tally());
         let slow = self.slow.as_mut().expect("a fallback follows a failure");
         let (name, record) = slow.report.name_and_last();
         record.end_at(end);
         let ok = failed.is_none();
         events::attempt_ended(
             name,
+            tally,
             AttemptKind::Fallback,
             failed.as_ref().map_or(Ended::Success, |(retryable, _)| {
                 Ended::of_failure(*retryable)
@@ -937,7 +954,7 @@ impl<'o> Core<'o> {
 
     #[inline]
     fn finish(self, deferred: bool) -> ExecutionReport {
-        let elapsed = self.elapsed();
+        let (elapsed, tally) = (self.elapsed(), self.tally());
         let report = match self.slow {
             None => {
                 let mut report = ExecutionReport::first_success(
@@ -954,7 +971,12 @@ impl<'o> Core<'o> {
             Some(slow) => finish_slow(*slow, elapsed, self.stop),
         };
         if !deferred {
-            events::finished(report.name_cow(), report.elapsed(), report.stop_reason());
+            events::finished(
+                report.name_cow(),
+                tally,
+                report.elapsed(),
+                report.stop_reason(),
+            );
         }
         report
     }
@@ -962,7 +984,7 @@ impl<'o> Core<'o> {
     /// A primary attempt of `kind` succeeded.
     #[inline]
     fn record_success(&mut self, kind: AttemptKind) {
-        events::attempt_ended(self.name, kind, Ended::Success);
+        events::attempt_ended(self.name, self.tally(), kind, Ended::Success);
         self.stop = Some(StopReason::Succeeded);
     }
 }

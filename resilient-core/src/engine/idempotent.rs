@@ -497,7 +497,12 @@ where
         op: &Operation<'b, T, E, C, H>,
         report: &ExecutionReport,
     ) {
-        events::finished(&op.plan.name, report.elapsed(), report.stop_reason());
+        events::finished(
+            &op.plan.name,
+            op.plan.tally,
+            report.elapsed(),
+            report.stop_reason(),
+        );
         op.plan.hooks.on_report(report);
     }
 }

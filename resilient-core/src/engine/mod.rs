@@ -17,7 +17,7 @@
 //! * `idempotent.rs`: a whole run under an idempotency key;
 //! * `hooks.rs`: the user's pieces (classifier, Retry-After hint,
 //!   validator, listeners) and their no-op defaults;
-//! * `events.rs`: `tracing` events.
+//! * `events.rs`: `tracing` events and `metrics` series.
 
 mod decide;
 mod events;

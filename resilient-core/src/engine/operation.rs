@@ -679,6 +679,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     ) -> Outcome<T, E> {
         events::attempt_ended(
             &self.plan.name,
+            self.plan.tally,
             AttemptKind::Primary,
             events::Ended::Success,
         );
@@ -697,7 +698,12 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             0,
         );
         if !self.plan.settings.report_deferred {
-            events::finished(&self.plan.name, report.elapsed(), StopReason::Succeeded);
+            events::finished(
+                &self.plan.name,
+                self.plan.tally,
+                report.elapsed(),
+                StopReason::Succeeded,
+            );
             self.plan.hooks.on_report(&report);
         }
         Outcome::new(Ok(value), report)

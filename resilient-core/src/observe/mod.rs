@@ -2,14 +2,15 @@
 //! breakers while it runs: the `metrics` series (feature `metrics`) and
 //! the live dashboard (feature `dashboard`).
 //!
-//! * `tally.rs`: [`Tally`], one operation's counts in atomics;
+//! * `tally.rs`: [`Tally`], one operation's counts in atomics, and the
+//!   keys of its series;
 //! * `registry.rs`: the operations and breakers in use, which enter on
 //!   their own (an operation on its first call, a breaker when built);
 //! * `limits.rs`: the limiters in use, which enter with the first call
 //!   that uses them: their latest in-flight count and limit, and each
 //!   operation's refusals;
-//! * `series.rs`: the series, their help text and units, and the refresh
-//!   of breaker gauges; public as [`resilient::metrics`](crate::metrics);
+//! * `series.rs`: the series, their help text and units, the keys a call
+//!   records them with, and the refresh of breaker gauges; public as [`resilient::metrics`](crate::metrics);
 //! * `dashboard/`: the rolling windows, the page and its event stream;
 //!   public as [`resilient::dashboard`](crate::dashboard).
 //!
@@ -117,6 +118,15 @@ pub(crate) fn finished(name: &str, used: Used<'_>, report: &ExecutionReport, ok:
             throttled(counts, throttle);
         }
     }
+}
+
+/// The keys of the series each call of the operation called `name`
+/// records, kept in `tally`, its own, or (`None`) in the one found by its
+/// name.
+#[cfg(feature = "metrics")]
+#[inline]
+pub(crate) fn call_keys(name: &str, tally: Option<&'static Tally>) -> &'static series::CallKeys {
+    tally.unwrap_or_else(|| registry::tally_named(name)).keys()
 }
 
 /// The operation's tally, announced on its first call.

@@ -18,6 +18,10 @@
 //!   dashboard (feature `dashboard`) calls it every second while its page
 //!   is open.
 //!
+//! A call records its attempts and its duration with keys made on its
+//! operation's first call and kept, so that it allocates nothing: only the
+//! recorder's own lookup of the series remains.
+//!
 //! [`SERIES`] lists them all:
 //!
 //! | series | kind | unit | labels |
@@ -56,12 +60,15 @@
 //! assert_eq!(gauges, ["resilient_circuit_state", "resilient_limit_in_flight", "resilient_limit_current"]);
 //! ```
 
+use std::borrow::Cow;
+use std::sync::OnceLock;
 use std::time::Instant;
 
-use ::metrics::Unit;
+use ::metrics::{Key, Label, Unit};
 
 use super::limits::{self, Level};
 use super::registry;
+use crate::report::{AttemptKind, StopReason};
 
 /// The gauge of a breaker's state, labelled `breaker`: 0 closed, 1
 /// half-open, 2 open.
@@ -78,6 +85,13 @@ pub const LIMIT_CURRENT: &str = "resilient_limit_current";
 /// The counter of attempts a limiter refused, labelled `operation` and
 /// `limiter`.
 const LIMIT_REJECTIONS: &str = "resilient_limit_rejections_total";
+
+/// The counter of attempts, labelled `operation`, `kind` and `outcome`.
+const ATTEMPTS: &str = "resilient_attempts_total";
+
+/// The histogram of operations' durations, labelled `operation` and
+/// `stop_reason`.
+const DURATION: &str = "resilient_operation_duration_seconds";
 
 /// The kind of a series.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,7 +124,7 @@ pub struct Series {
 /// Every series `resilient` records, in the order of the table above.
 pub const SERIES: &[Series] = &[
     Series {
-        name: "resilient_attempts_total",
+        name: ATTEMPTS,
         kind: SeriesKind::Counter,
         unit: Unit::Count,
         labels: &["operation", "kind", "outcome"],
@@ -138,7 +152,7 @@ pub const SERIES: &[Series] = &[
         help: "Attempts an open circuit breaker refused to run, by operation.",
     },
     Series {
-        name: "resilient_operation_duration_seconds",
+        name: DURATION,
         kind: SeriesKind::Histogram,
         unit: Unit::Seconds,
         labels: &["operation", "stop_reason"],
@@ -194,6 +208,90 @@ pub const SERIES: &[Series] = &[
         help: "Attempts a concurrency limiter lets hold a permit at once now: a bulkhead's max, an adaptive limit's current limit.",
     },
 ];
+
+/// The keys of the two series every call records, for one operation, each
+/// made on its first use and kept in the operation's
+/// [`Tally`](super::Tally): a key made for each call would allocate its
+/// labels each time. A recorder finds its series by key, so the series
+/// are the same as with keys made anew.
+#[derive(Debug)]
+pub(crate) struct CallKeys {
+    /// The attempts counter's, by attempt kind and outcome.
+    attempts: [[OnceLock<Key>; 3]; 3],
+    /// The duration histogram's, by stop reason.
+    durations: [OnceLock<Key>; 8],
+}
+
+impl CallKeys {
+    pub(crate) const fn new() -> Self {
+        CallKeys {
+            attempts: [const { [const { OnceLock::new() }; 3] }; 3],
+            durations: [const { OnceLock::new() }; 8],
+        }
+    }
+
+    /// The attempts counter's key for `operation`, `kind` and the outcome
+    /// called `outcome`, the `index`-th of the outcomes.
+    pub(crate) fn attempt(
+        &self,
+        operation: &str,
+        kind: AttemptKind,
+        (index, outcome): (usize, &'static str),
+    ) -> Cow<'_, Key> {
+        let cell = self
+            .attempts
+            .get(kind as usize)
+            .and_then(|outcomes| outcomes.get(index));
+        cached(cell, operation, || {
+            Key::from_parts(
+                ATTEMPTS,
+                vec![
+                    Label::new("operation", operation.to_owned()),
+                    Label::from_static_parts("kind", kind.name()),
+                    Label::from_static_parts("outcome", outcome),
+                ],
+            )
+        })
+    }
+
+    /// The duration histogram's key for `operation` and `stop`.
+    pub(crate) fn duration(&self, operation: &str, stop: StopReason) -> Cow<'_, Key> {
+        cached(self.durations.get(stop as usize), operation, || {
+            Key::from_parts(
+                DURATION,
+                vec![
+                    Label::new("operation", operation.to_owned()),
+                    Label::from_static_parts("stop_reason", stop.name()),
+                ],
+            )
+        })
+    }
+}
+
+/// The key in `cell`, made by `make` on first use, if it is the one of
+/// `operation`; otherwise (an operation whose name changed, or a label
+/// value with no cell) the key `make` makes now.
+///
+/// A kept key is retained: its name and labels are shared, so that a
+/// recorder that clones it (to store it, on first sight) allocates
+/// nothing either.
+#[inline]
+fn cached<'k>(
+    cell: Option<&'k OnceLock<Key>>,
+    operation: &str,
+    make: impl Fn() -> Key,
+) -> Cow<'k, Key> {
+    let Some(cell) = cell else {
+        return Cow::Owned(make());
+    };
+    let key = cell.get_or_init(|| make().to_retained());
+    let labelled = key.labels().next().map(Label::value);
+    if labelled == Some(operation) {
+        Cow::Borrowed(key)
+    } else {
+        Cow::Owned(make())
+    }
+}
 
 /// Describes every series of [`SERIES`] to the installed recorder: its
 /// help text and unit. Done on its own when the first operation runs or

@@ -29,6 +29,9 @@ pub struct Tally {
     /// The operation's limiters, as its first call found them.
     #[cfg(any(feature = "metrics", feature = "dashboard"))]
     limit_rows: std::sync::OnceLock<Box<[&'static super::limits::Row]>>,
+    /// The keys of the series its calls record, made on its first call.
+    #[cfg(feature = "metrics")]
+    keys: std::sync::OnceLock<Box<super::series::CallKeys>>,
 }
 
 impl Tally {
@@ -42,7 +45,17 @@ impl Tally {
             counts: Counts::new(),
             #[cfg(any(feature = "metrics", feature = "dashboard"))]
             limit_rows: std::sync::OnceLock::new(),
+            #[cfg(feature = "metrics")]
+            keys: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The keys of the series the operation's calls record.
+    #[cfg(feature = "metrics")]
+    #[inline]
+    pub(crate) fn keys(&self) -> &super::series::CallKeys {
+        self.keys
+            .get_or_init(|| Box::new(super::series::CallKeys::new()))
     }
 
     /// The operation's limiters, as its first call found them.
