@@ -576,3 +576,119 @@ async fn injected_faults_never_reach_the_server() {
     assert_eq!(hits.count("/status/200/chaos"), 1);
     assert_eq!(report(&response).attempts()[0].injected(), None);
 }
+
+/// What the caller put in the extensions, read by each attempt.
+#[derive(Clone, Debug, PartialEq)]
+struct Given(u32);
+
+/// The attempt that last ran the rest of the chain with a set of
+/// extensions.
+#[derive(Clone, Debug, PartialEq)]
+struct Ran(u32);
+
+/// Before the resilient middleware: gives `Given(7)`, and records what
+/// comes back in the extensions once the request ends.
+struct Caller(Arc<std::sync::Mutex<Vec<(Option<Given>, Option<Ran>)>>>);
+
+/// After it: records what each attempt finds in its extensions, then marks
+/// them with its number before the request goes on.
+struct Attempts(Arc<std::sync::Mutex<Vec<(Option<Given>, Option<Ran>)>>>);
+
+type Handled<'a> = std::pin::Pin<
+    Box<
+        dyn std::future::Future<Output = reqwest_middleware::Result<reqwest::Response>> + Send + 'a,
+    >,
+>;
+
+impl reqwest_middleware::Middleware for Caller {
+    fn handle<'a, 'b, 'c, 'd>(
+        &'a self,
+        request: reqwest::Request,
+        extensions: &'b mut http::Extensions,
+        next: reqwest_middleware::Next<'c>,
+    ) -> Handled<'d>
+    where
+        'a: 'd,
+        'b: 'd,
+        'c: 'd,
+        Self: 'd,
+    {
+        Box::pin(async move {
+            extensions.insert(Given(7));
+            let result = next.run(request, extensions).await;
+            let back = (
+                extensions.get::<Given>().cloned(),
+                extensions.get::<Ran>().cloned(),
+            );
+            self.0.lock().unwrap().push(back);
+            result
+        })
+    }
+}
+
+impl reqwest_middleware::Middleware for Attempts {
+    fn handle<'a, 'b, 'c, 'd>(
+        &'a self,
+        request: reqwest::Request,
+        extensions: &'b mut http::Extensions,
+        next: reqwest_middleware::Next<'c>,
+    ) -> Handled<'d>
+    where
+        'a: 'd,
+        'b: 'd,
+        'c: 'd,
+        Self: 'd,
+    {
+        Box::pin(async move {
+            let number = {
+                let mut seen = self.0.lock().unwrap();
+                seen.push((
+                    extensions.get::<Given>().cloned(),
+                    extensions.get::<Ran>().cloned(),
+                ));
+                seen.len() as u32
+            };
+            extensions.insert(Ran(number));
+            next.run(request, extensions).await
+        })
+    }
+}
+
+/// Each attempt runs the rest of the chain with the extensions as the
+/// caller gave them, never with an earlier attempt's; the caller gets back
+/// those of the last attempt that ended, or its own if none did (an
+/// attempt cut at its deadline never ends).
+#[tokio::test]
+async fn each_attempt_runs_with_the_given_extensions_and_the_last_that_ended_comes_back() {
+    let (addr, _) = http_server::start().await;
+    let cases = [
+        ("/status/200/ext", 1, Some(Ran(1))),
+        ("/status/503/ext", 2, Some(Ran(2))),
+        ("/hang-first/ext", 2, Some(Ran(2))),
+        ("/hang/ext", 2, None),
+    ];
+    for (path, attempts, back) in cases {
+        let caller = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let client = ClientBuilder::new(reqwest::Client::new())
+            .with(Caller(Arc::clone(&caller)))
+            .with(
+                ResilientMiddleware::new()
+                    .retries(1)
+                    .backoff(Backoff::none())
+                    .timeout(Duration::from_millis(200)),
+            )
+            .with(Attempts(Arc::clone(&seen)))
+            .build();
+
+        let _ = client.get(format!("http://{addr}{path}")).send().await;
+
+        let given = (Some(Given(7)), None);
+        assert_eq!(
+            *seen.lock().unwrap(),
+            vec![given.clone(); attempts],
+            "{path}"
+        );
+        assert_eq!(*caller.lock().unwrap(), [(Some(Given(7)), back)], "{path}");
+    }
+}

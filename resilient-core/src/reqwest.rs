@@ -13,6 +13,8 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::Relaxed;
 
 use ::reqwest::{Request, Response};
 use ::reqwest_middleware::{Error, Middleware, Next};
@@ -259,58 +261,99 @@ where
         }
     }
 
-    chain_run!(
-        /// One request: its attempts through the engine, each running the
-        /// rest of the chain.
-        run,
-        run
-    );
+    /// One request: its attempts through the engine, each running the
+    /// rest of the chain with a copy of the extensions as they were given;
+    /// those of the last attempt to finish are handed back.
+    async fn run(
+        &self,
+        request: Request,
+        extensions: &mut Extensions,
+        next: Next<'_>,
+    ) -> Result<Response, Error> {
+        let given = &*extensions;
+        let last = Mutex::new(None);
+        let send = sender!(next, given, last);
+        let (response, report) = self
+            .call()
+            .run(request, &Request::try_clone, &self.hedge_if, send)
+            .await;
+        if let Some(own) = last.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            *extensions = own;
+        }
+        attach_to(&ReportExtension, response, report)
+    }
 
-    chain_run!(
-        /// [`run`](Self::run) for a middleware whose calls are plain
-        /// ([`Call::is_plain`]): a future without the state of the gates
-        /// and hedges it doesn't have.
-        run_plain,
-        run_plain
-    );
-}
-
-/// A method of the middleware that runs one request through the `Call`
-/// method of the same signature named by the second argument. Two
-/// futures, each laid out for its own path.
-macro_rules! chain_run {
-    ($(#[$doc:meta])* $name:ident, $route:ident) => {
-        $(#[$doc])*
-        async fn $name(
-            &self,
-            request: Request,
-            extensions: &mut Extensions,
-            next: Next<'_>,
-        ) -> Result<Response, Error> {
-            let given = &*extensions;
-            let last = Mutex::new(None);
-            let send = |request: Request| {
+    /// [`run`](Self::run) for a middleware whose calls are plain
+    /// ([`Call::is_plain`]): a future without the state of the gates and
+    /// hedges it doesn't have. Attempts follow one another, so the first
+    /// runs the chain with the caller's extensions themselves, and only
+    /// the later ones (and a request sent once, that can't be copied) with
+    /// copies of them as they were given.
+    async fn run_plain(
+        &self,
+        request: Request,
+        extensions: &mut Extensions,
+        next: Next<'_>,
+    ) -> Result<Response, Error> {
+        let given = extensions.clone();
+        let last = Mutex::new(None);
+        let first_ended = AtomicBool::new(false);
+        let result = {
+            let send = sender!(next, &given, last);
+            let first = {
                 let next = next.clone();
-                let mut own = given.clone();
-                let last = &last;
-                async move {
-                    let result = next.run(request, &mut own).await;
-                    *last.lock().unwrap_or_else(|e| e.into_inner()) = Some(own);
-                    result
+                let first_ended = &first_ended;
+                let extensions = &mut *extensions;
+                move |copy| {
+                    let running = next.run(copy, extensions);
+                    async move {
+                        let result = running.await;
+                        first_ended.store(true, Relaxed);
+                        result
+                    }
                 }
             };
-            let (response, report) = self
-                .call()
-                .$route(request, &Request::try_clone, &self.hedge_if, send)
-                .await;
-            if let Some(own) = last.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                *extensions = own;
-            }
-            attach_to(&ReportExtension, response, report)
+            let call = self.call();
+            call.run_plain(
+                request,
+                &Request::try_clone,
+                &self.hedge_if,
+                first,
+                send,
+                &ReportExtension,
+            )
+            .await
+        };
+        match last.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(own) => *extensions = own,
+            // A first attempt cut at its deadline may have left its marks.
+            None if !first_ended.into_inner() => *extensions = given,
+            None => {}
         }
-    };
+        result
+    }
 }
-use chain_run;
+
+/// The closure that sends one attempt's request down the rest of the
+/// chain with its own copy of the `given` extensions, and keeps them in
+/// `last` when the attempt ends.
+macro_rules! sender {
+    ($next:ident, $given:expr, $last:ident) => {{
+        let given: &Extensions = $given;
+        let last = &$last;
+        let next = &$next;
+        move |request: Request| {
+            let next = next.clone();
+            let mut own = given.clone();
+            async move {
+                let result = next.run(request, &mut own).await;
+                *last.lock().unwrap_or_else(|e| e.into_inner()) = Some(own);
+                result
+            }
+        }
+    }};
+}
+use sender;
 
 impl<Cl, C, H> Middleware for ResilientMiddleware<Cl, C, H>
 where

@@ -671,12 +671,15 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     // Always inlined: out of line, the whole operation is written to memory
     // to be passed by reference, which costs more than this function.
     #[inline(always)]
-    pub(crate) fn first_success(
-        &self,
-        value: T,
-        elapsed: u64,
-        deadline: Option<Duration>,
-    ) -> Outcome<T, E> {
+    fn first_success(&self, value: T, elapsed: u64, deadline: Option<Duration>) -> Outcome<T, E> {
+        Outcome::new(Ok(value), self.first_report(elapsed, deadline))
+    }
+
+    /// The report of a first attempt that succeeded after `elapsed`
+    /// nanoseconds, told to the gates, the counts and the hooks.
+    // Always inlined, as `first_success`.
+    #[inline(always)]
+    pub(crate) fn first_report(&self, elapsed: u64, deadline: Option<Duration>) -> ExecutionReport {
         events::attempt_ended(
             &self.plan.name,
             self.plan.tally,
@@ -706,7 +709,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             );
             self.plan.hooks.on_report(&report);
         }
-        Outcome::new(Ok(value), report)
+        report
     }
 
     /// The outcome of a first attempt that

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use ::tower::BoxError;
 
+use super::attach::{AttachReport, attach_to};
 use super::classify::{Classifier, Verdict};
 use super::hedge::Hedgeable;
 use super::layer::{ChaosSpec, Shared};
@@ -124,14 +125,17 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
     /// to run the retries after a failure. So the future holds the request,
     /// its copy in flight and little else, and a request that succeeds at
     /// once moves and runs little more than the attempt.
-    pub(crate) fn run_plain<Req, Res, Err, E, Fut>(
+    pub(crate) fn run_plain<Req, Res, Err, E, Fut, First>(
         self,
         request: Req,
         clone_request: &impl CloneRequest<Req>,
         hedge_if: &impl Hedgeable<Req>,
+        first: impl FnOnce(Req) -> First,
         send: impl Fn(Req) -> Fut,
-    ) -> impl Future<Output = (Result<Res, E>, ExecutionReport)>
+        attach: &impl AttachReport<Res>,
+    ) -> impl Future<Output = Result<Res, E>>
     where
+        First: Future<Output = Result<Res, Err>>,
         Fut: Future<Output = Result<Res, Err>>,
         Err: Into<E>,
         E: EngineError,
@@ -141,34 +145,33 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
         async move {
             let Some(copy) = clone_request.clone_request(&request) else {
                 // Sent once, as it is: the general path says why.
-                return Box::pin(self.run(request, clone_request, hedge_if, send)).await;
+                let run = self.run(request, clone_request, hedge_if, send);
+                let (result, report) = Box::pin(run).await;
+                return attach_to(attach, result, report);
             };
             let deadline = deadline(self.settings, 0);
             let mark = self.clock.mark();
-            let mut work = pin!(send(copy));
+            let mut work = pin!(first(copy));
             let output = match deadline {
                 Some(deadline) => race(self.clock, mark, None, Some(deadline), work.as_mut()).await,
                 None => Some(work.await),
             };
             let elapsed = self.clock.nanos_since(mark);
-            let judged = match output {
-                Some(result) => Unsuccessful::judge(self.classifier, result)
-                    .map_err(|failed| (failed, FailureKind::Operation)),
-                None => Err((Unsuccessful::from(TimedOut), FailureKind::Timeout)),
+            let failed = match output {
+                Some(result) => match Unsuccessful::judge(self.classifier, result) {
+                    Ok(mut response) => {
+                        let spent = AtomicBool::new(false);
+                        let op = self.operation::<Res, E>(true, &spent);
+                        attach.attach(&mut response, op.first_report(elapsed, deadline));
+                        return Ok(response);
+                    }
+                    Err(failed) => (failed, FailureKind::Operation),
+                },
+                None => (Unsuccessful::from(TimedOut), FailureKind::Timeout),
             };
-            let spent = AtomicBool::new(false);
-            match judged {
-                Ok(response) => {
-                    let op = self.operation(true, &spent);
-                    let outcome = op.first_success(response, elapsed, deadline);
-                    let (result, report) = outcome.into_parts();
-                    (result.or_else(Unsuccessful::into_result), report)
-                }
-                Err(failed) => {
-                    let rest = self.after_first(request, clone_request, send, elapsed, failed);
-                    Box::pin(rest).await
-                }
-            }
+            let rest = self.after_first(request, clone_request, send, elapsed, failed);
+            let (result, report) = Box::pin(rest).await;
+            attach_to(attach, result, report)
         }
     }
 
