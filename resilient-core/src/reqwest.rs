@@ -13,8 +13,6 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Mutex;
-use std::sync::atomic::AtomicBool;
-use std::sync::atomic::Ordering::Relaxed;
 
 use ::reqwest::{Request, Response};
 use ::reqwest_middleware::{Error, Middleware, Next};
@@ -297,21 +295,12 @@ where
     ) -> Result<Response, Error> {
         let given = extensions.clone();
         let last = Mutex::new(None);
-        let first_ended = AtomicBool::new(false);
-        let result = {
+        let (result, first_cut) = {
             let send = sender!(next, &given, last);
             let first = {
                 let next = next.clone();
-                let first_ended = &first_ended;
                 let extensions = &mut *extensions;
-                move |copy| {
-                    let running = next.run(copy, extensions);
-                    async move {
-                        let result = running.await;
-                        first_ended.store(true, Relaxed);
-                        result
-                    }
-                }
+                move |copy| next.run(copy, extensions)
             };
             let call = self.call();
             call.run_plain(
@@ -327,7 +316,7 @@ where
         match last.into_inner().unwrap_or_else(|e| e.into_inner()) {
             Some(own) => *extensions = own,
             // A first attempt cut at its deadline may have left its marks.
-            None if !first_ended.into_inner() => *extensions = given,
+            None if first_cut => *extensions = given,
             None => {}
         }
         result

@@ -119,12 +119,16 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
     }
 
     /// [`run`](Self::run) for a call that [`is_plain`](Self::is_plain),
-    /// whose first attempt no gate is asked for: that attempt runs here,
-    /// timed and raced against its deadline as the engine would, and the
-    /// engine takes over only to write the report of a success or, boxed,
-    /// to run the retries after a failure. So the future holds the request,
-    /// its copy in flight and little else, and a request that succeeds at
-    /// once moves and runs little more than the attempt.
+    /// whose first attempt no gate is asked for: that attempt, a copy of
+    /// `request` sent by `first`, runs here, timed and raced against its
+    /// deadline as the engine would, and the engine takes over only to
+    /// write the report of a success or, boxed, to run the retries (sent
+    /// by `send`) after a failure. So the future holds the request, its
+    /// copy in flight and little else, and a request that succeeds at once
+    /// moves and runs little more than the attempt. The report goes to the
+    /// response by `attach`; the flag says whether the first attempt was
+    /// cut at its deadline, which leaves what `first` lent it as the cut
+    /// attempt left it.
     pub(crate) fn run_plain<Req, Res, Err, E, Fut, First>(
         self,
         request: Req,
@@ -133,7 +137,7 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
         first: impl FnOnce(Req) -> First,
         send: impl Fn(Req) -> Fut,
         attach: &impl AttachReport<Res>,
-    ) -> impl Future<Output = Result<Res, E>>
+    ) -> impl Future<Output = (Result<Res, E>, bool)>
     where
         First: Future<Output = Result<Res, Err>>,
         Fut: Future<Output = Result<Res, Err>>,
@@ -147,7 +151,7 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
                 // Sent once, as it is: the general path says why.
                 let run = self.run(request, clone_request, hedge_if, send);
                 let (result, report) = Box::pin(run).await;
-                return attach_to(attach, result, report);
+                return (attach_to(attach, result, report), false);
             };
             let deadline = deadline(self.settings, 0);
             let mark = self.clock.mark();
@@ -157,13 +161,14 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
                 None => Some(work.await),
             };
             let elapsed = self.clock.nanos_since(mark);
+            let cut = output.is_none();
             let failed = match output {
                 Some(result) => match Unsuccessful::judge(self.classifier, result) {
                     Ok(mut response) => {
                         let spent = AtomicBool::new(false);
                         let op = self.operation::<Res, E>(true, &spent);
                         attach.attach(&mut response, op.first_report(elapsed, deadline));
-                        return Ok(response);
+                        return (Ok(response), false);
                     }
                     Err(failed) => (failed, FailureKind::Operation),
                 },
@@ -171,7 +176,7 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
             };
             let rest = self.after_first(request, clone_request, send, elapsed, failed);
             let (result, report) = Box::pin(rest).await;
-            attach_to(attach, result, report)
+            (attach_to(attach, result, report), cut)
         }
     }
 
@@ -479,6 +484,7 @@ enum Returned<Res, E> {
 
 impl<Res, E> Unsuccessful<Res, E> {
     /// The engine's view of one attempt's result.
+    #[inline]
     fn judge<Err, Cl>(classifier: &Cl, result: Result<Res, Err>) -> Result<Res, Self>
     where
         Err: Into<E>,
