@@ -586,13 +586,16 @@ struct Given(u32);
 #[derive(Clone, Debug, PartialEq)]
 struct Ran(u32);
 
+/// What one set of extensions held: the caller's mark, an attempt's.
+type Marks = (Option<Given>, Option<Ran>);
+
 /// Before the resilient middleware: gives `Given(7)`, and records what
 /// comes back in the extensions once the request ends.
-struct Caller(Arc<std::sync::Mutex<Vec<(Option<Given>, Option<Ran>)>>>);
+struct Caller(Arc<std::sync::Mutex<Vec<Marks>>>);
 
 /// After it: records what each attempt finds in its extensions, then marks
 /// them with its number before the request goes on.
-struct Attempts(Arc<std::sync::Mutex<Vec<(Option<Given>, Option<Ran>)>>>);
+struct Attempts(Arc<std::sync::Mutex<Vec<Marks>>>);
 
 type Handled<'a> = std::pin::Pin<
     Box<
