@@ -589,13 +589,14 @@ struct Ran(u32);
 /// What one set of extensions held: the caller's mark, an attempt's.
 type Marks = (Option<Given>, Option<Ran>);
 
-/// Before the resilient middleware: gives `Given(7)`, and records what
-/// comes back in the extensions once the request ends.
-struct Caller(Arc<std::sync::Mutex<Vec<Marks>>>);
-
-/// After it: records what each attempt finds in its extensions, then marks
-/// them with its number before the request goes on.
-struct Attempts(Arc<std::sync::Mutex<Vec<Marks>>>);
+/// Records the marks in a request's extensions: as the caller (before
+/// the resilient middleware), it gives `Given(7)` and records what comes
+/// back once the request ends; as the attempts (after it), it records what
+/// each attempt finds, then marks them with the attempt's number.
+struct Recorder {
+    caller: bool,
+    marks: Arc<std::sync::Mutex<Vec<Marks>>>,
+}
 
 type Handled<'a> = std::pin::Pin<
     Box<
@@ -603,7 +604,7 @@ type Handled<'a> = std::pin::Pin<
     >,
 >;
 
-impl reqwest_middleware::Middleware for Caller {
+impl reqwest_middleware::Middleware for Recorder {
     fn handle<'a, 'b, 'c, 'd>(
         &'a self,
         request: reqwest::Request,
@@ -616,41 +617,23 @@ impl reqwest_middleware::Middleware for Caller {
         'c: 'd,
         Self: 'd,
     {
-        Box::pin(async move {
-            extensions.insert(Given(7));
-            let result = next.run(request, extensions).await;
-            let back = (
+        let marks = |extensions: &http::Extensions| {
+            let marks = (
                 extensions.get::<Given>().cloned(),
                 extensions.get::<Ran>().cloned(),
             );
-            self.0.lock().unwrap().push(back);
-            result
-        })
-    }
-}
-
-impl reqwest_middleware::Middleware for Attempts {
-    fn handle<'a, 'b, 'c, 'd>(
-        &'a self,
-        request: reqwest::Request,
-        extensions: &'b mut http::Extensions,
-        next: reqwest_middleware::Next<'c>,
-    ) -> Handled<'d>
-    where
-        'a: 'd,
-        'b: 'd,
-        'c: 'd,
-        Self: 'd,
-    {
+            let mut all = self.marks.lock().unwrap();
+            all.push(marks);
+            all.len() as u32
+        };
         Box::pin(async move {
-            let number = {
-                let mut seen = self.0.lock().unwrap();
-                seen.push((
-                    extensions.get::<Given>().cloned(),
-                    extensions.get::<Ran>().cloned(),
-                ));
-                seen.len() as u32
-            };
+            if self.caller {
+                extensions.insert(Given(7));
+                let result = next.run(request, extensions).await;
+                marks(extensions);
+                return result;
+            }
+            let number = marks(extensions);
             extensions.insert(Ran(number));
             next.run(request, extensions).await
         })
@@ -674,14 +657,20 @@ async fn each_attempt_runs_with_the_given_extensions_and_the_last_that_ended_com
         let caller = Arc::new(std::sync::Mutex::new(Vec::new()));
         let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
         let client = ClientBuilder::new(reqwest::Client::new())
-            .with(Caller(Arc::clone(&caller)))
+            .with(Recorder {
+                caller: true,
+                marks: Arc::clone(&caller),
+            })
             .with(
                 ResilientMiddleware::new()
                     .retries(1)
                     .backoff(Backoff::none())
                     .timeout(Duration::from_millis(200)),
             )
-            .with(Attempts(Arc::clone(&seen)))
+            .with(Recorder {
+                caller: false,
+                marks: Arc::clone(&seen),
+            })
             .build();
 
         let _ = client.get(format!("http://{addr}{path}")).send().await;
