@@ -3,7 +3,10 @@
 //! middleware chain (`crate::reqwest`). [`Call::run`] gives each attempt
 //! its copy of the request, judges each result with the classifier, and
 //! turns the engine's outcome back into what the caller expects: the last
-//! response, or the last error.
+//! response, or the last error. [`Call::run_plain`] does the same for a
+//! call with no gate before its first attempt and no hedge, in a smaller
+//! future: the first attempt runs in it, and the engine writes the report
+//! of a success or, boxed, runs the retries after a failure.
 //!
 //! The engine retries on errors, while a service's failures may be
 //! responses (a `503` is an `Ok` to the service). So an attempt whose

@@ -9,7 +9,8 @@
 //! * `service.rs`: [`Resilient`], the service, and how it sends each attempt;
 //! * `call.rs`: one call through the engine, for the service and the
 //!   reqwest middleware alike: a copy of the request per attempt, the
-//!   verdicts, the result;
+//!   verdicts, the result; and the smaller path of a call with no gate
+//!   before its first attempt and no hedge, which the middleware takes;
 //! * `request.rs`: [`CloneRequest`], how each attempt gets its copy of the
 //!   request ([`UseClone`] by default, or a function, for requests that
 //!   aren't `Clone`);
