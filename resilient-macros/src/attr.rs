@@ -13,9 +13,7 @@ use syn::{Error, Expr, ExprArray, ExprPath, Ident, Lit, LitStr, Path, Token, UnO
 
 use crate::duration::{self, Nanos};
 use crate::errors::Errors;
-use crate::options::{
-    self, BACKOFF, EXPONENTIAL_ARGS, FALLBACK_ON, Kind, OptionSpec, RETRIES, RETRY_ON,
-};
+use crate::options::{self, EXPONENTIAL_ARGS, Kind, OptionSpec};
 use crate::suggest;
 
 /// An integer literal option (`retries`, `min_retries`, …).
@@ -245,16 +243,16 @@ fn parse_option(input: ParseStream, options: &mut Options, errors: &mut Errors) 
         return Ok(());
     }
     let value = match spec.kind {
-        Kind::Count => count(spec, value).map(Value::Count),
+        Kind::Count | Kind::Retries => count(spec, value).map(Value::Count),
         Kind::Duration => dur(spec.name, value).map(Value::Duration),
         Kind::Expression => Ok(Value::Expression(value)),
         Kind::Path => function_paths(spec, value).map(Value::Paths),
         Kind::Off => off(spec, &value).map(Value::Off),
-        Kind::Special if [RETRY_ON.name, FALLBACK_ON.name].contains(&spec.name) => {
-            variants(spec.name, value).map(Value::RetryOn)
+        Kind::Variants { nothing, every } => {
+            variants(spec.name, value, (nothing, every)).map(Value::RetryOn)
         }
-        Kind::Special if spec.name == BACKOFF.name => backoff(value).map(Value::Backoff),
-        Kind::Special => crate_path(value).map(Value::Crate),
+        Kind::Backoff => backoff(value).map(Value::Backoff),
+        Kind::CratePath => crate_path(value).map(Value::Crate),
     };
     options.given.push(Given {
         spec,
@@ -307,7 +305,7 @@ fn count(spec: &OptionSpec, value: Expr) -> syn::Result<Count> {
     match peel(&value) {
         Expr::Lit(lit) => match &lit.lit {
             Lit::Int(int) => match int.base10_parse::<u32>() {
-                Ok(n) if name == RETRIES.name && n == u32::MAX => wrong(format!(
+                Ok(n) if spec.kind == Kind::Retries && n == u32::MAX => wrong(format!(
                     "`retries = {n}` is too many: the attempts ({n} + 1) must fit a `u32`"
                 )),
                 Ok(n) => Ok(Count {
@@ -341,7 +339,7 @@ fn count(spec: &OptionSpec, value: Expr) -> syn::Result<Count> {
 }
 
 /// `retry_on = [A, B::C]`, and `fallback_on`, read the same way.
-fn variants(name: &str, value: Expr) -> syn::Result<RetryOn> {
+fn variants(name: &str, value: Expr, (would, remove): (&str, &str)) -> syn::Result<RetryOn> {
     let Expr::Array(ExprArray { elems, .. }) = peel(&value) else {
         return Err(Error::new_spanned(
             &value,
@@ -351,11 +349,6 @@ fn variants(name: &str, value: Expr) -> syn::Result<RetryOn> {
         ));
     };
     if elems.is_empty() {
-        let (would, remove) = if name == RETRY_ON.name {
-            ("retry nothing", "retry every error")
-        } else {
-            ("fall back on nothing", "fall back on every error")
-        };
         return Err(Error::new_spanned(
             &value,
             format!(

@@ -23,9 +23,9 @@ use crate::attr::{self, BackoffSpec, Dur, Given, Jitter, Multiplier, Options, Va
 use crate::attr::{Count, Off, RetryOn};
 use crate::errors::Errors;
 use crate::options::{
-    BUDGET, CHAOS_FAULT, CHAOS_OUTCOME, CLOCK, CRATE, ErrorNeed, FALLBACK, FALLBACK_IF,
-    FALLBACK_ON, HEDGE, IDEMPOTENCY, IDEMPOTENCY_FINGERPRINT, IDEMPOTENCY_KEY, IDEMPOTENCY_TTL,
-    LIMIT, MAX_HEDGES, NAME, OptionSpec, REPORT, RETRIES, RETRY, RETRY_ON, TIMEOUT,
+    CLOCK, CRATE, ErrorNeed, Expand, FALLBACK, FALLBACK_IF, FALLBACK_ON, HEDGE, IDEMPOTENCY,
+    IDEMPOTENCY_FINGERPRINT, IDEMPOTENCY_KEY, IDEMPOTENCY_TTL, LIMIT, MAX_HEDGES, NAME, OptionSpec,
+    REPORT, RETRY, Side,
 };
 use crate::signature::{self, Arg, Function, Ret};
 
@@ -282,11 +282,10 @@ fn error_need<'a>(
     function: &Function,
 ) -> Option<&'a ErrorNeed> {
     let need = given.spec.error_needs.as_ref()?;
-    let applies = if given.spec.name == BUDGET.name {
-        function.is_async && options.key(&TIMEOUT).is_none()
-    } else {
-        function.is_async || !need.only_async
-    };
+    let covered = need
+        .unless
+        .is_some_and(|other| options.key_named(other).is_some());
+    let applies = (function.is_async || !need.only_async) && !covered;
     applies.then_some(need)
 }
 
@@ -378,7 +377,7 @@ fn bind_limits(options: &Options, names: &Names) -> Option<TokenStream> {
 }
 
 /// The builder calls of one option, spanned at its key so that a type
-/// error about a call points there.
+/// error about a call points there: what its row's `Expand` says.
 fn builder_calls(
     spec: &OptionSpec,
     value: &Value,
@@ -386,60 +385,33 @@ fn builder_calls(
     names: &Names,
     span: Span,
 ) -> TokenStream {
-    let root = &names.root;
-    if let Some(method) = spec.method {
-        let method = Ident::new(method, span);
-        let value = match value {
-            // Computed literals keep the macro's span: lints that read the
-            // user's source text (e.g. on `0`) must not judge them.
-            Value::Count(count) => Literal::u32_suffixed(count.value).into_token_stream(),
-            Value::Duration(dur) => duration(dur),
-            Value::Expression(expr) => match spec.checked_by {
-                Some(check) => {
-                    let value_span = expr.span();
-                    let at = names.root_at(value_span);
-                    let error = names.error_at(value_span);
-                    if names.is_function(expr) {
-                        let check = format_ident!("{check}_fn", span = value_span);
-                        quote_spanned!(value_span=> #at::__private::#check::<#error>(#expr))
-                    } else {
-                        let check = Ident::new(check, value_span);
-                        quote_spanned!(value_span=> #at::__private::#check::<#error, _>(#expr))
-                    }
-                }
-                None => expr.to_token_stream(),
-            },
-            Value::Backoff(backoff) => backoff_value(backoff, root, span),
-            // An option that turns something off calls its method bare.
-            Value::Off(Off) => return quote_spanned!(span=> .#method()),
-            Value::Paths(_) | Value::RetryOn(_) | Value::Crate(_) => TokenStream::new(),
-        };
-        // A budget that needs the timeout conversion (see `error_need`)
-        // also cuts the attempt in flight. That call comes first, so that
-        // its receiver is the one spanned at the option (see `build`).
-        let interrupt = (bounded && spec.name == BUDGET.name)
-            .then(|| quote_spanned!(span=> .interrupt_at_deadline()));
-        return quote_spanned!(span=> #interrupt .#method(#value));
-    }
-    match value {
-        Value::Count(retries) if spec.name == RETRIES.name => {
+    match (spec.expand, value) {
+        (Expand::Method(method), _) => method_call(spec, method, value, names, span),
+        (Expand::Deadline(method), _) => {
+            // Where the function converts the timeout (see `error_need`),
+            // the deadline also cuts the attempt in flight. That call comes
+            // first, so that its receiver is the one spanned at the option
+            // (see `build`).
+            let interrupt = bounded.then(|| quote_spanned!(span=> .interrupt_at_deadline()));
+            let call = method_call(spec, method, value, names, span);
+            quote!(#interrupt #call)
+        }
+        (Expand::Attempts, Value::Count(retries)) => {
             let attempts = Literal::u32_suffixed(retries.value.saturating_add(1));
             quote_spanned!(span=> .max_attempts(#attempts))
         }
-        Value::Expression(_) if spec.name == RETRY.name => {
+        (Expand::Policy, _) => {
             let policy = &names.policy;
             quote_spanned!(span=> .policy(#policy))
         }
-        Value::Expression(_) if spec.name == LIMIT.name => {
+        (Expand::Limits, _) => {
             let limits = &names.limits;
             quote_spanned!(span=> .limit(&#limits))
         }
-        Value::Expression(expr)
-            if spec.name == CHAOS_FAULT.name || spec.name == CHAOS_OUTCOME.name =>
-        {
-            chaos_maker(spec, expr, names, span)
+        (Expand::Inject { method, of }, Value::Expression(expr)) => {
+            inject(method, of, expr, names, span)
         }
-        Value::RetryOn(retry_on) if spec.name == RETRY_ON.name => {
+        (Expand::RetryIf, Value::RetryOn(retry_on)) => {
             let classify = variants_closure(retry_on, names, span);
             // A plain `fn` pointer, not the closure's own type: every
             // function with the same error type then shares one copy of the
@@ -448,10 +420,48 @@ fn builder_calls(
                 .retry_if((#classify) as fn(&_) -> ::core::primitive::bool)
             }
         }
-        // `clock`, `fallback`, `hedge` and `crate` shape the rest of the
-        // expansion.
+        // The option shapes the rest of the expansion; or its kind of
+        // value is not the one its step reads, which the table's test rules
+        // out.
         _ => TokenStream::new(),
     }
+}
+
+/// `.method(value)`: the value as the method takes it.
+fn method_call(
+    spec: &OptionSpec,
+    method: &str,
+    value: &Value,
+    names: &Names,
+    span: Span,
+) -> TokenStream {
+    let method = Ident::new(method, span);
+    let value = match value {
+        // Computed literals keep the macro's span: lints that read the
+        // user's source text (e.g. on `0`) must not judge them.
+        Value::Count(count) => Literal::u32_suffixed(count.value).into_token_stream(),
+        Value::Duration(dur) => duration(dur),
+        Value::Expression(expr) => match spec.checked_by {
+            Some(check) => {
+                let value_span = expr.span();
+                let at = names.root_at(value_span);
+                let error = names.error_at(value_span);
+                if names.is_function(expr) {
+                    let check = format_ident!("{check}_fn", span = value_span);
+                    quote_spanned!(value_span=> #at::__private::#check::<#error>(#expr))
+                } else {
+                    let check = Ident::new(check, value_span);
+                    quote_spanned!(value_span=> #at::__private::#check::<#error, _>(#expr))
+                }
+            }
+            None => expr.to_token_stream(),
+        },
+        Value::Backoff(backoff) => backoff_value(backoff, &names.root, span),
+        // An option that turns something off calls its method bare.
+        Value::Off(Off) => return quote_spanned!(span=> .#method()),
+        Value::Paths(_) | Value::RetryOn(_) | Value::Crate(_) => TokenStream::new(),
+    };
+    quote_spanned!(span=> .#method(#value))
 }
 
 /// `|error: &_| matches!(error, A { .. } | B { .. })`: whether an error is
@@ -483,12 +493,11 @@ fn fallback_filter(options: &Options, names: &Names) -> Option<TokenStream> {
 /// The expression is a value of the type, or a closure making one; which
 /// of the two is settled by `__private::Inject`, whose message is reported
 /// at the expression.
-fn chaos_maker(spec: &OptionSpec, expr: &Expr, names: &Names, span: Span) -> TokenStream {
+fn inject(method: &str, of: Side, expr: &Expr, names: &Names, span: Span) -> TokenStream {
     let (ok, error) = names.ok_err();
-    let (ty, method) = if spec.name == CHAOS_FAULT.name {
-        (error, "chaos_fault")
-    } else {
-        (ok, "chaos_outcome")
+    let ty = match of {
+        Side::Success => ok,
+        Side::Error => error,
     };
     let value_span = expr.span();
     let at = names.root_at(value_span);

@@ -1,9 +1,9 @@
 //! Every option of the attribute, in one table: its name, the kind of value
-//! it takes, an example of that value, the `Operation` builder method it
-//! expands to, and what it requires. Parsing (`attr.rs`), the generic
-//! checks (`valid.rs`) and the expansion of the simple options (`expand.rs`)
-//! all read this table; the options with a syntax of their own keep
-//! dedicated code there, but take their names and examples from here.
+//! it takes (which says how `attr.rs` parses it), an example of that value,
+//! how `expand.rs` turns it into builder calls, and what it requires. The
+//! parser, the generic checks (`valid.rs`) and the expansion dispatch on a
+//! row's fields, never on its name: a new option is a new row, and, when
+//! its syntax or its expansion is new, a new `Kind` or `Expand` beside it.
 
 use crate::duration::Nanos;
 
@@ -12,6 +12,8 @@ use crate::duration::Nanos;
 pub(crate) enum Kind {
     /// An integer literal that fits a `u32`.
     Count,
+    /// A count of retries: a `Count` whose attempts, one more, fit too.
+    Retries,
     /// A literal with a unit (`"250ms"`) or an expression of type `Duration`.
     Duration,
     /// Any expression, evaluated inside the function on every call.
@@ -20,8 +22,50 @@ pub(crate) enum Kind {
     Path,
     /// The literal `false`, turning off something on by default.
     Off,
-    /// A syntax of its own, read by dedicated code.
-    Special,
+    /// A list of variants of the error type in brackets; an empty one is
+    /// refused, since it would `nothing`, where leaving the option out
+    /// would `every`.
+    Variants {
+        nothing: &'static str,
+        every: &'static str,
+    },
+    /// `exponential(…)`, `constant(…)` and the other backoff schedules.
+    Backoff,
+    /// A path to the runtime, as a string.
+    CratePath,
+}
+
+/// How an option becomes builder calls on the operation.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Expand {
+    /// The value to one builder method: `.method(value)`.
+    Method(&'static str),
+    /// `.max_attempts(retries + 1)`.
+    Attempts,
+    /// `.policy(…)`: the policy, bound to a local before the chain.
+    Policy,
+    /// `.limit(&…)`: the limiters, bound to a local array before the chain.
+    Limits,
+    /// `.retry_if(…)`: a test of the variants listed.
+    RetryIf,
+    /// `.method(value)`, after `.interrupt_at_deadline()` where the
+    /// function's error converts the timeout, so that the deadline cuts the
+    /// attempt in flight too.
+    Deadline(&'static str),
+    /// `.method(|| …)`: a closure that makes the value to inject, of the
+    /// function's error type or of its success type, from a value or a
+    /// closure.
+    Inject { method: &'static str, of: Side },
+    /// No builder call: the option shapes another part of the expansion
+    /// (the clock, the fallbacks, the hedge, the idempotent run).
+    Elsewhere,
+}
+
+/// One side of the function's `Result`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Side {
+    Success,
+    Error,
 }
 
 /// Another option that must be written for this one to mean anything.
@@ -51,6 +95,9 @@ pub(crate) struct ErrorNeed {
     pub(crate) function: &'static str,
     /// Asked of an `async fn` only.
     pub(crate) only_async: bool,
+    /// Not asked when this other option is given, which asks it already
+    /// and reports a missing impl once, at itself.
+    pub(crate) unless: Option<&'static str>,
 }
 
 pub(crate) struct OptionSpec {
@@ -58,9 +105,8 @@ pub(crate) struct OptionSpec {
     pub(crate) kind: Kind,
     /// A value as the user would write it, for messages.
     pub(crate) example: &'static str,
-    /// The builder method that receives the value, when the option is that
-    /// one call; `None` when dedicated code expands it.
-    pub(crate) method: Option<&'static str>,
+    /// How the value becomes builder calls.
+    pub(crate) expand: Expand,
     pub(crate) needs: Option<Need>,
     /// Why a blocking fn can't have it, when only an `async fn` can.
     pub(crate) async_only: Option<&'static str>,
@@ -79,7 +125,7 @@ impl OptionSpec {
             name,
             kind,
             example,
-            method: Some(name),
+            expand: Expand::Method(name),
             needs: None,
             async_only: None,
             conflicts: &[],
@@ -88,10 +134,15 @@ impl OptionSpec {
         }
     }
 
-    /// An option expanded by dedicated code.
-    const fn dedicated(name: &'static str, kind: Kind, example: &'static str) -> OptionSpec {
+    /// An option whose value becomes builder calls as `expand` says.
+    const fn new(
+        name: &'static str,
+        kind: Kind,
+        example: &'static str,
+        expand: Expand,
+    ) -> OptionSpec {
         OptionSpec {
-            method: None,
+            expand,
             ..OptionSpec::call(name, kind, example)
         }
     }
@@ -142,15 +193,24 @@ const TIMEOUT_ERROR: ErrorNeed = ErrorNeed {
     bound: "TimeoutError",
     function: "timed_out",
     only_async: false,
+    unless: None,
 };
 
 pub(crate) const RETRIES: OptionSpec =
-    OptionSpec::dedicated("retries", Kind::Count, "3").conflicts(&[DECIDED_BY_POLICY]);
+    OptionSpec::new("retries", Kind::Retries, "3", Expand::Attempts)
+        .conflicts(&[DECIDED_BY_POLICY]);
 
-pub(crate) const RETRY_ON: OptionSpec =
-    OptionSpec::dedicated("retry_on", Kind::Special, "[Timeout, Transient]")
-        .needs(NEEDS_RETRIES)
-        .conflicts(&classifier_conflicts("retry_if"));
+pub(crate) const RETRY_ON: OptionSpec = OptionSpec::new(
+    "retry_on",
+    Kind::Variants {
+        nothing: "retry nothing",
+        every: "retry every error",
+    },
+    "[Timeout, Transient]",
+    Expand::RetryIf,
+)
+.needs(NEEDS_RETRIES)
+.conflicts(&classifier_conflicts("retry_if"));
 
 pub(crate) const RETRY_IF: OptionSpec =
     OptionSpec::call("retry_if", Kind::Expression, "|e| e.is_transient()")
@@ -171,7 +231,7 @@ const fn classifier_conflicts(other: &'static str) -> [Conflict; 2] {
 
 pub(crate) const BACKOFF: OptionSpec = OptionSpec::call(
     "backoff",
-    Kind::Special,
+    Kind::Backoff,
     "exponential(base = \"100ms\", max = \"10s\")",
 )
 .needs(NEEDS_RETRIES)
@@ -182,7 +242,8 @@ pub(crate) const JITTER_SEED: OptionSpec = OptionSpec::call("jitter_seed", Kind:
     .needs(NEEDS_RETRIES)
     .conflicts(&[DECIDED_BY_POLICY]);
 
-pub(crate) const RETRY: OptionSpec = OptionSpec::dedicated("retry", Kind::Expression, "POLICY");
+pub(crate) const RETRY: OptionSpec =
+    OptionSpec::new("retry", Kind::Expression, "POLICY", Expand::Policy);
 
 pub(crate) const TIMEOUT: OptionSpec = OptionSpec {
     async_only: Some(
@@ -193,13 +254,20 @@ pub(crate) const TIMEOUT: OptionSpec = OptionSpec {
         .conflicts(&[NEEDS_TIMING])
 };
 
-/// On an `async fn`, the attempt in flight is also cut at the budget.
-pub(crate) const BUDGET: OptionSpec = OptionSpec::call("budget", Kind::Duration, "\"30s\"")
-    .error_needs(ErrorNeed {
-        only_async: true,
-        ..TIMEOUT_ERROR
-    })
-    .conflicts(&[NEEDS_TIMING]);
+/// On an `async fn`, the attempt in flight is also cut at the budget. With
+/// `timeout`, which cuts it already, the budget asks nothing of the error.
+pub(crate) const BUDGET: OptionSpec = OptionSpec::new(
+    "budget",
+    Kind::Duration,
+    "\"30s\"",
+    Expand::Deadline("budget"),
+)
+.error_needs(ErrorNeed {
+    only_async: true,
+    unless: Some("timeout"),
+    ..TIMEOUT_ERROR
+})
+.conflicts(&[NEEDS_TIMING]);
 
 pub(crate) const MAX_ELAPSED: OptionSpec =
     OptionSpec::call("max_elapsed", Kind::Duration, "\"10s\"").conflicts(&[NEEDS_TIMING]);
@@ -223,6 +291,7 @@ pub(crate) const CIRCUIT_BREAKER: OptionSpec =
         bound: "CircuitOpenError",
         function: "circuit_open",
         only_async: false,
+        unless: None,
     });
 
 pub(crate) const VALIDATE: OptionSpec =
@@ -230,9 +299,11 @@ pub(crate) const VALIDATE: OptionSpec =
         bound: "ValidationError",
         function: "validation_failed",
         only_async: false,
+        unless: None,
     });
 
-pub(crate) const FALLBACK: OptionSpec = OptionSpec::dedicated("fallback", Kind::Path, "cached");
+pub(crate) const FALLBACK: OptionSpec =
+    OptionSpec::new("fallback", Kind::Path, "cached", Expand::Elsewhere);
 
 const NEEDS_FALLBACK: Need = Need {
     any_of: &["fallback"],
@@ -241,7 +312,15 @@ const NEEDS_FALLBACK: Need = Need {
 
 /// The errors the fallback answers, by variant; another is returned as it is.
 pub(crate) const FALLBACK_ON: OptionSpec =
-    OptionSpec::dedicated("fallback_on", Kind::Special, "[Unavailable]")
+    OptionSpec::new(
+        "fallback_on",
+        Kind::Variants {
+            nothing: "fall back on nothing",
+            every: "fall back on every error",
+        },
+        "[Unavailable]",
+        Expand::Elsewhere,
+    )
         .needs(NEEDS_FALLBACK)
         .conflicts(&[Conflict {
             with: "fallback_if",
@@ -249,28 +328,39 @@ pub(crate) const FALLBACK_ON: OptionSpec =
         }]);
 
 /// The errors the fallback answers, by a test `Fn(&E) -> bool`.
-pub(crate) const FALLBACK_IF: OptionSpec =
-    OptionSpec::dedicated("fallback_if", Kind::Expression, "is_outage").needs(NEEDS_FALLBACK);
+pub(crate) const FALLBACK_IF: OptionSpec = OptionSpec::new(
+    "fallback_if",
+    Kind::Expression,
+    "is_outage",
+    Expand::Elsewhere,
+)
+.needs(NEEDS_FALLBACK);
 
 /// The operation's name; the function's identifier when not written.
 pub(crate) const NAME: OptionSpec = OptionSpec::call("name", Kind::Expression, "\"users.get\"");
 
 /// Keeps the declared return type and hands the report to a hook.
-pub(crate) const REPORT: OptionSpec = OptionSpec {
-    method: Some("on_report"),
-    ..OptionSpec::call("report", Kind::Expression, "log_report").checked_by("report_hook")
-};
+pub(crate) const REPORT: OptionSpec = OptionSpec::new(
+    "report",
+    Kind::Expression,
+    "log_report",
+    Expand::Method("on_report"),
+)
+.checked_by("report_hook");
 
 pub(crate) const THROTTLE: OptionSpec = OptionSpec::call("throttle", Kind::Expression, "&THROTTLE");
 
 /// Each attempt takes a permit from one limiter, or from each of a list
 /// (`[&A, &B]`), bound to a local array of `&dyn Limiter` by `expand.rs`.
-pub(crate) const LIMIT: OptionSpec = OptionSpec::dedicated("limit", Kind::Expression, "&BULKHEAD")
-    .error_needs(ErrorNeed {
-        bound: "LimitExceededError",
-        function: "limit_exceeded",
-        only_async: false,
-    });
+pub(crate) const LIMIT: OptionSpec =
+    OptionSpec::new("limit", Kind::Expression, "&BULKHEAD", Expand::Limits).error_needs(
+        ErrorNeed {
+            bound: "LimitExceededError",
+            function: "limit_exceeded",
+            only_async: false,
+            unless: None,
+        },
+    );
 
 pub(crate) const LIMIT_WAIT: OptionSpec =
     OptionSpec::call("limit_wait", Kind::Duration, "\"100ms\"").needs(Need {
@@ -282,11 +372,11 @@ pub(crate) const HEDGE: OptionSpec = OptionSpec {
     async_only: Some(
         "a hedge is an attempt started beside one still running, and a blocking fn runs one attempt at a time: `hedge` needs an `async fn`",
     ),
-    ..OptionSpec::dedicated("hedge", Kind::Duration, "\"200ms\"")
+    ..OptionSpec::new("hedge", Kind::Duration, "\"200ms\"", Expand::Elsewhere)
 };
 
-pub(crate) const MAX_HEDGES: OptionSpec = OptionSpec::dedicated("max_hedges", Kind::Count, "2")
-    .needs(Need {
+pub(crate) const MAX_HEDGES: OptionSpec =
+    OptionSpec::new("max_hedges", Kind::Count, "2", Expand::Elsewhere).needs(Need {
         any_of: &["hedge"],
         how: "add `hedge = \"200ms\"`, the delay after which a hedged attempt starts",
     });
@@ -297,10 +387,11 @@ const NEEDS_IDEMPOTENCY: Need = Need {
 };
 
 /// Runs the whole operation under a key in a store.
-pub(crate) const IDEMPOTENCY: OptionSpec = OptionSpec::dedicated(
+pub(crate) const IDEMPOTENCY: OptionSpec = OptionSpec::new(
     "idempotency",
     Kind::Expression,
     "&PAYMENTS",
+    Expand::Elsewhere,
 )
 .needs(Need {
     any_of: &["idempotency_key"],
@@ -310,26 +401,38 @@ pub(crate) const IDEMPOTENCY: OptionSpec = OptionSpec::dedicated(
     bound: "IdempotencyFailure",
     function: "in_flight",
     only_async: false,
+    unless: None,
 });
 
-pub(crate) const IDEMPOTENCY_KEY: OptionSpec =
-    OptionSpec::dedicated("idempotency_key", Kind::Expression, "order.id.to_string()")
-        .needs(NEEDS_IDEMPOTENCY);
+pub(crate) const IDEMPOTENCY_KEY: OptionSpec = OptionSpec::new(
+    "idempotency_key",
+    Kind::Expression,
+    "order.id.to_string()",
+    Expand::Elsewhere,
+)
+.needs(NEEDS_IDEMPOTENCY);
 
-pub(crate) const IDEMPOTENCY_TTL: OptionSpec =
-    OptionSpec::dedicated("idempotency_ttl", Kind::Duration, "\"24h\"").needs(NEEDS_IDEMPOTENCY);
+pub(crate) const IDEMPOTENCY_TTL: OptionSpec = OptionSpec::new(
+    "idempotency_ttl",
+    Kind::Duration,
+    "\"24h\"",
+    Expand::Elsewhere,
+)
+.needs(NEEDS_IDEMPOTENCY);
 
 /// A hash of the call's parameters: a reused key with others is a conflict.
-pub(crate) const IDEMPOTENCY_FINGERPRINT: OptionSpec = OptionSpec::dedicated(
+pub(crate) const IDEMPOTENCY_FINGERPRINT: OptionSpec = OptionSpec::new(
     "idempotency_fingerprint",
     Kind::Expression,
     "(order.id, order.cents)",
+    Expand::Elsewhere,
 )
 .needs(NEEDS_IDEMPOTENCY)
 .error_needs(ErrorNeed {
     bound: "IdempotencyConflictFailure",
     function: "conflict",
     only_async: false,
+    unless: None,
 });
 
 const NEEDS_CHAOS: Need = Need {
@@ -345,13 +448,28 @@ pub(crate) const CHAOS: OptionSpec = OptionSpec::call("chaos", Kind::Expression,
 });
 
 /// The error an injected attempt fails with.
-pub(crate) const CHAOS_FAULT: OptionSpec =
-    OptionSpec::dedicated("chaos_fault", Kind::Expression, "MyError::Unavailable")
-        .needs(NEEDS_CHAOS);
+pub(crate) const CHAOS_FAULT: OptionSpec = OptionSpec::new(
+    "chaos_fault",
+    Kind::Expression,
+    "MyError::Unavailable",
+    Expand::Inject {
+        method: "chaos_fault",
+        of: Side::Error,
+    },
+)
+.needs(NEEDS_CHAOS);
 
 /// The value an injected attempt succeeds with.
-pub(crate) const CHAOS_OUTCOME: OptionSpec =
-    OptionSpec::dedicated("chaos_outcome", Kind::Expression, "cached_value()").needs(NEEDS_CHAOS);
+pub(crate) const CHAOS_OUTCOME: OptionSpec = OptionSpec::new(
+    "chaos_outcome",
+    Kind::Expression,
+    "cached_value()",
+    Expand::Inject {
+        method: "chaos_outcome",
+        of: Side::Success,
+    },
+)
+.needs(NEEDS_CHAOS);
 
 /// The wait before an injected attempt goes on.
 pub(crate) const CHAOS_LATENCY: OptionSpec =
@@ -363,20 +481,26 @@ const NEEDS_TIMING: Conflict = Conflict {
     why: "`timing = false` reads no clock, and `{name}` is measured on one; remove one of the two",
 };
 
-pub(crate) const TIMING: OptionSpec = OptionSpec {
-    method: Some("untimed"),
-    ..OptionSpec::call("timing", Kind::Off, "false")
-};
+pub(crate) const TIMING: OptionSpec =
+    OptionSpec::new("timing", Kind::Off, "false", Expand::Method("untimed"));
 
-pub(crate) const CLOCK: OptionSpec =
-    OptionSpec::dedicated("clock", Kind::Expression, "clock.clone()");
+pub(crate) const CLOCK: OptionSpec = OptionSpec::new(
+    "clock",
+    Kind::Expression,
+    "clock.clone()",
+    Expand::Elsewhere,
+);
 
 pub(crate) const ON_RETRY: OptionSpec =
     OptionSpec::call("on_retry", Kind::Expression, "|event| log(event)")
         .checked_by("retry_listener");
 
-pub(crate) const CRATE: OptionSpec =
-    OptionSpec::dedicated("crate", Kind::Special, "\"my_crate::resilient\"");
+pub(crate) const CRATE: OptionSpec = OptionSpec::new(
+    "crate",
+    Kind::CratePath,
+    "\"my_crate::resilient\"",
+    Expand::Elsewhere,
+);
 
 /// Every option, in the order of the docs; builder calls follow this order
 /// too, so `retry`'s whole policy comes before the caps that refine it.
@@ -468,6 +592,38 @@ mod tests {
             written.multiplier(2.0).jitter(Jitter::Full),
             "`exponential` defaults to multiplier 2.0 and full jitter"
         );
+    }
+
+    /// Each expansion step reads the kind of value its row parses: a step
+    /// given another kind would expand to nothing.
+    #[test]
+    fn every_step_reads_its_rows_kind_of_value() {
+        for spec in OPTIONS {
+            let fits = match spec.expand {
+                Expand::Attempts => spec.kind == Kind::Retries,
+                Expand::RetryIf => matches!(spec.kind, Kind::Variants { .. }),
+                Expand::Policy | Expand::Limits | Expand::Inject { .. } => {
+                    spec.kind == Kind::Expression
+                }
+                Expand::Deadline(_) => spec.kind == Kind::Duration,
+                Expand::Method(_) => !matches!(
+                    spec.kind,
+                    Kind::Path | Kind::Variants { .. } | Kind::CratePath
+                ),
+                Expand::Elsewhere => true,
+            };
+            assert!(
+                fits,
+                "`{}`: its expansion does not read its kind of value",
+                spec.name
+            );
+            let unless = spec.error_needs.as_ref().and_then(|need| need.unless);
+            assert!(
+                unless.is_none_or(|other| find(other).is_some()),
+                "`{}`",
+                spec.name
+            );
+        }
     }
 
     #[test]
