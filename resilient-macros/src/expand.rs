@@ -805,7 +805,7 @@ fn run(
         {
             let mut #body = #root::__private::attempt_async(#attempt);
             match #op.first_attempt_async(|#given: #root::Attempt| #body(#given)).await {
-                ::core::result::Result::Ok(#done) => #op.succeeded(#done),
+                ::core::result::Result::Ok(#done) => #op.outcome_of(#done),
                 ::core::result::Result::Err(mut #exec) => {
                     // The retries run in a future of their own, on the
                     // heap: a call that succeeds at once doesn't carry them,

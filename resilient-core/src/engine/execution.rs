@@ -200,7 +200,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     // The large `Err` is the failure path, moved once to the fallbacks.
     #[allow(clippy::result_large_err)]
     pub(crate) fn settled(self) -> Result<Outcome<T, E>, Self> {
-        if self.succeeded() {
+        if self.has_succeeded() {
             Ok(self.finish())
         } else {
             Err(self)
@@ -312,7 +312,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// because another attempt ended its round (it succeeded, or failed in
     /// a way no other attempt could change), and gives its permits back.
     pub(crate) fn cancel(&mut self, index: usize, permits: Permits<'b, T, E>) {
-        let why = if self.succeeded() {
+        let why = if self.has_succeeded() {
             "dropped: another attempt succeeded first"
         } else {
             "dropped: another attempt ended the call"
@@ -417,8 +417,16 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
 
     /// Whether a primary attempt succeeded.
     #[inline]
-    pub fn succeeded(&self) -> bool {
+    pub fn has_succeeded(&self) -> bool {
         matches!(self.result, Some(Ok(_)))
+    }
+
+    /// The former name of [`has_succeeded`](Execution::has_succeeded).
+    #[deprecated(since = "0.1.0", note = "renamed `has_succeeded`")]
+    #[doc(hidden)]
+    #[inline]
+    pub fn succeeded(&self) -> bool {
+        self.has_succeeded()
     }
 
     /// Whether the primary attempts are over (one succeeded, or the policy

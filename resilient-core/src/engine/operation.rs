@@ -32,9 +32,9 @@ use crate::throttle::RetryBudget;
 
 /// A first attempt that succeeded on the fast path of
 /// [`Operation::first_attempt_async`]: the value and its timing, which
-/// [`Operation::succeeded`] turns into the outcome in the caller's own
+/// [`Operation::outcome_of`] turns into the outcome in the caller's own
 /// future, so that the outcome is written once, where it is returned.
-#[must_use = "`Operation::succeeded` turns it into the outcome"]
+#[must_use = "`Operation::outcome_of` turns it into the outcome"]
 #[derive(Debug)]
 pub struct FirstSuccess<T> {
     value: T,
@@ -716,8 +716,16 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// [`first_attempt_async`](Operation::first_attempt_async) saw succeed.
     // Always inlined, as `first_success`.
     #[inline(always)]
-    pub fn succeeded(&self, first: FirstSuccess<T>) -> Outcome<T, E> {
+    pub fn outcome_of(&self, first: FirstSuccess<T>) -> Outcome<T, E> {
         self.first_success(first.value, first.elapsed, first.deadline)
+    }
+
+    /// The former name of [`outcome_of`](Operation::outcome_of).
+    #[deprecated(since = "0.1.0", note = "renamed `outcome_of`")]
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn succeeded(&self, first: FirstSuccess<T>) -> Outcome<T, E> {
+        self.outcome_of(first)
     }
 
     /// Runs the async `f` until it succeeds or the operation stops.
@@ -761,7 +769,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         // through `F: AsyncFnMut`, the bound that made futures lose `Send`.
         #[allow(clippy::redundant_closure)]
         let exec = match self.first_attempt_async(|attempt| f(attempt)).await {
-            Ok(first) => return Ok(self.succeeded(first)),
+            Ok(first) => return Ok(self.outcome_of(first)),
             Err(exec) => exec,
         };
         if exec.stopped() {
@@ -811,7 +819,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
     /// let operation = Operation::<u32, String>::new().max_attempts(3).clock(TokioClock);
     /// let outcome = match operation.first_attempt_async(async |_| Ok(7)).await {
-    ///     Ok(first) => operation.succeeded(first),
+    ///     Ok(first) => operation.outcome_of(first),
     ///     Err(mut exec) => {
     ///         while exec.next_async().await {
     ///             exec.attempt_async(async |_| Ok(7)).await;
