@@ -135,9 +135,8 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Hedged<'b, T, E, C, H> {
             let at = exec.admission(AttemptKind::Primary);
             let plan = exec.plan();
             let admitted = plan.gates.admit_async(&plan.clock, &at).await;
-            if let Some(primary) = exec.begin_hedged(AttemptKind::Primary, admitted) {
-                exec.hedged_round(primary, &f, self.delay, self.max_hedges)
-                    .await;
+            if let Some(primary) = begin_hedged(&mut exec, AttemptKind::Primary, admitted) {
+                hedged_round(&mut exec, primary, &f, self.delay, self.max_hedges).await;
             }
         }
         exec.settled()
@@ -192,151 +191,152 @@ enum Woken<R> {
     Hedge,
 }
 
-impl<'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'_, 'b, T, E, C, H> {
-    /// Begins an attempt of `kind` that its gates answered with
-    /// `admitted`; `None` if it doesn't start.
-    fn begin_hedged(
-        &mut self,
-        kind: AttemptKind,
-        admitted: Result<Permits<'b, T, E>, Refusal<E>>,
-    ) -> Option<Begun<'b, T, E>> {
-        let (attempt, index, mut permits) = self.begin(kind, admitted)?;
-        let started = Mark::nanos(self.latest_reading());
-        let injection = self.inject(attempt, &mut permits, index);
-        Some(Begun {
-            start: Start {
-                attempt,
-                started,
-                injection,
-            },
-            index,
-            permits,
-        })
-    }
+// The round's steps: free functions over the execution, which they drive
+// through its own methods.
 
-    /// Runs one round from its `primary` attempt: a hedge starts each
-    /// time `delay` passes without an end while fewer than
-    /// `1 + max_hedges` run.
-    ///
-    /// Until the first hedge starts, the primary runs alone, raced against
-    /// the hedge delay right here, as an unhedged attempt runs against its
-    /// deadline: a round that ends before the delay allocates nothing, and
-    /// its timer is made only if the attempt is still running after its
-    /// first poll. The first hedge makes the report (with the primary's
-    /// record and its own) and the list of attempts in flight, and each
-    /// hedge's future is boxed.
-    async fn hedged_round<F, Fut>(
-        &mut self,
-        primary: Begun<'b, T, E>,
-        f: &F,
-        delay: Duration,
-        max_hedges: u32,
-    ) where
-        F: Fn(Attempt) -> Fut,
-        Fut: Future<Output = Result<T, E>>,
-    {
-        let plan = self.plan();
-        let work = |start: Start<T, E>| {
-            let Start {
-                attempt,
-                started,
-                injection,
-            } = start;
-            gated(&plan.clock, attempt, started, plan.timed_out, injection, f)
-        };
-        let Begun {
-            start,
-            index,
-            permits,
-        } = primary;
-        let started = start.started;
-        let mut primary = pin!(work(start));
-        let mut timer = pin!(None);
-        let alone = poll_fn(|cx| {
-            if let Poll::Ready(result) = primary.as_mut().poll(cx) {
-                return Poll::Ready(Some(result));
+/// Begins an attempt of `kind` that its gates answered with
+/// `admitted`; `None` if it doesn't start.
+fn begin_hedged<'b, T, E, C: Clock, H: HookSet<T, E>>(
+    exec: &mut Execution<'_, 'b, T, E, C, H>,
+    kind: AttemptKind,
+    admitted: Result<Permits<'b, T, E>, Refusal<E>>,
+) -> Option<Begun<'b, T, E>> {
+    let (attempt, index, mut permits) = exec.begin(kind, admitted)?;
+    let started = Mark::nanos(exec.latest_reading());
+    let injection = exec.inject(attempt, &mut permits, index);
+    Some(Begun {
+        start: Start {
+            attempt,
+            started,
+            injection,
+        },
+        index,
+        permits,
+    })
+}
+
+/// Runs one round from its `primary` attempt: a hedge starts each
+/// time `delay` passes without an end while fewer than
+/// `1 + max_hedges` run.
+///
+/// Until the first hedge starts, the primary runs alone, raced against
+/// the hedge delay right here, as an unhedged attempt runs against its
+/// deadline: a round that ends before the delay allocates nothing, and
+/// its timer is made only if the attempt is still running after its
+/// first poll. The first hedge makes the report (with the primary's
+/// record and its own) and the list of attempts in flight, and each
+/// hedge's future is boxed.
+async fn hedged_round<'b, T, E, C: Clock, H: HookSet<T, E>, F, Fut>(
+    exec: &mut Execution<'_, 'b, T, E, C, H>,
+    primary: Begun<'b, T, E>,
+    f: &F,
+    delay: Duration,
+    max_hedges: u32,
+) where
+    F: Fn(Attempt) -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+{
+    let plan = exec.plan();
+    let work = |start: Start<T, E>| {
+        let Start {
+            attempt,
+            started,
+            injection,
+        } = start;
+        gated(&plan.clock, attempt, started, plan.timed_out, injection, f)
+    };
+    let Begun {
+        start,
+        index,
+        permits,
+    } = primary;
+    let started = start.started;
+    let mut primary = pin!(work(start));
+    let mut timer = pin!(None);
+    let alone = poll_fn(|cx| {
+        if let Poll::Ready(result) = primary.as_mut().poll(cx) {
+            return Poll::Ready(Some(result));
+        }
+        if max_hedges == 0 {
+            return Poll::Pending;
+        }
+        if timer.is_none() {
+            // Counted from the attempt's start, not from its first poll.
+            let spent = Duration::from_nanos(plan.clock.nanos_since(started));
+            timer.set(Some(plan.clock.deadline_async(delay.saturating_sub(spent))));
+        }
+        match timer.as_mut().as_pin_mut() {
+            Some(timer) => timer.poll(cx).map(|()| None),
+            None => Poll::Pending,
+        }
+    })
+    .await;
+    if let Some(result) = alone {
+        exec.read_clock();
+        exec.settle(index, result, permits, true);
+        return;
+    }
+    let limit = 1 + usize::try_from(max_hedges).unwrap_or(usize::MAX);
+    // Room for every attempt the round may run, up to a few: one
+    // allocation for the usual single hedge.
+    let mut running = Vec::with_capacity(limit.min(8));
+    running.push(Running {
+        work: Work::Primary(primary.as_mut()),
+        index,
+        permits,
+    });
+    let mut woken = Woken::Hedge;
+    loop {
+        match woken {
+            Woken::Ended(position, result) => {
+                let ended = running.swap_remove(position);
+                exec.read_clock();
+                let last = running.is_empty();
+                exec.settle(ended.index, result, ended.permits, last);
+                if exec.stopped() {
+                    // A success, or a failure that ends the call: the
+                    // others are dropped.
+                    for other in running {
+                        exec.cancel(other.index, other.permits);
+                    }
+                    return;
+                }
+                if last {
+                    return;
+                }
             }
-            if max_hedges == 0 {
-                return Poll::Pending;
+            Woken::Hedge => {
+                timer.set(None);
+                // A hedge starts now or not at all: waiting for room
+                // would stall the attempts already running, which are
+                // not polled meanwhile.
+                let at = exec.admission(AttemptKind::Hedge);
+                if exec.allows_retry()
+                    && let admitted = plan.gates.admit(&plan.clock, &at)
+                    && let Some(hedge) = begin_hedged(exec, AttemptKind::Hedge, admitted)
+                {
+                    running.push(Running {
+                        work: Work::Hedge(Box::pin(work(hedge.start))),
+                        index: hedge.index,
+                        permits: hedge.permits,
+                    });
+                }
+                if running.len() < limit {
+                    timer.set(Some(plan.clock.deadline_async(delay)));
+                }
             }
-            if timer.is_none() {
-                // Counted from the attempt's start, not from its first poll.
-                let spent = Duration::from_nanos(plan.clock.nanos_since(started));
-                timer.set(Some(plan.clock.deadline_async(delay.saturating_sub(spent))));
+        }
+        woken = poll_fn(|cx| {
+            for (position, attempt) in running.iter_mut().enumerate() {
+                if let Poll::Ready(result) = attempt.work.poll(cx) {
+                    return Poll::Ready(Woken::Ended(position, result));
+                }
             }
-            match timer.as_mut().as_pin_mut() {
-                Some(timer) => timer.poll(cx).map(|()| None),
-                None => Poll::Pending,
+            match timer.as_mut().as_pin_mut().map(|timer| timer.poll(cx)) {
+                Some(Poll::Ready(())) => Poll::Ready(Woken::Hedge),
+                _ => Poll::Pending,
             }
         })
         .await;
-        if let Some(result) = alone {
-            self.read_clock();
-            self.settle(index, result, permits, true);
-            return;
-        }
-        let limit = 1 + usize::try_from(max_hedges).unwrap_or(usize::MAX);
-        // Room for every attempt the round may run, up to a few: one
-        // allocation for the usual single hedge.
-        let mut running = Vec::with_capacity(limit.min(8));
-        running.push(Running {
-            work: Work::Primary(primary.as_mut()),
-            index,
-            permits,
-        });
-        let mut woken = Woken::Hedge;
-        loop {
-            match woken {
-                Woken::Ended(position, result) => {
-                    let ended = running.swap_remove(position);
-                    self.read_clock();
-                    let last = running.is_empty();
-                    self.settle(ended.index, result, ended.permits, last);
-                    if self.stopped() {
-                        // A success, or a failure that ends the call: the
-                        // others are dropped.
-                        for other in running {
-                            self.cancel(other.index, other.permits);
-                        }
-                        return;
-                    }
-                    if last {
-                        return;
-                    }
-                }
-                Woken::Hedge => {
-                    timer.set(None);
-                    // A hedge starts now or not at all: waiting for room
-                    // would stall the attempts already running, which are
-                    // not polled meanwhile.
-                    let at = self.admission(AttemptKind::Hedge);
-                    if self.allows_retry()
-                        && let admitted = plan.gates.admit(&plan.clock, &at)
-                        && let Some(hedge) = self.begin_hedged(AttemptKind::Hedge, admitted)
-                    {
-                        running.push(Running {
-                            work: Work::Hedge(Box::pin(work(hedge.start))),
-                            index: hedge.index,
-                            permits: hedge.permits,
-                        });
-                    }
-                    if running.len() < limit {
-                        timer.set(Some(plan.clock.deadline_async(delay)));
-                    }
-                }
-            }
-            woken = poll_fn(|cx| {
-                for (position, attempt) in running.iter_mut().enumerate() {
-                    if let Poll::Ready(result) = attempt.work.poll(cx) {
-                        return Poll::Ready(Woken::Ended(position, result));
-                    }
-                }
-                match timer.as_mut().as_pin_mut().map(|timer| timer.poll(cx)) {
-                    Some(Poll::Ready(())) => Poll::Ready(Woken::Hedge),
-                    _ => Poll::Pending,
-                }
-            })
-            .await;
-        }
     }
 }

@@ -7,13 +7,15 @@
 //! * `execution.rs`: [`Execution`], one run: records attempts and carries
 //!   out the decisions; it reads the plan, never the builder;
 //! * `gates/`: the admission concerns asked around each attempt (the
-//!   circuit breaker, the retry throttle), one file each, behind one
-//!   trait; its `mod.rs` says how to add one;
+//!   circuit breaker, the retry throttle, the limiters, chaos), one file
+//!   each, behind one trait; its `mod.rs` says how to add one;
 //! * `decide.rs`: every decision of a run (a refused attempt, the end of
 //!   a round, the retry rule `schedule`, the budget after a wait), pure
 //!   functions;
 //! * `race.rs`: an async attempt against its deadline;
-//! * `hedge.rs`: hedged attempts, several in flight at once;
+//! * `hedge.rs`: hedged attempts, several in flight at once: [`Hedged`],
+//!   and a round's steps as functions that drive an [`Execution`] through
+//!   its own methods;
 //! * `idempotent.rs`: a whole run under an idempotency key;
 //! * `hooks.rs`: the user's pieces (classifier, Retry-After hint,
 //!   validator, listeners) and their no-op defaults;
