@@ -11,9 +11,9 @@ fn read(relative: &str) -> String {
 }
 
 /// The names the table declares: the first argument of each
-/// `OptionSpec::call(…` and `OptionSpec::dedicated(…`, a string literal.
+/// `OptionSpec::call(…` and `OptionSpec::new(…`, a string literal.
 fn option_names(table: &str) -> Vec<&str> {
-    ["OptionSpec::call(", "OptionSpec::dedicated("]
+    ["OptionSpec::call(", "OptionSpec::new("]
         .iter()
         .flat_map(|opening| {
             table

@@ -24,7 +24,7 @@ const REJECTED_FILE: &str = "tests/ui/fail/option-matrix.rs";
 #[test]
 fn every_option_of_the_attribute_has_a_row() {
     let table = read("../resilient-macros/src/options.rs");
-    let declared: Vec<&str> = ["OptionSpec::call(", "OptionSpec::dedicated("]
+    let declared: Vec<&str> = ["OptionSpec::call(", "OptionSpec::new("]
         .iter()
         .flat_map(|opening| {
             table
