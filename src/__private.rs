@@ -106,6 +106,21 @@ pub fn retry_listener_fn<E>(listener: fn(&RetryEvent<'_>)) -> fn(&RetryEvent<'_>
     listener
 }
 
+/// A retry classifier, checked to be one where it is written (`retry_if =
+/// …`), and handed on as an opaque `Fn(&E) -> bool`; see [`report_hook`].
+#[inline]
+pub fn retry_classifier<E, F: Fn(&E) -> bool>(classify: F) -> impl Fn(&E) -> bool {
+    classify
+}
+
+/// `retry_if = path`: the function as a pointer, the type every classifier
+/// named by path shares, so that the functions with one error type share
+/// one failure path too; see [`report_hook`].
+#[inline]
+pub fn retry_classifier_fn<E>(classify: fn(&E) -> bool) -> fn(&E) -> bool {
+    classify
+}
+
 /// A Retry-After hint, checked to be one where it is written (`rate_limit
 /// = …`), and handed on as an opaque `Fn(&E) -> Option<Duration>`; see
 /// [`report_hook`].

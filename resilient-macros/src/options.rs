@@ -215,7 +215,8 @@ pub(crate) const RETRY_ON: OptionSpec = OptionSpec::new(
 pub(crate) const RETRY_IF: OptionSpec =
     OptionSpec::call("retry_if", Kind::Expression, "|e| e.is_transient()")
         .needs(NEEDS_RETRIES)
-        .conflicts(&classifier_conflicts("retry_on"));
+        .conflicts(&classifier_conflicts("retry_on"))
+        .checked_by("retry_classifier");
 
 /// The conflicts of an option that decides which errors are retried, with
 /// the policy and with `other`, the option that decides it too.

@@ -253,7 +253,7 @@ fn every_option_becomes_a_builder_call() {
         "let _ = < ProviderError as my :: runtime :: __private :: ValidationError > :: validation_failed ;",
         "my :: runtime :: __private :: operation :: < String , ProviderError > () . clock (clock . clone ())",
         ". max_attempts (6u32)",
-        ". retry_if (is_transient)",
+        ". retry_if (my :: runtime :: __private :: retry_classifier_fn :: < ProviderError > (is_transient))",
         "let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) . budget (self . budget)",
         ". max_elapsed (:: core :: time :: Duration :: new (10u64 , 0u32))",
         ". min_retries (2u32)",
