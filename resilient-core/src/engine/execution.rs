@@ -3,12 +3,23 @@
 //! wait or stop.
 //!
 //! It has two halves. The typed shell calls the body, classifies its error
-//! and keeps the result; it is compiled once per operation type, so it is
-//! kept thin; it also hands each attempt's permits back to the gates.
+//! and keeps the result; it is compiled once per `(T, E, clock, hooks)`, so
+//! it is kept thin; it also hands each attempt's permits back to the gates.
 //! [`Core`] does the bookkeeping (the report, the counters, the schedule,
-//! events) without knowing `T` or `E`: it is compiled once, in this crate. A successful first attempt
-//! touches only the few fast fields of `Core`; everything a retry needs
-//! lives in [`Slow`], allocated on the first failure.
+//! events) without knowing `T` or `E`: it is compiled once, in this crate.
+//! A successful first attempt touches only the few fast fields of `Core`;
+//! everything a retry needs lives in [`Slow`], allocated on the first
+//! failure.
+//!
+//! The hooks stay a type parameter rather than a `&dyn HookSet<T, E>`: an
+//! erased reference would lose the hooks' own `Send` and `Sync`. Without a
+//! `Sync` bound every async call's future would stop being `Send`; with
+//! one, a blocking call whose `validate` closure counts in a `Cell` would
+//! stop compiling. The copies are shared instead where the hooks' types
+//! are: the attribute passes `retry_on`, and every hook written as a path,
+//! as a function pointer, so the functions with one error type that name
+//! their hooks share one failure path; a closure hook keeps a copy of its
+//! own.
 
 use std::borrow::Cow;
 use std::future::Future;
