@@ -804,7 +804,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     }
 
     /// Runs the first async attempt: its value if it succeeded, for
-    /// [`succeeded`](Operation::succeeded) to turn into the outcome, or
+    /// [`outcome_of`](Operation::outcome_of) to turn into the outcome, or
     /// else the execution, to drive through the retries (`next_async` /
     /// `attempt_async`), fallbacks and [`finish`](Execution::finish).
     ///

@@ -10,7 +10,8 @@
 //!   that uses them: their latest in-flight count and limit, and each
 //!   operation's refusals;
 //! * `series.rs`: the series, their help text and units, the keys a call
-//!   records them with, and the refresh of breaker gauges; public as [`resilient::metrics`](crate::metrics);
+//!   records them with, and the refresh of breaker gauges; public as
+//!   [`resilient::metrics`](crate::metrics);
 //! * `dashboard/`: the rolling windows, the page and its event stream;
 //!   public as [`resilient::dashboard`](crate::dashboard).
 //!

@@ -16,6 +16,7 @@
 use std::any::Any;
 use std::fmt;
 use std::future::Future;
+use std::pin::pin;
 use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex};
@@ -35,11 +36,8 @@ use crate::engine::race::race;
 use crate::error::{CircuitOpen, TimedOut};
 use crate::limit::{Completion, LimitExceeded, Limiter};
 use crate::policy::RetryPolicy;
-use crate::report::ExecutionReport;
-use crate::report::FailureKind;
-use crate::settings::Settings;
-use crate::settings::deadline;
-use std::pin::pin;
+use crate::report::{ExecutionReport, FailureKind};
+use crate::settings::{Settings, deadline};
 
 /// What one call runs with: a layer's or a middleware's configuration,
 /// borrowed.
@@ -59,7 +57,7 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
         shared.breaker.is_none()
             && shared.limiters.is_empty()
             && shared.chaos.as_ref().is_none_or(|c| c.switches.is_none())
-            && (shared.hedge.is_none() || shared.max_hedges == Some(0))
+            && shared.hedge_delay().is_none()
     }
 
     /// Runs the attempts, each sending its copy of `request` with `send`,
@@ -85,8 +83,8 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
     {
         let shared = self.shared;
         let hedge = shared
-            .hedge
-            .filter(|_| shared.max_hedges != Some(0) && hedge_if.hedgeable(&request));
+            .hedge_delay()
+            .filter(|_| hedge_if.hedgeable(&request));
         let requests = Requests::new(request, clone_request);
         let cloneable = requests.cloneable;
         // Hedged attempts ask for their copies while others run.

@@ -135,6 +135,14 @@ pub(crate) struct ChaosSpec {
 
 pub(crate) type FaultMaker = Arc<dyn Fn() -> ::tower::BoxError + Send + Sync>;
 
+impl Shared {
+    /// The hedge delay, when the configuration hedges: a delay is set and
+    /// `max_hedges` is not 0.
+    pub(crate) fn hedge_delay(&self) -> Option<Duration> {
+        self.hedge.filter(|_| self.max_hedges != Some(0))
+    }
+}
+
 impl fmt::Debug for Shared {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Shared")
