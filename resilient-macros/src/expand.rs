@@ -315,6 +315,8 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
     let (ok, error) = names.ok_err();
     let new = quote!(#root::__private::operation::<#ok, #error>());
     let mut chain = quote!(#new #clock);
+    // The statements that build the operation itself.
+    let mut steps = TokenStream::new();
     for given in options.given() {
         let Some(value) = &given.value else {
             continue;
@@ -327,7 +329,7 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
             // is an expression of the user's code, which the compiler points
             // at; the local is the macro's own, and would be reported at the
             // whole attribute.
-            statements.extend(quote!(let #op = #chain;));
+            steps.extend(quote!(let #op = #chain;));
             chain = quote_spanned!(span=> { #op } #calls);
         } else {
             chain.extend(calls);
@@ -344,7 +346,7 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
             &TALLY
         })));
     }
-    statements.extend(quote!(let #op = #chain;));
+    steps.extend(quote!(let #op = #chain;));
     // A hedged operation owns its operation: made here, so that the run
     // (under an idempotency key too) only borrows it.
     if let Some(hedge) = options.get::<Dur>(&HEDGE) {
@@ -354,9 +356,37 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
             let count = Literal::u32_suffixed(max.value.value);
             quote_spanned!(max.span()=> .max_hedges(#count))
         });
-        statements.extend(quote!(let #op = #op #hedge #max_hedges;));
+        steps.extend(quote!(let #op = #op #hedge #max_hedges;));
+    }
+    if function.is_async && !options.given().iter().any(leaves_its_expression) {
+        // Built in a closure of its own: the optimiser folds the builder's
+        // steps into one write there, where written straight into the
+        // future each step copies the whole operation (`memcpy` calls on
+        // every call, most of the cost of an async success).
+        statements.extend(quote!(let #op = (|| { #steps #op })();));
+    } else {
+        statements.extend(steps);
     }
     statements
+}
+
+/// Whether an option's value may leave the expression it is written in
+/// (`?`, `return`, `.await`, `break`, `continue`), which it could not from
+/// inside a closure.
+fn leaves_its_expression(given: &Given) -> bool {
+    fn leaves(tokens: TokenStream) -> bool {
+        tokens.into_iter().any(|tree| match tree {
+            proc_macro2::TokenTree::Group(group) => leaves(group.stream()),
+            proc_macro2::TokenTree::Punct(punct) => punct.as_char() == '?',
+            proc_macro2::TokenTree::Ident(ident) => {
+                ["return", "await", "break", "continue", "yield"]
+                    .iter()
+                    .any(|word| ident == word)
+            }
+            proc_macro2::TokenTree::Literal(_) => false,
+        })
+    }
+    matches!(&given.value, Some(Value::Expression(expr)) if leaves(expr.to_token_stream()))
 }
 
 /// `limit = &A` or `limit = [&A, &B]`, bound to a local array of

@@ -94,6 +94,29 @@ fn no_options_is_one_attempt_with_a_report() {
 }
 
 #[test]
+fn an_async_operation_is_built_in_a_closure_unless_an_option_leaves_it() {
+    let built =
+        "let __resilient_op = (|| { let __resilient_op = :: resilient :: __private :: operation";
+    let out = expanded(quote!(retries = 2, clock = clock_of(prompt)), async_fn());
+    assert_contains(&out, built);
+    assert_contains(&out, "__resilient_op }) () ;");
+    for clock in [
+        quote!(clock_of(prompt).await),
+        quote!(clock_of(prompt)?),
+        quote!({ return Err(ProviderError) }),
+    ] {
+        let out = expanded(quote!(retries = 2, clock = #clock), async_fn());
+        assert!(!out.contains("(||"), "{out}");
+        assert_contains(
+            &out,
+            "let __resilient_op = :: resilient :: __private :: operation",
+        );
+    }
+    // A blocking fn's operation folds as written.
+    assert!(!expanded(quote!(retries = 2), blocking_fn()).contains("(||"));
+}
+
+#[test]
 fn blocking_fn_uses_the_blocking_loop_and_the_default_clock() {
     let out = expanded(quote!(retries = 2), blocking_fn());
     assert_contains(
@@ -837,9 +860,10 @@ const BLOCKING: &str = "\
 const ASYNCHRONOUS: &str = "\
      async fn complete (& self , prompt : & str) -> :: resilient :: __private :: OutcomeOf < AppResult < String > > { let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: ReportableError > :: describe ; \
      let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: TimeoutError > :: timed_out ; \
-     let __resilient_op = :: resilient :: __private :: operation :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
+     let __resilient_op = (|| { let __resilient_op = :: resilient :: __private :: operation :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
      let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) . name (\"complete\") . tally ({ static TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: new () ; \
      & TALLY }) ; \
+     __resilient_op }) () ; \
      { let mut __resilient_body = :: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
      { self . provider . complete (prompt , attempt . deadline ()) . await } }) ; \
      match __resilient_op . first_attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => __resilient_op . outcome_of (__resilient_done) , :: core :: result :: Result :: Err (mut __resilient_exec) => { if ! __resilient_exec . stopped () { :: std :: boxed :: Box :: pin (async { while __resilient_exec . next_async () . await { __resilient_exec . attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await ; \

@@ -686,10 +686,14 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             AttemptKind::Primary,
             events::Ended::Success,
         );
-        let ended = Ended::new(AttemptKind::Primary, elapsed, End::Success);
-        self.plan
-            .gates
-            .settle(&self.plan.clock, self.plan.gates.free_permits(), &ended);
+        // Checked here, where it folds or costs a few loads, rather than
+        // inside `settle`, which is not inlined.
+        if !self.plan.gates.is_empty() {
+            let ended = Ended::new(AttemptKind::Primary, elapsed, End::Success);
+            self.plan
+                .gates
+                .settle(&self.plan.clock, self.plan.gates.free_permits(), &ended);
+        }
         // Counted before the report exists: a report alive across the call
         // would be built on the stack and then moved, for the unwinding path.
         #[cfg(any(feature = "metrics", feature = "dashboard"))]

@@ -295,6 +295,13 @@ macro_rules! gates {
             /// No gate.
             pub(crate) const NONE: Self = Gates { $($name: None,)* value: PhantomData };
 
+            /// Whether the operation has no gate at all: then nothing needs
+            /// telling how an attempt ended.
+            #[inline]
+            pub(crate) fn is_empty(&self) -> bool {
+                true $(&& self.$name.is_none())*
+            }
+
             /// Whether every gate grants a call's first attempt without
             /// being asked (see [`Gate::free_permit`]).
             #[inline]
