@@ -111,6 +111,98 @@ async fn connect_errors_are_retried() {
     assert_eq!(report.stop_reason(), StopReason::AttemptsExhausted);
 }
 
+/// A retry budget that counts what it is told: successes, then failures.
+#[derive(Clone, Default)]
+struct Told(Arc<[std::sync::atomic::AtomicU32; 2]>);
+
+impl Told {
+    fn counts(&self) -> [u32; 2] {
+        self.0
+            .each_ref()
+            .map(|n| n.load(std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+impl resilient::RetryBudget for Told {
+    fn record_success(&self) {
+        self.0[0].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    fn record_failure(&self) {
+        self.0[1].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    fn allows_retry(&self) -> bool {
+        true
+    }
+}
+
+/// A request answered at once takes the middleware's shortest path, which
+/// writes the report without the engine: the report still carries the
+/// name, goes to the `on_report` hook once (the report the response
+/// carries), and the success is told to the throttle, as for any call.
+#[tokio::test(start_paused = true)]
+async fn a_first_success_is_named_reported_and_told_to_the_throttle() {
+    let (addr, hits) = http_server::start().await;
+    let reports = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&reports);
+    let told = Told::default();
+    let client = client(
+        ResilientMiddleware::new()
+            .retries(2)
+            .name("catalog")
+            .throttle(told.clone())
+            .on_report(move |report: &ExecutionReport| seen.lock().unwrap().push(report.clone())),
+    );
+
+    let response = client
+        .get(format!("http://{addr}/status/200/first"))
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(response.status(), 200);
+    let attached = report(&response);
+    assert_eq!(attached.name(), "catalog");
+    assert_eq!(attached.attempt_count(), 1);
+    assert_eq!(attached.retry_count(), 0);
+    assert_eq!(attached.stop_reason(), StopReason::Succeeded);
+    assert_eq!(attached.attempts()[0].deadline(), None);
+    let hooked = reports.lock().unwrap().clone();
+    assert_eq!(hooked.len(), 1);
+    assert_eq!(hooked[0].name(), "catalog");
+    assert_eq!(hooked[0].attempt_count(), 1);
+    assert_eq!(hooked[0].elapsed(), attached.elapsed());
+    assert_eq!(told.counts(), [1, 0]);
+    assert_eq!(hits.count("/status/200/first"), 1);
+}
+
+/// The same shortest path with a timeout and a budget: the first attempt's
+/// record keeps the deadline it was granted, `min(timeout, budget)`.
+#[tokio::test]
+async fn a_first_success_keeps_the_deadline_it_was_granted() {
+    let (addr, _) = http_server::start().await;
+    let client = client(
+        ResilientMiddleware::new()
+            .retries(2)
+            .timeout(Duration::from_secs(30))
+            .budget(Duration::from_secs(20)),
+    );
+
+    let response = client
+        .get(format!("http://{addr}/status/200/deadline"))
+        .send()
+        .await
+        .unwrap();
+
+    let attached = report(&response);
+    assert_eq!(attached.attempt_count(), 1);
+    assert_eq!(attached.name(), "operation");
+    assert_eq!(
+        attached.attempts()[0].deadline(),
+        Some(Duration::from_secs(20))
+    );
+    assert!(attached.elapsed() < Duration::from_secs(20));
+}
+
 /// `Retry-After: 1` waits exactly one second, spending no retry: the only
 /// retry allowed is left unspent.
 #[tokio::test]

@@ -19,8 +19,12 @@ use ::reqwest_middleware::{Error, Middleware, Next};
 use http::Extensions;
 
 use crate::clock::{Clock, TokioClock};
+use crate::engine::race::race;
+use crate::error::TimedOut;
 use crate::settings::Settings;
-use crate::tower::{Call, Classifier, EngineError, HttpClassifier, ReportExtension, Shared};
+use crate::tower::{
+    Call, Classifier, EngineError, FirstFailed, HttpClassifier, ReportExtension, Shared,
+};
 use crate::tower::{Hedgeable, IdempotentRequests};
 use crate::tower::{attach_to, resilient_setters};
 
@@ -282,41 +286,80 @@ where
     }
 
     /// [`run`](Self::run) for a middleware whose calls are plain
-    /// ([`Call::is_plain`]): a future without the state of the gates and
-    /// hedges it doesn't have. Attempts follow one another, so the first
-    /// runs the chain with the caller's extensions themselves, and only
-    /// the later ones (and a request sent once, that can't be copied) with
-    /// copies of them as they were given.
-    async fn run_plain(
+    /// ([`Call::is_plain`]): the first attempt runs the chain with the
+    /// caller's extensions themselves, in a future that holds the request,
+    /// its copy in flight and little else; only after a failure does the
+    /// engine take over, boxed, each later attempt with a copy of the
+    /// extensions as they were given.
+    ///
+    /// A function returning its future rather than an `async fn`, which
+    /// would move the request once more, into a local of its own.
+    #[allow(clippy::manual_async_fn)]
+    fn run_plain<'a>(
+        &'a self,
+        request: Request,
+        extensions: &'a mut Extensions,
+        next: Next<'a>,
+    ) -> impl Future<Output = Result<Response, Error>> + 'a {
+        async move {
+            let Some(copy) = request.try_clone() else {
+                // Sent once, as it is: the general path says why.
+                return Box::pin(self.run(request, extensions, next)).await;
+            };
+            let given = extensions.clone();
+            let call = self.call();
+            let started = call.first_started();
+            let mut output = {
+                let mut sent = next.clone().run(copy, extensions);
+                match started.deadline {
+                    Some(deadline) => {
+                        race(
+                            call.clock,
+                            started.mark,
+                            None,
+                            Some(deadline),
+                            sent.as_mut(),
+                        )
+                        .await
+                    }
+                    None => Some(sent.await),
+                }
+            };
+            if let Some(first) = call.first_ended(started, &mut output, &ReportExtension) {
+                let rest = self.after_first(request, extensions, given, next, first);
+                return Box::pin(rest).await;
+            }
+            // Only a success is left in `output`.
+            output.unwrap_or_else(|| Err(Error::engine(TimedOut)))
+        }
+    }
+
+    /// The attempts after a plain call's first one failed: each runs the
+    /// chain with its own copy of the `given` extensions, and those of the
+    /// last to finish are handed back. If none finished and the first was
+    /// cut at its deadline, which may have left its marks, the extensions
+    /// go back as they were given.
+    async fn after_first(
         &self,
         request: Request,
         extensions: &mut Extensions,
+        given: Extensions,
         next: Next<'_>,
+        first: FirstFailed<Response, Error>,
     ) -> Result<Response, Error> {
-        let given = extensions.clone();
         let last = Mutex::new(None);
-        let (result, first_cut) = {
+        let cut = first.cut;
+        let result = {
             let send = sender!(next, &given, last);
-            let first = {
-                let next = next.clone();
-                let extensions = &mut *extensions;
-                move |copy| next.run(copy, extensions)
-            };
-            let call = self.call();
-            call.run_plain(
-                request,
-                &Request::try_clone,
-                &self.hedge_if,
-                first,
-                send,
-                &ReportExtension,
-            )
-            .await
+            let rest = self
+                .call()
+                .after_first(request, &Request::try_clone, send, first);
+            let (result, report) = rest.await;
+            attach_to(&ReportExtension, result, report)
         };
         match last.into_inner().unwrap_or_else(|e| e.into_inner()) {
             Some(own) => *extensions = own,
-            // A first attempt cut at its deadline may have left its marks.
-            None if first_cut => *extensions = given,
+            None if cut => *extensions = given,
             None => {}
         }
         result

@@ -24,12 +24,12 @@
 mod decide;
 mod events;
 mod execution;
-mod gates;
+pub(crate) mod gates;
 mod hedge;
 pub mod hooks;
 mod idempotent;
 mod operation;
-mod plan;
+pub(crate) mod plan;
 pub(crate) mod race;
 
 #[cfg(feature = "tracing")]

@@ -10,11 +10,10 @@ use std::marker::PhantomData;
 use std::pin::pin;
 use std::time::Duration;
 
-use super::events;
 use super::execution::Execution;
-use super::gates::{BreakerGate, ChaosGate, End, Ended, Fault, Gates, LimitGate};
+use super::gates::{BreakerGate, ChaosGate, Fault, Gates, LimitGate};
 use super::hooks::{HookSet, Hooks, RetryEvent};
-use super::plan::Plan;
+use super::plan::{self, Plan};
 use super::race::within_deadline;
 use crate::attempt::Attempt;
 use crate::breaker::CircuitBreaker;
@@ -24,9 +23,7 @@ use crate::error::{CircuitOpenError, ReportableError, RetryError, TimeoutError, 
 use crate::limit::{LimitExceededError, Limiter};
 use crate::observe::Tally;
 use crate::policy::RetryPolicy;
-use crate::report::{
-    AttemptKind, ExecutionReport, FailureKind, Nanos, Outcome, StopReason, UNNAMED,
-};
+use crate::report::{ExecutionReport, FailureKind, Outcome, UNNAMED};
 use crate::settings::{Settings, deadline, settings_setters};
 use crate::throttle::RetryBudget;
 
@@ -680,40 +677,16 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     // Always inlined, as `first_success`.
     #[inline(always)]
     pub(crate) fn first_report(&self, elapsed: u64, deadline: Option<Duration>) -> ExecutionReport {
-        events::attempt_ended(
-            &self.plan.name,
-            self.plan.tally,
-            AttemptKind::Primary,
-            events::Ended::Success,
-        );
-        // Checked here, where it folds or costs a few loads, rather than
-        // inside `settle`, which is not inlined.
-        if !self.plan.gates.is_empty() {
-            let ended = Ended::new(AttemptKind::Primary, elapsed, End::Success);
-            self.plan
-                .gates
-                .settle(&self.plan.clock, self.plan.gates.free_permits(), &ended);
-        }
-        // Counted before the report exists: a report alive across the call
-        // would be built on the stack and then moved, for the unwinding path.
-        #[cfg(any(feature = "metrics", feature = "dashboard"))]
-        crate::observe::succeeded_at_once(self.plan.name.as_ref(), self.plan.used(), elapsed);
-        let report = ExecutionReport::first_success(
-            self.plan.name.clone(),
-            elapsed,
-            Nanos::optional(deadline),
-            0,
-        );
-        if !self.plan.settings.report_deferred {
-            events::finished(
-                &self.plan.name,
-                self.plan.tally,
-                report.elapsed(),
-                StopReason::Succeeded,
-            );
-            self.plan.hooks.on_report(&report);
-        }
-        report
+        let plan = &self.plan;
+        let told = plan::Listeners {
+            name: &plan.name,
+            tally: plan.tally,
+            gates: &plan.gates,
+            clock: &plan.clock,
+        };
+        let on_report = (!plan.settings.report_deferred)
+            .then_some(|report: &ExecutionReport| plan.hooks.on_report(report));
+        told.report(elapsed, deadline, on_report)
     }
 
     /// The outcome of a first attempt that
@@ -787,6 +760,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// The rest of a run whose first attempt, run by the caller, failed
     /// with `failed` after `elapsed` nanoseconds: the retries by `f`, in
     /// this future (the caller boxes it), and the outcome.
+    #[cfg(feature = "reqwest")]
     #[cfg(feature = "tower")]
     pub(crate) async fn after_first_async<F, Fut>(
         &self,

@@ -5,11 +5,15 @@
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
-use super::gates::Gates;
+use std::time::Duration;
+
+use super::events;
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
 use super::gates::{BreakerGate, LimitGate};
+use super::gates::{End, Ended, Gates};
+use crate::clock::Clock;
 use crate::observe::Tally;
-use crate::report::ExecutionReport;
+use crate::report::{AttemptKind, ExecutionReport, Nanos, StopReason};
 use crate::settings::Settings;
 
 /// Everything one run of an operation reads; built by
@@ -53,11 +57,84 @@ impl<T, E, C, H> Plan<'_, T, E, C, H> {
     #[cfg(any(feature = "metrics", feature = "dashboard"))]
     #[inline]
     pub(crate) fn used(&self) -> crate::observe::Used<'_> {
-        crate::observe::Used {
-            tally: self.tally,
-            breaker: self.gates.breaker.as_ref().map(BreakerGate::breaker),
-            throttle: self.gates.throttle,
-            limiters: self.gates.limit.as_ref().map_or(&[], LimitGate::limiters),
+        used(self.tally, &self.gates)
+    }
+}
+
+/// What an operation of `tally` and `gates` uses, for its counts.
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+#[inline]
+fn used<'a, T, E>(
+    tally: Option<&'static Tally>,
+    gates: &'a Gates<'_, T, E>,
+) -> crate::observe::Used<'a> {
+    crate::observe::Used {
+        tally,
+        breaker: gates.breaker.as_ref().map(BreakerGate::breaker),
+        throttle: gates.throttle,
+        limiters: gates.limit.as_ref().map_or(&[], LimitGate::limiters),
+    }
+}
+
+/// Who hears of a call whose first attempt succeeded: the operation's
+/// name and tally, its gates (each gives its free permit back) and, unless
+/// the report is deferred to the caller, the report hook. A plan lends
+/// them ([`Operation::first_report`](crate::Operation)); a layer's call
+/// lends its own, without building a plan for a success.
+pub(crate) struct Listeners<'p, 'b, T, E, C> {
+    pub(crate) name: &'p Cow<'static, str>,
+    pub(crate) tally: Option<&'static Tally>,
+    pub(crate) gates: &'p Gates<'b, T, E>,
+    pub(crate) clock: &'p C,
+}
+
+impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
+    /// The report of a first attempt that succeeded after `elapsed`
+    /// nanoseconds within `deadline`, told to the gates, the counts and,
+    /// unless it is `None`, `on_report`.
+    #[inline(always)]
+    pub(crate) fn report(
+        self,
+        elapsed: u64,
+        deadline: Option<Duration>,
+        on_report: Option<impl FnOnce(&ExecutionReport)>,
+    ) -> ExecutionReport {
+        events::attempt_ended(
+            self.name,
+            self.tally,
+            AttemptKind::Primary,
+            events::Ended::Success,
+        );
+        // Checked here, where it folds or costs a few loads, rather than
+        // inside `settle`, which is not inlined.
+        if !self.gates.is_empty() {
+            let ended = Ended::new(AttemptKind::Primary, elapsed, End::Success);
+            self.gates
+                .settle(self.clock, self.gates.free_permits(), &ended);
         }
+        // Counted before the report exists: a report alive across the call
+        // would be built on the stack and then moved, for the unwinding path.
+        #[cfg(any(feature = "metrics", feature = "dashboard"))]
+        crate::observe::succeeded_at_once(
+            self.name.as_ref(),
+            used(self.tally, self.gates),
+            elapsed,
+        );
+        let report = ExecutionReport::first_success(
+            self.name.clone(),
+            elapsed,
+            Nanos::optional(deadline),
+            0,
+        );
+        if let Some(on_report) = on_report {
+            events::finished(
+                self.name,
+                self.tally,
+                report.elapsed(),
+                StopReason::Succeeded,
+            );
+            on_report(&report);
+        }
+        report
     }
 }

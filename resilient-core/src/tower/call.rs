@@ -3,10 +3,12 @@
 //! middleware chain (`crate::reqwest`). [`Call::run`] gives each attempt
 //! its copy of the request, judges each result with the classifier, and
 //! turns the engine's outcome back into what the caller expects: the last
-//! response, or the last error. [`Call::run_plain`] does the same for a
-//! call with no gate before its first attempt and no hedge, in a smaller
-//! future: the first attempt runs in it, and the engine writes the report
-//! of a success or, boxed, runs the retries after a failure.
+//! response, or the last error. A call with no gate before its first
+//! attempt and no hedge ([`Call::is_plain`]) may instead run its first
+//! attempt in the caller's own future: [`Call::first_started`] and
+//! [`Call::first_ended`] time it, judge it and write the report of a
+//! success without the engine, and [`Call::after_first`] runs the retries
+//! after a failure.
 //!
 //! The engine retries on errors, while a service's failures may be
 //! responses (a `503` is an `Ok` to the service). So an attempt whose
@@ -16,7 +18,6 @@
 use std::any::Any;
 use std::fmt;
 use std::future::Future;
-use std::pin::pin;
 use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex};
@@ -24,7 +25,6 @@ use std::time::{Duration, Instant};
 
 use ::tower::BoxError;
 
-use super::attach::{AttachReport, attach_to};
 use super::classify::{Classifier, Verdict};
 use super::hedge::Hedgeable;
 use super::layer::{ChaosSpec, Shared};
@@ -32,12 +32,11 @@ use super::request::CloneRequest;
 use crate::clock::Clock;
 use crate::engine::Operation;
 use crate::engine::hooks::HookSet;
-use crate::engine::race::race;
 use crate::error::{CircuitOpen, TimedOut};
 use crate::limit::{Completion, LimitExceeded, Limiter};
 use crate::policy::RetryPolicy;
-use crate::report::{ExecutionReport, FailureKind};
-use crate::settings::{Settings, deadline};
+use crate::report::ExecutionReport;
+use crate::settings::Settings;
 
 /// What one call runs with: a layer's or a middleware's configuration,
 /// borrowed.
@@ -49,17 +48,6 @@ pub(crate) struct Call<'a, Cl, C> {
 }
 
 impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
-    /// Whether the call can take [`run_plain`](Self::run_plain): no gate
-    /// is asked before its first attempt (no breaker, no limit, no chaos
-    /// switch) and no attempt is hedged.
-    pub(crate) fn is_plain(&self) -> bool {
-        let shared = self.shared;
-        shared.breaker.is_none()
-            && shared.limiters.is_empty()
-            && shared.chaos.as_ref().is_none_or(|c| c.switches.is_none())
-            && shared.hedge_delay().is_none()
-    }
-
     /// Runs the attempts, each sending its copy of `request` with `send`,
     /// until one succeeds or the engine stops; returns what the caller
     /// gets (the last response, or the last error) and the report.
@@ -119,93 +107,6 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
         (result.or_else(Unsuccessful::into_result), report)
     }
 
-    /// [`run`](Self::run) for a call that [`is_plain`](Self::is_plain),
-    /// whose first attempt no gate is asked for: that attempt, a copy of
-    /// `request` sent by `first`, runs here, timed and raced against its
-    /// deadline as the engine would, and the engine takes over only to
-    /// write the report of a success or, boxed, to run the retries (sent
-    /// by `send`) after a failure. So the future holds the request, its
-    /// copy in flight and little else, and a request that succeeds at once
-    /// moves and runs little more than the attempt. The report goes to the
-    /// response by `attach`; the flag says whether the first attempt was
-    /// cut at its deadline, which leaves what `first` lent it as the cut
-    /// attempt left it.
-    pub(crate) fn run_plain<Req, Res, Err, E, Fut, First>(
-        self,
-        request: Req,
-        clone_request: &impl CloneRequest<Req>,
-        hedge_if: &impl Hedgeable<Req>,
-        first: impl FnOnce(Req) -> First,
-        send: impl Fn(Req) -> Fut,
-        attach: &impl AttachReport<Res>,
-    ) -> impl Future<Output = (Result<Res, E>, bool)>
-    where
-        First: Future<Output = Result<Res, Err>>,
-        Fut: Future<Output = Result<Res, Err>>,
-        Err: Into<E>,
-        E: EngineError,
-        Cl: Classifier<Res, Err>,
-    {
-        debug_assert!(self.is_plain());
-        async move {
-            let Some(copy) = clone_request.clone_request(&request) else {
-                // Sent once, as it is: the general path says why.
-                let run = self.run(request, clone_request, hedge_if, send);
-                let (result, report) = Box::pin(run).await;
-                return (attach_to(attach, result, report), false);
-            };
-            let deadline = deadline(self.settings, 0);
-            let mark = self.clock.mark();
-            let mut work = pin!(first(copy));
-            let output = match deadline {
-                Some(deadline) => race(self.clock, mark, None, Some(deadline), work.as_mut()).await,
-                None => Some(work.await),
-            };
-            let elapsed = self.clock.nanos_since(mark);
-            let cut = output.is_none();
-            let failed = match output {
-                Some(result) => match Unsuccessful::judge(self.classifier, result) {
-                    Ok(mut response) => {
-                        let spent = AtomicBool::new(false);
-                        let op = self.operation::<Res, E>(true, &spent);
-                        attach.attach(&mut response, op.first_report(elapsed, deadline));
-                        return (Ok(response), false);
-                    }
-                    Err(failed) => (failed, FailureKind::Operation),
-                },
-                None => (Unsuccessful::from(TimedOut), FailureKind::Timeout),
-            };
-            let rest = self.after_first(request, clone_request, send, elapsed, failed);
-            let (result, report) = Box::pin(rest).await;
-            (attach_to(attach, result, report), cut)
-        }
-    }
-
-    /// The retries of a plain call whose first attempt, a copy of
-    /// `request`, failed with `failed` after `elapsed` nanoseconds.
-    async fn after_first<Req, Res, Err, E, Fut>(
-        self,
-        request: Req,
-        clone_request: &impl CloneRequest<Req>,
-        send: impl Fn(Req) -> Fut,
-        elapsed: u64,
-        failed: (Unsuccessful<Res, E>, FailureKind),
-    ) -> (Result<Res, E>, ExecutionReport)
-    where
-        Fut: Future<Output = Result<Res, Err>>,
-        Err: Into<E>,
-        E: EngineError,
-        Cl: Classifier<Res, Err>,
-    {
-        let requests = Mutex::new(Requests::copied(request, clone_request));
-        let spent = AtomicBool::new(false);
-        let op = self.operation(true, &spent);
-        let attempt = |_| attempt(&requests, &spent, true, &send, self.classifier);
-        let outcome = op.after_first_async(elapsed, failed, attempt).await;
-        let (result, report) = outcome.into_parts();
-        (result.or_else(Unsuccessful::into_result), report)
-    }
-
     /// The engine's operation for one call, before the gates that ask
     /// before an attempt: the settings, the clock, the verdicts, the
     /// hooks, the name and the throttle. Built in place, field by field,
@@ -214,7 +115,7 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
     /// A request that can't be copied gets one attempt, whatever its
     /// verdict: the record keeps the classifier's verdict (and the breaker
     /// and throttle count it), and its text says why nothing followed.
-    fn operation<'o, Res, E>(
+    pub(super) fn operation<'o, Res, E>(
         &self,
         cloneable: bool,
         spent: &'o AtomicBool,
@@ -263,7 +164,7 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
 
 /// One attempt of a call: the next copy of the request sent with `send`,
 /// and its result judged by `classifier`.
-fn attempt<'r, Req, R, S, Res, Err, E, Fut, Cl>(
+pub(super) fn attempt<'r, Req, R, S, Res, Err, E, Fut, Cl>(
     requests: &'r Mutex<Requests<'_, Req, R>>,
     spent: &'r AtomicBool,
     cloneable: bool,
@@ -382,7 +283,7 @@ impl Limiter for Unused {
 }
 
 /// The request of a call and the copies its attempts send.
-struct Requests<'r, Req, R> {
+pub(super) struct Requests<'r, Req, R> {
     original: Option<Req>,
     /// The copy made up front, for the first attempt.
     first: Option<Req>,
@@ -404,7 +305,8 @@ impl<'r, Req, R: CloneRequest<Req>> Requests<'r, Req, R> {
     }
 
     /// The request of a call whose first attempt sent a copy of it.
-    fn copied(original: Req, clone_request: &'r R) -> Self {
+    #[cfg(feature = "reqwest")]
+    pub(super) fn copied(original: Req, clone_request: &'r R) -> Self {
         Requests {
             original: Some(original),
             first: None,
@@ -491,14 +393,27 @@ impl<Res, E> Unsuccessful<Res, E> {
         Err: Into<E>,
         Cl: Classifier<Res, Err>,
     {
-        let (retryable, retry_after) = match classifier.classify(&result) {
-            Verdict::Success => match result {
-                Ok(response) => return Ok(response),
-                // No response to return: the error ends the call.
-                Err(_) => (false, None),
-            },
+        match (classifier.classify(&result), result) {
+            (Verdict::Success, Ok(response)) => Ok(response),
+            (verdict, result) => Err(Unsuccessful::judged(classifier, verdict, result)),
+        }
+    }
+
+    /// The failure of a result whose `verdict` is not a success with a
+    /// response to return.
+    pub(super) fn judged<Err, Cl>(
+        classifier: &Cl,
+        verdict: Verdict,
+        result: Result<Res, Err>,
+    ) -> Self
+    where
+        Err: Into<E>,
+        Cl: Classifier<Res, Err>,
+    {
+        let (retryable, retry_after) = match verdict {
             Verdict::Retryable { retry_after } => (true, retry_after),
-            Verdict::Fatal => (false, None),
+            // A success with no response to return: the error ends the call.
+            Verdict::Success | Verdict::Fatal => (false, None),
         };
         let failure = match result {
             Ok(response) => Returned::Response {
@@ -507,16 +422,16 @@ impl<Res, E> Unsuccessful<Res, E> {
             },
             Err(error) => Returned::Error(error.into()),
         };
-        Err(Unsuccessful {
+        Unsuccessful {
             failure,
             retryable,
             retry_after,
             not_cloned: false,
-        })
+        }
     }
 
     /// What the caller gets when this was the last attempt.
-    fn into_result(self) -> Result<Res, E> {
+    pub(super) fn into_result(self) -> Result<Res, E> {
         match self.failure {
             Returned::Response { response, .. } => Ok(response),
             Returned::Error(error) => Err(error),

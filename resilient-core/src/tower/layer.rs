@@ -138,6 +138,7 @@ pub(crate) type FaultMaker = Arc<dyn Fn() -> ::tower::BoxError + Send + Sync>;
 impl Shared {
     /// The hedge delay, when the configuration hedges: a delay is set and
     /// `max_hedges` is not 0.
+    #[inline]
     pub(crate) fn hedge_delay(&self) -> Option<Duration> {
         self.hedge.filter(|_| self.max_hedges != Some(0))
     }

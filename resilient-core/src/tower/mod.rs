@@ -86,6 +86,8 @@ mod call;
 mod classify;
 mod hedge;
 mod layer;
+#[cfg(feature = "reqwest")]
+mod plain;
 mod request;
 mod service;
 
@@ -109,3 +111,5 @@ pub(crate) use attach::attach_to;
 pub(crate) use call::{Call, EngineError};
 #[cfg(feature = "reqwest")]
 pub(crate) use layer::{Shared, resilient_setters};
+#[cfg(feature = "reqwest")]
+pub(crate) use plain::FirstFailed;

@@ -1,0 +1,171 @@
+//! The plain path of a call: one with no gate before its first attempt
+//! and no hedge ([`Call::is_plain`]), whose first attempt runs in the
+//! caller's own future. [`Call::first_started`] and [`Call::first_ended`]
+//! time it, judge it and write the report of a success without building
+//! the engine's operation; [`Call::after_first`] runs the retries, in the
+//! engine, after a failure. The reqwest middleware takes it.
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use super::attach::AttachReport;
+use super::call::{Call, EngineError, Requests, Unsuccessful, attempt};
+use super::classify::{Classifier, Verdict};
+use super::request::CloneRequest;
+use crate::clock::{Clock, Mark};
+use crate::engine::gates::Gates;
+use crate::engine::plan::Listeners;
+use crate::error::TimedOut;
+use crate::report::{ExecutionReport, FailureKind, UNNAMED};
+use crate::settings::deadline;
+
+impl<Cl, C: Clock> Call<'_, Cl, C> {
+    /// Whether the call's first attempt can run outside the engine
+    /// ([`first_started`](Self::first_started)): no gate
+    /// is asked before its first attempt (no breaker, no limit, no chaos
+    /// switch) and no attempt is hedged.
+    pub(crate) fn is_plain(&self) -> bool {
+        let shared = self.shared;
+        shared.breaker.is_none()
+            && shared.limiters.is_empty()
+            && shared.chaos.as_ref().is_none_or(|c| c.switches.is_none())
+            && shared.hedge_delay().is_none()
+    }
+
+    /// The start of the first attempt of a call that
+    /// [`is_plain`](Self::is_plain), whose first attempt no gate is asked
+    /// for: its deadline, and the clock's mark. The caller sends the
+    /// attempt, races it against the deadline (`crate::engine::race`) and
+    /// hands the output to [`first_ended`](Self::first_ended): awaited in
+    /// the caller's own future, the attempt needs no future of ours around
+    /// it.
+    pub(crate) fn first_started(&self) -> FirstStarted {
+        debug_assert!(self.is_plain());
+        FirstStarted {
+            deadline: deadline(self.settings, 0),
+            mark: self.clock.mark(),
+        }
+    }
+
+    /// How the first attempt [started](Self::first_started) ended:
+    /// `output` holds its result, or `None` if it was cut at its deadline.
+    /// A success is judged in place: its report is written and handed to
+    /// the response by `attach`, without building the engine's operation,
+    /// and the response stays in `output` for the caller to return (`None`
+    /// is returned). A failure is taken out of `output` and comes back for
+    /// [`after_first`](Self::after_first).
+    // Inlined into the caller's future, and the response left where the
+    // attempt put it, so that it moves as little as it can.
+    #[inline(always)]
+    pub(crate) fn first_ended<Res, Err, E>(
+        &self,
+        started: FirstStarted,
+        output: &mut Option<Result<Res, Err>>,
+        attach: &impl AttachReport<Res>,
+    ) -> Option<FirstFailed<Res, E>>
+    where
+        Err: Into<E>,
+        E: EngineError,
+        Cl: Classifier<Res, Err>,
+    {
+        let elapsed = self.clock.nanos_since(started.mark);
+        let verdict = match &*output {
+            Some(result) => self.classifier.classify(result),
+            None => {
+                let failed = (Unsuccessful::from(TimedOut), FailureKind::Timeout);
+                return Some(FirstFailed {
+                    failed,
+                    elapsed,
+                    cut: true,
+                });
+            }
+        };
+        if let (Verdict::Success, Some(Ok(response))) = (verdict, &mut *output) {
+            attach.attach(
+                response,
+                self.first_report::<Res, E>(elapsed, started.deadline),
+            );
+            return None;
+        }
+        let result = output.take()?;
+        let failed = Unsuccessful::judged(self.classifier, verdict, result);
+        let failed = (failed, FailureKind::Operation);
+        Some(FirstFailed {
+            failed,
+            elapsed,
+            cut: false,
+        })
+    }
+
+    /// The retries of a plain call whose `first` attempt, a copy of
+    /// `request`, failed; each later attempt sends a copy with `send`.
+    pub(crate) async fn after_first<Req, Res, Err, E, Fut>(
+        self,
+        request: Req,
+        clone_request: &impl CloneRequest<Req>,
+        send: impl Fn(Req) -> Fut,
+        first: FirstFailed<Res, E>,
+    ) -> (Result<Res, E>, ExecutionReport)
+    where
+        Fut: Future<Output = Result<Res, Err>>,
+        Err: Into<E>,
+        E: EngineError,
+        Cl: Classifier<Res, Err>,
+    {
+        let requests = Mutex::new(Requests::copied(request, clone_request));
+        let spent = AtomicBool::new(false);
+        let op = self.operation(true, &spent);
+        let attempt = |_| attempt(&requests, &spent, true, &send, self.classifier);
+        let outcome = op
+            .after_first_async(first.elapsed, first.failed, attempt)
+            .await;
+        let (result, report) = outcome.into_parts();
+        (result.or_else(Unsuccessful::into_result), report)
+    }
+
+    /// The report of a plain call whose first attempt succeeded after
+    /// `elapsed` nanoseconds within `deadline`, told to the throttle, the
+    /// counts and the report hook as the engine tells them, without
+    /// building the [`operation`](Self::operation) a failure needs.
+    fn first_report<Res, E>(&self, elapsed: u64, deadline: Option<Duration>) -> ExecutionReport {
+        const UNNAMED_NAME: Cow<'static, str> = Cow::Borrowed(UNNAMED);
+        let shared = self.shared;
+        let mut gates = Gates::<Res, Unsuccessful<Res, E>>::NONE;
+        gates.throttle = shared.throttle.as_deref();
+        let listeners = Listeners {
+            name: shared.name.as_ref().unwrap_or(&UNNAMED_NAME),
+            tally: None,
+            gates: &gates,
+            clock: self.clock,
+        };
+        let on_report = shared.on_report.as_deref();
+        listeners.report(
+            elapsed,
+            deadline,
+            Some(|report: &ExecutionReport| {
+                if let Some(hook) = on_report {
+                    hook(report);
+                }
+            }),
+        )
+    }
+}
+
+/// Where a plain call's first attempt started: its deadline, if any, and
+/// the clock's mark.
+pub(crate) struct FirstStarted {
+    pub(crate) deadline: Option<Duration>,
+    pub(crate) mark: Mark,
+}
+
+/// A plain call's first attempt that failed: how, after how long, and
+/// whether it was cut at its deadline, which leaves what it was lent as
+/// the cut attempt left it.
+pub(crate) struct FirstFailed<Res, E> {
+    failed: (Unsuccessful<Res, E>, FailureKind),
+    elapsed: u64,
+    pub(crate) cut: bool,
+}
