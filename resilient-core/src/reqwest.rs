@@ -71,7 +71,7 @@ use crate::tower::{attach_to, resilient_setters};
 /// The last response, whatever its status (a `503` once the retries are
 /// spent is still the server's answer), with the report in its extensions;
 /// or the last error: reqwest's, or the engine's
-/// [`TimedOut`](crate::TimedOut), [`CircuitOpen`](crate::CircuitOpen) or
+/// [`TimedOut`], [`CircuitOpen`](crate::CircuitOpen) or
 /// [`LimitExceeded`](crate::LimitExceeded) (a [`limit`](Self::limit)
 /// refused the request before it was sent) as an `Error::Middleware`,
 /// which downcasts to them.
