@@ -131,7 +131,9 @@ pub use engine::hooks::{
 };
 #[cfg(feature = "tracing")]
 pub use engine::trace_report;
-pub use engine::{Execution, FirstSuccess, Hedged, Idempotent, Operation, ThrottledPolicy};
+pub use engine::{
+    Execution, FirstFailure, FirstSuccess, Hedged, Idempotent, Operation, ThrottledPolicy,
+};
 // What `#[resilient(idempotency = …)]` expands to; not an API of its own.
 #[doc(hidden)]
 pub use engine::{

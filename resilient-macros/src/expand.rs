@@ -65,7 +65,15 @@ struct Names<'a> {
     ret: &'a Ret,
     /// The function's parameters, which an option's value may name.
     args: &'a [Arg],
+    /// Whether the receiver is `&self`, whose fields an option may read
+    /// as often as it likes.
+    shared_self: bool,
     op: Ident,
+    /// The closure that builds the operation, where it is built on demand
+    /// (see [`build`]).
+    make: Ident,
+    /// A first attempt that did not succeed.
+    first: Ident,
     exec: Ident,
     body: Ident,
     policy: Ident,
@@ -86,7 +94,12 @@ impl<'a> Names<'a> {
             ),
             ret,
             args: &function.args,
+            shared_self: function.item.sig.receiver().is_some_and(|receiver| {
+                matches!(&*receiver.ty, Type::Reference(reference) if reference.mutability.is_none())
+            }),
             op: local("__resilient_op"),
+            make: local("__resilient_make"),
+            first: local("__resilient_first"),
             exec: local("__resilient_exec"),
             body: local("__resilient_body"),
             policy: local("__resilient_policy"),
@@ -103,12 +116,43 @@ impl<'a> Names<'a> {
         let Expr::Path(path) = value else {
             return false;
         };
-        let is_param = |ident: &Ident| {
-            self.args
-                .iter()
-                .any(|arg| matches!(arg, Arg::Named(name, _) if name == ident))
-        };
-        path.qself.is_some() || path.path.get_ident().is_none_or(|ident| !is_param(ident))
+        path.qself.is_some()
+            || path
+                .path
+                .get_ident()
+                .is_none_or(|ident| !self.is_param(ident))
+    }
+
+    /// Whether `ident` is one of the function's named parameters.
+    fn is_param(&self, ident: &Ident) -> bool {
+        self.args
+            .iter()
+            .any(|arg| matches!(arg, Arg::Named(name, _) if name == ident))
+    }
+
+    /// Whether evaluating `expr` again gives an equal value and does
+    /// nothing else, and neither moves nor holds what it reads: a literal,
+    /// a path other than a parameter, a borrow of a place, a field of a
+    /// constant or of `&self`.
+    fn is_constant(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::Lit(_) => true,
+            Expr::Path(path) => {
+                !is_self(expr)
+                    && path
+                        .path
+                        .get_ident()
+                        .is_none_or(|ident| !self.is_param(ident))
+            }
+            Expr::Reference(reference) => {
+                reference.mutability.is_none() && is_place(&reference.expr)
+            }
+            Expr::Field(field) => {
+                self.is_constant(&field.base) || (self.shared_self && is_self(&field.base))
+            }
+            Expr::Paren(paren) => self.is_constant(&paren.expr),
+            _ => false,
+        }
     }
 
     /// The runtime's path, spanned at `span`.
@@ -156,6 +200,22 @@ impl<'a> Names<'a> {
     fn error_at(&self, span: Span) -> TokenStream {
         respan(self.ok_err().1, span)
     }
+}
+
+/// Whether `expr` is a place, a path or a field of one: borrowing it
+/// reads nothing and moves nothing.
+fn is_place(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(_) => true,
+        Expr::Field(field) => is_place(&field.base),
+        Expr::Paren(paren) => is_place(&paren.expr),
+        _ => false,
+    }
+}
+
+/// Whether `expr` is `self`.
+fn is_self(expr: &Expr) -> bool {
+    matches!(expr, Expr::Path(path) if path.path.is_ident("self"))
 }
 
 /// `tokens` with every span, in groups too, set to `span`: an error about
@@ -358,7 +418,13 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
         });
         steps.extend(quote!(let #op = #op #hedge #max_hedges;));
     }
-    if function.is_async && !options.given().iter().any(leaves_its_expression) {
+    if builds_on_demand(options, names) {
+        // Built where it is read, again each time: the success path reads
+        // constants, and the operation is stored only once an attempt fails
+        // (see `Operation::first_attempt_async_of`).
+        let make = &names.make;
+        statements.extend(quote!(let #make = || { #steps #op };));
+    } else if function.is_async && !options.given().iter().any(leaves_its_expression) {
         // Built in a closure of its own: the optimiser folds the builder's
         // steps into one write there, where written straight into the
         // future each step copies the whole operation (`memcpy` calls on
@@ -368,6 +434,47 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
         statements.extend(steps);
     }
     statements
+}
+
+/// Whether the operation is built by a closure, called wherever it is
+/// read, rather than once: only where building it again changes nothing,
+/// every option's value a constant (see [`Names::is_constant`]), and the
+/// run is the engine's plain one (no hedge, no idempotency key).
+fn builds_on_demand(options: &Options, names: &Names) -> bool {
+    let constant_dur = |dur: &Dur| match dur {
+        Dur::Literal { .. } => true,
+        Dur::Expr(expr) => names.is_constant(expr),
+    };
+    let constant = |value: &Value| match value {
+        Value::Expression(expr) => names.is_constant(expr),
+        Value::Duration(dur) => constant_dur(dur),
+        Value::Backoff(BackoffSpec::None) => true,
+        Value::Backoff(BackoffSpec::Constant(dur)) => constant_dur(dur),
+        Value::Backoff(BackoffSpec::Exponential(exponential)) => {
+            exponential.base.as_ref().is_none_or(constant_dur)
+                && exponential.max.as_ref().is_none_or(constant_dur)
+                && exponential
+                    .multiplier
+                    .as_ref()
+                    .is_none_or(|multiplier| match multiplier {
+                        Multiplier::Literal(_) => true,
+                        Multiplier::Expr(expr) => names.is_constant(expr),
+                    })
+        }
+        Value::Backoff(BackoffSpec::Expr(expr)) => names.is_constant(expr),
+        Value::Count(_) | Value::Off(_) | Value::RetryOn(_) | Value::Paths(_) | Value::Crate(_) => {
+            true
+        }
+    };
+    options.key(&HEDGE).is_none()
+        && options.key(&IDEMPOTENCY).is_none()
+        && options.key(&IDEMPOTENCY_KEY).is_none()
+        && options.given().iter().all(|given| {
+            // A policy and limiters are bound once, before the operation,
+            // which borrows them.
+            [RETRY.name, LIMIT.name].contains(&given.spec.name)
+                || given.value.as_ref().is_none_or(constant)
+        })
 }
 
 /// Whether an option's value may leave the expression it is written in
@@ -799,6 +906,61 @@ fn run(
         },
         None => fallbacks,
     };
+    // After a first async attempt that failed: the retries, in a future of
+    // their own, on the heap (a call that succeeds at once doesn't carry
+    // them, and one with nothing left to retry doesn't make it), then the
+    // fallbacks and the outcome.
+    let async_rest = quote! {
+        if !#exec.stopped() {
+            ::std::boxed::Box::pin(async {
+                while #exec.next_async().await {
+                    #exec.attempt_async(|#given: #root::Attempt| #body(#given)).await;
+                }
+            })
+            .await;
+        }
+        #fallbacks
+        #exec.finish()
+    };
+    if builds_on_demand(options, names) {
+        let Names { make, first, .. } = names;
+        if !is_async {
+            return quote! {
+                {
+                    let mut #body = #root::__private::attempt_blocking(#attempt);
+                    let #first = #make().first_attempt(&mut #body);
+                    match #first {
+                        ::core::result::Result::Ok(#done) => #make().outcome_of(#done),
+                        ::core::result::Result::Err(#first) => {
+                            let #op = #make();
+                            match #op.run_after(#first, &mut #body) {
+                                ::core::result::Result::Ok(#done) => #done,
+                                ::core::result::Result::Err(mut #exec) => {
+                                    #fallbacks
+                                    #exec.finish()
+                                }
+                            }
+                        }
+                    }
+                }
+            };
+        }
+        return quote! {
+            {
+                let mut #body = #root::__private::attempt_async(#attempt);
+                match #root::Operation::first_attempt_async_of(&#make, |#given: #root::Attempt| #body(#given)).await {
+                    ::core::result::Result::Ok(#done) => #make().outcome_of(#done),
+                    ::core::result::Result::Err(#first) => {
+                        let #op = #make();
+                        let mut #exec = #op
+                            .resume_async(#first, |#given: #root::Attempt| #body(#given))
+                            .await;
+                        #async_rest
+                    }
+                }
+            }
+        };
+    }
     if !is_async {
         return quote! {
             {
@@ -837,19 +999,7 @@ fn run(
             match #op.first_attempt_async(|#given: #root::Attempt| #body(#given)).await {
                 ::core::result::Result::Ok(#done) => #op.outcome_of(#done),
                 ::core::result::Result::Err(mut #exec) => {
-                    // The retries run in a future of their own, on the
-                    // heap: a call that succeeds at once doesn't carry them,
-                    // and one with nothing left to retry doesn't make it.
-                    if !#exec.stopped() {
-                        ::std::boxed::Box::pin(async {
-                            while #exec.next_async().await {
-                                #exec.attempt_async(|#given: #root::Attempt| #body(#given)).await;
-                            }
-                        })
-                        .await;
-                    }
-                    #fallbacks
-                    #exec.finish()
+                    #async_rest
                 }
             }
         }

@@ -82,7 +82,15 @@ fn no_options_is_one_attempt_with_a_report() {
     );
     assert_contains(
         &out,
-        "__resilient_op . first_attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await",
+        "let __resilient_make = || { let __resilient_op = :: resilient :: __private :: operation",
+    );
+    assert_contains(
+        &out,
+        ":: resilient :: Operation :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await",
+    );
+    assert_contains(
+        &out,
+        "Ok (__resilient_done) => __resilient_make () . outcome_of (__resilient_done)",
     );
     assert_contains(
         &out,
@@ -117,6 +125,53 @@ fn an_async_operation_is_built_in_a_closure_unless_an_option_leaves_it() {
 }
 
 #[test]
+fn an_operation_of_constants_is_built_where_it_is_read() {
+    let on_demand = "let __resilient_make = || {";
+    let function = quote! {
+        async fn call(&self, breaker: &CircuitBreaker, clock: FakeClock) -> Result<String, ProviderError> {
+            provider().await
+        }
+    };
+    for options in [
+        quote!(retries = 2, retry_on = [Busy], timeout = "1s"),
+        quote!(
+            retries = 2,
+            circuit_breaker = &BREAKER,
+            budget = self.budget
+        ),
+        quote!(retries = 2, circuit_breaker = &breaker, clock = &self.clock),
+        quote!(retries = 2, backoff = constant("1s"), clock = TokioClock),
+    ] {
+        let out = expanded(options, function.clone());
+        assert_contains(&out, on_demand);
+        assert!(!out.contains("first_attempt_async ("), "{out}");
+    }
+    // Built again, these could move a parameter, run a call twice, or
+    // make a second clock: the operation is built once.
+    for options in [
+        quote!(retries = 2, clock = clock),
+        quote!(retries = 2, clock = FakeClock::new()),
+        quote!(retries = 2, on_retry = |_| {}),
+        quote!(retries = 2, hedge = "50ms"),
+        quote!(retries = 2, budget = self.budget()),
+    ] {
+        let out = expanded(options, function.clone());
+        assert!(!out.contains(on_demand), "{out}");
+    }
+    // A field of an owned or uniquely borrowed `self` may not be read
+    // while the body holds it.
+    for receiver in [quote!(self), quote!(&mut self)] {
+        let function = quote! {
+            async fn call(#receiver) -> Result<String, ProviderError> {
+                provider().await
+            }
+        };
+        let out = expanded(quote!(retries = 2, budget = self.budget), function);
+        assert!(!out.contains(on_demand), "{out}");
+    }
+}
+
+#[test]
 fn blocking_fn_uses_the_blocking_loop_and_the_default_clock() {
     let out = expanded(quote!(retries = 2), blocking_fn());
     assert_contains(
@@ -125,7 +180,11 @@ fn blocking_fn_uses_the_blocking_loop_and_the_default_clock() {
     );
     assert_contains(
         &out,
-        "match __resilient_op . run_primary (& mut __resilient_body) {",
+        "let __resilient_first = __resilient_make () . first_attempt (& mut __resilient_body) ;",
+    );
+    assert_contains(
+        &out,
+        "let __resilient_op = __resilient_make () ; match __resilient_op . run_after (__resilient_first , & mut __resilient_body) {",
     );
     assert_contains(&out, ". max_attempts (3u32)");
     assert!(!out.contains("clock"));
@@ -384,7 +443,7 @@ fn keeps_attributes_visibility_generics_and_inner_attributes() {
     );
     assert_contains(
         &out,
-        "# [inline] # [doc = r\" Docs.\"] pub (crate) fn call < T : Clone > (value : T) -> :: resilient :: Outcome < T , E > where T : Send { # ! [allow (clippy :: clone_on_copy)] let _ = < E as :: resilient :: __private :: ReportableError > :: describe ; let __resilient_op",
+        "# [inline] # [doc = r\" Docs.\"] pub (crate) fn call < T : Clone > (value : T) -> :: resilient :: Outcome < T , E > where T : Send { # ! [allow (clippy :: clone_on_copy)] let _ = < E as :: resilient :: __private :: ReportableError > :: describe ; let __resilient_make",
     );
 }
 
@@ -860,12 +919,14 @@ const BLOCKING: &str = "\
 const ASYNCHRONOUS: &str = "\
      async fn complete (& self , prompt : & str) -> :: resilient :: __private :: OutcomeOf < AppResult < String > > { let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: ReportableError > :: describe ; \
      let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: TimeoutError > :: timed_out ; \
-     let __resilient_op = (|| { let __resilient_op = :: resilient :: __private :: operation :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
+     let __resilient_make = || { let __resilient_op = :: resilient :: __private :: operation :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
      let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) . name (\"complete\") . tally ({ static TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: new () ; \
      & TALLY }) ; \
-     __resilient_op }) () ; \
+     __resilient_op } ; \
      { let mut __resilient_body = :: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
      { self . provider . complete (prompt , attempt . deadline ()) . await } }) ; \
-     match __resilient_op . first_attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => __resilient_op . outcome_of (__resilient_done) , :: core :: result :: Result :: Err (mut __resilient_exec) => { if ! __resilient_exec . stopped () { :: std :: boxed :: Box :: pin (async { while __resilient_exec . next_async () . await { __resilient_exec . attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await ; \
+     match :: resilient :: Operation :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => __resilient_make () . outcome_of (__resilient_done) , :: core :: result :: Result :: Err (__resilient_first) => { let __resilient_op = __resilient_make () ; \
+     let mut __resilient_exec = __resilient_op . resume_async (__resilient_first , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await ; \
+     if ! __resilient_exec . stopped () { :: std :: boxed :: Box :: pin (async { while __resilient_exec . next_async () . await { __resilient_exec . attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await ; \
      } }) . await ; } \
      __resilient_exec . finish () } } } }";

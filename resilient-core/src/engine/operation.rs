@@ -39,6 +39,19 @@ pub struct FirstSuccess<T> {
     deadline: Option<Duration>,
 }
 
+/// A first attempt that did not succeed on the fast path of
+/// [`Operation::first_attempt`] or [`Operation::first_attempt_async_of`]:
+/// how it ended and after how long, or that it has not run, because a gate
+/// (a breaker, a limiter) must admit it first. [`Operation::run_after`] and
+/// [`Operation::resume_async`] go on from it.
+#[must_use = "`Operation::run_after` or `Operation::resume_async` goes on from it"]
+#[derive(Debug)]
+pub struct FirstFailure<T, E> {
+    elapsed: u64,
+    /// `None`: not run yet.
+    result: Option<Result<T, (E, FailureKind)>>,
+}
+
 /// One resilient operation: the policy, the per-attempt timeout, the
 /// circuit breaker, the clock and the user's hooks. Run it with
 /// [`run`](Operation::run) or [`run_async`](Operation::run_async) to get an
@@ -581,6 +594,14 @@ impl<'b, T, E, C, Cl, Rl, V, Or, Rp> Operation<'b, T, E, C, Hooks<Cl, Rl, V, Or,
     }
 }
 
+impl<T, E> FirstFailure<T, E> {
+    /// A first attempt left to the gates.
+    const NOT_RUN: Self = FirstFailure {
+        elapsed: 0,
+        result: None,
+    };
+}
+
 impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// Starts the clock. Drive the returned [`Execution`] with
     /// `next_*` / `attempt_*`, or use [`run`](Operation::run) and
@@ -646,22 +667,84 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     where
         F: FnMut(Attempt) -> Result<T, E>,
     {
+        match self.first_attempt(&mut f) {
+            Ok(first) => Ok(self.outcome_of(first)),
+            Err(first) => self.run_after(first, &mut f),
+        }
+    }
+
+    /// Runs the first blocking attempt: its value if it succeeded, for
+    /// [`outcome_of`](Operation::outcome_of) to turn into the outcome, or
+    /// else how it failed, for [`run_after`](Operation::run_after) to go
+    /// on from. An operation whose gates must admit the first attempt (a
+    /// breaker, a limiter) leaves it to `run_after`.
+    ///
+    /// What [`run_primary`](Operation::run_primary) does, in two steps, so
+    /// that the operation a failure needs may be built only then: see
+    /// [`first_attempt_async_of`](Operation::first_attempt_async_of).
+    ///
+    /// ```
+    /// use resilient::{FakeClock, Operation};
+    ///
+    /// let operation = || Operation::new().max_attempts(3).clock(FakeClock::new());
+    /// let mut calls = 0;
+    /// let mut body = |_| {
+    ///     calls += 1;
+    ///     if calls < 2 { Err("busy") } else { Ok(calls) }
+    /// };
+    /// let outcome = match operation().first_attempt(&mut body) {
+    ///     Ok(first) => operation().outcome_of(first),
+    ///     Err(first) => operation().run_after(first, &mut body).unwrap_or_else(|exec| exec.finish()),
+    /// };
+    /// assert_eq!(outcome.report().attempt_count(), 2);
+    /// assert_eq!(outcome.into_result(), Ok(2));
+    /// ```
+    // The large `Err` holds the failed result, moved once to `run_after`.
+    #[allow(clippy::result_large_err)]
+    #[inline]
+    pub fn first_attempt<F>(&self, f: &mut F) -> Result<FirstSuccess<T>, FirstFailure<T, E>>
+    where
+        F: FnMut(Attempt) -> Result<T, E>,
+    {
         if !self.plan.gates.first_is_free() {
-            return Execution::new(&self.plan).run_rest(&mut f);
+            return Err(FirstFailure::NOT_RUN);
         }
         let deadline = deadline(&self.plan.settings, 0);
         let mark = self.plan.clock.mark();
         let result = f(Attempt::first(deadline));
         let elapsed = self.plan.clock.nanos_since(mark);
         match result {
-            Ok(value) if self.plan.hooks.is_valid(&value) => {
-                Ok(self.first_success(value, elapsed, deadline))
-            }
-            result => {
-                let result = result.map_err(|e| (e, FailureKind::Operation));
-                Execution::after_first(&self.plan, elapsed, result).run_rest(&mut f)
-            }
+            Ok(value) if self.plan.hooks.is_valid(&value) => Ok(FirstSuccess {
+                value,
+                elapsed,
+                deadline,
+            }),
+            result => Err(FirstFailure {
+                elapsed,
+                result: Some(result.map_err(|e| (e, FailureKind::Operation))),
+            }),
         }
+    }
+
+    /// The blocking attempts after `first`, by `f`: the outcome if one
+    /// succeeded, or else the failed execution, ready for fallbacks and
+    /// [`finish`](Execution::finish). See
+    /// [`first_attempt`](Operation::first_attempt).
+    // The large `Err` is the failure path, moved once to the fallbacks.
+    #[allow(clippy::result_large_err)]
+    pub fn run_after<F>(
+        &self,
+        first: FirstFailure<T, E>,
+        f: &mut F,
+    ) -> Result<Outcome<T, E>, Execution<'_, 'b, T, E, C, H>>
+    where
+        F: FnMut(Attempt) -> Result<T, E>,
+    {
+        let exec = match first.result {
+            Some(result) => Execution::after_first(&self.plan, first.elapsed, result),
+            None => Execution::new(&self.plan),
+        };
+        exec.run_rest(f)
     }
 
     /// The outcome of a first attempt that succeeded with `value`.
@@ -855,6 +938,122 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
                     deadline,
                 }),
                 result => Err(Execution::after_first(&self.plan, elapsed, result)),
+            }
+        }
+    }
+
+    /// [`first_attempt_async`](Operation::first_attempt_async) for the
+    /// operation that `make` builds, built again wherever it is read: the
+    /// future holds `make` and the clock, not the operation. For an
+    /// operation built of constants (the attribute's, when every option's
+    /// value is one), the builds fold into the constants the success path
+    /// reads, and the operation is stored nowhere until an attempt fails;
+    /// then [`resume_async`](Operation::resume_async) goes on from the
+    /// failure, on an operation built for it.
+    ///
+    /// `make` must build the same operation each time.
+    ///
+    /// ```
+    /// use resilient::{Operation, TokioClock};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let make = || Operation::<u32, String>::new().max_attempts(3).clock(TokioClock);
+    /// let mut calls = 0;
+    /// let mut body = async |_| {
+    ///     calls += 1;
+    ///     if calls < 2 { Err("busy".to_owned()) } else { Ok(calls) }
+    /// };
+    /// let outcome = match Operation::first_attempt_async_of(&make, |a| body(a)).await {
+    ///     Ok(first) => make().outcome_of(first),
+    ///     Err(first) => {
+    ///         let operation = make();
+    ///         let mut exec = operation.resume_async(first, |a| body(a)).await;
+    ///         while exec.next_async().await {
+    ///             exec.attempt_async(|a| body(a)).await;
+    ///         }
+    ///         exec.finish()
+    ///     }
+    /// };
+    /// assert_eq!(outcome.report().attempt_count(), 2);
+    /// assert_eq!(outcome.into_result(), Ok(2));
+    /// # });
+    /// ```
+    // The large `Err` holds the failed result, moved once to `resume_async`.
+    #[allow(clippy::result_large_err)]
+    #[inline]
+    pub fn first_attempt_async_of<M, F, Fut>(
+        make: &M,
+        f: F,
+    ) -> impl Future<Output = Result<FirstSuccess<T>, FirstFailure<T, E>>>
+    where
+        M: Fn() -> Self,
+        F: FnOnce(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        // Read before the future is made, as in `first_attempt_async`; the
+        // operation is dropped before the future holds anything.
+        let (general, deadline, timed_out, clock) = {
+            let op = make();
+            let deadline = deadline(&op.plan.settings, 0);
+            let timed_out = if deadline.is_some() {
+                op.plan.timed_out
+            } else {
+                None
+            };
+            (
+                !op.plan.gates.first_is_free(),
+                deadline,
+                timed_out,
+                op.plan.clock,
+            )
+        };
+        async move {
+            if general {
+                return Err(FirstFailure::NOT_RUN);
+            }
+            let mark = clock.mark();
+            let attempt = Attempt::first(deadline);
+            let work = f(attempt);
+            let result = if timed_out.is_some() {
+                let work = pin!(work);
+                within_deadline(&clock, attempt, mark, timed_out, work).await
+            } else {
+                work.await.map_err(|e| (e, FailureKind::Operation))
+            };
+            let elapsed = clock.nanos_since(mark);
+            match result {
+                Ok(value) if make().plan.hooks.is_valid(&value) => Ok(FirstSuccess {
+                    value,
+                    elapsed,
+                    deadline,
+                }),
+                result => Err(FirstFailure {
+                    elapsed,
+                    result: Some(result),
+                }),
+            }
+        }
+    }
+
+    /// The execution after `first`, for the retries (`next_async` /
+    /// `attempt_async`), fallbacks and [`finish`](Execution::finish): a
+    /// first attempt that a gate must admit runs here, through `f`. See
+    /// [`first_attempt_async_of`](Operation::first_attempt_async_of).
+    pub async fn resume_async<F, Fut>(
+        &self,
+        first: FirstFailure<T, E>,
+        f: F,
+    ) -> Execution<'_, 'b, T, E, C, H>
+    where
+        F: FnOnce(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        match first.result {
+            Some(result) => Execution::after_first(&self.plan, first.elapsed, result),
+            None => {
+                let mut exec = self.start();
+                exec.attempt_async(f).await;
+                exec
             }
         }
     }

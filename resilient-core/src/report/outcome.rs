@@ -151,6 +151,18 @@ impl ExecutionReport {
         self.records.push(record);
     }
 
+    /// Drops the report. One that owns no memory, as a first success
+    /// named by a `&'static str` does, is forgotten instead: its drop is
+    /// an out-of-line call that checks every field, where these checks
+    /// fold into constants once the report was just built.
+    #[inline]
+    pub(crate) fn discard(self) {
+        let owns_nothing = matches!(self.name, Cow::Borrowed(_)) && self.records.owns_nothing();
+        if owns_nothing {
+            std::mem::forget(self);
+        }
+    }
+
     /// The operation's name beside the latest record, to update the one
     /// and report it under the other.
     pub(crate) fn name_and_last(&mut self) -> (&Cow<'static, str>, &mut AttemptRecord) {
@@ -307,7 +319,9 @@ impl<T, E> Outcome<T, E> {
     /// The result, dropping the report.
     #[inline]
     pub fn into_result(self) -> Result<T, E> {
-        self.result
+        let Outcome { result, report } = self;
+        report.discard();
+        result
     }
 
     /// The report.

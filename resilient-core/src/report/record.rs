@@ -472,6 +472,15 @@ impl Records {
         }
     }
 
+    /// Whether the log holds no memory of its own: inline, no error text.
+    #[inline]
+    pub(crate) fn owns_nothing(&self) -> bool {
+        match self {
+            Records::Inline { items, .. } => items.iter().all(|item| item.error.is_none()),
+            Records::Heap(_) => false,
+        }
+    }
+
     #[inline]
     pub(crate) fn as_slice(&self) -> &[AttemptRecord] {
         match self {
