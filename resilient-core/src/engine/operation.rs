@@ -730,16 +730,17 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// succeeded, or else the failed execution, ready for fallbacks and
     /// [`finish`](Execution::finish). See
     /// [`first_attempt`](Operation::first_attempt).
+    ///
+    /// The attempt is taken as a trait object, as by the retry loop: the
+    /// failure path is compiled once per operation type, not once per
+    /// function.
     // The large `Err` is the failure path, moved once to the fallbacks.
     #[allow(clippy::result_large_err)]
-    pub fn run_after<F>(
+    pub fn run_after(
         &self,
         first: FirstFailure<T, E>,
-        f: &mut F,
-    ) -> Result<Outcome<T, E>, Execution<'_, 'b, T, E, C, H>>
-    where
-        F: FnMut(Attempt) -> Result<T, E>,
-    {
+        f: &mut dyn FnMut(Attempt) -> Result<T, E>,
+    ) -> Result<Outcome<T, E>, Execution<'_, 'b, T, E, C, H>> {
         let exec = match first.result {
             Some(result) => Execution::after_first(&self.plan, first.elapsed, result),
             None => Execution::new(&self.plan),
