@@ -132,7 +132,11 @@ use proc_macro::TokenStream;
 /// (`"250ms"`, `"10s"`, `"1.5s"`, `"2m"`; units `ns`, `us`, `ms`, `s`, `m`,
 /// `h`), or any expression of type `std::time::Duration`. Option expressions
 /// are evaluated on every call, inside the function, with its arguments in
-/// scope: `budget = self.budget` and `clock = clock.clone()` work.
+/// scope: `budget = self.budget` and `clock = clock.clone()` work. A call or
+/// a closure is evaluated exactly once a call; a value that only reads (a
+/// literal, a path, a borrow, a field of `&self`) may be read again after a
+/// failed attempt, so that a call that succeeds at once never stores the
+/// operation.
 ///
 /// A parameter marked [`#[attempt]`](#the-attempts-context-attempt) is
 /// filled in by the runtime: the body learns which attempt it is running.
