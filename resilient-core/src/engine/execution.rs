@@ -23,6 +23,7 @@
 
 use std::borrow::Cow;
 use std::future::Future;
+use std::pin::pin;
 use std::time::Duration;
 
 use rand::rngs::SmallRng;
@@ -33,7 +34,7 @@ use super::events::{self, Ended};
 use super::gates::{self, Admission, End, Injection, Permits, Refusal};
 use super::hooks::{HookSet, OnRetry, RetryEvent};
 use super::plan::Plan;
-use super::race::gated;
+use super::race::{Course, raced};
 use crate::attempt::Attempt;
 use crate::backoff::Jitter;
 use crate::chaos::Injection as Injected;
@@ -511,17 +512,42 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         F: FnOnce(Attempt) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
+        // Only what touches the body is compiled per body: its admission
+        // and its course are the same for every function of the
+        // operation's types.
         let plan = self.plan;
-        let at = self.admission(AttemptKind::Primary);
-        let admitted = plan.gates.admit_async(&plan.clock, &at).await;
-        let Some((attempt, index, mut permits)) = self.begin(AttemptKind::Primary, admitted) else {
+        let Some((index, permits, attempt, mut course)) =
+            self.start_async(AttemptKind::Primary).await
+        else {
             return;
         };
-        let injection = self.inject(attempt, &mut permits, index);
-        let started = Mark::nanos(self.core.now);
-        let result = gated(&plan.clock, attempt, started, plan.timed_out, injection, f).await;
+        let result = match course.replaced.take() {
+            Some(injected) => course.replaced_after(&plan.clock, injected).await,
+            None => {
+                let mut work = pin!(f(attempt));
+                let output = raced!(&plan.clock, course.race(), work);
+                course.ended(output)
+            }
+        };
         self.core.now = plan.clock.now_nanos();
         self.settle(index, result, permits, true);
+    }
+
+    /// Asks the gates to admit an attempt of `kind`, waiting if one may,
+    /// and begins it: where its record is, its permits, the attempt and
+    /// the course its gates set; `None` if it was refused.
+    async fn start_async(
+        &mut self,
+        kind: AttemptKind,
+    ) -> Option<(usize, Permits<'b, T, E>, Attempt, Course<T, E>)> {
+        let plan = self.plan;
+        let at = self.admission(kind);
+        let admitted = plan.gates.admit_async(&plan.clock, &at).await;
+        let (attempt, index, mut permits) = self.begin(kind, admitted)?;
+        let injection = self.inject(attempt, &mut permits, index);
+        let started = Mark::nanos(self.core.now);
+        let course = Course::new(attempt, started, plan.timed_out, injection);
+        Some((index, permits, attempt, course))
     }
 
     /// Whether the primary attempts (and any fallback so far) ended in

@@ -1,8 +1,8 @@
 //! The race of an async attempt against its deadline.
 
-use std::future::{Future, poll_fn};
+use std::future::Future;
 use std::pin::{Pin, pin};
-use std::task::{Poll, ready};
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use super::gates::Injection;
@@ -36,6 +36,72 @@ where
     }
 }
 
+/// The course an attempt's gates set before its body runs: a result that
+/// replaces the body (which then never runs), a delay, and the deadline
+/// that cuts the attempt when the operation interrupts. Decided once per
+/// operation's types, whatever the body's type.
+pub(crate) struct Course<T, E> {
+    pub(crate) started: Mark,
+    pub(crate) delay: Option<Duration>,
+    pub(crate) replaced: Option<Result<T, E>>,
+    cut: Option<(Duration, fn() -> E)>,
+}
+
+impl<T, E> Course<T, E> {
+    /// The course of `attempt`, started at `started`, under `injection`.
+    pub(crate) fn new(
+        attempt: Attempt,
+        started: Mark,
+        timed_out: Option<fn() -> E>,
+        injection: Option<Injection<T, E>>,
+    ) -> Self {
+        let (delay, replaced) = match injection {
+            None => (None, None),
+            Some(Injection { delay, result }) => (delay, result.map(|(_, result)| result)),
+        };
+        let cut = match (attempt.deadline, timed_out) {
+            (Some(deadline), Some(timed_out)) => Some((deadline, timed_out)),
+            _ => None,
+        };
+        Course {
+            started,
+            delay,
+            replaced,
+            cut,
+        }
+    }
+
+    /// The race of the body, once it runs: after the delay, against the
+    /// deadline.
+    pub(crate) fn race(&self) -> Race {
+        Race::new(
+            self.started,
+            self.delay,
+            self.cut.map(|(deadline, _)| deadline),
+        )
+    }
+
+    /// How the attempt ended: the body's result, or `None` if the deadline
+    /// cut it.
+    pub(crate) fn ended(&self, output: Option<Result<T, E>>) -> Result<T, (E, FailureKind)> {
+        match (output, self.cut) {
+            (Some(result), _) => result.map_err(|e| (e, FailureKind::Operation)),
+            (None, Some((_, timed_out))) => Err((timed_out(), FailureKind::Timeout)),
+            // Without a deadline the race never cuts.
+            (None, None) => unreachable!("without a deadline the race never cuts"),
+        }
+    }
+
+    /// The injected result that replaces the body, after the delay.
+    pub(crate) async fn replaced_after<C: Clock>(
+        self,
+        clock: &C,
+        injected: Result<T, E>,
+    ) -> Result<T, (E, FailureKind)> {
+        injected_after(clock, self.delay, self.cut, injected).await
+    }
+}
+
 /// An attempt whose gates may replace or delay its body (see
 /// [`Gate::inject`](super::gates::Gate::inject)): runs the future `f`
 /// makes, as [`within_deadline`] does, or the injection's result instead,
@@ -56,32 +122,18 @@ where
     F: FnOnce(Attempt) -> Fut,
     Fut: Future<Output = Result<T, E>>,
 {
-    let (delay, work) = match injection {
-        None => (None, Ok(f(attempt))),
-        Some(Injection {
-            delay,
-            result: None,
-        }) => (delay, Ok(f(attempt))),
-        Some(Injection {
-            delay,
-            result: Some((_, result)),
-        }) => (delay, Err(result)),
-    };
-    let cut = match (attempt.deadline, timed_out) {
-        (Some(deadline), Some(timed_out)) => Some((deadline, timed_out)),
-        _ => None,
+    let mut course = Course::new(attempt, started, timed_out, injection);
+    let work = match course.replaced.take() {
+        None => Ok(f(attempt)),
+        Some(injected) => Err(injected),
     };
     async move {
-        let work = pin!(match work {
+        let mut work = pin!(match work {
             Ok(work) => work,
-            Err(injected) => return injected_after(clock, delay, cut, injected).await,
+            Err(injected) => return course.replaced_after(clock, injected).await,
         });
-        let deadline = cut.map(|(deadline, _)| deadline);
-        match (race(clock, started, delay, deadline, work).await, cut) {
-            (Some(result), _) => result.map_err(|e| (e, FailureKind::Operation)),
-            (None, Some((_, timed_out))) => Err((timed_out(), FailureKind::Timeout)),
-            (None, None) => unreachable!("without a deadline the race never cuts"),
-        }
+        let output = raced!(clock, course.race(), work);
+        course.ended(output)
     }
 }
 
@@ -117,7 +169,9 @@ async fn injected_after<T, E, C: Clock>(
 ///
 /// The work comes pinned by the caller, so that this future holds a
 /// reference to it, not another copy: an `async fn` keeps an argument it
-/// moves into a local twice.
+/// moves into a local twice. What is generic over the work's type is only
+/// this future and its closure, which lend the work and the timer to
+/// [`Race::poll`], compiled once per clock and output.
 pub(crate) async fn race<C, F>(
     clock: &C,
     started: Mark,
@@ -129,41 +183,107 @@ where
     C: Clock,
     F: Future + ?Sized,
 {
-    let mut timer = pin!(None);
-    // A delay never outlasts the deadline: it is cut there, and so is the
-    // attempt.
-    let mut delay = delay.map(|delay| match deadline {
-        Some(deadline) if delay >= deadline => (deadline, true),
-        _ => (delay, false),
-    });
-    let mut timing_deadline = false;
-    poll_fn(|cx| {
-        if let Some((wait, cut)) = delay {
-            if timer.is_none() {
-                timer.set(Some(clock.deadline_async(wait)));
-            }
-            if let Some(timer) = timer.as_mut().as_pin_mut() {
-                ready!(timer.poll(cx));
-            }
-            timer.set(None);
-            delay = None;
+    raced!(clock, Race::new(started, delay, deadline), work)
+}
+
+/// Awaits `$work` (pinned) in the race `$race`, with one timer of `$clock`
+/// pinned beside it: the expression of the race's output. The closure
+/// that lends them to [`Race::poll`] is all of it that is compiled per
+/// type of work; the callbacks are made afresh at each poll, so the
+/// caller's future holds no trait object and keeps its `Send`.
+macro_rules! raced {
+    ($clock:expr, $race:expr, $work:ident) => {{
+        let clock = $clock;
+        let mut timer = ::std::pin::pin!(None);
+        let mut race = $race;
+        ::std::future::poll_fn(|cx| {
+            let work = &mut |cx: &mut ::std::task::Context<'_>| $work.as_mut().poll(cx);
+            let timer = &mut |wait: Option<Duration>, cx: &mut ::std::task::Context<'_>| {
+                if let Some(wait) = wait {
+                    timer.set(Some(clock.deadline_async(wait)));
+                }
+                match timer.as_mut().as_pin_mut() {
+                    Some(timer) => ::std::future::Future::poll(timer, cx),
+                    None => ::std::task::Poll::Pending,
+                }
+            };
+            race.poll(clock, cx, work, timer)
+        })
+        .await
+    }};
+}
+pub(crate) use raced;
+
+/// Where a [`race`] stands: the delay still to wait, the deadline, and
+/// what its one timer is counting down. Kept apart from the work's type,
+/// so that its [`poll`](Race::poll) is one copy per clock and output for
+/// every function, not one per function.
+pub(crate) struct Race {
+    started: Mark,
+    /// The delay still to wait, and whether it reaches the deadline, which
+    /// then cuts the attempt.
+    delay: Option<(Duration, bool)>,
+    deadline: Option<Duration>,
+    /// What the timer counts down, once made.
+    timing: Timing,
+}
+
+/// What a race's timer counts down.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Timing {
+    Nothing,
+    Delay,
+    Deadline,
+}
+
+impl Race {
+    pub(crate) fn new(started: Mark, delay: Option<Duration>, deadline: Option<Duration>) -> Race {
+        // A delay never outlasts the deadline: it is cut there, and so is
+        // the attempt.
+        let delay = delay.map(|delay| match deadline {
+            Some(deadline) if delay >= deadline => (deadline, true),
+            _ => (delay, false),
+        });
+        Race {
+            started,
+            delay,
+            deadline,
+            timing: Timing::Nothing,
+        }
+    }
+
+    /// One poll of the race: `work` polls the work; `timer` makes the
+    /// timer anew for `Some(wait)` and then, or for `None`, polls the
+    /// timer it has.
+    pub(crate) fn poll<C: Clock, O>(
+        &mut self,
+        clock: &C,
+        cx: &mut Context<'_>,
+        work: &mut dyn FnMut(&mut Context<'_>) -> Poll<O>,
+        timer: &mut dyn FnMut(Option<Duration>, &mut Context<'_>) -> Poll<()>,
+    ) -> Poll<Option<O>> {
+        if let Some((wait, cut)) = self.delay {
+            let make = (self.timing != Timing::Delay).then_some(wait);
+            self.timing = Timing::Delay;
+            ready!(timer(make, cx));
+            self.delay = None;
+            self.timing = Timing::Nothing;
             if cut {
                 return Poll::Ready(None);
             }
         }
-        if let Poll::Ready(output) = work.as_mut().poll(cx) {
+        if let Poll::Ready(output) = work(cx) {
             return Poll::Ready(Some(output));
         }
-        if !timing_deadline && let Some(deadline) = deadline {
-            timing_deadline = true;
-            // Measured from the attempt's start, not from the first poll.
-            let spent = Duration::from_nanos(clock.nanos_since(started));
-            timer.set(Some(clock.deadline_async(deadline.saturating_sub(spent))));
+        match (self.timing, self.deadline) {
+            (Timing::Deadline, _) => timer(None, cx).map(|()| None),
+            (_, Some(deadline)) => {
+                self.timing = Timing::Deadline;
+                // Measured from the attempt's start, not from the first poll.
+                let spent = Duration::from_nanos(clock.nanos_since(self.started));
+                timer(Some(deadline.saturating_sub(spent)), cx).map(|()| None)
+            }
+            (_, None) => Poll::Pending,
         }
-        match timer.as_mut().as_pin_mut() {
-            Some(timer) => timer.poll(cx).map(|()| None),
-            None => Poll::Pending,
-        }
-    })
-    .await
+    }
 }
