@@ -594,6 +594,18 @@ impl<'b, T, E, C, Cl, Rl, V, Or, Rp> Operation<'b, T, E, C, Hooks<Cl, Rl, V, Or,
     }
 }
 
+/// What an async first attempt reads of the settings before its future is
+/// made ([`Operation::first_attempt_async`] and
+/// [`Operation::first_attempt_async_of`]).
+struct FirstTerms<E> {
+    /// A gate must admit the attempt: it takes the general path.
+    general: bool,
+    deadline: Option<Duration>,
+    /// The error of an attempt cut at its deadline, if the operation
+    /// interrupts there.
+    timed_out: Option<fn() -> E>,
+}
+
 impl<T, E> FirstFailure<T, E> {
     /// A first attempt left to the gates.
     const NOT_RUN: Self = FirstFailure {
@@ -845,7 +857,6 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// with `failed` after `elapsed` nanoseconds: the retries by `f`, in
     /// this future (the caller boxes it), and the outcome.
     #[cfg(feature = "reqwest")]
-    #[cfg(feature = "tower")]
     pub(crate) async fn after_first_async<F, Fut>(
         &self,
         elapsed: u64,
@@ -907,13 +918,11 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         // Everything the settings decide is read here, before the future
         // is made: the settings were just written by the caller, so these
         // reads fold into constants instead of loads from its future.
-        let general = !self.plan.gates.first_is_free();
-        let deadline = deadline(&self.plan.settings, 0);
-        let timed_out = if deadline.is_some() {
-            self.plan.timed_out
-        } else {
-            None
-        };
+        let FirstTerms {
+            general,
+            deadline,
+            timed_out,
+        } = self.first_async_terms();
         async move {
             if general {
                 let mut exec = self.start();
@@ -940,6 +949,23 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
                 }),
                 result => Err(Execution::after_first(&self.plan, elapsed, result)),
             }
+        }
+    }
+
+    /// What an async first attempt reads of the settings before its
+    /// future is made.
+    #[inline]
+    fn first_async_terms(&self) -> FirstTerms<E> {
+        let deadline = deadline(&self.plan.settings, 0);
+        let timed_out = if deadline.is_some() {
+            self.plan.timed_out
+        } else {
+            None
+        };
+        FirstTerms {
+            general: !self.plan.gates.first_is_free(),
+            deadline,
+            timed_out,
         }
     }
 
@@ -995,18 +1021,12 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         // operation is dropped before the future holds anything.
         let (general, deadline, timed_out, clock) = {
             let op = make();
-            let deadline = deadline(&op.plan.settings, 0);
-            let timed_out = if deadline.is_some() {
-                op.plan.timed_out
-            } else {
-                None
-            };
-            (
-                !op.plan.gates.first_is_free(),
+            let FirstTerms {
+                general,
                 deadline,
                 timed_out,
-                op.plan.clock,
-            )
+            } = op.first_async_terms();
+            (general, deadline, timed_out, op.plan.clock)
         };
         async move {
             if general {

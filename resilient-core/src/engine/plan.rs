@@ -4,7 +4,6 @@
 
 use std::borrow::Cow;
 use std::marker::PhantomData;
-
 use std::time::Duration;
 
 use super::events;

@@ -41,8 +41,8 @@ where
 /// that cuts the attempt when the operation interrupts. Decided once per
 /// operation's types, whatever the body's type.
 pub(crate) struct Course<T, E> {
-    pub(crate) started: Mark,
-    pub(crate) delay: Option<Duration>,
+    started: Mark,
+    delay: Option<Duration>,
     pub(crate) replaced: Option<Result<T, E>>,
     cut: Option<(Duration, fn() -> E)>,
 }
