@@ -132,7 +132,8 @@ pub use engine::hooks::{
 #[cfg(feature = "tracing")]
 pub use engine::trace_report;
 pub use engine::{
-    Execution, FirstFailure, FirstSuccess, Hedged, Idempotent, Operation, ThrottledPolicy,
+    Execution, FirstFailure, FirstSuccess, Hedged, Idempotent, MakeOperation, Operation,
+    ThrottledPolicy,
 };
 // What `#[resilient(idempotency = …)]` expands to; not an API of its own.
 #[doc(hidden)]

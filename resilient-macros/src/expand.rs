@@ -883,6 +883,7 @@ fn run(
     } = names;
     let given = Ident::new("__resilient_given", Span::mixed_site());
     let done = Ident::new("__resilient_done", Span::mixed_site());
+    let fallbacks_empty = fallbacks.is_empty();
     let fallbacks = if is_async {
         quote! {
             #(if #exec.needs_fallback() {
@@ -924,13 +925,28 @@ fn run(
     };
     if builds_on_demand(options, names) {
         let Names { make, first, .. } = names;
+        if !is_async && fallbacks_empty {
+            // The failure path is one call, compiled once for every
+            // function of the operation's types.
+            return quote! {
+                {
+                    let mut #body = #root::__private::attempt_blocking(#attempt);
+                    match #make().first_attempt(&mut #body) {
+                        ::core::result::Result::Ok(#done) => #root::Operation::outcome_from(#done, &#make),
+                        ::core::result::Result::Err(#first) => {
+                            #root::Operation::finish_after(&#make, #first, &mut #body)
+                        }
+                    }
+                }
+            };
+        }
         if !is_async {
             return quote! {
                 {
                     let mut #body = #root::__private::attempt_blocking(#attempt);
                     let #first = #make().first_attempt(&mut #body);
                     match #first {
-                        ::core::result::Result::Ok(#done) => #make().outcome_of(#done),
+                        ::core::result::Result::Ok(#done) => #root::Operation::outcome_from(#done, &#make),
                         ::core::result::Result::Err(#first) => {
                             let #op = #make();
                             match #op.run_after(#first, &mut #body) {
@@ -949,7 +965,7 @@ fn run(
             {
                 let mut #body = #root::__private::attempt_async(#attempt);
                 match #root::Operation::first_attempt_async_of(&#make, |#given: #root::Attempt| #body(#given)).await {
-                    ::core::result::Result::Ok(#done) => #make().outcome_of(#done),
+                    ::core::result::Result::Ok(#done) => #root::Operation::outcome_from(#done, &#make),
                     ::core::result::Result::Err(#first) => {
                         let #op = #make();
                         let mut #exec = #op

@@ -90,7 +90,7 @@ fn no_options_is_one_attempt_with_a_report() {
     );
     assert_contains(
         &out,
-        "Ok (__resilient_done) => __resilient_make () . outcome_of (__resilient_done)",
+        "Ok (__resilient_done) => :: resilient :: Operation :: outcome_from (__resilient_done , & __resilient_make)",
     );
     assert_contains(
         &out,
@@ -180,11 +180,13 @@ fn blocking_fn_uses_the_blocking_loop_and_the_default_clock() {
     );
     assert_contains(
         &out,
-        "let __resilient_first = __resilient_make () . first_attempt (& mut __resilient_body) ;",
+        "match __resilient_make () . first_attempt (& mut __resilient_body) {",
     );
+    // Without fallbacks, the rest of the run is one call shared by every
+    // function of the operation's types.
     assert_contains(
         &out,
-        "let __resilient_op = __resilient_make () ; match __resilient_op . run_after (__resilient_first , & mut __resilient_body) {",
+        "Err (__resilient_first) => { :: resilient :: Operation :: finish_after (& __resilient_make , __resilient_first , & mut __resilient_body) }",
     );
     assert_contains(&out, ". max_attempts (3u32)");
     assert!(!out.contains("clock"));
@@ -925,7 +927,7 @@ const ASYNCHRONOUS: &str = "\
      __resilient_op } ; \
      { let mut __resilient_body = :: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
      { self . provider . complete (prompt , attempt . deadline ()) . await } }) ; \
-     match :: resilient :: Operation :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => __resilient_make () . outcome_of (__resilient_done) , :: core :: result :: Result :: Err (__resilient_first) => { let __resilient_op = __resilient_make () ; \
+     match :: resilient :: Operation :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => :: resilient :: Operation :: outcome_from (__resilient_done , & __resilient_make) , :: core :: result :: Result :: Err (__resilient_first) => { let __resilient_op = __resilient_make () ; \
      let mut __resilient_exec = __resilient_op . resume_async (__resilient_first , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await ; \
      if ! __resilient_exec . stopped () { :: std :: boxed :: Box :: pin (async { while __resilient_exec . next_async () . await { __resilient_exec . attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await ; \
      } }) . await ; } \

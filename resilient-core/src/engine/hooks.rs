@@ -47,6 +47,9 @@ pub trait HookSet<T, E>: sealed::Sealed {
     fn on_retry(&self) -> &dyn OnRetry;
     /// Hands the finished report to its hook.
     fn on_report(&self, report: &ExecutionReport);
+    /// Whether a report hook is set: `false` when
+    /// [`on_report`](HookSet::on_report) does nothing.
+    const REPORTS: bool;
 }
 
 impl<T, E, Cl, Rl, V, Or, Rp> HookSet<T, E> for Hooks<Cl, Rl, V, Or, Rp>
@@ -80,6 +83,8 @@ where
     fn on_report(&self, report: &ExecutionReport) {
         self.on_report.on_report(report);
     }
+
+    const REPORTS: bool = Rp::REPORTS;
 }
 
 mod sealed {
@@ -185,6 +190,10 @@ impl OnRetry for Silent {
 pub trait OnReport {
     /// Called once per run, when the operation has ended.
     fn on_report(&self, report: &ExecutionReport);
+    /// Whether [`on_report`](OnReport::on_report) does anything: only
+    /// [`Unobserved`] says it doesn't, which lets a call that succeeds at
+    /// once skip building the operation to tell it.
+    const REPORTS: bool = true;
 }
 
 impl<F: Fn(&ExecutionReport)> OnReport for F {
@@ -200,6 +209,8 @@ pub struct Unobserved;
 impl OnReport for Unobserved {
     #[inline]
     fn on_report(&self, _: &ExecutionReport) {}
+
+    const REPORTS: bool = false;
 }
 
 /// A retry about to happen: which attempt failed, how, and how long the

@@ -37,6 +37,36 @@ pub struct FirstSuccess<T> {
     value: T,
     elapsed: u64,
     deadline: Option<Duration>,
+    /// Who hears of it, when that needs nothing but this: see
+    /// [`Operation::outcome_from`].
+    told: Option<Told>,
+}
+
+/// Who hears of a first success, for an operation without gates or a
+/// report hook, named by a `&'static str`: all that its outcome needs of
+/// the operation, so that [`Operation::outcome_from`] needn't build it.
+#[derive(Debug, Clone, Copy)]
+struct Told {
+    name: &'static str,
+    tally: Option<&'static Tally>,
+    /// Whether the call ends here, rather than in its caller (a deferred
+    /// report).
+    ends: bool,
+}
+
+/// Builds an operation afresh, the same each time: what
+/// [`Operation::outcome_from`] and [`Operation::finish_after`] take.
+/// Implemented by every `Fn() -> Operation`.
+pub trait MakeOperation<Op> {
+    /// A new operation.
+    fn make(&self) -> Op;
+}
+
+impl<Op, F: Fn() -> Op> MakeOperation<Op> for F {
+    #[inline(always)]
+    fn make(&self) -> Op {
+        self()
+    }
 }
 
 /// A first attempt that did not succeed on the fast path of
@@ -119,7 +149,7 @@ impl<T, E> Operation<'static, T, E> {
                 clock: SystemClock,
                 hooks: Hooks::NONE,
                 timed_out: None,
-                gates: Gates::NONE,
+                gates: Gates::none(),
                 invalid: None,
                 describe: None,
                 tally: None,
@@ -730,6 +760,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
                 value,
                 elapsed,
                 deadline,
+                told: self.told(),
             }),
             result => Err(FirstFailure {
                 elapsed,
@@ -758,6 +789,100 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             None => Execution::new(&self.plan),
         };
         exec.run_rest(f)
+    }
+
+    /// Who hears of a first success, if nothing else needs telling (see
+    /// [`Told`]).
+    #[inline(always)]
+    fn told(&self) -> Option<Told> {
+        let plan = &self.plan;
+        match plan.name {
+            Cow::Borrowed(name) if plan.gates.is_empty() && !H::REPORTS => Some(Told {
+                name,
+                tally: plan.tally,
+                ends: !plan.settings.report_deferred,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The outcome of a first attempt that succeeded, as
+    /// [`outcome_of`](Operation::outcome_of) makes it on the operation
+    /// `make` builds; built only if the outcome needs more of it than
+    /// `first` holds (its gates, a report hook, a name made at run time).
+    ///
+    /// `#[resilient]` calls this where every option's value is a constant:
+    /// a call that succeeds at once then compiles to the body between two
+    /// clock readings and one call that writes its outcome.
+    ///
+    /// ```
+    /// use resilient::{FakeClock, Operation};
+    ///
+    /// let make = || Operation::new().max_attempts(3).name("users.get").clock(FakeClock::new());
+    /// let mut body = |_| Ok::<_, String>(7);
+    /// let outcome = match make().first_attempt(&mut body) {
+    ///     Ok(first) => Operation::outcome_from(first, &make),
+    ///     Err(first) => Operation::finish_after(&make, first, &mut body),
+    /// };
+    /// assert_eq!(outcome.report().name(), "users.get");
+    /// assert_eq!(outcome.into_result(), Ok(7));
+    /// ```
+    #[inline(always)]
+    pub fn outcome_from(first: FirstSuccess<T>, make: &dyn MakeOperation<Self>) -> Outcome<T, E> {
+        match first.told {
+            Some(told) => plan::first_success_untold(
+                first.value,
+                told.name,
+                told.tally,
+                first.elapsed,
+                first.deadline,
+                told.ends,
+            ),
+            None => Self::outcome_made(first, make),
+        }
+    }
+
+    /// [`outcome_of`](Operation::outcome_of) on the operation `make` builds:
+    /// out of line, so that a function whose first success needs nothing
+    /// more compiles no copy of it.
+    #[inline(never)]
+    fn outcome_made(first: FirstSuccess<T>, make: &dyn MakeOperation<Self>) -> Outcome<T, E> {
+        make.make().outcome_of(first)
+    }
+
+    /// [`run_after`](Operation::run_after) and then
+    /// [`finish`](Execution::finish), on the operation `make` builds: the
+    /// outcome of the blocking attempts after `first`, for a function
+    /// without fallbacks.
+    ///
+    /// One call, out of line, and one copy for every function of the same
+    /// operation type: what a function compiles for its failure path is
+    /// this call.
+    ///
+    /// ```
+    /// use resilient::{FakeClock, Operation};
+    ///
+    /// let make = || Operation::new().max_attempts(3).clock(FakeClock::new());
+    /// let mut calls = 0;
+    /// let mut body = |_| {
+    ///     calls += 1;
+    ///     if calls < 3 { Err("busy") } else { Ok(calls) }
+    /// };
+    /// let outcome = match make().first_attempt(&mut body) {
+    ///     Ok(first) => make().outcome_of(first),
+    ///     Err(first) => Operation::finish_after(&make, first, &mut body),
+    /// };
+    /// assert_eq!(outcome.report().attempt_count(), 3);
+    /// assert_eq!(outcome.into_result(), Ok(3));
+    /// ```
+    #[inline(never)]
+    pub fn finish_after(
+        make: &dyn MakeOperation<Self>,
+        first: FirstFailure<T, E>,
+        f: &mut dyn FnMut(Attempt) -> Result<T, E>,
+    ) -> Outcome<T, E> {
+        let op = make.make();
+        op.run_after(first, f).unwrap_or_else(Execution::finish)
     }
 
     /// The outcome of a first attempt that succeeded with `value`.
@@ -946,6 +1071,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
                     value,
                     elapsed,
                     deadline,
+                    told: self.told(),
                 }),
                 result => Err(Execution::after_first(&self.plan, elapsed, result)),
             }
@@ -1042,11 +1168,13 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
                 work.await.map_err(|e| (e, FailureKind::Operation))
             };
             let elapsed = clock.nanos_since(mark);
+            let op = make();
             match result {
-                Ok(value) if make().plan.hooks.is_valid(&value) => Ok(FirstSuccess {
+                Ok(value) if op.plan.hooks.is_valid(&value) => Ok(FirstSuccess {
                     value,
                     elapsed,
                     deadline,
+                    told: op.told(),
                 }),
                 result => Err(FirstFailure {
                     elapsed,

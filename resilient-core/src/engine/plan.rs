@@ -12,7 +12,7 @@ use super::gates::{BreakerGate, LimitGate};
 use super::gates::{End, Ended, Gates};
 use crate::clock::Clock;
 use crate::observe::Tally;
-use crate::report::{AttemptKind, ExecutionReport, Nanos, StopReason};
+use crate::report::{AttemptKind, ExecutionReport, Nanos, Outcome, StopReason};
 use crate::settings::Settings;
 
 /// Everything one run of an operation reads; built by
@@ -136,4 +136,44 @@ impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
         }
         report
     }
+}
+
+/// The outcome of a first attempt that succeeded with `value` after
+/// `elapsed` nanoseconds within `deadline`, for an operation named `name`
+/// without gates or a report hook: what [`Listeners::report`] does for
+/// one, with nothing to read from its plan (see
+/// [`Operation::outcome_from`](crate::Operation::outcome_from)). The call
+/// `ends` here unless its report is deferred to the caller.
+#[inline(always)]
+pub(crate) fn first_success_untold<T, E>(
+    value: T,
+    name: &'static str,
+    tally: Option<&'static Tally>,
+    elapsed: u64,
+    deadline: Option<Duration>,
+    ends: bool,
+) -> Outcome<T, E> {
+    let name = Cow::Borrowed(name);
+    events::attempt_ended(&name, tally, AttemptKind::Primary, events::Ended::Success);
+    #[cfg(any(feature = "metrics", feature = "dashboard"))]
+    crate::observe::succeeded_at_once(
+        &name,
+        crate::observe::Used {
+            tally,
+            breaker: None,
+            throttle: None,
+            limiters: &[],
+        },
+        elapsed,
+    );
+    let report = ExecutionReport::first_success(name, elapsed, Nanos::optional(deadline), 0);
+    if ends {
+        events::finished(
+            report.name_cow(),
+            tally,
+            report.elapsed(),
+            StopReason::Succeeded,
+        );
+    }
+    Outcome::new(Ok(value), report)
 }

@@ -133,7 +133,7 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
     fn first_report<Res, E>(&self, elapsed: u64, deadline: Option<Duration>) -> ExecutionReport {
         const UNNAMED_NAME: Cow<'static, str> = Cow::Borrowed(UNNAMED);
         let shared = self.shared;
-        let mut gates = Gates::<Res, Unsuccessful<Res, E>>::NONE;
+        let mut gates = Gates::<Res, Unsuccessful<Res, E>>::none();
         gates.throttle = shared.throttle.as_deref();
         let listeners = Listeners {
             name: shared.name.as_ref().unwrap_or(&UNNAMED_NAME),

@@ -292,8 +292,14 @@ macro_rules! gates {
         }
 
         impl<'b, T, E> Gates<'b, T, E> {
-            /// No gate.
-            pub(crate) const NONE: Self = Gates { $($name: None,)* value: PhantomData };
+            /// No gate, written field by field: where an operation is built
+            /// on the success path, its gates are then stores the optimiser
+            /// reads back as constants, where a copy of a `const` of them
+            /// (one block of memory) hides them from it.
+            #[inline(always)]
+            pub(crate) const fn none() -> Self {
+                Gates { $($name: None,)* value: PhantomData }
+            }
 
             /// Whether the operation has no gate at all: then nothing needs
             /// telling how an attempt ended.
