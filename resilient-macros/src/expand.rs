@@ -23,9 +23,9 @@ use crate::attr::{self, BackoffSpec, Dur, Given, Jitter, Multiplier, Options, Va
 use crate::attr::{Count, Off, RetryOn};
 use crate::errors::Errors;
 use crate::options::{
-    CLOCK, CRATE, ErrorNeed, Expand, FALLBACK, FALLBACK_IF, FALLBACK_ON, HEDGE, IDEMPOTENCY,
-    IDEMPOTENCY_FINGERPRINT, IDEMPOTENCY_KEY, IDEMPOTENCY_TTL, LIMIT, MAX_HEDGES, NAME, OptionSpec,
-    REPORT, RETRY, Side,
+    CHAOS, CIRCUIT_BREAKER, CLOCK, CRATE, ErrorNeed, Expand, FALLBACK, FALLBACK_IF, FALLBACK_ON,
+    HEDGE, IDEMPOTENCY, IDEMPOTENCY_FINGERPRINT, IDEMPOTENCY_KEY, IDEMPOTENCY_TTL, LIMIT,
+    MAX_HEDGES, NAME, OptionSpec, REPORT, RETRY, Side, THROTTLE,
 };
 use crate::signature::{self, Arg, Function, Ret};
 
@@ -434,6 +434,14 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
         statements.extend(steps);
     }
     statements
+}
+
+/// Whether an option may set a gate that admits each attempt, the first
+/// included (a breaker, limiters, chaos; a policy may bring a throttle).
+fn gated(options: &Options) -> bool {
+    [&CIRCUIT_BREAKER, &LIMIT, &THROTTLE, &CHAOS, &RETRY]
+        .into_iter()
+        .any(|spec| options.key(spec).is_some())
 }
 
 /// Whether the operation is built by a closure, called wherever it is
@@ -961,6 +969,15 @@ fn run(
                 }
             };
         }
+        // A first attempt that a gate must admit runs unboxed, so that one
+        // that succeeds allocates nothing; without gates, the first attempt
+        // has always run by now, and the retry loop's own copy of the
+        // attempt serves every retry.
+        let resume = if gated(options) {
+            quote!(#op.resume_async(#first, |#given: #root::Attempt| #body(#given)).await)
+        } else {
+            quote!(#op.resume(#first))
+        };
         return quote! {
             {
                 let mut #body = #root::__private::attempt_async(#attempt);
@@ -968,9 +985,7 @@ fn run(
                     ::core::result::Result::Ok(#done) => #root::Operation::outcome_from(#done, &#make),
                     ::core::result::Result::Err(#first) => {
                         let #op = #make();
-                        let mut #exec = #op
-                            .resume_async(#first, |#given: #root::Attempt| #body(#given))
-                            .await;
+                        let mut #exec = #resume;
                         #async_rest
                     }
                 }

@@ -172,6 +172,35 @@ fn an_operation_of_constants_is_built_where_it_is_read() {
 }
 
 #[test]
+fn an_async_first_attempt_a_gate_admits_runs_outside_the_retry_loop() {
+    let resumed = "let mut __resilient_exec = __resilient_op . resume (__resilient_first) ;";
+    let run_unboxed = "let mut __resilient_exec = __resilient_op . resume_async (__resilient_first , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await ;";
+    let plain = expanded(quote!(retries = 2), async_fn());
+    assert_contains(&plain, resumed);
+    assert!(!plain.contains("resume_async"), "{plain}");
+    for gate in [
+        quote!(retries = 2, circuit_breaker = &BREAKER),
+        quote!(retries = 2, limit = &POOL),
+        quote!(retries = 2, throttle = &THROTTLE),
+        quote!(retries = 2, chaos = &CHAOS, chaos_latency = "1s"),
+        quote!(retry = &POLICY),
+    ] {
+        let gated = expanded(gate, async_fn());
+        assert_contains(&gated, run_unboxed);
+    }
+}
+
+#[test]
+fn a_blocking_fn_with_fallbacks_keeps_its_execution_for_them() {
+    let out = expanded(quote!(retries = 2, fallback = cached), blocking_fn());
+    assert_contains(
+        &out,
+        "let __resilient_op = __resilient_make () ; match __resilient_op . run_after (__resilient_first , & mut __resilient_body) {",
+    );
+    assert!(!out.contains("finish_after"), "{out}");
+}
+
+#[test]
 fn blocking_fn_uses_the_blocking_loop_and_the_default_clock() {
     let out = expanded(quote!(retries = 2), blocking_fn());
     assert_contains(
@@ -928,7 +957,7 @@ const ASYNCHRONOUS: &str = "\
      { let mut __resilient_body = :: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
      { self . provider . complete (prompt , attempt . deadline ()) . await } }) ; \
      match :: resilient :: Operation :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => :: resilient :: Operation :: outcome_from (__resilient_done , & __resilient_make) , :: core :: result :: Result :: Err (__resilient_first) => { let __resilient_op = __resilient_make () ; \
-     let mut __resilient_exec = __resilient_op . resume_async (__resilient_first , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await ; \
+     let mut __resilient_exec = __resilient_op . resume (__resilient_first) ; \
      if ! __resilient_exec . stopped () { :: std :: boxed :: Box :: pin (async { while __resilient_exec . next_async () . await { __resilient_exec . attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await ; \
      } }) . await ; } \
      __resilient_exec . finish () } } } }";

@@ -1185,6 +1185,46 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     }
 
     /// The execution after `first`, for the retries (`next_async` /
+    /// `attempt_async`), fallbacks and [`finish`](Execution::finish),
+    /// without running anything: a first attempt that a gate must admit is
+    /// then the first that `next_async` lets run. See
+    /// [`resume_async`](Operation::resume_async), which runs that one in
+    /// its own future, so that a function whose gates admit it and whose
+    /// body succeeds goes on without the retry loop.
+    ///
+    /// ```
+    /// use resilient::{Operation, TokioClock};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap().block_on(async {
+    /// let make = || Operation::<u32, String>::new().max_attempts(3).clock(TokioClock);
+    /// let mut calls = 0;
+    /// let mut body = async |_| {
+    ///     calls += 1;
+    ///     if calls < 3 { Err("busy".to_owned()) } else { Ok(calls) }
+    /// };
+    /// let outcome = match Operation::first_attempt_async_of(&make, |a| body(a)).await {
+    ///     Ok(first) => Operation::outcome_from(first, &make),
+    ///     Err(first) => {
+    ///         let operation = make();
+    ///         let mut exec = operation.resume(first);
+    ///         while exec.next_async().await {
+    ///             exec.attempt_async(|a| body(a)).await;
+    ///         }
+    ///         exec.finish()
+    ///     }
+    /// };
+    /// assert_eq!(outcome.report().attempt_count(), 3);
+    /// assert_eq!(outcome.into_result(), Ok(3));
+    /// # });
+    /// ```
+    pub fn resume(&self, first: FirstFailure<T, E>) -> Execution<'_, 'b, T, E, C, H> {
+        match first.result {
+            Some(result) => Execution::after_first(&self.plan, first.elapsed, result),
+            None => self.start(),
+        }
+    }
+
+    /// The execution after `first`, for the retries (`next_async` /
     /// `attempt_async`), fallbacks and [`finish`](Execution::finish): a
     /// first attempt that a gate must admit runs here, through `f`. See
     /// [`first_attempt_async_of`](Operation::first_attempt_async_of).
