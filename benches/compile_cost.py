@@ -8,7 +8,8 @@ cargo's default release profile.
 
 The first prints, for 100 functions of each shape, the median time of
 `runs` release rebuilds (default 3) with every dependency built, and the
-ratio to backon. The shapes:
+ratio to backon; the two crates' rebuilds alternate, so that a slow
+moment of the machine touches both. The shapes:
 
 * mixed: the headline, half blocking with `retry_on`, half async with
   `retry_on`, `timeout` and `budget`;
@@ -184,16 +185,20 @@ def build(crate: pathlib.Path) -> None:
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=crate, check=True)
 
 
-def rebuild(crate: pathlib.Path) -> float:
-    """The median time of RUNS release rebuilds of the crate alone."""
-    build(crate)  # its dependencies, once
-    times = []
+def rebuilds(crates: list[pathlib.Path]) -> list[float]:
+    """The median time of RUNS release rebuilds of each crate alone, the
+    crates' rebuilds interleaved, so that a slow moment of the machine
+    touches each alike."""
+    for crate in crates:
+        build(crate)  # its dependencies, once
+    times = [[] for _ in crates]
     for _ in range(RUNS):
-        (crate / "src" / "lib.rs").touch()
-        start = time.monotonic()
-        build(crate)
-        times.append(time.monotonic() - start)
-    return statistics.median(times)
+        for crate, kept in zip(crates, times):
+            (crate / "src" / "lib.rs").touch()
+            start = time.monotonic()
+            build(crate)
+            kept.append(time.monotonic() - start)
+    return [statistics.median(kept) for kept in times]
 
 
 def llvm_lines(crate: pathlib.Path) -> int:
@@ -224,6 +229,8 @@ if LLVM_LINES:
 print(f"{FUNCTIONS} functions of each shape, release rebuild, dependencies built (median of {RUNS}):")
 print(f"  {'shape':<20} {'#[resilient]':>12} {'backon':>8} {'ratio':>6}")
 for shape in [s for s in SHAPES if len(ONLY) == 0 or s in ONLY]:
-    o = rebuild(write(f"resilient_{shape}", "resilient", source("resilient", shape, FUNCTIONS)))
-    b = rebuild(write(f"backon_{shape}", "backon", source("backon", shape, FUNCTIONS)))
+    o, b = rebuilds([
+        write(f"resilient_{shape}", "resilient", source("resilient", shape, FUNCTIONS)),
+        write(f"backon_{shape}", "backon", source("backon", shape, FUNCTIONS)),
+    ])
     print(f"  {shape:<20} {o:>11.2f}s {b:>7.2f}s {o / b:>5.2f}x")

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 // Named by the expansion.
 pub use resilient_core::idempotency::{
-    DEFAULT_TTL, IdempotencyConflictFailure, IdempotencyFailure,
+    DEFAULT_TTL, IdempotencyConflictFailure, IdempotencyFailure, erase as idempotency_store,
 };
 pub use resilient_core::{
     Backoff, CircuitOpenError, Jitter, LimitExceededError, ReportableError, Tally, TimeoutError,

@@ -816,7 +816,17 @@ fn idempotent(options: &Options, is_async: bool, names: &Names, run: TokenStream
     let Names { root, op, .. } = names;
     let store_value = store.value;
     let key_value = key.value;
-    let store = quote_spanned!(store.span()=> #store_value);
+    let store = if is_async {
+        // The store as a trait object of the function's value: a store that
+        // can't keep it (a `RedisStore` of a value without serde) is then
+        // one error, here, rather than one at each use of the store.
+        let span = store_value.span();
+        let at = names.root_at(span);
+        let ok = respan(names.ok_err().0, span);
+        quote_spanned!(span=> #at::__private::idempotency_store::<#ok, _>(#store_value))
+    } else {
+        quote_spanned!(store.span()=> #store_value)
+    };
     let key = quote_spanned! {key.span()=>
         ::core::convert::Into::<::std::string::String>::into(#key_value)
     };

@@ -256,7 +256,7 @@ impl<'b, T, E, C, H> RunsOperation<'b, T, E, C, H> for Hedged<'b, T, E, C, H> {
 /// and whether its value was stored.
 #[doc(hidden)]
 #[must_use = "an idempotent call does nothing until it is claimed and run"]
-pub struct IdempotentCall<'s, O, S, E> {
+pub struct IdempotentCall<'s, O, S: ?Sized, E> {
     op: O,
     store: &'s S,
     key: String,
@@ -267,7 +267,7 @@ pub struct IdempotentCall<'s, O, S, E> {
     start: u64,
 }
 
-impl<'s, O, S, E> IdempotentCall<'s, O, S, E> {
+impl<'s, O, S: ?Sized, E> IdempotentCall<'s, O, S, E> {
     /// A call of `op` under `key` in `store`; a success is stored for `ttl`.
     pub fn new<'b, T, C: Clock, H>(
         mut op: O,
@@ -303,7 +303,7 @@ impl<'s, O, S, E> IdempotentCall<'s, O, S, E> {
     }
 }
 
-impl<'s, O, S, E> IdempotentCall<'s, O, S, E>
+impl<'s, O, S: ?Sized, E> IdempotentCall<'s, O, S, E>
 where
     E: IdempotencyFailure,
 {

@@ -217,7 +217,7 @@ impl From<Refused> for IdempotencyError {
 
 /// The store's address, which tells one store from another for
 /// re-entrance.
-fn address<S>(store: &S) -> usize {
+fn address<S: ?Sized>(store: &S) -> usize {
     std::ptr::from_ref(store).cast::<()>() as usize
 }
 
@@ -229,7 +229,7 @@ pub(crate) async fn acquire<'s, T, S, C>(
     clock: &C,
 ) -> Result<Acquired<T, Held<'s, S, T>>, Refused>
 where
-    S: IdempotencyStore<T>,
+    S: IdempotencyStore<T> + ?Sized,
     C: Clock,
 {
     let key = request.key;
@@ -257,7 +257,7 @@ pub(crate) async fn run_held<T, E, S, C, B>(
     body: B,
 ) -> (Result<T, E>, IdempotencyStored)
 where
-    S: IdempotencyStore<T>,
+    S: IdempotencyStore<T> + ?Sized,
     C: Clock,
     B: Future<Output = (Result<T, E>, bool)>,
 {
@@ -506,7 +506,7 @@ where
 async fn keep_claim_while<B, S, T, C>(body: B, held: &Held<'_, S, T>, clock: &C) -> B::Output
 where
     B: Future,
-    S: IdempotencyStore<T>,
+    S: IdempotencyStore<T> + ?Sized,
     C: Clock,
 {
     let mut body = pin!(body);
@@ -530,7 +530,7 @@ where
 /// left for a retry to matter.
 async fn renew_every_half_lease<S, T, C>(held: &Held<'_, S, T>, lease: Duration, clock: &C)
 where
-    S: IdempotencyStore<T>,
+    S: IdempotencyStore<T> + ?Sized,
     C: Clock,
 {
     let mut pause = lease / 2;
@@ -550,7 +550,7 @@ where
 
 /// A claim that this call holds; dropped before it is settled
 /// (cancellation, panic), it releases the claim.
-pub struct Held<'a, S: IdempotencyStore<T>, T> {
+pub struct Held<'a, S: IdempotencyStore<T> + ?Sized, T> {
     store: &'a S,
     info: ClaimInfo,
     token: ClaimToken,
@@ -560,7 +560,7 @@ pub struct Held<'a, S: IdempotencyStore<T>, T> {
     value: PhantomData<fn() -> T>,
 }
 
-impl<'a, S: IdempotencyStore<T>, T> Held<'a, S, T> {
+impl<'a, S: IdempotencyStore<T> + ?Sized, T> Held<'a, S, T> {
     fn new(store: &'a S, info: ClaimInfo, token: ClaimToken, lease: Duration) -> Self {
         Held {
             store,
@@ -578,7 +578,7 @@ impl<'a, S: IdempotencyStore<T>, T> Held<'a, S, T> {
     }
 }
 
-impl<S: IdempotencyStore<T>, T> Drop for Held<'_, S, T> {
+impl<S: IdempotencyStore<T> + ?Sized, T> Drop for Held<'_, S, T> {
     fn drop(&mut self) {
         if self.settled {
             return;

@@ -67,6 +67,7 @@
 
 mod claim;
 mod coordinator;
+mod erased;
 mod error;
 mod fingerprint;
 mod memory;
@@ -83,7 +84,10 @@ pub(crate) use coordinator::{
 };
 #[doc(hidden)]
 pub use coordinator::{Held, HeldInMemory};
+// What `#[resilient(idempotency = …)]` runs an async call on.
 pub use coordinator::{run_idempotent, run_idempotent_blocking};
+#[doc(hidden)]
+pub use erased::{ErasedStore, erase};
 pub use error::{
     IdempotencyConflict, IdempotencyConflictFailure, IdempotencyError, IdempotencyFailure,
     IdempotencyInFlight, StoreError,
