@@ -200,6 +200,11 @@ impl<'a> Names<'a> {
     fn error_at(&self, span: Span) -> TokenStream {
         respan(self.ok_err().1, span)
     }
+
+    /// The success type `T`, every token of it at `span`.
+    fn ok_at(&self, span: Span) -> TokenStream {
+        respan(self.ok_err().0, span)
+    }
 }
 
 /// Whether `expr` is a place, a path or a field of one: borrowing it
@@ -822,7 +827,7 @@ fn idempotent(options: &Options, is_async: bool, names: &Names, run: TokenStream
         // one error, here, rather than one at each use of the store.
         let span = store_value.span();
         let at = names.root_at(span);
-        let ok = respan(names.ok_err().0, span);
+        let ok = names.ok_at(span);
         quote_spanned!(span=> #at::__private::idempotency_store::<#ok, _>(#store_value))
     } else {
         quote_spanned!(store.span()=> #store_value)
@@ -943,38 +948,29 @@ fn run(
     };
     if builds_on_demand(options, names) {
         let Names { make, first, .. } = names;
-        if !is_async && fallbacks_empty {
-            // The failure path is one call, compiled once for every
-            // function of the operation's types.
+        if !is_async {
+            let failed = if fallbacks_empty {
+                // The failure path is one call, compiled once for every
+                // function of the operation's types.
+                quote!(#root::Operation::finish_after(&#make, #first, &mut #body))
+            } else {
+                quote! {
+                    let #op = #make();
+                    match #op.run_after(#first, &mut #body) {
+                        ::core::result::Result::Ok(#done) => #done,
+                        ::core::result::Result::Err(mut #exec) => {
+                            #fallbacks
+                            #exec.finish()
+                        }
+                    }
+                }
+            };
             return quote! {
                 {
                     let mut #body = #root::__private::attempt_blocking(#attempt);
                     match #make().first_attempt(&mut #body) {
                         ::core::result::Result::Ok(#done) => #root::Operation::outcome_from(#done, &#make),
-                        ::core::result::Result::Err(#first) => {
-                            #root::Operation::finish_after(&#make, #first, &mut #body)
-                        }
-                    }
-                }
-            };
-        }
-        if !is_async {
-            return quote! {
-                {
-                    let mut #body = #root::__private::attempt_blocking(#attempt);
-                    let #first = #make().first_attempt(&mut #body);
-                    match #first {
-                        ::core::result::Result::Ok(#done) => #root::Operation::outcome_from(#done, &#make),
-                        ::core::result::Result::Err(#first) => {
-                            let #op = #make();
-                            match #op.run_after(#first, &mut #body) {
-                                ::core::result::Result::Ok(#done) => #done,
-                                ::core::result::Result::Err(mut #exec) => {
-                                    #fallbacks
-                                    #exec.finish()
-                                }
-                            }
-                        }
+                        ::core::result::Result::Err(#first) => { #failed }
                     }
                 }
             };

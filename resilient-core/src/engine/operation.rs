@@ -784,11 +784,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         first: FirstFailure<T, E>,
         f: &mut dyn FnMut(Attempt) -> Result<T, E>,
     ) -> Result<Outcome<T, E>, Execution<'_, 'b, T, E, C, H>> {
-        let exec = match first.result {
-            Some(result) => Execution::after_first(&self.plan, first.elapsed, result),
-            None => Execution::new(&self.plan),
-        };
-        exec.run_rest(f)
+        self.resume(first).run_rest(f)
     }
 
     /// Who hears of a first success, if nothing else needs telling (see

@@ -140,8 +140,8 @@ impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
 
 /// The outcome of a first attempt that succeeded with `value` after
 /// `elapsed` nanoseconds within `deadline`, for an operation named `name`
-/// without gates or a report hook: what [`Listeners::report`] does for
-/// one, with nothing to read from its plan (see
+/// without gates or a report hook: [`Listeners::report`] for one, with
+/// nothing to read from its plan (see
 /// [`Operation::outcome_from`](crate::Operation::outcome_from)). The call
 /// `ends` here unless its report is deferred to the caller.
 #[inline(always)]
@@ -153,27 +153,13 @@ pub(crate) fn first_success_untold<T, E>(
     deadline: Option<Duration>,
     ends: bool,
 ) -> Outcome<T, E> {
-    let name = Cow::Borrowed(name);
-    events::attempt_ended(&name, tally, AttemptKind::Primary, events::Ended::Success);
-    #[cfg(any(feature = "metrics", feature = "dashboard"))]
-    crate::observe::succeeded_at_once(
-        &name,
-        crate::observe::Used {
-            tally,
-            breaker: None,
-            throttle: None,
-            limiters: &[],
-        },
-        elapsed,
-    );
-    let report = ExecutionReport::first_success(name, elapsed, Nanos::optional(deadline), 0);
-    if ends {
-        events::finished(
-            report.name_cow(),
-            tally,
-            report.elapsed(),
-            StopReason::Succeeded,
-        );
-    }
+    let told = Listeners {
+        name: &Cow::Borrowed(name),
+        tally,
+        gates: &Gates::<T, E>::none(),
+        // No gate to settle, so no clock is read.
+        clock: &crate::clock::SystemClock,
+    };
+    let report = told.report(elapsed, deadline, ends.then_some(|_: &ExecutionReport| {}));
     Outcome::new(Ok(value), report)
 }
