@@ -41,8 +41,8 @@ fn kind(clock: &FakeClock) -> Result<u8, io::ErrorKind> {
     Err(io::ErrorKind::Interrupted)
 }
 
-#[tokio::main(flavor = "current_thread", start_paused = true)]
-async fn main() {
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn runs() {
     let clock = FakeClock::new();
     let calls = Cell::new(0);
     let outcome = read(&clock, &calls);

@@ -37,8 +37,8 @@ fn fallback_len<E: Debug + Display>(error: E) -> Result<usize, E> {
     Ok(error.to_string().len())
 }
 
-#[tokio::main(flavor = "current_thread", start_paused = true)]
-async fn main() {
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn runs() {
     assert_eq!(first(&[3, 4]).into_result(), Ok(3));
     assert_eq!(first::<u8>(&[]).report().attempt_count(), 2);
     assert_eq!(apply(|x| x + 1, 1).into_result(), Ok(2));

@@ -42,8 +42,8 @@ fn assert_send<F: Send>(future: F) -> F {
     future
 }
 
-#[tokio::main(flavor = "current_thread", start_paused = true)]
-async fn main() {
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn runs() {
     let outcome = assert_send(call_provider("hi")).await;
     assert_eq!(outcome.report().attempt_count(), 3);
     assert_eq!(

@@ -32,7 +32,8 @@ fn missing(clock: &FakeClock) -> Result<u32, FetchError> {
     Err(FetchError::NotFound)
 }
 
-fn main() {
+#[test]
+fn runs() {
     let outcome = once();
     assert_eq!(outcome.report().attempt_count(), 1);
     assert_eq!(outcome.into_result(), Ok(1));

@@ -58,8 +58,8 @@ impl Store {
     }
 }
 
-#[tokio::main(flavor = "current_thread", start_paused = true)]
-async fn main() {
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn runs() {
     let outcome = get("k".to_owned(), "eu");
     assert_eq!(outcome.report().attempt_count(), 4);
     assert_eq!(outcome.into_result(), Ok("k@eu #4".to_owned()));

@@ -28,8 +28,8 @@ async fn parse_async(text: &str, #[attempt] attempt: Attempt) -> Result<u32, Par
     Ok(text.parse::<u32>()?)
 }
 
-#[tokio::main(flavor = "current_thread", start_paused = true)]
-async fn main() {
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn runs() {
     let outcome = parse(" 42 ");
     assert_eq!(outcome.report().attempt_count(), 2);
     assert_eq!(outcome.into_result(), Ok(42));

@@ -43,8 +43,8 @@ impl Replicas {
     }
 }
 
-#[tokio::main(flavor = "current_thread", start_paused = true)]
-async fn main() {
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn runs() {
     let outcome = lookup("abc").await;
     let kinds: Vec<_> = outcome
         .report()

@@ -99,8 +99,8 @@ impl Service for Client {
     }
 }
 
-#[tokio::main(flavor = "current_thread", start_paused = true)]
-async fn main() {
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn runs() {
     let mut client = Client::new().into_result().unwrap();
 
     let outcome = client.get(7);

@@ -53,8 +53,8 @@ async fn non_blocking(value: u32) -> Result<u32, Error> {
     Ok(__resilient_error)
 }
 
-#[tokio::main(flavor = "current_thread", start_paused = true)]
-async fn main() {
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn runs() {
     assert_eq!(blocking(1).into_result(), Ok(2));
     assert_eq!(non_blocking(3).await.into_result(), Ok(3));
 }

@@ -38,7 +38,12 @@ fn named(clock: &FakeClock, calls: &Cell<usize>, errors: &[AppError]) -> AppResu
 type Either<T, E = AppError> = Result<T, E>;
 
 #[resilient(retries = 3, retry_on = [Timeout, AppError::Invalid], backoff = none, clock = clock.clone())]
-fn generic<T: Copy>(clock: &FakeClock, calls: &Cell<usize>, errors: &[AppError], value: T) -> Either<T> {
+fn generic<T: Copy>(
+    clock: &FakeClock,
+    calls: &Cell<usize>,
+    errors: &[AppError],
+    value: T,
+) -> Either<T> {
     script(calls, errors, value)
 }
 
@@ -61,8 +66,8 @@ async fn through_a_trait(calls: &Cell<usize>, errors: &[AppError]) -> ApiResult<
     script(calls, errors, "done".to_owned())
 }
 
-#[tokio::main(flavor = "current_thread", start_paused = true)]
-async fn main() {
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn runs() {
     let clock = FakeClock::new();
 
     let calls = Cell::new(0);
@@ -73,7 +78,11 @@ async fn main() {
     let calls = Cell::new(0);
     let invalid = AppError::Invalid { field: "id" };
     let outcome = named(&clock, &calls, &[invalid]);
-    assert_eq!(outcome.report().attempt_count(), 1, "`Invalid` is not retried");
+    assert_eq!(
+        outcome.report().attempt_count(),
+        1,
+        "`Invalid` is not retried"
+    );
 
     let calls = Cell::new(0);
     let errors = [AppError::Timeout, AppError::Invalid { field: "id" }];
@@ -88,5 +97,9 @@ async fn main() {
 
     let calls = Cell::new(0);
     let outcome = through_a_trait(&calls, &[AppError::Timeout]).await;
-    assert_eq!(outcome.report().attempt_count(), 1, "`Timeout` is not retried");
+    assert_eq!(
+        outcome.report().attempt_count(),
+        1,
+        "`Timeout` is not retried"
+    );
 }

@@ -52,8 +52,8 @@ async fn through_the_trait(provider: &impl Provider) -> (Result<u32, Unavailable
     (provider.get(1), provider.get_async(0).await)
 }
 
-#[tokio::main(flavor = "current_thread", start_paused = true)]
-async fn main() {
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn runs() {
     let client = Client {
         log: Mutex::new(Vec::new()),
     };

@@ -88,7 +88,7 @@ mod runtime {
     on_retry = count_retry,
     clock = resilient::TokioClock,
     fallback = cached,
-    crate = "crate::runtime",
+    crate = "crate::every_option::runtime",
 )]
 async fn ask(prompt: &str, #[attempt] attempt: Attempt) -> Result<String, ApiError> {
     match attempt.number() {
@@ -119,8 +119,8 @@ fn with_expressions(clock: &FakeClock) -> Result<u8, ApiError> {
     Err(ApiError::Timeout)
 }
 
-#[tokio::main(flavor = "current_thread", start_paused = true)]
-async fn main() {
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn runs() {
     let outcome = ask("life").await;
     assert_eq!(outcome.report().attempt_count(), 3);
     assert_eq!(outcome.into_result(), Ok("answer to life".to_owned()));

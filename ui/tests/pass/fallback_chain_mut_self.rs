@@ -35,7 +35,8 @@ impl Cache {
     }
 }
 
-fn main() {
+#[test]
+fn runs() {
     let mut cache = Cache { tried: Vec::new() };
     let mut id = 40;
     assert_eq!(cache.get(&mut id).into_result(), Ok(42));
