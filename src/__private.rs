@@ -10,6 +10,7 @@ use std::time::Duration;
 pub use resilient_core::idempotency::{
     DEFAULT_TTL, IdempotencyConflictFailure, IdempotencyFailure, erase as idempotency_store,
 };
+pub use resilient_core::lend::{Pick, ViaLocal, ViaSend};
 pub use resilient_core::{
     Backoff, CircuitOpenError, Jitter, LimitExceededError, ReportableError, Tally, TimeoutError,
     TokioClock, ValidationError,

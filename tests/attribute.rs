@@ -733,3 +733,111 @@ async fn async_and_method_fallbacks_taking_an_attempt_learn_it_too() {
         "store[8] at attempt 4: true"
     );
 }
+
+// ---- async retries, `Send` or not ------------------------------------------
+
+fn assert_send<F: std::future::Future + Send>(future: F) -> F {
+    future
+}
+
+/// Fails with the attempt's number until the attempt `ok_at`, noting each
+/// attempt and the time it began in `seen`.
+fn script(
+    attempt: &Attempt,
+    ok_at: u32,
+    started: tokio::time::Instant,
+) -> Result<u32, ProviderError> {
+    if attempt.number() < ok_at {
+        Err(ProviderError::Transient(attempt.number()))
+    } else {
+        Ok(u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX))
+    }
+}
+
+// Arguments that are `Send` and `Sync`, one a unique borrow the body writes
+// through: the retries are boxed as `Send`, so the function's future is.
+#[resilient(retries = 3, backoff = exponential(base = "100ms", jitter = none), timeout = "1s")]
+async fn through_send_arguments(
+    started: tokio::time::Instant,
+    seen: &mut Vec<u32>,
+    #[attempt] attempt: Attempt,
+) -> Result<u32, ProviderError> {
+    tokio::task::yield_now().await;
+    seen.push(attempt.number());
+    script(&attempt, 3, started)
+}
+
+// An argument that isn't `Sync` (a `&Cell`): the function's future isn't
+// `Send`, and its retries run all the same.
+#[resilient(retries = 3, backoff = exponential(base = "100ms", jitter = none), timeout = "1s")]
+async fn through_a_cell(
+    started: tokio::time::Instant,
+    seen: &std::cell::Cell<u32>,
+    #[attempt] attempt: Attempt,
+) -> Result<u32, ProviderError> {
+    tokio::task::yield_now().await;
+    seen.set(seen.get() * 10 + attempt.number());
+    script(&attempt, 3, started)
+}
+
+#[tokio::test(start_paused = true)]
+async fn async_retries_with_send_arguments_keep_the_future_send_and_the_schedule() {
+    let started = tokio::time::Instant::now();
+    let mut seen = Vec::new();
+    let outcome = assert_send(through_send_arguments(started, &mut seen)).await;
+    let report = outcome.report();
+    assert_eq!(report.delays(), [millis(100), millis(200)]);
+    assert_eq!(report.attempt_count(), 3);
+    assert_eq!(report.retry_count(), 2);
+    assert!(
+        report
+            .attempts()
+            .iter()
+            .take(2)
+            .all(|a| a.error().is_some_and(|e| e.retryable()))
+    );
+    assert_eq!(
+        report
+            .attempts()
+            .iter()
+            .map(|a| a.deadline())
+            .collect::<Vec<_>>(),
+        [Some(secs(1)); 3]
+    );
+    assert_eq!(outcome.into_result(), Ok(300));
+    assert_eq!(seen, [1, 2, 3]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn async_retries_with_an_argument_that_is_not_sync_run_as_well() {
+    let started = tokio::time::Instant::now();
+    let seen = std::cell::Cell::new(0);
+    let outcome = through_a_cell(started, &seen).await;
+    assert_eq!(outcome.report().delays(), [millis(100), millis(200)]);
+    assert_eq!(outcome.report().retry_count(), 2);
+    assert_eq!(outcome.into_result(), Ok(300));
+    assert_eq!(seen.get(), 123);
+}
+
+// A generic function keeps a loop of its own: its future is `Send` for the
+// types that make it so.
+#[resilient(retries = 2, backoff = constant("50ms"))]
+async fn generic_retries<T: Clone + Send + Sync>(
+    value: &T,
+    calls: &AtomicU32,
+) -> Result<T, ProviderError> {
+    tokio::task::yield_now().await;
+    match calls.fetch_add(1, Ordering::Relaxed) {
+        0 => Err(ProviderError::Timeout),
+        _ => Ok(value.clone()),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_generic_async_fn_retries_with_a_send_future() {
+    let calls = AtomicU32::new(0);
+    let outcome = assert_send(generic_retries(&"v", &calls)).await;
+    assert_eq!(outcome.report().delays(), [millis(50)]);
+    assert_eq!(outcome.into_result(), Ok("v"));
+    assert_eq!(calls.load(Ordering::Relaxed), 2);
+}

@@ -135,6 +135,9 @@ pub use engine::{
     Execution, FirstFailure, FirstSuccess, Hedged, Idempotent, MakeOperation, Operation,
     ThrottledPolicy,
 };
+// What `#[resilient]` expands to; not an API of its own.
+#[doc(hidden)]
+pub use engine::lend;
 // What `#[resilient(idempotency = …)]` expands to; not an API of its own.
 #[doc(hidden)]
 pub use engine::{
