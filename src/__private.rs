@@ -7,6 +7,7 @@ use std::future::Future;
 use std::time::Duration;
 
 // Named by the expansion.
+pub use resilient_core::first_attempt_unbuilt;
 pub use resilient_core::idempotency::{
     DEFAULT_TTL, IdempotencyConflictFailure, IdempotencyFailure, erase as idempotency_store,
 };

@@ -23,6 +23,10 @@ use crate::attr::{self, BackoffSpec, Dur, Given, Jitter, Multiplier, Options, Va
 use crate::attr::{Count, Off, RetryOn};
 use crate::errors::Errors;
 use crate::options::{
+    BACKOFF, JITTER_SEED, MAX_RATE_LIMIT_RETRIES, MAX_RATE_LIMIT_WAIT, MIN_RETRIES, ON_RETRY,
+    RATE_LIMIT, RETRIES, RETRY_IF, RETRY_ON,
+};
+use crate::options::{
     CHAOS, CIRCUIT_BREAKER, CLOCK, CRATE, ErrorNeed, Expand, FALLBACK, FALLBACK_IF, FALLBACK_ON,
     HEDGE, IDEMPOTENCY, IDEMPOTENCY_FINGERPRINT, IDEMPOTENCY_KEY, IDEMPOTENCY_TTL, LIMIT,
     MAX_HEDGES, NAME, OptionSpec, REPORT, RETRY, Side, THROTTLE,
@@ -82,6 +86,11 @@ struct Names<'a> {
     error: Ident,
     /// A copy of a `mut self` receiver as the caller passed it.
     pristine_self: Ident,
+    /// The `static` of the operation's counts, where the first attempt
+    /// reads it before the operation is built (see [`unbuilt_first`]).
+    tally: Ident,
+    /// The function's identifier, unraw: the operation's default name.
+    function_name: String,
     /// The tuple of the argument types, where an async function's retries
     /// can run in the loop shared by every function of its types (see
     /// [`lent_arguments`]).
@@ -111,6 +120,8 @@ impl<'a> Names<'a> {
             attempt: local("__resilient_attempt"),
             error: local("__resilient_error"),
             pristine_self: local("__resilient_self"),
+            tally: Ident::new("__RESILIENT_TALLY", Span::mixed_site()),
+            function_name: function.item.sig.ident.unraw().to_string(),
             lent: lent_arguments(function, ret),
         }
     }
@@ -449,11 +460,21 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
         // counts (for metrics and the dashboard) live in a `static` of its
         // own, which a call finds for free. A `name = …` may change from call
         // to call, so such an operation finds its counts by name.
-        let name = Literal::string(&function.item.sig.ident.unraw().to_string());
-        chain.extend(quote!(.name(#name).tally({
-            static TALLY: #root::__private::Tally = #root::__private::Tally::new();
-            &TALLY
-        })));
+        let name = Literal::string(&names.function_name);
+        if unbuilt_first(options, function.is_async, names) {
+            // Read by the first attempt too, which doesn't build the
+            // operation (see `run`).
+            let tally = &names.tally;
+            statements.extend(quote! {
+                static #tally: #root::__private::Tally = #root::__private::Tally::new();
+            });
+            chain.extend(quote!(.name(#name).tally(&#tally)));
+        } else {
+            chain.extend(quote!(.name(#name).tally({
+                static TALLY: #root::__private::Tally = #root::__private::Tally::new();
+                &TALLY
+            })));
+        }
     }
     steps.extend(quote!(let #op = #chain;));
     // A hedged operation owns its operation: made here, so that the run
@@ -483,6 +504,35 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
         statements.extend(steps);
     }
     statements
+}
+
+/// Whether a blocking function's first attempt can run before its
+/// operation is built: one built on demand whose options leave everything
+/// that attempt reads at its default (the system clock, no gate, deadline,
+/// validator or report hook, the function's own name), so that its success
+/// path holds no copy of the builder.
+fn unbuilt_first(options: &Options, is_async: bool, names: &Names) -> bool {
+    const FAILURE_ONLY: [&OptionSpec; 13] = [
+        &RETRIES,
+        &RETRY_ON,
+        &RETRY_IF,
+        &BACKOFF,
+        &JITTER_SEED,
+        &MIN_RETRIES,
+        &RATE_LIMIT,
+        &MAX_RATE_LIMIT_WAIT,
+        &MAX_RATE_LIMIT_RETRIES,
+        &FALLBACK,
+        &FALLBACK_ON,
+        &FALLBACK_IF,
+        &ON_RETRY,
+    ];
+    !is_async
+        && builds_on_demand(options, names)
+        && options.given().iter().all(|given| {
+            given.spec.name == CRATE.name
+                || FAILURE_ONLY.iter().any(|spec| spec.name == given.spec.name)
+        })
 }
 
 /// Whether an option may set a gate that admits each attempt, the first
@@ -1031,10 +1081,17 @@ fn run(
                     }
                 }
             };
+            let first_attempt = if unbuilt_first(options, is_async, names) {
+                let name = Literal::string(&names.function_name);
+                let tally = &names.tally;
+                quote!(#root::__private::first_attempt_unbuilt(#name, &#tally, &mut #body))
+            } else {
+                quote!(#make().first_attempt(&mut #body))
+            };
             return quote! {
                 {
                     let mut #body = #root::__private::attempt_blocking(#attempt);
-                    match #make().first_attempt(&mut #body) {
+                    match #first_attempt {
                         ::core::result::Result::Ok(#done) => #root::Operation::outcome_from(#done, &#make),
                         ::core::result::Result::Err(#first) => { #failed }
                     }

@@ -252,7 +252,7 @@ fn blocking_fn_uses_the_blocking_loop_and_the_default_clock() {
     );
     assert_contains(
         &out,
-        "match __resilient_make () . first_attempt (& mut __resilient_body) {",
+        "match :: resilient :: __private :: first_attempt_unbuilt (\"call\" , & __RESILIENT_TALLY , & mut __resilient_body) {",
     );
     // Without fallbacks, the rest of the run is one call shared by every
     // function of the operation's types.
@@ -517,7 +517,7 @@ fn keeps_attributes_visibility_generics_and_inner_attributes() {
     );
     assert_contains(
         &out,
-        "# [inline] # [doc = r\" Docs.\"] pub (crate) fn call < T : Clone > (value : T) -> :: resilient :: Outcome < T , E > where T : Send { # ! [allow (clippy :: clone_on_copy)] let _ = < E as :: resilient :: __private :: ReportableError > :: describe ; let __resilient_make",
+        "# [inline] # [doc = r\" Docs.\"] pub (crate) fn call < T : Clone > (value : T) -> :: resilient :: Outcome < T , E > where T : Send { # ! [allow (clippy :: clone_on_copy)] let _ = < E as :: resilient :: __private :: ReportableError > :: describe ; static __RESILIENT_TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: new () ; let __resilient_make",
     );
 }
 
@@ -1004,3 +1004,40 @@ const ASYNCHRONOUS: &str = "\
      if ! __resilient_exec . stopped () { :: std :: boxed :: Box :: pin (async { while __resilient_exec . next_async () . await { __resilient_exec . attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await ; \
      } }) . await ; } \
      __resilient_exec . finish () } } } }";
+
+/// A blocking function whose options only shape its failures runs its
+/// first attempt before its operation is built; any option the first
+/// attempt reads (a clock, a deadline, a validator, a gate, a name, a
+/// report hook) builds it first.
+#[test]
+fn a_blocking_first_attempt_runs_unbuilt_only_where_it_reads_nothing_of_the_operation() {
+    let unbuilt = |attr: TokenStream| {
+        let out = expanded(attr, blocking_fn());
+        out.contains(
+            "first_attempt_unbuilt (\"call\" , & __RESILIENT_TALLY , & mut __resilient_body)",
+        ) && out.contains(". name (\"call\") . tally (& __RESILIENT_TALLY)")
+    };
+    assert!(unbuilt(quote!()));
+    assert!(unbuilt(quote!(
+        retries = 3,
+        retry_on = [Timeout],
+        backoff = constant("1s")
+    )));
+    assert!(unbuilt(quote!(
+        retries = 3,
+        fallback = cached,
+        on_retry = log
+    )));
+    for attr in [
+        quote!(retries = 3, clock = clock),
+        quote!(retries = 3, budget = "5s"),
+        quote!(retries = 3, max_elapsed = "5s"),
+        quote!(retries = 3, validate = ok),
+        quote!(retries = 3, name = "other"),
+        quote!(retries = 3, report = hook),
+        quote!(retries = 3, circuit_breaker = &BREAKER),
+        quote!(retries = 3, timing = false),
+    ] {
+        assert!(!unbuilt(attr.clone()), "unbuilt with {attr}");
+    }
+}

@@ -41,4 +41,6 @@ pub use events::trace_report;
 pub use execution::Execution;
 pub use hedge::Hedged;
 pub use idempotent::{Fingerprint, Idempotent, IdempotentCall, RunsOperation, fingerprint};
-pub use operation::{FirstFailure, FirstSuccess, MakeOperation, Operation, ThrottledPolicy};
+pub use operation::{
+    FirstFailure, FirstSuccess, MakeOperation, Operation, ThrottledPolicy, first_attempt_unbuilt,
+};

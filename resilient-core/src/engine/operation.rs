@@ -644,6 +644,50 @@ impl<T, E> FirstFailure<T, E> {
     };
 }
 
+/// A first blocking attempt of an operation that is known, before it is
+/// built, to have the defaults the first attempt reads: the system clock,
+/// no gate, no deadline, no validator and no report hook; named `name`,
+/// its counts in `tally`. It runs `f` as
+/// [`first_attempt`](Operation::first_attempt) would on that operation,
+/// which is built only if the attempt fails
+/// ([`Operation::finish_after`]).
+///
+/// What `#[resilient]` expands to for a blocking function of such options:
+/// its success path then holds no copy of the operation's builder.
+#[doc(hidden)]
+// The large `Err` holds the failed result, moved once to `finish_after`.
+#[allow(clippy::result_large_err)]
+#[inline]
+pub fn first_attempt_unbuilt<T, E, F>(
+    name: &'static str,
+    tally: &'static Tally,
+    f: &mut F,
+) -> Result<FirstSuccess<T>, FirstFailure<T, E>>
+where
+    F: FnMut(Attempt) -> Result<T, E>,
+{
+    let clock = SystemClock;
+    let mark = clock.mark();
+    let result = f(Attempt::first(None));
+    let elapsed = clock.nanos_since(mark);
+    match result {
+        Ok(value) => Ok(FirstSuccess {
+            value,
+            elapsed,
+            deadline: None,
+            told: Some(Told {
+                name,
+                tally: Some(tally),
+                ends: true,
+            }),
+        }),
+        Err(error) => Err(FirstFailure {
+            elapsed,
+            result: Some(Err((error, FailureKind::Operation))),
+        }),
+    }
+}
+
 impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// Starts the clock. Drive the returned [`Execution`] with
     /// `next_*` / `attempt_*`, or use [`run`](Operation::run) and
