@@ -11,7 +11,6 @@ pub use resilient_core::first_attempt_unbuilt;
 pub use resilient_core::idempotency::{
     DEFAULT_TTL, IdempotencyConflictFailure, IdempotencyFailure, erase as idempotency_store,
 };
-pub use resilient_core::lend::{Pick, ViaLocal, ViaSend};
 pub use resilient_core::{
     Backoff, CircuitOpenError, Jitter, LimitExceededError, ReportableError, Tally, TimeoutError,
     TokioClock, ValidationError,

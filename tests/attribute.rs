@@ -755,7 +755,7 @@ fn script(
 }
 
 // Arguments that are `Send` and `Sync`, one a unique borrow the body writes
-// through: the retries are boxed as `Send`, so the function's future is.
+// through: the function's future is `Send`, its retries included.
 #[resilient(retries = 3, backoff = exponential(base = "100ms", jitter = none), timeout = "1s")]
 async fn through_send_arguments(
     started: tokio::time::Instant,
@@ -819,8 +819,7 @@ async fn async_retries_with_an_argument_that_is_not_sync_run_as_well() {
     assert_eq!(seen.get(), 123);
 }
 
-// A generic function keeps a loop of its own: its future is `Send` for the
-// types that make it so.
+// A generic function: its future is `Send` for the types that make it so.
 #[resilient(retries = 2, backoff = constant("50ms"))]
 async fn generic_retries<T: Clone + Send + Sync>(
     value: &T,

@@ -91,10 +91,6 @@ struct Names<'a> {
     tally: Ident,
     /// The function's identifier, unraw: the operation's default name.
     function_name: String,
-    /// The tuple of the argument types, where an async function's retries
-    /// can run in the loop shared by every function of its types (see
-    /// [`lent_arguments`]).
-    lent: Option<TokenStream>,
 }
 
 impl<'a> Names<'a> {
@@ -122,7 +118,6 @@ impl<'a> Names<'a> {
             pristine_self: local("__resilient_self"),
             tally: Ident::new("__RESILIENT_TALLY", Span::mixed_site()),
             function_name: function.item.sig.ident.unraw().to_string(),
-            lent: lent_arguments(function, ret),
         }
     }
 
@@ -256,45 +251,6 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
             tree
         })
         .collect()
-}
-
-/// The argument types of an async function as a tuple, when its retries
-/// can run in the shared loop (`resilient_core::lend`), which asks whether
-/// these types, with the success and error types, are `Send`. The question
-/// has an answer only for types the function alone decides: not for a
-/// method's `Self`, a type parameter or an `impl Trait`, whose functions
-/// keep a loop of their own, `Send` exactly when their body's future is.
-fn lent_arguments(function: &Function, ret: &Ret) -> Option<TokenStream> {
-    fn decided(tokens: TokenStream) -> bool {
-        tokens.into_iter().all(|tree| match tree {
-            proc_macro2::TokenTree::Ident(ident) => ident != "Self" && ident != "impl",
-            proc_macro2::TokenTree::Group(group) => decided(group.stream()),
-            _ => true,
-        })
-    }
-    let sig = &function.item.sig;
-    let generic = sig
-        .generics
-        .params
-        .iter()
-        .any(|param| !matches!(param, syn::GenericParam::Lifetime(_)));
-    if !function.is_async || generic || !decided(ret.ty.to_token_stream()) {
-        return None;
-    }
-    let mut types = Vec::new();
-    for input in &sig.inputs {
-        match input {
-            syn::FnArg::Receiver(_) => return None,
-            syn::FnArg::Typed(typed) => {
-                let ty = &typed.ty;
-                if !decided(ty.to_token_stream()) {
-                    return None;
-                }
-                types.push(ty);
-            }
-        }
-    }
-    Some(quote!((#(#types,)*)))
 }
 
 fn generate(options: &Options, function: &Function, ret: &Ret) -> TokenStream {
@@ -1028,36 +984,14 @@ fn run(
     // their own, on the heap (a call that succeeds at once doesn't carry
     // them, and one with nothing left to retry doesn't make it), then the
     // fallbacks and the outcome.
-    let retries = match &names.lent {
-        // The loop shared by every function of the operation's types, the
-        // body's futures boxed: `Send` ones where the argument and value
-        // types are (`ViaSend`), else as they are (`ViaLocal`).
-        Some(arguments) => {
-            let (ok, err) = names.ok_err();
-            let lent = Ident::new("__resilient_lent", Span::mixed_site());
-            let state = Ident::new("__resilient_state", Span::mixed_site());
-            quote! {
-                #[allow(unused_imports)]
-                use #root::__private::{ViaLocal as _, ViaSend as _};
-                let mut #lent = (&#root::__private::Pick::<#arguments, #ok, #err>::new()).lend(
-                    &mut #body,
-                    |#state, #given: #root::Attempt| ::std::boxed::Box::pin((*#state)(#given)),
-                );
-                #lent.retry(&mut #exec).await;
-            }
-        }
-        None => quote! {
+    let async_rest = quote! {
+        if !#exec.stopped() {
             ::std::boxed::Box::pin(async {
                 while #exec.next_async().await {
                     #exec.attempt_async(|#given: #root::Attempt| #body(#given)).await;
                 }
             })
             .await;
-        },
-    };
-    let async_rest = quote! {
-        if !#exec.stopped() {
-            #retries
         }
         #fallbacks
         #exec.finish()

@@ -86,16 +86,6 @@ use proc_macro::TokenStream;
 ///
 /// Each option below has a section with an example; all of them run as tests.
 ///
-/// An `async fn`'s future is `Send` when its body's is. Its retries run in
-/// one loop shared by every function of the same types, each attempt's
-/// future boxed: as `Send` when every argument type is `Send` and `Sync`
-/// and the success and error types are `Send`, and as it is otherwise (an
-/// argument such as `&Cell<u32>` makes a future that isn't `Send`). A
-/// function with a type parameter, an `impl Trait` argument or a method's
-/// `Self` keeps a loop of its own. A body that holds a value that isn't
-/// `Send` across an `.await` while its arguments are all `Send` is
-/// therefore a compile error at that `.await`: pass the value in instead.
-///
 /// # Options
 ///
 /// | option | value |

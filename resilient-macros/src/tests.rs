@@ -64,43 +64,6 @@ fn blocking_fn() -> TokenStream {
     }
 }
 
-/// A function whose types it alone doesn't decide (a type parameter, an
-/// `impl Trait`, a method's `Self`) keeps a retry loop of its own, whose
-/// future is `Send` exactly when its body's is; the others share one.
-#[test]
-fn an_async_fn_shares_the_retry_loop_only_where_its_types_are_its_own() {
-    let shares = |item: TokenStream| {
-        let out = expanded(quote!(retries = 2), item);
-        assert!(
-            out.contains("next_async") != out.contains("__resilient_lent"),
-            "one loop or the other in:\n{out}"
-        );
-        out.contains("__resilient_lent")
-    };
-    assert!(shares(quote! {
-        async fn call<'a>(prompt: &'a str, n: (u32, &'a [u8])) -> Result<u32, ProviderError> { go(prompt, n).await }
-    }));
-    assert!(!shares(quote! {
-        async fn call<C: Client>(client: &C) -> Result<u32, ProviderError> { client.go().await }
-    }));
-    assert!(!shares(quote! {
-        async fn call(client: &impl Client) -> Result<u32, ProviderError> { client.go().await }
-    }));
-    assert!(!shares(quote! {
-        async fn call(&self) -> Result<u32, ProviderError> { self.go().await }
-    }));
-    assert!(!shares(quote! {
-        async fn call(input: Self::Input) -> Result<u32, ProviderError> { go(input).await }
-    }));
-    let blocking = expanded(
-        quote!(retries = 2),
-        quote! {
-            fn call(prompt: &str) -> Result<u32, ProviderError> { go(prompt) }
-        },
-    );
-    assert!(!blocking.contains("__resilient_lent"), "{blocking}");
-}
-
 #[test]
 fn no_options_is_one_attempt_with_a_report() {
     let out = expanded(quote!(), async_fn());
@@ -112,17 +75,7 @@ fn no_options_is_one_attempt_with_a_report() {
         &out,
         "let __resilient_op = :: resilient :: __private :: operation :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock) . name (\"call\") . tally ({ static TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: new () ; & TALLY }) ;",
     );
-    // The retries run in the loop shared by every function of these types,
-    // asked whether `&str`, `String` and `ProviderError` are `Send`.
-    assert_contains(
-        &out,
-        "(& :: resilient :: __private :: Pick :: < (& str ,) , String , ProviderError > :: new ()) . lend (& mut __resilient_body ,",
-    );
-    assert_contains(
-        &out,
-        "__resilient_lent . retry (& mut __resilient_exec) . await ;",
-    );
-    assert!(!out.contains("next_async"), "a loop of its own in:\n{out}");
+    assert_contains(&out, "while __resilient_exec . next_async () . await {");
     assert_contains(
         &out,
         "let mut __resilient_body = :: resilient :: __private :: attempt_async (async | _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) . await }) ;",
@@ -138,6 +91,10 @@ fn no_options_is_one_attempt_with_a_report() {
     assert_contains(
         &out,
         "Ok (__resilient_done) => :: resilient :: Operation :: outcome_from (__resilient_done , & __resilient_make)",
+    );
+    assert_contains(
+        &out,
+        "__resilient_exec . attempt_async (| __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await ;",
     );
     assert_contains(&out, "__resilient_exec . finish () } } } }");
     assert!(!out.contains("max_attempts"));

@@ -33,7 +33,6 @@ use super::decide::{self, Counters, LastFailure, Refused, Stop};
 use super::events::{self, Ended};
 use super::gates::{self, Admission, End, Injection, Permits, Refusal};
 use super::hooks::{HookSet, OnRetry, RetryEvent};
-use super::lend::{LendLocal, LendSend};
 use super::plan::Plan;
 use super::race::{Course, raced};
 use crate::attempt::Attempt;
@@ -532,23 +531,6 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         };
         self.core.now = plan.clock.now_nanos();
         self.settle(index, result, permits, true);
-    }
-
-    /// Runs the remaining primary attempts through a body lent as `Send`
-    /// (see [`LentSend::retry`](super::lend::LentSend::retry)): one loop for
-    /// every function of these types.
-    pub(crate) async fn retry_lent_send(&mut self, body: &mut (dyn LendSend<T, E> + Send + '_)) {
-        while self.next_async().await {
-            self.attempt_async(|attempt| body.attempt(attempt)).await;
-        }
-    }
-
-    /// Runs the remaining primary attempts through a lent body (see
-    /// [`LentLocal::retry`](super::lend::LentLocal::retry)).
-    pub(crate) async fn retry_lent_local(&mut self, body: &mut (dyn LendLocal<T, E> + '_)) {
-        while self.next_async().await {
-            self.attempt_async(|attempt| body.attempt(attempt)).await;
-        }
     }
 
     /// Asks the gates to admit an attempt of `kind`, waiting if one may,

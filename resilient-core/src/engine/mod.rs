@@ -17,8 +17,6 @@
 //!   and a round's steps as functions that drive an [`Execution`] through
 //!   its own methods;
 //! * `idempotent.rs`: a whole run under an idempotency key;
-//! * `lend.rs`: an async function's retries, one loop for every function
-//!   of an operation's types, the body's futures boxed;
 //! * `hooks.rs`: the user's pieces (classifier, Retry-After hint,
 //!   validator, listeners) and their no-op defaults;
 //! * `events.rs`: `tracing` events and `metrics` series.
@@ -30,8 +28,6 @@ pub(crate) mod gates;
 mod hedge;
 pub mod hooks;
 mod idempotent;
-#[doc(hidden)]
-pub mod lend;
 mod operation;
 pub(crate) mod plan;
 pub(crate) mod race;
