@@ -60,6 +60,15 @@ pub fn operation<T, E: ReportableError>() -> Operation<'static, T, E> {
     Operation::new()
 }
 
+/// The values of a blocking function's operation of the commonest options,
+/// built by one shared function (see `resilient_core::standard`). A free
+/// function, like [`operation`], so that an error type that isn't
+/// reportable is the one error of the check at that type.
+#[inline]
+pub const fn standard<T, E: ReportableError>() -> resilient_core::standard::Standard<T, E> {
+    resilient_core::standard::Standard::new()
+}
+
 /// The attempt of an `async fn`, run once per attempt: declared
 /// `AsyncFnMut` here, where the closure is made, so that a body that
 /// moves an argument is reported at the use that moves it.

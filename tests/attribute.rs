@@ -840,3 +840,54 @@ async fn a_generic_async_fn_retries_with_a_send_future() {
     assert_eq!(outcome.into_result(), Ok("v"));
     assert_eq!(calls.load(Ordering::Relaxed), 2);
 }
+
+// ---- the commonest blocking options, built by the shared `Standard` -------
+
+// `retries`, `retry_on` and `backoff` alone: the first attempt runs before
+// the operation is built, and a failure builds it with the shared builder.
+#[resilient(retries = 2, retry_on = [Transient], backoff = none)]
+fn common_options(
+    calls: &AtomicU32,
+    fail_with: fn(u32) -> ProviderError,
+) -> Result<u32, ProviderError> {
+    match calls.fetch_add(1, Ordering::Relaxed) {
+        n @ 0..2 => Err(fail_with(n)),
+        n => Ok(n),
+    }
+}
+
+#[test]
+fn the_commonest_blocking_options_retry_what_retry_on_names_and_no_more() {
+    let calls = AtomicU32::new(0);
+    let outcome = common_options(&calls, ProviderError::Transient);
+    let report = outcome.report();
+    assert_eq!(report.name(), "common_options");
+    assert_eq!(report.attempt_count(), 3);
+    assert_eq!(report.retry_count(), 2);
+    assert_eq!(report.delays(), [Duration::ZERO, Duration::ZERO]);
+    assert_eq!(report.stop_reason(), StopReason::Succeeded);
+    assert_eq!(
+        report.attempts()[0].error().map(|e| e.message().to_owned()),
+        Some("transient failure 0".to_owned())
+    );
+    assert_eq!(outcome.into_result(), Ok(2));
+
+    let calls = AtomicU32::new(0);
+    let outcome = common_options(&calls, |_| ProviderError::Timeout);
+    assert_eq!(outcome.report().attempt_count(), 1);
+    assert_eq!(outcome.report().stop_reason(), StopReason::NotRetryable);
+    assert!(
+        outcome.report().attempts()[0]
+            .error()
+            .is_some_and(|e| !e.retryable())
+    );
+    assert_eq!(outcome.into_result(), Err(ProviderError::Timeout));
+
+    // A first success is one attempt, named, with nothing slept.
+    let calls = AtomicU32::new(2);
+    let outcome = common_options(&calls, ProviderError::Transient);
+    assert_eq!(outcome.report().name(), "common_options");
+    assert_eq!(outcome.report().attempt_count(), 1);
+    assert_eq!(outcome.report().delays(), []);
+    assert_eq!(outcome.into_result(), Ok(2));
+}

@@ -137,7 +137,7 @@ pub use engine::{
 };
 // What `#[resilient]` expands to; not an API of its own.
 #[doc(hidden)]
-pub use engine::first_attempt_unbuilt;
+pub use engine::{first_attempt_unbuilt, standard};
 // What `#[resilient(idempotency = …)]` expands to; not an API of its own.
 #[doc(hidden)]
 pub use engine::{

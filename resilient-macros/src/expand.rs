@@ -389,7 +389,12 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
         None => None,
     };
     let (ok, error) = names.ok_err();
-    let new = quote!(#root::__private::operation::<#ok, #error>());
+    let standard = builds_standard(options, function.is_async, names);
+    let new = if standard {
+        quote!(#root::__private::standard::<#ok, #error>())
+    } else {
+        quote!(#root::__private::operation::<#ok, #error>())
+    };
     let mut chain = quote!(#new #clock);
     // The statements that build the operation itself.
     let mut steps = TokenStream::new();
@@ -431,6 +436,9 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
                 &TALLY
             })));
         }
+    }
+    if standard {
+        chain.extend(quote!(.build()));
     }
     steps.extend(quote!(let #op = #chain;));
     // A hedged operation owns its operation: made here, so that the run
@@ -488,6 +496,18 @@ fn unbuilt_first(options: &Options, is_async: bool, names: &Names) -> bool {
         && options.given().iter().all(|given| {
             given.spec.name == CRATE.name
                 || FAILURE_ONLY.iter().any(|spec| spec.name == given.spec.name)
+        })
+}
+
+/// Whether the operation is built by `__private::Standard`, one function
+/// for every function of the same types, rather than by a chain of
+/// setters of its own: for a blocking function whose first attempt runs
+/// unbuilt (see [`unbuilt_first`]) and whose options are only `retries`,
+/// `retry_on` and `backoff`, the ones `Standard` takes.
+fn builds_standard(options: &Options, is_async: bool, names: &Names) -> bool {
+    unbuilt_first(options, is_async, names)
+        && options.given().iter().all(|given| {
+            [CRATE.name, RETRIES.name, RETRY_ON.name, BACKOFF.name].contains(&given.spec.name)
         })
 }
 

@@ -844,7 +844,7 @@ fn an_alias_return_type_is_resolved_by_the_compiler_at_its_tokens() {
     );
     assert_contains(
         &out,
-        ":: resilient :: __private :: operation :: < :: resilient :: __private :: OkOf < AppResult < u32 > > , :: resilient :: __private :: ErrOf < AppResult < u32 > > > ()",
+        ":: resilient :: __private :: standard :: < :: resilient :: __private :: OkOf < AppResult < u32 > > , :: resilient :: __private :: ErrOf < AppResult < u32 > > > ()",
     );
     assert_contains(
         &out,
@@ -974,6 +974,28 @@ fn a_blocking_first_attempt_runs_unbuilt_only_where_it_reads_nothing_of_the_oper
             "first_attempt_unbuilt (\"call\" , & __RESILIENT_TALLY , & mut __resilient_body)",
         ) && out.contains(". name (\"call\") . tally (& __RESILIENT_TALLY)")
     };
+    // Of those, the ones of `retries`, `retry_on` and `backoff` alone are
+    // built by the shared `Standard`; the others by their own setters.
+    let standard = |attr: TokenStream| {
+        expanded(attr, blocking_fn())
+            .contains("__private :: standard :: < String , ProviderError > ()")
+    };
+    assert!(standard(quote!(
+        retries = 3,
+        retry_on = [Timeout],
+        backoff = constant("1s")
+    )));
+    assert!(expanded(quote!(retries = 3, retry_on = [Timeout]), blocking_fn()).contains(". retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , ProviderError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . name (\"call\") . tally (& __RESILIENT_TALLY) . build () ;"));
+    for attr in [
+        quote!(retries = 3, on_retry = log),
+        quote!(retries = 3, jitter_seed = 7),
+        quote!(retries = 3, retry_if = |e: &ProviderError| true),
+        quote!(retries = 3, fallback = cached),
+        quote!(retries = 3, budget = "5s"),
+    ] {
+        assert!(!standard(attr.clone()), "standard with {attr}");
+    }
+    assert!(!expanded(quote!(retries = 3), async_fn()).contains("standard"));
     assert!(unbuilt(quote!()));
     assert!(unbuilt(quote!(
         retries = 3,

@@ -17,6 +17,8 @@
 //!   and a round's steps as functions that drive an [`Execution`] through
 //!   its own methods;
 //! * `idempotent.rs`: a whole run under an idempotency key;
+//! * `standard.rs`: the operation of a blocking function of the commonest
+//!   options, built by one function shared by every such function;
 //! * `hooks.rs`: the user's pieces (classifier, Retry-After hint,
 //!   validator, listeners) and their no-op defaults;
 //! * `events.rs`: `tracing` events and `metrics` series.
@@ -31,6 +33,8 @@ mod idempotent;
 mod operation;
 pub(crate) mod plan;
 pub(crate) mod race;
+#[doc(hidden)]
+pub mod standard;
 
 #[cfg(feature = "tracing")]
 pub use events::trace_report;
