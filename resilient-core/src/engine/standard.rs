@@ -21,68 +21,22 @@ use crate::clock::SystemClock;
 use crate::error::ReportableError;
 use crate::observe::Tally;
 
-/// The operation a [`StandardIf`] builds: [`Operation::retry_if`] with a
-/// `fn` pointer.
+/// The operation a [`Standard`] with a classifier builds:
+/// [`Operation::retry_if`] with a `fn` pointer.
 pub type Classified<T, E> = Operation<'static, T, E, SystemClock, Hooks<fn(&E) -> bool>>;
 
-/// What a [`Standard`] operation sets, each `None` left at its default.
-#[derive(Clone, Copy)]
-struct Values {
+/// The values of an operation, each `None` left at its default, and `K`
+/// its classifier: `()` retries every error, a `fn(&E) -> bool` the errors
+/// it selects.
+#[must_use]
+pub struct Standard<T, E, K = ()> {
     max_attempts: Option<u32>,
     backoff: Option<Backoff>,
-    name: &'static str,
+    name: Option<&'static str>,
     tally: Option<&'static Tally>,
-}
-
-/// The values of an operation that retries every error.
-#[must_use]
-pub struct Standard<T, E> {
-    values: Values,
     describe: fn(&E) -> String,
+    classify: K,
     types: PhantomData<fn() -> T>,
-}
-
-/// The values of an operation that retries the errors `classify` selects.
-#[must_use]
-pub struct StandardIf<T, E> {
-    values: Values,
-    describe: fn(&E) -> String,
-    classify: fn(&E) -> bool,
-    types: PhantomData<fn() -> T>,
-}
-
-/// The setters both kinds share, named as [`Operation`]'s are, so that the
-/// expansion writes the same calls to either.
-macro_rules! setters {
-    () => {
-        /// As [`Operation::max_attempts`].
-        #[inline]
-        pub fn max_attempts(mut self, max_attempts: u32) -> Self {
-            self.values.max_attempts = Some(max_attempts);
-            self
-        }
-
-        /// As [`Operation::backoff`].
-        #[inline]
-        pub fn backoff(mut self, backoff: Backoff) -> Self {
-            self.values.backoff = Some(backoff);
-            self
-        }
-
-        /// As [`Operation::name`], for a name known at compile time.
-        #[inline]
-        pub fn name(mut self, name: &'static str) -> Self {
-            self.values.name = name;
-            self
-        }
-
-        /// As [`Operation::tally`].
-        #[inline]
-        pub fn tally(mut self, tally: &'static Tally) -> Self {
-            self.values.tally = Some(tally);
-            self
-        }
-    };
 }
 
 impl<T, E: ReportableError> Standard<T, E> {
@@ -91,36 +45,14 @@ impl<T, E: ReportableError> Standard<T, E> {
     #[inline]
     pub const fn new() -> Self {
         Standard {
-            values: Values {
-                max_attempts: None,
-                backoff: None,
-                name: "",
-                tally: None,
-            },
+            max_attempts: None,
+            backoff: None,
+            name: None,
+            tally: None,
             describe: E::describe,
+            classify: (),
             types: PhantomData,
         }
-    }
-}
-
-impl<T, E> Standard<T, E> {
-    setters!();
-
-    /// As [`Operation::retry_if`], for a `fn` pointer.
-    #[inline]
-    pub fn retry_if(self, classify: fn(&E) -> bool) -> StandardIf<T, E> {
-        StandardIf {
-            values: self.values,
-            describe: self.describe,
-            classify,
-            types: PhantomData,
-        }
-    }
-
-    /// The operation, as the same setters would make it.
-    #[inline(never)]
-    pub fn build(self) -> Operation<'static, T, E> {
-        self.values.apply(self.describe)
     }
 }
 
@@ -130,34 +62,86 @@ impl<T, E: ReportableError> Default for Standard<T, E> {
     }
 }
 
-impl<T, E> StandardIf<T, E> {
-    setters!();
-
-    /// The operation, as the same setters would make it.
-    #[inline(never)]
-    pub fn build(self) -> Classified<T, E> {
-        self.values.apply(self.describe).retry_if(self.classify)
+// Named as `Operation`'s setters are, so that the expansion writes the
+// same calls to either.
+impl<T, E, K> Standard<T, E, K> {
+    /// As [`Operation::max_attempts`].
+    #[inline]
+    pub fn max_attempts(mut self, max_attempts: u32) -> Self {
+        self.max_attempts = Some(max_attempts);
+        self
     }
-}
 
-impl Values {
+    /// As [`Operation::backoff`].
+    #[inline]
+    pub fn backoff(mut self, backoff: Backoff) -> Self {
+        self.backoff = Some(backoff);
+        self
+    }
+
+    /// As [`Operation::name`], for a name known at compile time.
+    #[inline]
+    pub fn name(mut self, name: &'static str) -> Self {
+        self.name = Some(name);
+        self
+    }
+
+    /// As [`Operation::tally`].
+    #[inline]
+    pub fn tally(mut self, tally: &'static Tally) -> Self {
+        self.tally = Some(tally);
+        self
+    }
+
     /// An operation of these values, whose report renders errors with
     /// `describe`, as [`Operation::new`]'s does.
     #[inline]
-    fn apply<T, E>(self, describe: fn(&E) -> String) -> Operation<'static, T, E> {
+    fn apply(&self) -> Operation<'static, T, E> {
         let mut op = Operation::unreported();
-        op.plan.describe = Some(describe);
+        op.plan.describe = Some(self.describe);
         if let Some(max_attempts) = self.max_attempts {
             op = op.max_attempts(max_attempts);
         }
         if let Some(backoff) = self.backoff {
             op = op.backoff(backoff);
         }
-        op = op.name(self.name);
+        if let Some(name) = self.name {
+            op = op.name(name);
+        }
         if let Some(tally) = self.tally {
             op = op.tally(tally);
         }
         op
+    }
+}
+
+impl<T, E> Standard<T, E> {
+    /// As [`Operation::retry_if`], for a `fn` pointer.
+    #[inline]
+    pub fn retry_if(self, classify: fn(&E) -> bool) -> Standard<T, E, fn(&E) -> bool> {
+        Standard {
+            max_attempts: self.max_attempts,
+            backoff: self.backoff,
+            name: self.name,
+            tally: self.tally,
+            describe: self.describe,
+            classify,
+            types: PhantomData,
+        }
+    }
+
+    /// The operation, as the same setters would make it.
+    #[inline(never)]
+    pub fn build(self) -> Operation<'static, T, E> {
+        self.apply()
+    }
+}
+
+impl<T, E> Standard<T, E, fn(&E) -> bool> {
+    /// The operation, as the same setters would make it.
+    #[inline(never)]
+    pub fn build(self) -> Classified<T, E> {
+        self.apply().retry_if(self.classify)
     }
 }
 
@@ -201,10 +185,11 @@ mod tests {
         assert!((standard.plan.hooks.classify)(&"transient"));
         assert!(!(standard.plan.hooks.classify)(&"fatal"));
 
-        // Nothing set but the name: an operation's defaults.
-        let plain = Standard::<u32, &'static str>::new().name("plain").build();
-        let defaults = Operation::<u32, &'static str>::new().name("plain");
+        // Nothing set: an operation's defaults.
+        let plain = Standard::<u32, &'static str>::new().build();
+        let defaults = Operation::<u32, &'static str>::new();
         assert_eq!(plain.plan.settings, defaults.plan.settings);
+        assert_eq!(plain.plan.name, defaults.plan.name);
         assert_eq!(plain.plan.tally.is_none(), defaults.plan.tally.is_none());
     }
 }
