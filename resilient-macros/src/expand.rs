@@ -86,8 +86,9 @@ struct Names<'a> {
     error: Ident,
     /// A copy of a `mut self` receiver as the caller passed it.
     pristine_self: Ident,
-    /// The `static` of the operation's counts, where the first attempt
-    /// reads it before the operation is built (see [`unbuilt_first`]).
+    /// The `static` of the operation's counts under its default name, which
+    /// a first attempt run before the operation is built reads too (see
+    /// [`unbuilt_first`]).
     tally: Ident,
     /// The function's identifier, unraw: the operation's default name.
     function_name: String,
@@ -421,21 +422,14 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
         // counts (for metrics and the dashboard) live in a `static` of its
         // own, which a call finds for free. A `name = …` may change from call
         // to call, so such an operation finds its counts by name.
+        // The `static` stands beside the operation, not in its chain: a
+        // first attempt run unbuilt reads it too (see `run`).
         let name = Literal::string(&names.function_name);
-        if unbuilt_first(options, function.is_async, names) {
-            // Read by the first attempt too, which doesn't build the
-            // operation (see `run`).
-            let tally = &names.tally;
-            statements.extend(quote! {
-                static #tally: #root::__private::Tally = #root::__private::Tally::new();
-            });
-            chain.extend(quote!(.name(#name).tally(&#tally)));
-        } else {
-            chain.extend(quote!(.name(#name).tally({
-                static TALLY: #root::__private::Tally = #root::__private::Tally::new();
-                &TALLY
-            })));
-        }
+        let tally = &names.tally;
+        statements.extend(quote! {
+            static #tally: #root::__private::Tally = #root::__private::Tally::new();
+        });
+        chain.extend(quote!(.name(#name).tally(&#tally)));
     }
     if standard {
         chain.extend(quote!(.build()));

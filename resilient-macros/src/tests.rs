@@ -73,7 +73,11 @@ fn no_options_is_one_attempt_with_a_report() {
     );
     assert_contains(
         &out,
-        "let __resilient_op = :: resilient :: __private :: operation :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock) . name (\"call\") . tally ({ static TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: new () ; & TALLY }) ;",
+        "let __resilient_op = :: resilient :: __private :: operation :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock) . name (\"call\") . tally (& __RESILIENT_TALLY) ;",
+    );
+    assert_contains(
+        &out,
+        "static __RESILIENT_TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: new () ; let __resilient_make = || {",
     );
     assert_contains(&out, "while __resilient_exec . next_async () . await {");
     assert_contains(
@@ -938,8 +942,8 @@ fn whole_expansions() {
 /// What [`whole_expansions`] expects of its blocking fn.
 const BLOCKING: &str = "\
      fn fetch (clock : & FakeClock , id : u32) -> :: resilient :: Outcome < String , FetchError > { let _ = < FetchError as :: resilient :: __private :: ReportableError > :: describe ; \
-     let __resilient_op = :: resilient :: __private :: operation :: < String , FetchError > () . clock (clock) . max_attempts (3u32) . retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , FetchError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (1u64 , 0u32) , :: resilient :: __private :: Backoff :: DEFAULT_MAX)) . name (\"fetch\") . tally ({ static TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: new () ; \
-     & TALLY }) ; \
+     static __RESILIENT_TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: new () ; \
+     let __resilient_op = :: resilient :: __private :: operation :: < String , FetchError > () . clock (clock) . max_attempts (3u32) . retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , FetchError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (1u64 , 0u32) , :: resilient :: __private :: Backoff :: DEFAULT_MAX)) . name (\"fetch\") . tally (& __RESILIENT_TALLY) ; \
      { let mut __resilient_body = :: resilient :: __private :: attempt_blocking (| _ : :: resilient :: Attempt | -> Result < String , FetchError > { let mut id = :: resilient :: __private :: FreshPerAttempt :: fresh (:: resilient :: __private :: Argument :: of (& id)) ; \
      { id += 1 ; \
      lookup (id) } }) ; \
@@ -950,9 +954,9 @@ const BLOCKING: &str = "\
 const ASYNCHRONOUS: &str = "\
      async fn complete (& self , prompt : & str) -> :: resilient :: __private :: OutcomeOf < AppResult < String > > { let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: ReportableError > :: describe ; \
      let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: TimeoutError > :: timed_out ; \
+     static __RESILIENT_TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: new () ; \
      let __resilient_make = || { let __resilient_op = :: resilient :: __private :: operation :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
-     let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) . name (\"complete\") . tally ({ static TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: new () ; \
-     & TALLY }) ; \
+     let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) . name (\"complete\") . tally (& __RESILIENT_TALLY) ; \
      __resilient_op } ; \
      { let mut __resilient_body = :: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
      { self . provider . complete (prompt , attempt . deadline ()) . await } }) ; \
