@@ -666,24 +666,45 @@ pub fn first_attempt_unbuilt<T, E, F>(
 where
     F: FnMut(Attempt) -> Result<T, E>,
 {
-    let clock = SystemClock;
+    let told = || {
+        Some(Told {
+            name,
+            tally: Some(tally),
+            ends: true,
+        })
+    };
+    timed_first(&SystemClock, None, f, |_| true, told)
+}
+
+/// A first blocking attempt by `f` on `clock`, whose deadline is
+/// `deadline`: a success that `is_valid` accepts, with whom `told` says
+/// hears of it, or how it failed and after how long.
+// The large `Err` holds the failed result, moved once to `run_after`.
+#[allow(clippy::result_large_err)]
+#[inline(always)]
+fn timed_first<T, E, C: Clock, F>(
+    clock: &C,
+    deadline: Option<Duration>,
+    f: &mut F,
+    is_valid: impl FnOnce(&T) -> bool,
+    told: impl FnOnce() -> Option<Told>,
+) -> Result<FirstSuccess<T>, FirstFailure<T, E>>
+where
+    F: FnMut(Attempt) -> Result<T, E>,
+{
     let mark = clock.mark();
-    let result = f(Attempt::first(None));
+    let result = f(Attempt::first(deadline));
     let elapsed = clock.nanos_since(mark);
     match result {
-        Ok(value) => Ok(FirstSuccess {
+        Ok(value) if is_valid(&value) => Ok(FirstSuccess {
             value,
             elapsed,
-            deadline: None,
-            told: Some(Told {
-                name,
-                tally: Some(tally),
-                ends: true,
-            }),
+            deadline,
+            told: told(),
         }),
-        Err(error) => Err(FirstFailure {
+        result => Err(FirstFailure {
             elapsed,
-            result: Some(Err((error, FailureKind::Operation))),
+            result: Some(result.map_err(|e| (e, FailureKind::Operation))),
         }),
     }
 }
@@ -795,22 +816,13 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         if !self.plan.gates.first_is_free() {
             return Err(FirstFailure::NOT_RUN);
         }
-        let deadline = deadline(&self.plan.settings, 0);
-        let mark = self.plan.clock.mark();
-        let result = f(Attempt::first(deadline));
-        let elapsed = self.plan.clock.nanos_since(mark);
-        match result {
-            Ok(value) if self.plan.hooks.is_valid(&value) => Ok(FirstSuccess {
-                value,
-                elapsed,
-                deadline,
-                told: self.told(),
-            }),
-            result => Err(FirstFailure {
-                elapsed,
-                result: Some(result.map_err(|e| (e, FailureKind::Operation))),
-            }),
-        }
+        timed_first(
+            &self.plan.clock,
+            deadline(&self.plan.settings, 0),
+            f,
+            |value| self.plan.hooks.is_valid(value),
+            || self.told(),
+        )
     }
 
     /// The blocking attempts after `first`, by `f`: the outcome if one
