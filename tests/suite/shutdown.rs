@@ -12,7 +12,7 @@ use tokio::time::{Instant, sleep};
 
 // The recipe under test is the example's own `Shutdown`, not a copy.
 #[allow(dead_code, reason = "the example's demo is not run here")]
-#[path = "../examples/graceful_shutdown.rs"]
+#[path = "../../examples/graceful_shutdown.rs"]
 mod recipe;
 
 use recipe::{Shutdown, ShuttingDown};

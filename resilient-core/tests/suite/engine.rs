@@ -1,8 +1,6 @@
 //! The engine's schedule, counted and timed on virtual clocks.
 
-mod common;
-
-use common::{Fail, hint};
+use crate::common::{Fail, hint};
 
 use std::sync::Mutex;
 use std::time::Duration;

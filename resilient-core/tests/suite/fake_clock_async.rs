@@ -5,9 +5,7 @@ use std::time::Duration;
 
 use resilient_core::{Backoff, FailureKind, FakeClock, Operation, StopReason};
 
-mod common;
-
-use common::Fail;
+use crate::common::Fail;
 
 #[tokio::test]
 async fn an_attempt_that_yields_is_not_cut_short() {

@@ -2,9 +2,7 @@
 //! further attempt, no fallback), and a panic in the body unwinds to the
 //! caller without being retried. Async tests run on paused tokio time.
 
-mod common;
-
-use common::{Fail, hint};
+use crate::common::{Fail, hint};
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;

@@ -7,9 +7,7 @@ use resilient_core::{
     Backoff, CircuitBreaker, CircuitState, FailureKind, FakeClock, Operation, StopReason,
 };
 
-mod common;
-
-use common::Fail;
+use crate::common::Fail;
 
 fn breaker() -> CircuitBreaker {
     CircuitBreaker::builder()

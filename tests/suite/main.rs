@@ -1,0 +1,28 @@
+//! The `resilient` crate's tests, one module per subject, in one binary: a
+//! binary per file linked the same dependencies some twenty times over,
+//! most of a cold `cargo test`'s time for these files. `alloc` stays a
+//! binary of its own, for its counting allocator.
+//!
+//! Run one subject with `cargo test -p resilient --test suite attribute::`.
+
+mod attribute;
+mod breaker_attribute;
+mod built_on_demand;
+mod chaos_attribute;
+mod engine_failure;
+mod fallback_chain;
+mod fallback_selection;
+mod hedging;
+mod idempotency;
+mod idempotency_guarantees;
+mod limits;
+mod lints;
+mod names;
+mod option_examples;
+mod report_as_json;
+mod report_hook;
+mod retry_throttle;
+mod schedule_options;
+mod shutdown;
+mod signatures;
+mod timing_off;
