@@ -476,7 +476,7 @@ fn optional(number: Option<u64>) -> String {
 ///
 /// A type without serde is refused, with a message that says to derive it:
 ///
-/// ```compile_fail
+/// ```compile_fail,E0277
 /// use resilient::idempotency::RedisValue;
 ///
 /// #[derive(Clone)]

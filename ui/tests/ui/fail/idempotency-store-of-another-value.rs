@@ -1,4 +1,4 @@
-use resilient::idempotency::{IdempotencyInFlight, RedisStore, StoreError};
+use resilient::idempotency::{IdempotencyInFlight, MemoryStore, StoreError};
 use resilient::resilient;
 
 #[derive(Debug, thiserror::Error)]
@@ -9,17 +9,16 @@ enum PayError {
     Store(#[from] StoreError),
 }
 
-// No serde: a `RedisStore` can't keep it. One error, at the store.
 #[derive(Clone, Debug)]
 struct Receipt {
     id: u64,
 }
 
-fn payments() -> &'static RedisStore {
-    unimplemented!()
-}
+// The store keeps `u32`s, the function returns a `Receipt`: one error, at
+// the store the user wrote, not inside the expansion.
+static ORDERS: MemoryStore<u32> = MemoryStore::new();
 
-#[resilient(retries = 2, idempotency = payments(), idempotency_key = format!("order-{order}"))]
+#[resilient(retries = 2, idempotency = &ORDERS, idempotency_key = format!("order-{order}"))]
 async fn pay(order: u64) -> Result<Receipt, PayError> {
     Ok(Receipt { id: order })
 }
