@@ -969,6 +969,7 @@ fn run(
         ..
     } = names;
     let given = Ident::new("__resilient_given", Span::mixed_site());
+    let next = Ident::new("__resilient_next", Span::mixed_site());
     let done = Ident::new("__resilient_done", Span::mixed_site());
     let fallbacks_empty = fallbacks.is_empty();
     let fallbacks = if is_async {
@@ -1001,8 +1002,8 @@ fn run(
     let async_rest = quote! {
         if !#exec.stopped() {
             ::std::boxed::Box::pin(async {
-                while #exec.next_async().await {
-                    #exec.attempt_async(|#given: #root::Attempt| #body(#given)).await;
+                while let ::core::option::Option::Some(#next) = #exec.next_running().await {
+                    #exec.run_next(#next, |#given: #root::Attempt| #body(#given)).await;
                 }
             })
             .await;

@@ -199,11 +199,9 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         F: FnMut(Attempt) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        while self.next_async().await {
-            // A closure, not `&mut f`: see `Operation::run_primary_async`.
-            #[allow(clippy::redundant_closure)]
-            self.attempt_async(|attempt| f(attempt)).await;
-        }
+        // A closure, not `&mut f`: see `Operation::run_primary_async`.
+        #[allow(clippy::redundant_closure)]
+        self.retry_async(|attempt| f(attempt)).await;
         self.settled()
     }
 
@@ -529,6 +527,98 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
                 course.ended(output)
             }
         };
+        self.core.now = plan.clock.now_nanos();
+        self.settle(index, result, permits, true);
+    }
+
+    /// Runs the remaining primary attempts, each with the future `f` makes,
+    /// until the call stops: what [`next_async`](Self::next_async) and
+    /// [`attempt_async`](Self::attempt_async) do in a loop.
+    ///
+    /// Only the loop and the race of the body are compiled per body: the
+    /// wait, the admission, an injected result and the record of each
+    /// attempt are the same future and calls for every function of the
+    /// operation's types.
+    ///
+    /// ```
+    /// use resilient::{FakeClock, Operation};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap().block_on(async {
+    /// let operation = Operation::new().max_attempts(3).clock(FakeClock::new());
+    /// let Err(mut exec) = operation.first_attempt_async(|_| async { Err::<u32, _>("down") }).await else {
+    ///     unreachable!()
+    /// };
+    /// exec.retry_async(|attempt| async move { if attempt.number() < 3 { Err("down") } else { Ok(7) } }).await;
+    /// let outcome = exec.finish();
+    /// assert_eq!(outcome.report().attempt_count(), 3);
+    /// assert_eq!(outcome.into_result(), Ok(7));
+    /// # });
+    /// ```
+    pub async fn retry_async<F, Fut>(&mut self, mut f: F)
+    where
+        F: FnMut(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        while let Some(next) = self.next_running().await {
+            // A closure, not `&mut f`: see `Operation::run_primary_async`.
+            #[allow(clippy::redundant_closure)]
+            self.run_next(next, |attempt| f(attempt)).await;
+        }
+    }
+
+    /// Waits for the next primary attempt and begins it: `None` once the
+    /// call stops. An attempt whose gates replace its body runs and is
+    /// recorded here, and one they refuse is skipped. The same future for
+    /// every function of the operation's types; with
+    /// [`run_next`](Self::run_next), a retry loop whose body is an
+    /// `AsyncFnMut` (as `#[resilient]` writes it) compiles only the race
+    /// of the body per function.
+    #[doc(hidden)]
+    pub async fn next_running(&mut self) -> Option<Next<'b, T, E>> {
+        let plan = self.plan;
+        while self.next_async().await {
+            let Some((index, permits, attempt, mut course)) =
+                self.start_async(AttemptKind::Primary).await
+            else {
+                continue;
+            };
+            match course.replaced.take() {
+                None => {
+                    return Some(Next {
+                        index,
+                        permits,
+                        attempt,
+                        course,
+                    });
+                }
+                Some(injected) => {
+                    let result = course.replaced_after(&plan.clock, injected).await;
+                    self.core.now = plan.clock.now_nanos();
+                    self.settle(index, result, permits, true);
+                }
+            }
+        }
+        None
+    }
+
+    /// Runs the attempt [`next_running`](Self::next_running) began, with
+    /// the future `f` makes, within its deadline, and records it.
+    #[doc(hidden)]
+    pub async fn run_next<F, Fut>(&mut self, next: Next<'b, T, E>, f: F)
+    where
+        F: FnOnce(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        let plan = self.plan;
+        let Next {
+            index,
+            permits,
+            attempt,
+            course,
+        } = next;
+        let mut work = pin!(f(attempt));
+        let output = raced!(&plan.clock, course.race(), work);
+        let result = course.ended(output);
         self.core.now = plan.clock.now_nanos();
         self.settle(index, result, permits, true);
     }
@@ -1055,4 +1145,14 @@ fn jittered(settings: &Settings, rng: &mut Option<SmallRng>, nominal: Duration) 
     });
     let sample: f64 = rng.random();
     settings.backoff.jitter_nominal(nominal, sample)
+}
+
+/// An attempt [`Execution::next_running`] began, for
+/// [`Execution::run_next`] to run: an expansion detail of `#[resilient]`.
+#[doc(hidden)]
+pub struct Next<'b, T, E> {
+    index: usize,
+    permits: Permits<'b, T, E>,
+    attempt: Attempt,
+    course: Course<T, E>,
 }
