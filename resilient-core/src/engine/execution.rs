@@ -22,8 +22,9 @@
 //! own.
 
 use std::borrow::Cow;
-use std::future::Future;
+use std::future::{Future, poll_fn};
 use std::pin::pin;
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use rand::rngs::SmallRng;
@@ -34,7 +35,7 @@ use super::events::{self, Ended};
 use super::gates::{self, Admission, End, Injection, Permits, Refusal};
 use super::hooks::{HookSet, OnRetry, RetryEvent};
 use super::plan::Plan;
-use super::race::{Course, raced};
+use super::race::{BoxedRace, Course, raced};
 use crate::attempt::Attempt;
 use crate::backoff::Jitter;
 use crate::chaos::Injection as Injected;
@@ -559,10 +560,9 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         F: FnMut(Attempt) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        while let Some(next) = self.next_running().await {
-            // A closure, not `&mut f`: see `Operation::run_primary_async`.
-            #[allow(clippy::redundant_closure)]
-            self.run_next(next, |attempt| f(attempt)).await;
+        while let Some(mut next) = self.next_running().await {
+            let mut work = pin!(f(next.attempt()));
+            poll_fn(|cx| self.poll_next(&mut next, cx, &mut |cx| work.as_mut().poll(cx))).await;
         }
     }
 
@@ -570,11 +570,11 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// call stops. An attempt whose gates replace its body runs and is
     /// recorded here, and one they refuse is skipped. The same future for
     /// every function of the operation's types; with
-    /// [`run_next`](Self::run_next), a retry loop whose body is an
-    /// `AsyncFnMut` (as `#[resilient]` writes it) compiles only the race
-    /// of the body per function.
+    /// [`poll_next`](Self::poll_next), a retry loop whose body is an
+    /// `AsyncFnMut` (as `#[resilient]` writes it) compiles only the loop
+    /// and the call into the body per function.
     #[doc(hidden)]
-    pub async fn next_running(&mut self) -> Option<Next<'b, T, E>> {
+    pub async fn next_running(&mut self) -> Option<Next<'o, 'b, T, E>> {
         let plan = self.plan;
         while self.next_async().await {
             let Some((index, permits, attempt, mut course)) =
@@ -586,8 +586,9 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
                 None => {
                     return Some(Next {
                         index,
-                        permits,
+                        permits: Some(permits),
                         attempt,
+                        race: BoxedRace::new(course.race()),
                         course,
                     });
                 }
@@ -601,26 +602,26 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         None
     }
 
-    /// Runs the attempt [`next_running`](Self::next_running) began, with
-    /// the future `f` makes, within its deadline, and records it.
+    /// Polls the attempt [`next_running`](Self::next_running) began, whose
+    /// body `work` polls, within its deadline; once it ends, records it.
+    /// Out of line: one copy for every function of the operation's types.
     #[doc(hidden)]
-    pub async fn run_next<F, Fut>(&mut self, next: Next<'b, T, E>, f: F)
-    where
-        F: FnOnce(Attempt) -> Fut,
-        Fut: Future<Output = Result<T, E>>,
-    {
+    #[inline(never)]
+    pub fn poll_next(
+        &mut self,
+        next: &mut Next<'o, 'b, T, E>,
+        cx: &mut Context<'_>,
+        work: &mut dyn FnMut(&mut Context<'_>) -> Poll<Result<T, E>>,
+    ) -> Poll<()> {
         let plan = self.plan;
-        let Next {
-            index,
-            permits,
-            attempt,
-            course,
-        } = next;
-        let mut work = pin!(f(attempt));
-        let output = raced!(&plan.clock, course.race(), work);
-        let result = course.ended(output);
+        let output = ready!(next.race.poll(&plan.clock, cx, work));
+        let result = next.course.ended(output);
         self.core.now = plan.clock.now_nanos();
-        self.settle(index, result, permits, true);
+        // An attempt ends once: its permits are taken when it does.
+        if let Some(permits) = next.permits.take() {
+            self.settle(next.index, result, permits, true);
+        }
+        Poll::Ready(())
     }
 
     /// Asks the gates to admit an attempt of `kind`, waiting if one may,
@@ -1148,11 +1149,20 @@ fn jittered(settings: &Settings, rng: &mut Option<SmallRng>, nominal: Duration) 
 }
 
 /// An attempt [`Execution::next_running`] began, for
-/// [`Execution::run_next`] to run: an expansion detail of `#[resilient]`.
+/// [`Execution::poll_next`] to run: an expansion detail of `#[resilient]`.
 #[doc(hidden)]
-pub struct Next<'b, T, E> {
+pub struct Next<'o, 'b, T, E> {
     index: usize,
-    permits: Permits<'b, T, E>,
+    permits: Option<Permits<'b, T, E>>,
     attempt: Attempt,
     course: Course<T, E>,
+    race: BoxedRace<'o>,
+}
+
+impl<T, E> Next<'_, '_, T, E> {
+    /// The attempt, for the body.
+    #[inline]
+    pub fn attempt(&self) -> Attempt {
+        self.attempt
+    }
 }

@@ -214,6 +214,42 @@ macro_rules! raced {
 }
 pub(crate) use raced;
 
+/// A [`Race`] whose one timer lives on the heap, for the retries of an
+/// async `#[resilient]` function: a retry already allocates, and with the
+/// timer boxed, what its race compiles per function is only the call
+/// into the work; making, polling and dropping the clock's timer is
+/// compiled once per clock, in [`poll`](BoxedRace::poll).
+pub(crate) struct BoxedRace<'c> {
+    race: Race,
+    timer: Option<Pin<Box<dyn Future<Output = ()> + Send + 'c>>>,
+}
+
+impl<'c> BoxedRace<'c> {
+    pub(crate) fn new(race: Race) -> Self {
+        BoxedRace { race, timer: None }
+    }
+
+    /// One poll of the race, as [`Race::poll`], with the timer it keeps.
+    #[inline(never)]
+    pub(crate) fn poll<C: Clock, O>(
+        &mut self,
+        clock: &'c C,
+        cx: &mut Context<'_>,
+        work: &mut dyn FnMut(&mut Context<'_>) -> Poll<O>,
+    ) -> Poll<Option<O>> {
+        let timer = &mut self.timer;
+        self.race.poll(clock, cx, work, &mut |wait, cx| {
+            if let Some(wait) = wait {
+                *timer = Some(Box::pin(clock.deadline_async(wait)));
+            }
+            match timer {
+                Some(timer) => timer.as_mut().poll(cx),
+                None => Poll::Pending,
+            }
+        })
+    }
+}
+
 /// Where a [`race`] stands: the delay still to wait, the deadline, and
 /// what its one timer is counting down. Kept apart from the work's type,
 /// so that its [`poll`](Race::poll) is one copy per clock and output for
