@@ -971,7 +971,6 @@ fn run(
     let given = Ident::new("__resilient_given", Span::mixed_site());
     let next = Ident::new("__resilient_next", Span::mixed_site());
     let work = Ident::new("__resilient_work", Span::mixed_site());
-    let cx = Ident::new("__resilient_cx", Span::mixed_site());
     let done = Ident::new("__resilient_done", Span::mixed_site());
     let fallbacks_empty = fallbacks.is_empty();
     let fallbacks = if is_async {
@@ -1005,13 +1004,8 @@ fn run(
         if !#exec.stopped() {
             ::std::boxed::Box::pin(async {
                 while let ::core::option::Option::Some(mut #next) = #exec.next_running().await {
-                    let mut #work = ::core::pin::pin!(#body(#next.attempt()));
-                    ::core::future::poll_fn(|#cx| {
-                        #exec.poll_next(&mut #next, #cx, &mut |#cx| {
-                            ::core::future::Future::poll(#work.as_mut(), #cx)
-                        })
-                    })
-                    .await;
+                    let #work = ::core::pin::pin!(#body(#next.attempt()));
+                    #exec.drive(&mut #next, #work).await;
                 }
             })
             .await;

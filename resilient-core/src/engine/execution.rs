@@ -23,7 +23,7 @@
 
 use std::borrow::Cow;
 use std::future::{Future, poll_fn};
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
@@ -561,9 +561,27 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         Fut: Future<Output = Result<T, E>>,
     {
         while let Some(mut next) = self.next_running().await {
-            let mut work = pin!(f(next.attempt()));
-            poll_fn(|cx| self.poll_next(&mut next, cx, &mut |cx| work.as_mut().poll(cx))).await;
+            let work = pin!(f(next.attempt()));
+            self.drive(&mut next, work).await;
         }
+    }
+
+    /// Runs the attempt [`next_running`](Self::next_running) began, whose
+    /// body's future is `work`, and records it: a loop over a body that is
+    /// an `AsyncFnMut` awaits this. A plain function, type-checked once,
+    /// where the same lines in each function's expansion were checked for
+    /// each function.
+    #[doc(hidden)]
+    #[inline]
+    pub fn drive<'x, Fut>(
+        &'x mut self,
+        next: &'x mut Next<'o, 'b, T, E>,
+        mut work: Pin<&'x mut Fut>,
+    ) -> impl Future<Output = ()> + use<'x, 'o, 'b, T, E, C, H, Fut>
+    where
+        Fut: Future<Output = Result<T, E>>,
+    {
+        poll_fn(move |cx| self.poll_next(next, cx, &mut |cx| work.as_mut().poll(cx)))
     }
 
     /// Waits for the next primary attempt and begins it: `None` once the
