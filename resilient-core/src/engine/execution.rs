@@ -496,9 +496,11 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             None => f(attempt),
             Some(injection) => gates::run_blocking(&self.plan.clock, attempt, injection, f),
         };
-        self.core.now = self.plan.clock.now_nanos();
-        let result = result.map_err(|e| (e, FailureKind::Operation));
-        self.settle(index, result, permits, true);
+        self.record(
+            index,
+            result.map_err(|e| (e, FailureKind::Operation)),
+            permits,
+        );
     }
 
     /// Runs one async primary attempt, cut at its deadline when the
@@ -515,20 +517,39 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         // and its course are the same for every function of the
         // operation's types.
         let plan = self.plan;
-        let Some((index, permits, attempt, mut course)) =
-            self.start_async(AttemptKind::Primary).await
-        else {
+        let Some((index, permits, attempt, course)) = self.begin_body().await else {
             return;
         };
-        let result = match course.replaced.take() {
-            Some(injected) => course.replaced_after(&plan.clock, injected).await,
-            None => {
-                let mut work = pin!(f(attempt));
-                let output = raced!(&plan.clock, course.race(), work);
-                course.ended(output)
+        let mut work = pin!(f(attempt));
+        let output = raced!(&plan.clock, course.race(), work);
+        self.record(index, course.ended(output), permits);
+    }
+
+    /// Begins a primary attempt once the gates admit it, waiting if one
+    /// may: where its record is, its permits, the attempt and its course.
+    /// `None` if they refused it, or replaced its body, whose injected
+    /// result is then recorded here.
+    async fn begin_body(&mut self) -> Option<(usize, Permits<'b, T, E>, Attempt, Course<T, E>)> {
+        let plan = self.plan;
+        let (index, permits, attempt, mut course) = self.start_async(AttemptKind::Primary).await?;
+        match course.replaced.take() {
+            None => Some((index, permits, attempt, course)),
+            Some(injected) => {
+                let result = course.replaced_after(&plan.clock, injected).await;
+                self.record(index, result, permits);
+                None
             }
-        };
-        self.core.now = plan.clock.now_nanos();
+        }
+    }
+
+    /// Records the end of the primary attempt at `index`, now.
+    fn record(
+        &mut self,
+        index: usize,
+        result: Result<T, (E, FailureKind)>,
+        permits: Permits<'b, T, E>,
+    ) {
+        self.read_clock();
         self.settle(index, result, permits, true);
     }
 
@@ -593,28 +614,15 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// and the call into the body per function.
     #[doc(hidden)]
     pub async fn next_running(&mut self) -> Option<Next<'o, 'b, T, E>> {
-        let plan = self.plan;
         while self.next_async().await {
-            let Some((index, permits, attempt, mut course)) =
-                self.start_async(AttemptKind::Primary).await
-            else {
-                continue;
-            };
-            match course.replaced.take() {
-                None => {
-                    return Some(Next {
-                        index,
-                        permits: Some(permits),
-                        attempt,
-                        race: BoxedRace::new(course.race()),
-                        course,
-                    });
-                }
-                Some(injected) => {
-                    let result = course.replaced_after(&plan.clock, injected).await;
-                    self.core.now = plan.clock.now_nanos();
-                    self.settle(index, result, permits, true);
-                }
+            if let Some((index, permits, attempt, course)) = self.begin_body().await {
+                return Some(Next {
+                    index,
+                    permits: Some(permits),
+                    attempt,
+                    race: BoxedRace::new(course.race()),
+                    course,
+                });
             }
         }
         None
@@ -633,11 +641,9 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     ) -> Poll<()> {
         let plan = self.plan;
         let output = ready!(next.race.poll(&plan.clock, cx, work));
-        let result = next.course.ended(output);
-        self.core.now = plan.clock.now_nanos();
         // An attempt ends once: its permits are taken when it does.
         if let Some(permits) = next.permits.take() {
-            self.settle(next.index, result, permits, true);
+            self.record(next.index, next.course.ended(output), permits);
         }
         Poll::Ready(())
     }
