@@ -996,19 +996,15 @@ fn run(
         },
         None => fallbacks,
     };
-    // After a first async attempt that failed: the retries, in a future of
-    // their own, on the heap (a call that succeeds at once doesn't carry
-    // them, and one with nothing left to retry doesn't make it), then the
-    // fallbacks and the outcome.
+    // After a first async attempt that failed: the retries, then the
+    // fallbacks and the outcome. The loop is part of the function's own
+    // future, whose states overlap: a future of its own on the heap would
+    // spare a call that succeeds at once nothing, and would be a second
+    // coroutine for every function to compile.
     let async_rest = quote! {
-        if !#exec.stopped() {
-            ::std::boxed::Box::pin(async {
-                while let ::core::option::Option::Some(mut #next) = #exec.next_running().await {
-                    let #work = ::core::pin::pin!(#body(#next.attempt()));
-                    #exec.drive(&mut #next, #work).await;
-                }
-            })
-            .await;
+        while let ::core::option::Option::Some(mut #next) = #exec.next_running().await {
+            let #work = ::core::pin::pin!(#body(#next.attempt()));
+            #exec.drive(&mut #next, #work).await;
         }
         #fallbacks
         #exec.finish()

@@ -961,9 +961,9 @@ const ASYNCHRONOUS: &str = "\
      { self . provider . complete (prompt , attempt . deadline ()) . await } }) ; \
      match :: resilient :: Operation :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => :: resilient :: Operation :: outcome_from (__resilient_done , & __resilient_make) , :: core :: result :: Result :: Err (__resilient_first) => { let __resilient_op = __resilient_make () ; \
      let mut __resilient_exec = __resilient_op . resume (__resilient_first) ; \
-     if ! __resilient_exec . stopped () { :: std :: boxed :: Box :: pin (async { while let :: core :: option :: Option :: Some (mut __resilient_next) = __resilient_exec . next_running () . await { let __resilient_work = :: core :: pin :: pin ! (__resilient_body (__resilient_next . attempt ())) ; \
+     while let :: core :: option :: Option :: Some (mut __resilient_next) = __resilient_exec . next_running () . await { let __resilient_work = :: core :: pin :: pin ! (__resilient_body (__resilient_next . attempt ())) ; \
      __resilient_exec . drive (& mut __resilient_next , __resilient_work) . await ; \
-     } }) . await ; } \
+     } \
      __resilient_exec . finish () } } } }";
 
 /// A blocking function whose options only shape its failures runs its
