@@ -60,7 +60,9 @@ pub fn operation<T, E: ReportableError>() -> Operation<'static, T, E> {
     Operation::new()
 }
 
-/// The values of a blocking function's operation of the commonest options,
+pub use resilient_core::standard::Standard;
+
+/// The values of an operation of the commonest options,
 /// built by one shared function (see `resilient_core::standard`). A free
 /// function, like [`operation`], so that an error type that isn't
 /// reportable is the one error of the check at that type.

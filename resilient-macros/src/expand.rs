@@ -23,8 +23,8 @@ use crate::attr::{self, BackoffSpec, Dur, Given, Jitter, Multiplier, Options, Va
 use crate::attr::{Count, Off, RetryOn};
 use crate::errors::Errors;
 use crate::options::{
-    BACKOFF, JITTER_SEED, MAX_RATE_LIMIT_RETRIES, MAX_RATE_LIMIT_WAIT, MIN_RETRIES, ON_RETRY,
-    RATE_LIMIT, RETRIES, RETRY_IF, RETRY_ON,
+    BACKOFF, BUDGET, JITTER_SEED, MAX_ELAPSED, MAX_RATE_LIMIT_RETRIES, MAX_RATE_LIMIT_WAIT,
+    MIN_RETRIES, ON_RETRY, RATE_LIMIT, RETRIES, RETRY_IF, RETRY_ON, TIMEOUT,
 };
 use crate::options::{
     CHAOS, CIRCUIT_BREAKER, CLOCK, CRATE, ErrorNeed, Expand, FALLBACK, FALLBACK_IF, FALLBACK_ON,
@@ -431,7 +431,10 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
         });
         chain.extend(quote!(.name(#name).tally(&#tally)));
     }
-    if standard {
+    // A blocking function's `make` builds the operation; an async one's
+    // makes the values, which its first attempt reads, and the operation is
+    // built from them once that attempt failed (see `run`).
+    if standard && !function.is_async {
         chain.extend(quote!(.build()));
     }
     steps.extend(quote!(let #op = #chain;));
@@ -496,13 +499,36 @@ fn unbuilt_first(options: &Options, is_async: bool, names: &Names) -> bool {
 /// Whether the operation is built by `__private::Standard`, one function
 /// for every function of the same types, rather than by a chain of
 /// setters of its own: for a blocking function whose first attempt runs
-/// unbuilt (see [`unbuilt_first`]) and whose options are only `retries`,
-/// `retry_on` and `backoff`, the ones `Standard` takes.
+/// unbuilt (see [`unbuilt_first`]), and for an async function built on
+/// demand without gates, whose options are all ones `Standard` takes.
+/// An async function's first attempt reads its terms from the `Standard`
+/// (see `Standard::first_attempt_async_of`).
 fn builds_standard(options: &Options, is_async: bool, names: &Names) -> bool {
-    unbuilt_first(options, is_async, names)
-        && options.given().iter().all(|given| {
-            [CRATE.name, RETRIES.name, RETRY_ON.name, BACKOFF.name].contains(&given.spec.name)
-        })
+    // The first six for a blocking function, all for an async one.
+    const TAKEN: [&OptionSpec; 9] = [
+        &CRATE,
+        &RETRIES,
+        &RETRY_ON,
+        &BACKOFF,
+        &JITTER_SEED,
+        &MIN_RETRIES,
+        &TIMEOUT,
+        &BUDGET,
+        &MAX_ELAPSED,
+    ];
+    let (applies, taken) = if is_async {
+        (
+            builds_on_demand(options, names) && !gated(options),
+            &TAKEN[..],
+        )
+    } else {
+        (unbuilt_first(options, is_async, names), &TAKEN[..6])
+    };
+    applies
+        && options
+            .given()
+            .iter()
+            .all(|given| taken.iter().any(|spec| spec.name == given.spec.name))
 }
 
 /// Whether an option may set a gate that admits each attempt, the first
@@ -1054,13 +1080,18 @@ fn run(
         } else {
             quote!(#op.resume(#first))
         };
+        let (recipe, built) = if builds_standard(options, is_async, names) {
+            (quote!(#root::__private::Standard), quote!(#make().build()))
+        } else {
+            (quote!(#root::Operation), quote!(#make()))
+        };
         return quote! {
             {
                 let mut #body = #root::__private::attempt_async(#attempt);
-                match #root::Operation::first_attempt_async_of(&#make, |#given: #root::Attempt| #body(#given)).await {
-                    ::core::result::Result::Ok(#done) => #root::Operation::outcome_from(#done, &#make),
+                match #recipe::first_attempt_async_of(&#make, |#given: #root::Attempt| #body(#given)).await {
+                    ::core::result::Result::Ok(#done) => #recipe::outcome_from(#done, &#make),
                     ::core::result::Result::Err(#first) => {
-                        let #op = #make();
+                        let #op = #built;
                         let mut #exec = #resume;
                         #async_rest
                     }

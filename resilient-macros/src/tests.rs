@@ -73,7 +73,7 @@ fn no_options_is_one_attempt_with_a_report() {
     );
     assert_contains(
         &out,
-        "let __resilient_op = :: resilient :: __private :: operation :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock) . name (\"call\") . tally (& __RESILIENT_TALLY) ;",
+        "let __resilient_op = :: resilient :: __private :: standard :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock) . name (\"call\") . tally (& __RESILIENT_TALLY) ;",
     );
     assert_contains(
         &out,
@@ -89,15 +89,15 @@ fn no_options_is_one_attempt_with_a_report() {
     );
     assert_contains(
         &out,
-        "let __resilient_make = || { let __resilient_op = :: resilient :: __private :: operation",
+        "let __resilient_make = || { let __resilient_op = :: resilient :: __private :: standard",
     );
     assert_contains(
         &out,
-        ":: resilient :: Operation :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await",
+        ":: resilient :: __private :: Standard :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await",
     );
     assert_contains(
         &out,
-        "Ok (__resilient_done) => :: resilient :: Operation :: outcome_from (__resilient_done , & __resilient_make)",
+        "Ok (__resilient_done) => :: resilient :: __private :: Standard :: outcome_from (__resilient_done , & __resilient_make)",
     );
     assert_contains(&out, "__resilient_exec . finish () } } } }");
     assert!(!out.contains("max_attempts"));
@@ -954,17 +954,66 @@ const ASYNCHRONOUS: &str = "\
      async fn complete (& self , prompt : & str) -> :: resilient :: __private :: OutcomeOf < AppResult < String > > { let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: ReportableError > :: describe ; \
      let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: TimeoutError > :: timed_out ; \
      static __RESILIENT_TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: new () ; \
-     let __resilient_make = || { let __resilient_op = :: resilient :: __private :: operation :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
+     let __resilient_make = || { let __resilient_op = :: resilient :: __private :: standard :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
      let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) . name (\"complete\") . tally (& __RESILIENT_TALLY) ; \
      __resilient_op } ; \
      { let mut __resilient_body = :: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
      { self . provider . complete (prompt , attempt . deadline ()) . await } }) ; \
-     match :: resilient :: Operation :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => :: resilient :: Operation :: outcome_from (__resilient_done , & __resilient_make) , :: core :: result :: Result :: Err (__resilient_first) => { let __resilient_op = __resilient_make () ; \
+     match :: resilient :: __private :: Standard :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => :: resilient :: __private :: Standard :: outcome_from (__resilient_done , & __resilient_make) , :: core :: result :: Result :: Err (__resilient_first) => { let __resilient_op = __resilient_make () . build () ; \
      let mut __resilient_exec = __resilient_op . resume (__resilient_first) ; \
      while let :: core :: option :: Option :: Some (mut __resilient_next) = __resilient_exec . next_running () . await { let __resilient_work = :: core :: pin :: pin ! (__resilient_body (__resilient_next . attempt ())) ; \
      __resilient_exec . drive (& mut __resilient_next , __resilient_work) . await ; \
      } \
      __resilient_exec . finish () } } } }";
+
+/// An async function built on demand, without gates, of options that
+/// `Standard` takes (the blocking ones and `timeout`, `budget`,
+/// `max_elapsed`) writes its values into a `Standard`, from which its
+/// first attempt reads its terms, and builds the operation from them only
+/// once that attempt failed; any other option keeps the setters.
+#[test]
+fn an_async_function_of_the_commonest_options_reads_its_first_attempt_from_a_standard() {
+    let standard = |attr: TokenStream| {
+        let out = expanded(attr, async_fn());
+        let values = out.contains("__private :: standard :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock)");
+        let first = out.contains(":: resilient :: __private :: Standard :: first_attempt_async_of (& __resilient_make ,")
+            && out.contains(":: resilient :: __private :: Standard :: outcome_from (__resilient_done , & __resilient_make)")
+            && out.contains("let __resilient_op = __resilient_make () . build () ;");
+        assert_eq!(values, first, "{out}");
+        // The values are never built on the success path.
+        assert!(
+            !values || !out.contains(". tally (& __RESILIENT_TALLY) . build ()"),
+            "{out}"
+        );
+        values
+    };
+    assert!(standard(quote!()));
+    assert!(standard(quote!(
+        retries = 3,
+        retry_on = [Timeout, Transient],
+        backoff = exponential(base = "100ms", max = "10s"),
+        timeout = "10s",
+        budget = "30s"
+    )));
+    assert!(standard(quote!(
+        budget = "5s",
+        max_elapsed = "2s",
+        jitter_seed = 7,
+        retries = 2,
+        min_retries = 1
+    )));
+    for attr in [
+        quote!(retries = 3, circuit_breaker = &BREAKER),
+        quote!(retries = 3, on_retry = log),
+        quote!(retries = 3, retry_if = |e: &ProviderError| true),
+        quote!(retries = 3, fallback = cached),
+        quote!(retries = 3, name = "provider"),
+        quote!(retries = 3, clock = FakeClock::new()),
+        quote!(retries = 3, validate = is_complete),
+    ] {
+        assert!(!standard(attr.clone()), "standard with {attr}");
+    }
+}
 
 /// A blocking function whose options only shape its failures runs its
 /// first attempt before its operation is built; any option the first
@@ -978,8 +1027,9 @@ fn a_blocking_first_attempt_runs_unbuilt_only_where_it_reads_nothing_of_the_oper
             "first_attempt_unbuilt (\"call\" , & __RESILIENT_TALLY , & mut __resilient_body)",
         ) && out.contains(". name (\"call\") . tally (& __RESILIENT_TALLY)")
     };
-    // Of those, the ones of `retries`, `retry_on` and `backoff` alone are
-    // built by the shared `Standard`; the others by their own setters.
+    // Of those, the ones of `retries`, `retry_on`, `backoff`,
+    // `jitter_seed` and `min_retries` alone are built by the shared
+    // `Standard`; the others by their own setters.
     let standard = |attr: TokenStream| {
         expanded(attr, blocking_fn())
             .contains("__private :: standard :: < String , ProviderError > ()")
@@ -990,16 +1040,19 @@ fn a_blocking_first_attempt_runs_unbuilt_only_where_it_reads_nothing_of_the_oper
         backoff = constant("1s")
     )));
     assert!(expanded(quote!(retries = 3, retry_on = [Timeout]), blocking_fn()).contains(". retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , ProviderError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . name (\"call\") . tally (& __RESILIENT_TALLY) . build () ;"));
+    assert!(standard(quote!(
+        retries = 3,
+        jitter_seed = 7,
+        min_retries = 1
+    )));
     for attr in [
         quote!(retries = 3, on_retry = log),
-        quote!(retries = 3, jitter_seed = 7),
         quote!(retries = 3, retry_if = |e: &ProviderError| true),
         quote!(retries = 3, fallback = cached),
         quote!(retries = 3, budget = "5s"),
     ] {
         assert!(!standard(attr.clone()), "standard with {attr}");
     }
-    assert!(!expanded(quote!(retries = 3), async_fn()).contains("standard"));
     assert!(unbuilt(quote!()));
     assert!(unbuilt(quote!(
         retries = 3,

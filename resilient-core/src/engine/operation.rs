@@ -46,12 +46,130 @@ pub struct FirstSuccess<T> {
 /// report hook, named by a `&'static str`: all that its outcome needs of
 /// the operation, so that [`Operation::outcome_from`] needn't build it.
 #[derive(Debug, Clone, Copy)]
-struct Told {
-    name: &'static str,
-    tally: Option<&'static Tally>,
+pub(crate) struct Told {
+    pub(crate) name: &'static str,
+    pub(crate) tally: Option<&'static Tally>,
     /// Whether the call ends here, rather than in its caller (a deferred
     /// report).
-    ends: bool,
+    pub(crate) ends: bool,
+}
+
+impl<T> FirstSuccess<T> {
+    /// Its outcome, for an operation of which `told` says all the outcome
+    /// needs.
+    #[inline(always)]
+    pub(crate) fn outcome_told<E>(self, told: Told) -> Outcome<T, E> {
+        plan::first_success_untold(
+            self.value,
+            told.name,
+            told.tally,
+            self.elapsed,
+            self.deadline,
+            told.ends,
+        )
+    }
+}
+
+/// What an async first attempt reads of its operation, or of the values
+/// its operation is built from (a [`Standard`](super::standard::Standard)):
+/// read before the attempt's future is made and once the attempt ends, each
+/// time from a fresh build, so that a build of constants folds into them.
+pub(crate) trait FirstReads<T, E> {
+    /// The clock the attempt is timed and raced on.
+    type Clock: Clock;
+
+    /// What the attempt reads before its future is made.
+    fn first_terms(&self) -> FirstTerms<E>;
+
+    /// The clock, out of the operation.
+    fn into_clock(self) -> Self::Clock;
+
+    /// Whether a success stands (no validator refuses it).
+    fn accepts(&self, value: &T) -> bool;
+
+    /// Who hears of a first success, if nothing else needs telling.
+    fn told(&self) -> Option<Told>;
+}
+
+impl<T, E, C: Clock, H: HookSet<T, E>> FirstReads<T, E> for Operation<'_, T, E, C, H> {
+    type Clock = C;
+
+    #[inline(always)]
+    fn first_terms(&self) -> FirstTerms<E> {
+        self.first_async_terms()
+    }
+
+    #[inline(always)]
+    fn into_clock(self) -> C {
+        self.plan.clock
+    }
+
+    #[inline(always)]
+    fn accepts(&self, value: &T) -> bool {
+        self.plan.hooks.is_valid(value)
+    }
+
+    #[inline(always)]
+    fn told(&self) -> Option<Told> {
+        Operation::told(self)
+    }
+}
+
+/// The first async attempt of the operation `make` builds, as
+/// [`Operation::first_attempt_async_of`] runs it; `make` builds the
+/// operation or the values it is built from, the same each time.
+// The large `Err` holds the failed result, moved once to `resume`.
+#[allow(clippy::result_large_err)]
+#[inline(always)]
+pub(crate) fn first_async_of<T, E, R, M, F, Fut>(
+    make: &M,
+    f: F,
+) -> impl Future<Output = Result<FirstSuccess<T>, FirstFailure<T, E>>>
+where
+    R: FirstReads<T, E>,
+    M: Fn() -> R,
+    F: FnOnce(Attempt) -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+{
+    // Read before the future is made; the operation is dropped before the
+    // future holds anything.
+    let (terms, clock) = {
+        let op = make();
+        (op.first_terms(), op.into_clock())
+    };
+    let FirstTerms {
+        general,
+        deadline,
+        timed_out,
+    } = terms;
+    async move {
+        if general {
+            return Err(FirstFailure::NOT_RUN);
+        }
+        let mark = clock.mark();
+        let attempt = Attempt::first(deadline);
+        let work = f(attempt);
+        let result = if timed_out.is_some() {
+            let work = pin!(work);
+            within_deadline(&clock, attempt, mark, timed_out, work).await
+        } else {
+            work.await.map_err(|e| (e, FailureKind::Operation))
+        };
+        let elapsed = clock.nanos_since(mark);
+        let op = make();
+        match result {
+            Ok(value) if op.accepts(&value) => Ok(FirstSuccess {
+                value,
+                elapsed,
+                deadline,
+                told: op.told(),
+            }),
+            result => Err(FirstFailure {
+                elapsed,
+                result: Some(result),
+            }),
+        }
+    }
 }
 
 /// Builds an operation afresh, the same each time: what
@@ -627,13 +745,13 @@ impl<'b, T, E, C, Cl, Rl, V, Or, Rp> Operation<'b, T, E, C, Hooks<Cl, Rl, V, Or,
 /// What an async first attempt reads of the settings before its future is
 /// made ([`Operation::first_attempt_async`] and
 /// [`Operation::first_attempt_async_of`]).
-struct FirstTerms<E> {
+pub(crate) struct FirstTerms<E> {
     /// A gate must admit the attempt: it takes the general path.
-    general: bool,
-    deadline: Option<Duration>,
+    pub(crate) general: bool,
+    pub(crate) deadline: Option<Duration>,
     /// The error of an attempt cut at its deadline, if the operation
     /// interrupts there.
-    timed_out: Option<fn() -> E>,
+    pub(crate) timed_out: Option<fn() -> E>,
 }
 
 impl<T, E> FirstFailure<T, E> {
@@ -882,14 +1000,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     #[inline(always)]
     pub fn outcome_from(first: FirstSuccess<T>, make: &dyn MakeOperation<Self>) -> Outcome<T, E> {
         match first.told {
-            Some(told) => plan::first_success_untold(
-                first.value,
-                told.name,
-                told.tally,
-                first.elapsed,
-                first.deadline,
-                told.ends,
-            ),
+            Some(told) => first.outcome_told(told),
             None => Self::outcome_made(first, make),
         }
     }
@@ -1195,45 +1306,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         F: FnOnce(Attempt) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        // Read before the future is made, as in `first_attempt_async`; the
-        // operation is dropped before the future holds anything.
-        let (general, deadline, timed_out, clock) = {
-            let op = make();
-            let FirstTerms {
-                general,
-                deadline,
-                timed_out,
-            } = op.first_async_terms();
-            (general, deadline, timed_out, op.plan.clock)
-        };
-        async move {
-            if general {
-                return Err(FirstFailure::NOT_RUN);
-            }
-            let mark = clock.mark();
-            let attempt = Attempt::first(deadline);
-            let work = f(attempt);
-            let result = if timed_out.is_some() {
-                let work = pin!(work);
-                within_deadline(&clock, attempt, mark, timed_out, work).await
-            } else {
-                work.await.map_err(|e| (e, FailureKind::Operation))
-            };
-            let elapsed = clock.nanos_since(mark);
-            let op = make();
-            match result {
-                Ok(value) if op.plan.hooks.is_valid(&value) => Ok(FirstSuccess {
-                    value,
-                    elapsed,
-                    deadline,
-                    told: op.told(),
-                }),
-                result => Err(FirstFailure {
-                    elapsed,
-                    result: Some(result),
-                }),
-            }
-        }
+        first_async_of(make, f)
     }
 
     /// The execution after `first`, for the retries (`next_async` /

@@ -1,41 +1,56 @@
-//! The operation of a blocking `#[resilient]` function whose options are
-//! only `retries`, `retry_on` and `backoff`, built by one function shared
-//! by every function of the same types.
+//! The operation of a `#[resilient]` function of the commonest options,
+//! built by one function shared by every function of the same types.
 //!
-//! Such a function builds its operation only after its first attempt
-//! failed (see [`first_attempt_unbuilt`](super::first_attempt_unbuilt)).
 //! Built with [`Operation`]'s setters, each function would compile its own
 //! copy of the chain, every setter moving the whole operation, for the
-//! optimiser to fold: about a third of the function's build. Here the
-//! function writes the few values into a [`Standard`] and one shared
+//! optimiser to fold, and would type-check each setter of a type of five
+//! parameters: about a third of the function's build. Here the function
+//! writes the few values into a [`Standard`] and one shared
 //! [`build`](Standard::build) makes the operation from them.
+//!
+//! A blocking function of such options builds its operation only after its
+//! first attempt failed (see
+//! [`first_attempt_unbuilt`](super::first_attempt_unbuilt)). An async one
+//! reads its first attempt's terms (the deadline, the error of a cut
+//! attempt) from the `Standard` itself, built again where each is read
+//! ([`Standard::first_attempt_async_of`]), so that they fold into
+//! constants; the operation is built only once that attempt failed.
 //!
 //! Nothing here is an API of its own: `#[resilient]` expands to it.
 
+use std::future::Future;
 use std::marker::PhantomData;
+use std::time::Duration;
 
 use super::hooks::Hooks;
-use super::operation::Operation;
-use crate::backoff::Backoff;
-use crate::clock::SystemClock;
-use crate::error::ReportableError;
+use super::operation::{
+    FirstFailure, FirstReads, FirstSuccess, FirstTerms, Operation, Told, first_async_of,
+};
+use crate::attempt::Attempt;
+use crate::clock::{Clock, SystemClock};
+use crate::error::{ReportableError, TimeoutError};
 use crate::observe::Tally;
+use crate::report::{Outcome, UNNAMED};
+use crate::settings::{Settings, deadline};
 
 /// The operation a [`Standard`] with a classifier builds:
 /// [`Operation::retry_if`] with a `fn` pointer.
-pub type Classified<T, E> = Operation<'static, T, E, SystemClock, Hooks<fn(&E) -> bool>>;
+pub type Classified<T, E, C = SystemClock> = Operation<'static, T, E, C, Hooks<fn(&E) -> bool>>;
 
-/// The values of an operation, each `None` left at its default, and `K`
-/// its classifier: `()` retries every error, a `fn(&E) -> bool` the errors
-/// it selects.
+/// The values of an operation, each left at its default until set: `K` is
+/// its classifier (`()` retries every error, a `fn(&E) -> bool` the errors
+/// it selects) and `C` its clock.
 #[must_use]
-pub struct Standard<T, E, K = ()> {
-    max_attempts: Option<u32>,
-    backoff: Option<Backoff>,
+pub struct Standard<T, E, K = (), C = SystemClock> {
+    settings: Settings,
     name: Option<&'static str>,
     tally: Option<&'static Tally>,
     describe: fn(&E) -> String,
+    /// The error of an attempt cut at its deadline, once the operation
+    /// interrupts there.
+    timed_out: Option<fn() -> E>,
     classify: K,
+    clock: C,
     types: PhantomData<fn() -> T>,
 }
 
@@ -45,12 +60,13 @@ impl<T, E: ReportableError> Standard<T, E> {
     #[inline]
     pub const fn new() -> Self {
         Standard {
-            max_attempts: None,
-            backoff: None,
+            settings: Settings::DEFAULT,
             name: None,
             tally: None,
             describe: E::describe,
+            timed_out: None,
             classify: (),
+            clock: SystemClock,
             types: PhantomData,
         }
     }
@@ -64,18 +80,26 @@ impl<T, E: ReportableError> Default for Standard<T, E> {
 
 // Named as `Operation`'s setters are, so that the expansion writes the
 // same calls to either.
-impl<T, E, K> Standard<T, E, K> {
-    /// As [`Operation::max_attempts`].
+impl<T, E, K, C> Standard<T, E, K, C> {
+    crate::settings::settings_setters!();
+
+    /// As [`Operation::timeout`].
     #[inline]
-    pub fn max_attempts(mut self, max_attempts: u32) -> Self {
-        self.max_attempts = Some(max_attempts);
-        self
+    pub fn timeout(mut self, timeout: Duration) -> Self
+    where
+        E: TimeoutError,
+    {
+        self.settings.timeout = Some(timeout);
+        self.interrupt_at_deadline()
     }
 
-    /// As [`Operation::backoff`].
+    /// As [`Operation::interrupt_at_deadline`].
     #[inline]
-    pub fn backoff(mut self, backoff: Backoff) -> Self {
-        self.backoff = Some(backoff);
+    pub fn interrupt_at_deadline(mut self) -> Self
+    where
+        E: TimeoutError,
+    {
+        self.timed_out = Some(E::timed_out);
         self
     }
 
@@ -93,55 +117,141 @@ impl<T, E, K> Standard<T, E, K> {
         self
     }
 
-    /// An operation of these values, whose report renders errors with
-    /// `describe`, as [`Operation::new`]'s does.
+    /// As [`Operation::clock`].
     #[inline]
-    fn apply(&self) -> Operation<'static, T, E> {
-        let mut op = Operation::unreported();
+    pub fn clock<C2: Clock>(self, clock: C2) -> Standard<T, E, K, C2> {
+        self.with(|classify, _| (classify, clock))
+    }
+
+    /// The same values, with the classifier and the clock `parts` makes
+    /// of these.
+    #[inline(always)]
+    fn with<K2, C2>(self, parts: impl FnOnce(K, C) -> (K2, C2)) -> Standard<T, E, K2, C2> {
+        let (classify, clock) = parts(self.classify, self.clock);
+        Standard {
+            settings: self.settings,
+            name: self.name,
+            tally: self.tally,
+            describe: self.describe,
+            timed_out: self.timed_out,
+            classify,
+            clock,
+            types: PhantomData,
+        }
+    }
+
+    /// Who hears of a first success: nothing but the name and the counts,
+    /// since a `Standard` sets no gate and no report hook.
+    #[inline(always)]
+    fn told_of(&self) -> Told {
+        Told {
+            name: self.name.unwrap_or(UNNAMED),
+            tally: self.tally,
+            ends: true,
+        }
+    }
+}
+
+impl<T, E, C> Standard<T, E, (), C> {
+    /// As [`Operation::retry_if`], for a `fn` pointer.
+    #[inline]
+    pub fn retry_if(self, classify: fn(&E) -> bool) -> Standard<T, E, fn(&E) -> bool, C> {
+        self.with(|(), clock| (classify, clock))
+    }
+}
+
+impl<T, E, K, C: Clock> Standard<T, E, K, C> {
+    /// An operation of these values but the classifier, whose report
+    /// renders errors with `describe`, as [`Operation::new`]'s does.
+    #[inline]
+    fn apply(self) -> (Operation<'static, T, E, C>, K) {
+        let mut op = Operation::unreported().clock(self.clock);
+        op.plan.settings = self.settings;
         op.plan.describe = Some(self.describe);
-        if let Some(max_attempts) = self.max_attempts {
-            op = op.max_attempts(max_attempts);
-        }
-        if let Some(backoff) = self.backoff {
-            op = op.backoff(backoff);
-        }
+        op.plan.timed_out = self.timed_out;
         if let Some(name) = self.name {
             op = op.name(name);
         }
         if let Some(tally) = self.tally {
             op = op.tally(tally);
         }
-        op
+        (op, self.classify)
+    }
+
+    /// [`Operation::first_attempt_async_of`] for the values `make` writes,
+    /// written again wherever they are read: the deadline and the error of
+    /// a cut attempt fold into constants, and the operation is built only
+    /// once the attempt failed.
+    // The large `Err` holds the failed result, moved once to `resume`.
+    #[allow(clippy::result_large_err)]
+    #[inline]
+    pub fn first_attempt_async_of<M, F, Fut>(
+        make: &M,
+        f: F,
+    ) -> impl Future<Output = Result<FirstSuccess<T>, FirstFailure<T, E>>>
+    where
+        M: Fn() -> Self,
+        F: FnOnce(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        first_async_of(make, f)
+    }
+
+    /// The outcome of a first attempt that succeeded, as
+    /// [`Operation::outcome_from`] makes it: nothing is built.
+    #[inline(always)]
+    pub fn outcome_from<M: Fn() -> Self>(first: FirstSuccess<T>, make: &M) -> Outcome<T, E> {
+        first.outcome_told(make().told_of())
     }
 }
 
-impl<T, E> Standard<T, E> {
-    /// As [`Operation::retry_if`], for a `fn` pointer.
-    #[inline]
-    pub fn retry_if(self, classify: fn(&E) -> bool) -> Standard<T, E, fn(&E) -> bool> {
-        Standard {
-            max_attempts: self.max_attempts,
-            backoff: self.backoff,
-            name: self.name,
-            tally: self.tally,
-            describe: self.describe,
-            classify,
-            types: PhantomData,
+impl<T, E, K, C: Clock> FirstReads<T, E> for Standard<T, E, K, C> {
+    type Clock = C;
+
+    #[inline(always)]
+    fn first_terms(&self) -> FirstTerms<E> {
+        let deadline = deadline(&self.settings, 0);
+        FirstTerms {
+            general: false,
+            deadline,
+            timed_out: if deadline.is_some() {
+                self.timed_out
+            } else {
+                None
+            },
         }
     }
 
-    /// The operation, as the same setters would make it.
-    #[inline(never)]
-    pub fn build(self) -> Operation<'static, T, E> {
-        self.apply()
+    #[inline(always)]
+    fn into_clock(self) -> C {
+        self.clock
+    }
+
+    #[inline(always)]
+    fn accepts(&self, _: &T) -> bool {
+        true
+    }
+
+    #[inline(always)]
+    fn told(&self) -> Option<Told> {
+        Some(self.told_of())
     }
 }
 
-impl<T, E> Standard<T, E, fn(&E) -> bool> {
+impl<T, E, C: Clock> Standard<T, E, (), C> {
     /// The operation, as the same setters would make it.
     #[inline(never)]
-    pub fn build(self) -> Classified<T, E> {
-        self.apply().retry_if(self.classify)
+    pub fn build(self) -> Operation<'static, T, E, C> {
+        self.apply().0
+    }
+}
+
+impl<T, E, C: Clock> Standard<T, E, fn(&E) -> bool, C> {
+    /// The operation, as the same setters would make it.
+    #[inline(never)]
+    pub fn build(self) -> Classified<T, E, C> {
+        let (op, classify) = self.apply();
+        op.retry_if(classify)
     }
 }
 
@@ -150,7 +260,9 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::backoff::Jitter;
+    use crate::FakeClock;
+    use crate::backoff::{Backoff, Jitter};
+    use crate::error::TimedOut;
 
     static TALLY: Tally = Tally::new();
 
@@ -191,5 +303,139 @@ mod tests {
         assert_eq!(plain.plan.settings, defaults.plan.settings);
         assert_eq!(plain.plan.name, defaults.plan.name);
         assert_eq!(plain.plan.tally.is_none(), defaults.plan.tally.is_none());
+    }
+
+    #[derive(Debug, Clone, PartialEq)]
+    enum FetchError {
+        Timeout,
+        Transient,
+    }
+
+    impl std::fmt::Display for FetchError {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "{self:?}")
+        }
+    }
+
+    impl std::error::Error for FetchError {}
+
+    impl From<TimedOut> for FetchError {
+        fn from(_: TimedOut) -> Self {
+            FetchError::Timeout
+        }
+    }
+
+    fn is_transient(error: &FetchError) -> bool {
+        *error == FetchError::Transient
+    }
+
+    /// The values an async function writes: a clock, a timeout and a
+    /// budget besides the blocking ones.
+    fn async_standard(
+        clock: FakeClock,
+    ) -> Standard<u32, FetchError, fn(&FetchError) -> bool, FakeClock> {
+        Standard::<u32, FetchError>::new()
+            .clock(clock)
+            .max_attempts(3)
+            .backoff(Backoff::constant(Duration::from_millis(50)))
+            .retry_if(is_transient)
+            .timeout(Duration::from_secs(2))
+            .budget(Duration::from_secs(5))
+            .jitter_seed(7)
+            .name("fetch")
+            .tally(&TALLY)
+    }
+
+    #[test]
+    fn builds_what_the_same_setters_build_with_a_clock_and_deadlines() {
+        let clock = FakeClock::new();
+        let chain = Operation::<u32, FetchError>::new()
+            .clock(clock.clone())
+            .max_attempts(3)
+            .backoff(Backoff::constant(Duration::from_millis(50)))
+            .retry_if(is_transient as fn(&_) -> bool)
+            .timeout(Duration::from_secs(2))
+            .budget(Duration::from_secs(5))
+            .jitter_seed(7)
+            .name("fetch")
+            .tally(&TALLY);
+        let standard = async_standard(clock).build();
+        assert_eq!(standard.plan.settings, chain.plan.settings);
+        assert_eq!(standard.plan.name, chain.plan.name);
+        assert_eq!(
+            standard.plan.timed_out.map(|t| t()),
+            Some(FetchError::Timeout)
+        );
+        assert!((standard.plan.hooks.classify)(&FetchError::Transient));
+        assert!(!(standard.plan.hooks.classify)(&FetchError::Timeout));
+
+        // A budget alone cuts an attempt only once asked to.
+        let budget = Standard::<u32, FetchError>::new().budget(Duration::from_secs(5));
+        assert!(budget.timed_out.is_none());
+        assert!(
+            budget
+                .interrupt_at_deadline()
+                .build()
+                .plan
+                .timed_out
+                .is_some()
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_first_async_attempt_reads_its_deadline_from_the_values() {
+        let clock = FakeClock::new();
+        let make = || async_standard(clock.clone());
+        // The first attempt is granted min(timeout, budget), and its
+        // success is told under the function's name without a build.
+        let mut granted = Vec::new();
+        let first = Standard::first_attempt_async_of(&make, |attempt: Attempt| {
+            granted.push(attempt.deadline());
+            async { Ok(9) }
+        })
+        .await;
+        let Ok(first) = first else {
+            panic!("the attempt succeeded")
+        };
+        let outcome = Standard::outcome_from(first, &make);
+        assert_eq!(granted, [Some(Duration::from_secs(2))]);
+        assert_eq!(outcome.report().name(), "fetch");
+        assert_eq!(
+            outcome.report().attempts()[0].deadline(),
+            Some(Duration::from_secs(2))
+        );
+        assert_eq!(outcome.into_result(), Ok(9));
+
+        // A failure goes on on the operation built from the same values:
+        // the retry waits the constant backoff and is granted what is
+        // left of the budget, capped by the timeout.
+        let mut calls = 0;
+        let mut body = async |_: Attempt| {
+            calls += 1;
+            if calls < 3 {
+                Err(FetchError::Transient)
+            } else {
+                Ok(calls)
+            }
+        };
+        let Err(first) = Standard::first_attempt_async_of(&make, |a| body(a)).await else {
+            panic!("the first attempt failed")
+        };
+        let op = make().build();
+        let mut exec = op.resume(first);
+        while let Some(mut next) = exec.next_running().await {
+            let work = std::pin::pin!(body(next.attempt()));
+            exec.drive(&mut next, work).await;
+        }
+        let outcome = exec.finish();
+        let report = outcome.report();
+        assert_eq!(report.attempt_count(), 3);
+        assert_eq!(
+            report.delays(),
+            [Duration::from_millis(50), Duration::from_millis(50)]
+        );
+        let granted: Vec<_> = report.attempts().iter().map(|a| a.deadline()).collect();
+        assert_eq!(granted, [Some(Duration::from_secs(2)); 3]);
+        assert_eq!(outcome.into_result(), Ok(3));
     }
 }
