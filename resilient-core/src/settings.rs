@@ -107,7 +107,8 @@ impl Default for Settings {
 /// Declares the setters of the plain settings, once, for a type with a
 /// `settings: Settings` field (or at the path given, `plan.settings`): the
 /// policy builder (which validates in `build`) and the operation (which
-/// clamps when it runs).
+/// clamps when it runs). `const`, so that `#[resilient]` can have the
+/// compiler write the values it holds (see `Standard`).
 macro_rules! settings_setters {
     () => {
         $crate::settings::settings_setters!(settings);
@@ -115,14 +116,14 @@ macro_rules! settings_setters {
     ($($settings:ident).+) => {
         /// Attempts on the backoff path, the first included: `retries + 1`.
         #[inline]
-        pub fn max_attempts(mut self, max_attempts: u32) -> Self {
+        pub const fn max_attempts(mut self, max_attempts: u32) -> Self {
             self.$($settings).+.max_attempts = max_attempts;
             self
         }
 
         /// The delay schedule between retries.
         #[inline]
-        pub fn backoff(mut self, backoff: $crate::Backoff) -> Self {
+        pub const fn backoff(mut self, backoff: $crate::Backoff) -> Self {
             self.$($settings).+.backoff = backoff;
             self
         }
@@ -130,7 +131,7 @@ macro_rules! settings_setters {
         /// Hard cap on the whole operation: no attempt starts at or after
         /// it and no sleep runs into it.
         #[inline]
-        pub fn budget(mut self, budget: ::std::time::Duration) -> Self {
+        pub const fn budget(mut self, budget: ::std::time::Duration) -> Self {
             self.$($settings).+.budget = Some(budget);
             self
         }
@@ -138,21 +139,21 @@ macro_rules! settings_setters {
         /// Soft cap: once elapsed, and once `min_retries` retries have run,
         /// the next failure ends the operation.
         #[inline]
-        pub fn max_elapsed(mut self, max_elapsed: ::std::time::Duration) -> Self {
+        pub const fn max_elapsed(mut self, max_elapsed: ::std::time::Duration) -> Self {
             self.$($settings).+.max_elapsed = Some(max_elapsed);
             self
         }
 
         /// Retries guaranteed before the soft cap may stop the operation.
         #[inline]
-        pub fn min_retries(mut self, min_retries: u32) -> Self {
+        pub const fn min_retries(mut self, min_retries: u32) -> Self {
             self.$($settings).+.min_retries = min_retries;
             self
         }
 
         /// Total time the Retry-After path may wait (default 60 s).
         #[inline]
-        pub fn max_rate_limit_wait(mut self, max_wait: ::std::time::Duration) -> Self {
+        pub const fn max_rate_limit_wait(mut self, max_wait: ::std::time::Duration) -> Self {
             self.$($settings).+.max_rate_limit_wait = max_wait;
             self
         }
@@ -160,14 +161,14 @@ macro_rules! settings_setters {
         /// Retries the Retry-After path may add on top of `max_attempts`
         /// (default 10), so that even zero-second hints end.
         #[inline]
-        pub fn max_rate_limit_retries(mut self, retries: u32) -> Self {
+        pub const fn max_rate_limit_retries(mut self, retries: u32) -> Self {
             self.$($settings).+.max_rate_limit_retries = retries;
             self
         }
 
         /// Seeds the jitter so that schedules are reproducible.
         #[inline]
-        pub fn jitter_seed(mut self, seed: u64) -> Self {
+        pub const fn jitter_seed(mut self, seed: u64) -> Self {
             self.$($settings).+.seed = Some(seed);
             self
         }

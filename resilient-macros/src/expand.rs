@@ -147,6 +147,18 @@ impl<'a> Names<'a> {
     /// a path other than a parameter, a borrow of a place, a field of a
     /// constant or of `&self`.
     fn is_constant(&self, expr: &Expr) -> bool {
+        self.is_constant_reading(expr, self.shared_self)
+    }
+
+    /// Whether `expr` is a constant (see [`is_constant`](Self::is_constant))
+    /// that the compiler can evaluate: one that reads no field of `self`.
+    fn is_compile_time(&self, expr: &Expr) -> bool {
+        self.is_constant_reading(expr, false)
+    }
+
+    /// [`is_constant`](Self::is_constant), where fields of `self` count
+    /// as constant if `reads_self`.
+    fn is_constant_reading(&self, expr: &Expr, reads_self: bool) -> bool {
         match expr {
             Expr::Lit(_) => true,
             Expr::Path(path) => {
@@ -160,9 +172,10 @@ impl<'a> Names<'a> {
                 reference.mutability.is_none() && is_place(&reference.expr)
             }
             Expr::Field(field) => {
-                self.is_constant(&field.base) || (self.shared_self && is_self(&field.base))
+                self.is_constant_reading(&field.base, reads_self)
+                    || (reads_self && is_self(&field.base))
             }
-            Expr::Paren(paren) => self.is_constant(&paren.expr),
+            Expr::Paren(paren) => self.is_constant_reading(&paren.expr, reads_self),
             _ => false,
         }
     }
@@ -429,15 +442,35 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
         statements.extend(quote! {
             static #tally: #root::__private::Tally = #root::__private::Tally::new();
         });
-        chain.extend(quote!(.name(#name).tally(&#tally)));
-    }
-    // A blocking function's `make` builds the operation; an async one's
-    // makes the values, which its first attempt reads, and the operation is
-    // built from them once that attempt failed (see `run`).
-    if standard && !function.is_async {
-        chain.extend(quote!(.build()));
+        chain.extend(quote!(.name(#name)));
+        // A `Standard`'s values may be written in a `const` block, which
+        // can't borrow the `static`: its tally is set after.
+        if !standard {
+            chain.extend(quote!(.tally(&#tally)));
+        }
     }
     steps.extend(quote!(let #op = #chain;));
+    if standard {
+        // The values, which the run builds the operation from once the
+        // first attempt failed (see `run`): evaluated by the compiler where
+        // every value is a constant it can evaluate, so that the function
+        // compiles one copy of a constant rather than a chain of setters.
+        let tally = &names.tally;
+        let compile_time = options.given().iter().all(|given| {
+            given
+                .value
+                .as_ref()
+                .is_none_or(|value| is_made_of(value, &|expr| names.is_compile_time(expr)))
+        });
+        let values = if compile_time {
+            quote!((const { #steps #op }))
+        } else {
+            quote!({ #steps #op })
+        };
+        let make = &names.make;
+        statements.extend(quote!(let #make = || #values.tally(&#tally);));
+        return statements;
+    }
     // A hedged operation owns its operation: made here, so that the run
     // (under an idempotency key too) only borrows it.
     if let Some(hedge) = options.get::<Dur>(&HEDGE) {
@@ -544,12 +577,29 @@ fn gated(options: &Options) -> bool {
 /// every option's value a constant (see [`Names::is_constant`]), and the
 /// run is the engine's plain one (no hedge, no idempotency key).
 fn builds_on_demand(options: &Options, names: &Names) -> bool {
+    options.key(&HEDGE).is_none()
+        && options.key(&IDEMPOTENCY).is_none()
+        && options.key(&IDEMPOTENCY_KEY).is_none()
+        && options.given().iter().all(|given| {
+            // A policy and limiters are bound once, before the operation,
+            // which borrows them.
+            [RETRY.name, LIMIT.name].contains(&given.spec.name)
+                || given
+                    .value
+                    .as_ref()
+                    .is_none_or(|value| is_made_of(value, &|expr| names.is_constant(expr)))
+        })
+}
+
+/// Whether every expression written in `value` is one that `constant`
+/// accepts.
+fn is_made_of(value: &Value, constant: &dyn Fn(&Expr) -> bool) -> bool {
     let constant_dur = |dur: &Dur| match dur {
         Dur::Literal { .. } => true,
-        Dur::Expr(expr) => names.is_constant(expr),
+        Dur::Expr(expr) => constant(expr),
     };
-    let constant = |value: &Value| match value {
-        Value::Expression(expr) => names.is_constant(expr),
+    match value {
+        Value::Expression(expr) => constant(expr),
         Value::Duration(dur) => constant_dur(dur),
         Value::Backoff(BackoffSpec::None) => true,
         Value::Backoff(BackoffSpec::Constant(dur)) => constant_dur(dur),
@@ -561,23 +611,14 @@ fn builds_on_demand(options: &Options, names: &Names) -> bool {
                     .as_ref()
                     .is_none_or(|multiplier| match multiplier {
                         Multiplier::Literal(_) => true,
-                        Multiplier::Expr(expr) => names.is_constant(expr),
+                        Multiplier::Expr(expr) => constant(expr),
                     })
         }
-        Value::Backoff(BackoffSpec::Expr(expr)) => names.is_constant(expr),
+        Value::Backoff(BackoffSpec::Expr(expr)) => constant(expr),
         Value::Count(_) | Value::Off(_) | Value::RetryOn(_) | Value::Paths(_) | Value::Crate(_) => {
             true
         }
-    };
-    options.key(&HEDGE).is_none()
-        && options.key(&IDEMPOTENCY).is_none()
-        && options.key(&IDEMPOTENCY_KEY).is_none()
-        && options.given().iter().all(|given| {
-            // A policy and limiters are bound once, before the operation,
-            // which borrows them.
-            [RETRY.name, LIMIT.name].contains(&given.spec.name)
-                || given.value.as_ref().is_none_or(constant)
-        })
+    }
 }
 
 /// Whether an option's value may leave the expression it is written in
@@ -1038,7 +1079,13 @@ fn run(
     if builds_on_demand(options, names) {
         let Names { make, first, .. } = names;
         if !is_async {
-            let failed = if fallbacks_empty {
+            let standard = builds_standard(options, is_async, names);
+            let failed = if standard {
+                // The failure path is one call, compiled once for every
+                // function of the operation's types, on the values `make`
+                // writes.
+                quote!(#make().finish_after(#first, &mut #body))
+            } else if fallbacks_empty {
                 // The failure path is one call, compiled once for every
                 // function of the operation's types.
                 quote!(#root::Operation::finish_after(&#make, #first, &mut #body))
@@ -1061,11 +1108,16 @@ fn run(
             } else {
                 quote!(#make().first_attempt(&mut #body))
             };
+            let recipe = if standard {
+                quote!(#root::__private::Standard)
+            } else {
+                quote!(#root::Operation)
+            };
             return quote! {
                 {
                     let mut #body = #root::__private::attempt_blocking(#attempt);
                     match #first_attempt {
-                        ::core::result::Result::Ok(#done) => #root::Operation::outcome_from(#done, &#make),
+                        ::core::result::Result::Ok(#done) => #recipe::outcome_from(#done, &#make),
                         ::core::result::Result::Err(#first) => { #failed }
                     }
                 }

@@ -73,11 +73,11 @@ fn no_options_is_one_attempt_with_a_report() {
     );
     assert_contains(
         &out,
-        "let __resilient_op = :: resilient :: __private :: standard :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock) . name (\"call\") . tally (& __RESILIENT_TALLY) ;",
+        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: standard :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock) . name (\"call\") ; __resilient_op }) . tally (& __RESILIENT_TALLY) ;",
     );
     assert_contains(
         &out,
-        "static __RESILIENT_TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: new () ; let __resilient_make = || {",
+        "static __RESILIENT_TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: new () ; let __resilient_make = || (const {",
     );
     assert_contains(
         &out,
@@ -89,7 +89,7 @@ fn no_options_is_one_attempt_with_a_report() {
     );
     assert_contains(
         &out,
-        "let __resilient_make = || { let __resilient_op = :: resilient :: __private :: standard",
+        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: standard",
     );
     assert_contains(
         &out,
@@ -129,7 +129,8 @@ fn an_async_operation_is_built_in_a_closure_unless_an_option_leaves_it() {
 
 #[test]
 fn an_operation_of_constants_is_built_where_it_is_read() {
-    let on_demand = "let __resilient_make = || {";
+    // Built by a closure: of setters, or of a `Standard`'s values.
+    let on_demand = "let __resilient_make = ||";
     let function = quote! {
         async fn call(&self, breaker: &CircuitBreaker, clock: FakeClock) -> Result<String, ProviderError> {
             provider().await
@@ -215,10 +216,14 @@ fn blocking_fn_uses_the_blocking_loop_and_the_default_clock() {
         "match :: resilient :: __private :: first_attempt_unbuilt (\"call\" , & __RESILIENT_TALLY , & mut __resilient_body) {",
     );
     // Without fallbacks, the rest of the run is one call shared by every
-    // function of the operation's types.
+    // function of the operation's types, on values the compiler wrote.
     assert_contains(
         &out,
-        "Err (__resilient_first) => { :: resilient :: Operation :: finish_after (& __resilient_make , __resilient_first , & mut __resilient_body) }",
+        "Err (__resilient_first) => { __resilient_make () . finish_after (__resilient_first , & mut __resilient_body) }",
+    );
+    assert_contains(
+        &out,
+        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: standard :: < String , ProviderError > () . max_attempts (3u32) . name (\"call\") ; __resilient_op }) . tally (& __RESILIENT_TALLY) ;",
     );
     assert_contains(&out, ". max_attempts (3u32)");
     assert!(!out.contains("clock"));
@@ -954,9 +959,9 @@ const ASYNCHRONOUS: &str = "\
      async fn complete (& self , prompt : & str) -> :: resilient :: __private :: OutcomeOf < AppResult < String > > { let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: ReportableError > :: describe ; \
      let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: TimeoutError > :: timed_out ; \
      static __RESILIENT_TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: new () ; \
-     let __resilient_make = || { let __resilient_op = :: resilient :: __private :: standard :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
-     let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) . name (\"complete\") . tally (& __RESILIENT_TALLY) ; \
-     __resilient_op } ; \
+     let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: standard :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
+     let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) . name (\"complete\") ; \
+     __resilient_op }) . tally (& __RESILIENT_TALLY) ; \
      { let mut __resilient_body = :: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
      { self . provider . complete (prompt , attempt . deadline ()) . await } }) ; \
      match :: resilient :: __private :: Standard :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => :: resilient :: __private :: Standard :: outcome_from (__resilient_done , & __resilient_make) , :: core :: result :: Result :: Err (__resilient_first) => { let __resilient_op = __resilient_make () . build () ; \
@@ -1002,6 +1007,27 @@ fn an_async_function_of_the_commonest_options_reads_its_first_attempt_from_a_sta
         retries = 2,
         min_retries = 1
     )));
+    // Values the compiler can evaluate are written in a `const` block; a
+    // field of `&self` is read where the values are made.
+    let method = |attr: TokenStream| {
+        expanded(
+            attr,
+            quote! {
+                async fn call(&self) -> Result<String, ProviderError> { provider().await }
+            },
+        )
+    };
+    assert_contains(
+        &method(quote!(retries = 2, timeout = TIMEOUT)),
+        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: standard",
+    );
+    let read = method(quote!(retries = 2, timeout = self.timeout));
+    assert_contains(
+        &read,
+        "let __resilient_make = || { let __resilient_op = :: resilient :: __private :: standard",
+    );
+    assert_contains(&read, ". timeout (self . timeout)");
+    assert!(!read.contains("const {"), "{read}");
     for attr in [
         quote!(retries = 3, circuit_breaker = &BREAKER),
         quote!(retries = 3, on_retry = log),
@@ -1025,7 +1051,8 @@ fn a_blocking_first_attempt_runs_unbuilt_only_where_it_reads_nothing_of_the_oper
         let out = expanded(attr, blocking_fn());
         out.contains(
             "first_attempt_unbuilt (\"call\" , & __RESILIENT_TALLY , & mut __resilient_body)",
-        ) && out.contains(". name (\"call\") . tally (& __RESILIENT_TALLY)")
+        ) && out.contains(". name (\"call\")")
+            && out.contains(". tally (& __RESILIENT_TALLY)")
     };
     // Of those, the ones of `retries`, `retry_on`, `backoff`,
     // `jitter_seed` and `min_retries` alone are built by the shared
@@ -1039,7 +1066,7 @@ fn a_blocking_first_attempt_runs_unbuilt_only_where_it_reads_nothing_of_the_oper
         retry_on = [Timeout],
         backoff = constant("1s")
     )));
-    assert!(expanded(quote!(retries = 3, retry_on = [Timeout]), blocking_fn()).contains(". retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , ProviderError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . name (\"call\") . tally (& __RESILIENT_TALLY) . build () ;"));
+    assert!(expanded(quote!(retries = 3, retry_on = [Timeout]), blocking_fn()).contains(". retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , ProviderError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . name (\"call\") ; __resilient_op }) . tally (& __RESILIENT_TALLY) ;"));
     assert!(standard(quote!(
         retries = 3,
         jitter_seed = 7,

@@ -22,7 +22,8 @@ use std::future::Future;
 use std::marker::PhantomData;
 use std::time::Duration;
 
-use super::hooks::Hooks;
+use super::execution::Execution;
+use super::hooks::{Classify, Hooks, RetryAll};
 use super::operation::{
     FirstFailure, FirstReads, FirstSuccess, FirstTerms, Operation, Told, first_async_of,
 };
@@ -32,10 +33,6 @@ use crate::error::{ReportableError, TimeoutError};
 use crate::observe::Tally;
 use crate::report::{Outcome, UNNAMED};
 use crate::settings::{Settings, deadline};
-
-/// The operation a [`Standard`] with a classifier builds:
-/// [`Operation::retry_if`] with a `fn` pointer.
-pub type Classified<T, E, C = SystemClock> = Operation<'static, T, E, C, Hooks<fn(&E) -> bool>>;
 
 /// The values of an operation, each left at its default until set: `K` is
 /// its classifier (`()` retries every error, a `fn(&E) -> bool` the errors
@@ -85,7 +82,7 @@ impl<T, E, K, C> Standard<T, E, K, C> {
 
     /// As [`Operation::timeout`].
     #[inline]
-    pub fn timeout(mut self, timeout: Duration) -> Self
+    pub const fn timeout(mut self, timeout: Duration) -> Self
     where
         E: TimeoutError,
     {
@@ -95,7 +92,7 @@ impl<T, E, K, C> Standard<T, E, K, C> {
 
     /// As [`Operation::interrupt_at_deadline`].
     #[inline]
-    pub fn interrupt_at_deadline(mut self) -> Self
+    pub const fn interrupt_at_deadline(mut self) -> Self
     where
         E: TimeoutError,
     {
@@ -105,39 +102,16 @@ impl<T, E, K, C> Standard<T, E, K, C> {
 
     /// As [`Operation::name`], for a name known at compile time.
     #[inline]
-    pub fn name(mut self, name: &'static str) -> Self {
+    pub const fn name(mut self, name: &'static str) -> Self {
         self.name = Some(name);
         self
     }
 
     /// As [`Operation::tally`].
     #[inline]
-    pub fn tally(mut self, tally: &'static Tally) -> Self {
+    pub const fn tally(mut self, tally: &'static Tally) -> Self {
         self.tally = Some(tally);
         self
-    }
-
-    /// As [`Operation::clock`].
-    #[inline]
-    pub fn clock<C2: Clock>(self, clock: C2) -> Standard<T, E, K, C2> {
-        self.with(|classify, _| (classify, clock))
-    }
-
-    /// The same values, with the classifier and the clock `parts` makes
-    /// of these.
-    #[inline(always)]
-    fn with<K2, C2>(self, parts: impl FnOnce(K, C) -> (K2, C2)) -> Standard<T, E, K2, C2> {
-        let (classify, clock) = parts(self.classify, self.clock);
-        Standard {
-            settings: self.settings,
-            name: self.name,
-            tally: self.tally,
-            describe: self.describe,
-            timed_out: self.timed_out,
-            classify,
-            clock,
-            types: PhantomData,
-        }
     }
 
     /// Who hears of a first success: nothing but the name and the counts,
@@ -152,11 +126,37 @@ impl<T, E, K, C> Standard<T, E, K, C> {
     }
 }
 
-impl<T, E, C> Standard<T, E, (), C> {
+/// The same values, with the classifier `classify` and the clock
+/// `clock`: a `const` move of every other field.
+macro_rules! with_parts {
+    ($standard:ident, $classify:expr, $clock:expr) => {
+        Standard {
+            settings: $standard.settings,
+            name: $standard.name,
+            tally: $standard.tally,
+            describe: $standard.describe,
+            timed_out: $standard.timed_out,
+            classify: $classify,
+            clock: $clock,
+            types: PhantomData,
+        }
+    };
+}
+
+impl<T, E> Standard<T, E> {
+    /// As [`Operation::clock`], for a clock that is `Copy`, as the default
+    /// ones are.
+    #[inline]
+    pub const fn clock<C: Clock + Copy>(self, clock: C) -> Standard<T, E, (), C> {
+        with_parts!(self, self.classify, clock)
+    }
+}
+
+impl<T, E, C: Copy> Standard<T, E, (), C> {
     /// As [`Operation::retry_if`], for a `fn` pointer.
     #[inline]
-    pub fn retry_if(self, classify: fn(&E) -> bool) -> Standard<T, E, fn(&E) -> bool, C> {
-        self.with(|(), clock| (classify, clock))
+    pub const fn retry_if(self, classify: fn(&E) -> bool) -> Standard<T, E, fn(&E) -> bool, C> {
+        with_parts!(self, classify, self.clock)
     }
 }
 
@@ -238,20 +238,56 @@ impl<T, E, K, C: Clock> FirstReads<T, E> for Standard<T, E, K, C> {
     }
 }
 
-impl<T, E, C: Clock> Standard<T, E, (), C> {
-    /// The operation, as the same setters would make it.
-    #[inline(never)]
-    pub fn build(self) -> Operation<'static, T, E, C> {
-        self.apply().0
+/// A `Standard`'s classifier: `()` retries every error, a `fn` pointer
+/// the errors it selects.
+pub trait Classifier<E> {
+    /// The classifier of the operation built.
+    type Classify: Classify<E>;
+
+    /// `op`, classifying errors with this.
+    fn classify<'b, T, C>(
+        self,
+        op: Operation<'b, T, E, C>,
+    ) -> Operation<'b, T, E, C, Hooks<Self::Classify>>;
+}
+
+impl<E> Classifier<E> for () {
+    type Classify = RetryAll;
+
+    #[inline(always)]
+    fn classify<'b, T, C>(self, op: Operation<'b, T, E, C>) -> Operation<'b, T, E, C> {
+        op
     }
 }
 
-impl<T, E, C: Clock> Standard<T, E, fn(&E) -> bool, C> {
+impl<E> Classifier<E> for fn(&E) -> bool {
+    type Classify = fn(&E) -> bool;
+
+    #[inline(always)]
+    fn classify<'b, T, C>(self, op: Operation<'b, T, E, C>) -> Operation<'b, T, E, C, Hooks<Self>> {
+        op.retry_if(self)
+    }
+}
+
+impl<T, E, K: Classifier<E>, C: Clock> Standard<T, E, K, C> {
     /// The operation, as the same setters would make it.
     #[inline(never)]
-    pub fn build(self) -> Classified<T, E, C> {
+    pub fn build(self) -> Operation<'static, T, E, C, Hooks<K::Classify>> {
         let (op, classify) = self.apply();
-        op.retry_if(classify)
+        classify.classify(op)
+    }
+
+    /// [`Operation::finish_after`] on the operation of these values: the
+    /// failure path of a blocking function, one copy for every function
+    /// of the same types.
+    #[inline(never)]
+    pub fn finish_after(
+        self,
+        first: FirstFailure<T, E>,
+        f: &mut dyn FnMut(Attempt) -> Result<T, E>,
+    ) -> Outcome<T, E> {
+        let op = self.build();
+        op.run_after(first, f).unwrap_or_else(Execution::finish)
     }
 }
 
@@ -260,8 +296,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::FakeClock;
     use crate::backoff::{Backoff, Jitter};
+    use crate::clock::TokioClock;
     use crate::error::TimedOut;
 
     static TALLY: Tally = Tally::new();
@@ -331,26 +367,27 @@ mod tests {
 
     /// The values an async function writes: a clock, a timeout and a
     /// budget besides the blocking ones.
-    fn async_standard(
-        clock: FakeClock,
-    ) -> Standard<u32, FetchError, fn(&FetchError) -> bool, FakeClock> {
-        Standard::<u32, FetchError>::new()
-            .clock(clock)
-            .max_attempts(3)
-            .backoff(Backoff::constant(Duration::from_millis(50)))
-            .retry_if(is_transient)
-            .timeout(Duration::from_secs(2))
-            .budget(Duration::from_secs(5))
-            .jitter_seed(7)
-            .name("fetch")
-            .tally(&TALLY)
+    fn async_standard() -> Standard<u32, FetchError, fn(&FetchError) -> bool, TokioClock> {
+        // Evaluated by the compiler, as `#[resilient]` writes them; the
+        // tally, a `static` the counts live in, is set after, since a
+        // constant can't borrow it.
+        const VALUES: Standard<u32, FetchError, fn(&FetchError) -> bool, TokioClock> =
+            Standard::new()
+                .clock(TokioClock)
+                .max_attempts(3)
+                .backoff(Backoff::constant(Duration::from_millis(50)))
+                .retry_if(is_transient)
+                .timeout(Duration::from_secs(2))
+                .budget(Duration::from_secs(5))
+                .jitter_seed(7)
+                .name("fetch");
+        VALUES.tally(&TALLY)
     }
 
     #[test]
     fn builds_what_the_same_setters_build_with_a_clock_and_deadlines() {
-        let clock = FakeClock::new();
         let chain = Operation::<u32, FetchError>::new()
-            .clock(clock.clone())
+            .clock(TokioClock)
             .max_attempts(3)
             .backoff(Backoff::constant(Duration::from_millis(50)))
             .retry_if(is_transient as fn(&_) -> bool)
@@ -359,7 +396,7 @@ mod tests {
             .jitter_seed(7)
             .name("fetch")
             .tally(&TALLY);
-        let standard = async_standard(clock).build();
+        let standard = async_standard().build();
         assert_eq!(standard.plan.settings, chain.plan.settings);
         assert_eq!(standard.plan.name, chain.plan.name);
         assert_eq!(
@@ -384,8 +421,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_first_async_attempt_reads_its_deadline_from_the_values() {
-        let clock = FakeClock::new();
-        let make = || async_standard(clock.clone());
+        let make = async_standard;
         // The first attempt is granted min(timeout, budget), and its
         // success is told under the function's name without a build.
         let mut granted = Vec::new();
