@@ -621,6 +621,22 @@ fn is_made_of(value: &Value, constant: &dyn Fn(&Expr) -> bool) -> bool {
     }
 }
 
+/// The outcome of a first attempt that succeeded (`__resilient_done`), on
+/// an operation built on demand: a `Standard`'s tells only its name and its
+/// counts, which the function knows, so nothing of it is built again.
+fn outcome_from(standard: bool, names: &Names) -> TokenStream {
+    let Names {
+        root, make, tally, ..
+    } = names;
+    let done = Ident::new("__resilient_done", Span::mixed_site());
+    if standard {
+        let name = Literal::string(&names.function_name);
+        quote!(#root::__private::Standard::outcome_from(#done, #name, &#tally))
+    } else {
+        quote!(#root::Operation::outcome_from(#done, &#make))
+    }
+}
+
 /// Whether an option's value may leave the expression it is written in
 /// (`?`, `return`, `.await`, `break`, `continue`), which it could not from
 /// inside a closure.
@@ -1108,16 +1124,12 @@ fn run(
             } else {
                 quote!(#make().first_attempt(&mut #body))
             };
-            let recipe = if standard {
-                quote!(#root::__private::Standard)
-            } else {
-                quote!(#root::Operation)
-            };
+            let succeeded = outcome_from(standard, names);
             return quote! {
                 {
                     let mut #body = #root::__private::attempt_blocking(#attempt);
                     match #first_attempt {
-                        ::core::result::Result::Ok(#done) => #recipe::outcome_from(#done, &#make),
+                        ::core::result::Result::Ok(#done) => #succeeded,
                         ::core::result::Result::Err(#first) => { #failed }
                     }
                 }
@@ -1132,16 +1144,18 @@ fn run(
         } else {
             quote!(#op.resume(#first))
         };
-        let (recipe, built) = if builds_standard(options, is_async, names) {
+        let standard = builds_standard(options, is_async, names);
+        let (recipe, built) = if standard {
             (quote!(#root::__private::Standard), quote!(#make().build()))
         } else {
             (quote!(#root::Operation), quote!(#make()))
         };
+        let succeeded = outcome_from(standard, names);
         return quote! {
             {
                 let mut #body = #root::__private::attempt_async(#attempt);
                 match #recipe::first_attempt_async_of(&#make, |#given: #root::Attempt| #body(#given)).await {
-                    ::core::result::Result::Ok(#done) => #recipe::outcome_from(#done, &#make),
+                    ::core::result::Result::Ok(#done) => #succeeded,
                     ::core::result::Result::Err(#first) => {
                         let #op = #built;
                         let mut #exec = #resume;

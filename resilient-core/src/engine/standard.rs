@@ -144,6 +144,23 @@ macro_rules! with_parts {
 }
 
 impl<T, E> Standard<T, E> {
+    /// The outcome of a first attempt that succeeded, as
+    /// [`Operation::outcome_from`] makes it for an operation named `name`
+    /// and counted in `tally`, which is all a `Standard`'s first success
+    /// tells: nothing is built.
+    #[inline(always)]
+    pub fn outcome_from(
+        first: FirstSuccess<T>,
+        name: &'static str,
+        tally: &'static Tally,
+    ) -> Outcome<T, E> {
+        first.outcome_told(Told {
+            name,
+            tally: Some(tally),
+            ends: true,
+        })
+    }
+
     /// As [`Operation::clock`], for a clock that is `Copy`, as the default
     /// ones are.
     #[inline]
@@ -195,13 +212,6 @@ impl<T, E, K, C: Clock> Standard<T, E, K, C> {
         Fut: Future<Output = Result<T, E>>,
     {
         first_async_of(make, f)
-    }
-
-    /// The outcome of a first attempt that succeeded, as
-    /// [`Operation::outcome_from`] makes it: nothing is built.
-    #[inline(always)]
-    pub fn outcome_from<M: Fn() -> Self>(first: FirstSuccess<T>, make: &M) -> Outcome<T, E> {
-        first.outcome_told(make().told_of())
     }
 }
 
@@ -433,7 +443,7 @@ mod tests {
         let Ok(first) = first else {
             panic!("the attempt succeeded")
         };
-        let outcome = Standard::outcome_from(first, &make);
+        let outcome: Outcome<u32, FetchError> = Standard::outcome_from(first, "fetch", &TALLY);
         assert_eq!(granted, [Some(Duration::from_secs(2))]);
         assert_eq!(outcome.report().name(), "fetch");
         assert_eq!(
