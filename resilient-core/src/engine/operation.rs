@@ -784,19 +784,24 @@ pub fn first_attempt_unbuilt<T, E, F>(
 where
     F: FnMut(Attempt) -> Result<T, E>,
 {
-    let told = || {
-        Some(Told {
-            name,
-            tally: Some(tally),
-            ends: true,
-        })
+    let told = Told {
+        name,
+        tally: Some(tally),
+        ends: true,
     };
-    timed_first(&SystemClock, None, f, |_| true, told)
+    // A function, not a closure: a closure here would be compiled again for
+    // every `F`, that is for every function.
+    timed_first(&SystemClock, None, f, accepts_any::<T>, Some(told))
+}
+
+/// The validator of an operation without one: every value stands.
+fn accepts_any<T>(_: &T) -> bool {
+    true
 }
 
 /// A first blocking attempt by `f` on `clock`, whose deadline is
-/// `deadline`: a success that `is_valid` accepts, with whom `told` says
-/// hears of it, or how it failed and after how long.
+/// `deadline`: a success that `is_valid` accepts, which `told` hears of,
+/// or how it failed and after how long.
 // The large `Err` holds the failed result, moved once to `run_after`.
 #[allow(clippy::result_large_err)]
 #[inline(always)]
@@ -805,7 +810,7 @@ fn timed_first<T, E, C: Clock, F>(
     deadline: Option<Duration>,
     f: &mut F,
     is_valid: impl FnOnce(&T) -> bool,
-    told: impl FnOnce() -> Option<Told>,
+    told: Option<Told>,
 ) -> Result<FirstSuccess<T>, FirstFailure<T, E>>
 where
     F: FnMut(Attempt) -> Result<T, E>,
@@ -818,7 +823,7 @@ where
             value,
             elapsed,
             deadline,
-            told: told(),
+            told,
         }),
         result => Err(FirstFailure {
             elapsed,
@@ -939,7 +944,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             deadline(&self.plan.settings, 0),
             f,
             |value| self.plan.hooks.is_valid(value),
-            || self.told(),
+            self.told(),
         )
     }
 
