@@ -318,7 +318,7 @@ where
                             started.mark,
                             None,
                             Some(deadline),
-                            sent.as_mut(),
+                            Pin::new(&mut sent),
                         )
                         .await
                     }

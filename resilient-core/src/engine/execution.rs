@@ -602,7 +602,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     where
         Fut: Future<Output = Result<T, E>>,
     {
-        poll_fn(move |cx| self.poll_next(next, cx, &mut |cx| work.as_mut().poll(cx)))
+        poll_fn(move |cx| self.poll_next(next, cx, work.as_mut()))
     }
 
     /// Waits for the next primary attempt and begins it: `None` once the
@@ -629,15 +629,16 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     }
 
     /// Polls the attempt [`next_running`](Self::next_running) began, whose
-    /// body `work` polls, within its deadline; once it ends, records it.
-    /// Out of line: one copy for every function of the operation's types.
+    /// body's future is `work`, within its deadline; once it ends, records
+    /// it. Out of line: one copy for every function of the operation's
+    /// types, the body a trait object made at each poll.
     #[doc(hidden)]
     #[inline(never)]
     pub fn poll_next(
         &mut self,
         next: &mut Next<'o, 'b, T, E>,
         cx: &mut Context<'_>,
-        work: &mut dyn FnMut(&mut Context<'_>) -> Poll<Result<T, E>>,
+        work: Pin<&mut dyn Future<Output = Result<T, E>>>,
     ) -> Poll<()> {
         let plan = self.plan;
         let output = ready!(next.race.poll(&plan.clock, cx, work));

@@ -170,8 +170,9 @@ async fn injected_after<T, E, C: Clock>(
 /// The work comes pinned by the caller, so that this future holds a
 /// reference to it, not another copy: an `async fn` keeps an argument it
 /// moves into a local twice. What is generic over the work's type is only
-/// this future and its closure, which lend the work and the timer to
-/// [`Race::poll`], compiled once per clock and output.
+/// this future and the `poll_fn` in it, which lends the work (as a `dyn
+/// Future`) and the timer's slot to [`Race::poll`], compiled once per
+/// clock and output.
 pub(crate) async fn race<C, F>(
     clock: &C,
     started: Mark,
@@ -181,33 +182,31 @@ pub(crate) async fn race<C, F>(
 ) -> Option<F::Output>
 where
     C: Clock,
-    F: Future + ?Sized,
+    F: Future,
 {
     raced!(clock, Race::new(started, delay, deadline), work)
 }
 
 /// Awaits `$work` (pinned) in the race `$race`, with one timer of `$clock`
-/// pinned beside it: the expression of the race's output. The closure
-/// that lends them to [`Race::poll`] is all of it that is compiled per
-/// type of work; the callbacks are made afresh at each poll, so the
-/// caller's future holds no trait object and keeps its `Send`.
+/// pinned beside it: the expression of the race's output. [`Race::poll`]
+/// takes the work as a `dyn Future` and the timer's slot, so that nothing
+/// of it is compiled per type of work but this `poll_fn`; the trait object
+/// is made afresh at each poll, so the caller's future holds none and
+/// keeps its `Send`.
 macro_rules! raced {
     ($clock:expr, $race:expr, $work:ident) => {{
         let clock = $clock;
         let mut timer = ::std::pin::pin!(None);
         let mut race = $race;
         ::std::future::poll_fn(|cx| {
-            let work = &mut |cx: &mut ::std::task::Context<'_>| $work.as_mut().poll(cx);
-            let timer = &mut |wait: Option<Duration>, cx: &mut ::std::task::Context<'_>| {
-                if let Some(wait) = wait {
-                    timer.set(Some(clock.deadline_async(wait)));
-                }
-                match timer.as_mut().as_pin_mut() {
-                    Some(timer) => ::std::future::Future::poll(timer, cx),
-                    None => ::std::task::Poll::Pending,
-                }
-            };
-            race.poll(clock, cx, work, timer)
+            let work: ::std::pin::Pin<&mut dyn ::std::future::Future<Output = _>> = $work.as_mut();
+            race.poll(
+                clock,
+                cx,
+                work,
+                timer.as_mut(),
+                $crate::clock::Clock::deadline_async,
+            )
         })
         .await
     }};
@@ -235,18 +234,12 @@ impl<'c> BoxedRace<'c> {
         &mut self,
         clock: &'c C,
         cx: &mut Context<'_>,
-        work: &mut dyn FnMut(&mut Context<'_>) -> Poll<O>,
+        work: Pin<&mut dyn Future<Output = O>>,
     ) -> Poll<Option<O>> {
-        let timer = &mut self.timer;
-        self.race.poll(clock, cx, work, &mut |wait, cx| {
-            if let Some(wait) = wait {
-                *timer = Some(Box::pin(clock.deadline_async(wait)));
-            }
-            match timer {
-                Some(timer) => timer.as_mut().poll(cx),
-                None => Poll::Pending,
-            }
-        })
+        self.race
+            .poll(clock, cx, work, Pin::new(&mut self.timer), |clock, wait| {
+                Box::pin(clock.deadline_async(wait))
+            })
     }
 }
 
@@ -288,36 +281,46 @@ impl Race {
         }
     }
 
-    /// One poll of the race: `work` polls the work; `timer` makes the
-    /// timer anew for `Some(wait)` and then, or for `None`, polls the
-    /// timer it has.
-    pub(crate) fn poll<C: Clock, O>(
+    /// One poll of the race: of the `work`, and of the timer in `timer`,
+    /// which `make` makes anew for each wait.
+    pub(crate) fn poll<'c, C: Clock, O, S: Future<Output = ()>>(
         &mut self,
-        clock: &C,
+        clock: &'c C,
         cx: &mut Context<'_>,
-        work: &mut dyn FnMut(&mut Context<'_>) -> Poll<O>,
-        timer: &mut dyn FnMut(Option<Duration>, &mut Context<'_>) -> Poll<()>,
+        mut work: Pin<&mut dyn Future<Output = O>>,
+        mut timer: Pin<&mut Option<S>>,
+        make: fn(&'c C, Duration) -> S,
     ) -> Poll<Option<O>> {
+        // Makes the timer anew for `Some(wait)`, then polls the one there is.
+        let mut tick = |wait: Option<Duration>, cx: &mut Context<'_>| {
+            if let Some(wait) = wait {
+                timer.set(Some(make(clock, wait)));
+            }
+            match timer.as_mut().as_pin_mut() {
+                Some(timer) => timer.poll(cx),
+                None => Poll::Pending,
+            }
+        };
         if let Some((wait, cut)) = self.delay {
             let make = (self.timing != Timing::Delay).then_some(wait);
             self.timing = Timing::Delay;
-            ready!(timer(make, cx));
+            ready!(tick(make, cx));
             self.delay = None;
             self.timing = Timing::Nothing;
             if cut {
                 return Poll::Ready(None);
             }
         }
-        if let Poll::Ready(output) = work(cx) {
+        if let Poll::Ready(output) = work.as_mut().poll(cx) {
             return Poll::Ready(Some(output));
         }
         match (self.timing, self.deadline) {
-            (Timing::Deadline, _) => timer(None, cx).map(|()| None),
+            (Timing::Deadline, _) => tick(None, cx).map(|()| None),
             (_, Some(deadline)) => {
                 self.timing = Timing::Deadline;
                 // Measured from the attempt's start, not from the first poll.
                 let spent = Duration::from_nanos(clock.nanos_since(self.started));
-                timer(Some(deadline.saturating_sub(spent)), cx).map(|()| None)
+                tick(Some(deadline.saturating_sub(spent)), cx).map(|()| None)
             }
             (_, None) => Poll::Pending,
         }
