@@ -5,6 +5,7 @@ cargo's default release profile.
 
     python3 benches/compile_cost.py [runs]          # release rebuilds, every shape
     python3 benches/compile_cost.py --llvm-lines    # LLVM IR lines of one function of each shape
+    python3 benches/compile_cost.py --instructions [shape]   # rustc's instructions for one more function
 
 The first prints, for 100 functions of each shape, the median time of
 `runs` release rebuilds (default 3) with every dependency built, and the
@@ -18,6 +19,10 @@ moment of the machine touches both. The shapes:
 
 `--llvm-lines` needs `cargo install cargo-llvm-lines`, and prints the IR
 lines that one function of each shape adds to a crate, against backon's.
+`--instructions` needs valgrind, and prints the instructions rustc
+executes for one more function of each shape (a crate of eleven minus a
+crate of one, under callgrind, divided by ten): unlike the rebuild times,
+they don't move from one run to the next. A shape takes a few minutes.
 The crates are generated under target/compile-cost/, outside the
 workspace."""
 
@@ -31,6 +36,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "target" / "compile-cost"
 LLVM_LINES = "--llvm-lines" in sys.argv
+INSTRUCTIONS = "--instructions" in sys.argv
 NUMBERS = [a for a in sys.argv[1:] if a.isdigit()]
 RUNS = int(NUMBERS[0]) if NUMBERS else 3
 ONLY = [a for a in sys.argv[1:] if a in ("mixed", "blocking", "blocking_retry_on", "async", "async_retry_on")]
@@ -76,6 +82,7 @@ impl From<resilient::TimedOut> for ProviderError {
 '''
 
 BACKON_COMMON = '''
+#[allow(unused_imports)] // a crate of one shape uses one of the two
 use backon::{BlockingRetryable, ExponentialBuilder, Retryable};
 use std::time::Duration;
 
@@ -216,6 +223,45 @@ def per_function_lines(side: str, shape: str) -> int:
     two = llvm_lines(write(f"{side}_{shape}_2", side, source(side, shape, 2)))
     return two - one
 
+
+def rustc_instructions(crate: pathlib.Path) -> int:
+    """The instructions the crate's own rustc run executes, under callgrind."""
+    build(crate)  # its dependencies
+    (crate / "src" / "lib.rs").touch()
+    verbose = subprocess.run(
+        ["cargo", "build", "--release", "-v"],
+        cwd=crate, check=True, capture_output=True, text=True,
+    ).stderr
+    command = next(
+        line.strip()[len("Running `"):-1]
+        for line in verbose.splitlines()
+        if line.strip().startswith("Running `") and f"--crate-name {crate.name} " in line
+    )
+    out = crate / "target" / "callgrind"
+    out.mkdir(exist_ok=True)
+    command = re.sub(r"--out-dir \S+", f"--out-dir {out}", command)
+    run = subprocess.run(
+        f"valgrind --tool=callgrind --callgrind-out-file={out / 'callgrind.out'} {command}",
+        shell=True, cwd=crate, check=True, capture_output=True, text=True,
+    )
+    return int(re.search(r"Collected : (\d+)", run.stderr).group(1))
+
+
+def per_function_instructions(side: str, shape: str) -> float:
+    """Millions of instructions one function of `shape` adds to the build."""
+    one = rustc_instructions(write(f"{side}_{shape}_i1", side, source(side, shape, 1)))
+    eleven = rustc_instructions(write(f"{side}_{shape}_i11", side, source(side, shape, 11)))
+    return (eleven - one) / 10 / 1e6
+
+
+if INSTRUCTIONS:
+    print("Millions of instructions rustc executes for one more function (callgrind):")
+    print(f"  {'shape':<20} {'#[resilient]':>12} {'backon':>8} {'ratio':>6}")
+    for shape in [s for s in SHAPES if s != "mixed" and (len(ONLY) == 0 or s in ONLY)]:
+        o = per_function_instructions("resilient", shape)
+        b = per_function_instructions("backon", shape)
+        print(f"  {shape:<20} {o:>12.1f} {b:>8.1f} {o / b:>5.2f}x")
+    sys.exit(0)
 
 if LLVM_LINES:
     print("LLVM IR lines one more function adds (cargo llvm-lines --release):")
