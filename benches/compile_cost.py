@@ -254,22 +254,31 @@ def per_function_instructions(side: str, shape: str) -> float:
     return (eleven - one) / 10 / 1e6
 
 
-if INSTRUCTIONS:
-    print("Millions of instructions rustc executes for one more function (callgrind):")
+def per_function_table(title: str, measure, figures: str) -> None:
+    """Prints what one more function of each shape (but mixed) costs, by
+    `measure(side, shape)`, beside backon's and as a ratio."""
+    print(title)
     print(f"  {'shape':<20} {'#[resilient]':>12} {'backon':>8} {'ratio':>6}")
     for shape in [s for s in SHAPES if s != "mixed" and (len(ONLY) == 0 or s in ONLY)]:
-        o = per_function_instructions("resilient", shape)
-        b = per_function_instructions("backon", shape)
-        print(f"  {shape:<20} {o:>12.1f} {b:>8.1f} {o / b:>5.2f}x")
+        o = measure("resilient", shape)
+        b = measure("backon", shape)
+        print(f"  {shape:<20} {o:>12{figures}} {b:>8{figures}} {o / b:>5.2f}x")
+
+
+if INSTRUCTIONS:
+    per_function_table(
+        "Millions of instructions rustc executes for one more function (callgrind):",
+        per_function_instructions,
+        ".1f",
+    )
     sys.exit(0)
 
 if LLVM_LINES:
-    print("LLVM IR lines one more function adds (cargo llvm-lines --release):")
-    print(f"  {'shape':<20} {'#[resilient]':>12} {'backon':>8}")
-    for shape in [s for s in SHAPES if s != "mixed" and (len(ONLY) == 0 or s in ONLY)]:
-        o = per_function_lines("resilient", shape)
-        b = per_function_lines("backon", shape)
-        print(f"  {shape:<20} {o:>12} {b:>8}")
+    per_function_table(
+        "LLVM IR lines one more function adds (cargo llvm-lines --release):",
+        per_function_lines,
+        "",
+    )
     sys.exit(0)
 
 print(f"{FUNCTIONS} functions of each shape, release rebuild, dependencies built (median of {RUNS}):")
