@@ -6,7 +6,9 @@
 //! optimiser to fold, and would type-check each setter of a type of five
 //! parameters: about a third of the function's build. Here the function
 //! writes the few values into a [`Standard`] and one shared
-//! [`build`](Standard::build) makes the operation from them.
+//! [`build`](Standard::build) makes the operation from them. Its setters
+//! are `const fn`s: where every value is a constant, the function has the
+//! compiler write them (a `const` block), and compiles one constant.
 //!
 //! A blocking function of such options builds its operation only after its
 //! first attempt failed (see
