@@ -1094,8 +1094,9 @@ fn run(
     };
     if builds_on_demand(options, names) {
         let Names { make, first, .. } = names;
+        let standard = builds_standard(options, is_async, names);
+        let succeeded = outcome_from(standard, names);
         if !is_async {
-            let standard = builds_standard(options, is_async, names);
             let failed = if standard {
                 // The failure path is one call, compiled once for every
                 // function of the operation's types, on the values `make`
@@ -1124,7 +1125,6 @@ fn run(
             } else {
                 quote!(#make().first_attempt(&mut #body))
             };
-            let succeeded = outcome_from(standard, names);
             return quote! {
                 {
                     let mut #body = #root::__private::attempt_blocking(#attempt);
@@ -1144,13 +1144,11 @@ fn run(
         } else {
             quote!(#op.resume(#first))
         };
-        let standard = builds_standard(options, is_async, names);
         let (recipe, built) = if standard {
             (quote!(#root::__private::Standard), quote!(#make().build()))
         } else {
             (quote!(#root::Operation), quote!(#make()))
         };
-        let succeeded = outcome_from(standard, names);
         return quote! {
             {
                 let mut #body = #root::__private::attempt_async(#attempt);

@@ -54,6 +54,19 @@ pub(crate) struct Told {
     pub(crate) ends: bool,
 }
 
+impl Told {
+    /// An operation named `name`, counted in `tally`, whose call ends where
+    /// its first success is written.
+    #[inline(always)]
+    pub(crate) const fn ending(name: &'static str, tally: Option<&'static Tally>) -> Self {
+        Told {
+            name,
+            tally,
+            ends: true,
+        }
+    }
+}
+
 impl<T> FirstSuccess<T> {
     /// Its outcome, for an operation of which `told` says all the outcome
     /// needs.
@@ -784,11 +797,7 @@ pub fn first_attempt_unbuilt<T, E, F>(
 where
     F: FnMut(Attempt) -> Result<T, E>,
 {
-    let told = Told {
-        name,
-        tally: Some(tally),
-        ends: true,
-    };
+    let told = Told::ending(name, Some(tally));
     // A function, not a closure: a closure here would be compiled again for
     // every `F`, that is for every function.
     timed_first(&SystemClock, None, f, accepts_any::<T>, Some(told))

@@ -120,11 +120,7 @@ impl<T, E, K, C> Standard<T, E, K, C> {
     /// since a `Standard` sets no gate and no report hook.
     #[inline(always)]
     fn told_of(&self) -> Told {
-        Told {
-            name: self.name.unwrap_or(UNNAMED),
-            tally: self.tally,
-            ends: true,
-        }
+        Told::ending(self.name.unwrap_or(UNNAMED), self.tally)
     }
 }
 
@@ -156,11 +152,7 @@ impl<T, E> Standard<T, E> {
         name: &'static str,
         tally: &'static Tally,
     ) -> Outcome<T, E> {
-        first.outcome_told(Told {
-            name,
-            tally: Some(tally),
-            ends: true,
-        })
+        first.outcome_told(Told::ending(name, Some(tally)))
     }
 
     /// As [`Operation::clock`], for a clock that is `Copy`, as the default
