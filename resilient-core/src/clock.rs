@@ -41,6 +41,19 @@ use crate::report::duration_nanos;
 /// assert!(Logged.now_nanos() >= start);
 /// ```
 pub trait Clock: Send + Sync {
+    /// Whether [`mark`](Clock::mark) and [`nanos_since`](Clock::nanos_since)
+    /// read anything: `false` only for [`Untimed`], whose readings are all
+    /// 0. The engine's fast path takes it into account to write an attempt's
+    /// result at least cost.
+    ///
+    /// ```
+    /// use resilient::{Clock, SystemClock, Untimed};
+    ///
+    /// assert!(SystemClock::MEASURES);
+    /// assert!(!Untimed::<SystemClock>::MEASURES);
+    /// ```
+    const MEASURES: bool = true;
+
     /// The current instant.
     fn now(&self) -> Instant;
 
@@ -144,6 +157,8 @@ pub(crate) fn nanos_since_epoch(instant: Instant) -> u64 {
 macro_rules! forward_clock {
     ($($pointer:ty),*) => {$(
         impl<C: Clock + ?Sized> Clock for $pointer {
+            const MEASURES: bool = C::MEASURES;
+
             #[inline]
             fn now(&self) -> Instant {
                 (**self).now()
@@ -347,6 +362,8 @@ impl Clock for TscClock {
 pub struct Untimed<C>(pub C);
 
 impl<C: Clock> Clock for Untimed<C> {
+    const MEASURES: bool = false;
+
     fn now(&self) -> Instant {
         self.0.now()
     }

@@ -33,8 +33,12 @@ use crate::throttle::RetryBudget;
 /// future, so that the outcome is written once, where it is returned.
 #[must_use = "`Operation::outcome_of` turns it into the outcome"]
 #[derive(Debug)]
-pub struct FirstSuccess<T> {
-    value: T,
+pub struct FirstSuccess<T, E> {
+    /// The attempt's result, an `Ok`, moved as the attempt returned it: a
+    /// caller that reads the outcome's result whole then reads it as it was
+    /// written, where an `Ok` written afresh, tag and value apart, can't be
+    /// forwarded to a read of both from the store buffer.
+    result: Result<T, E>,
     elapsed: u64,
     deadline: Option<Duration>,
     /// Who hears of it, when that needs nothing but this: see
@@ -67,13 +71,24 @@ impl Told {
     }
 }
 
-impl<T> FirstSuccess<T> {
+impl<T, E> FirstSuccess<T, E> {
+    /// A first success with `value`.
+    #[inline(always)]
+    fn of(value: T, elapsed: u64, deadline: Option<Duration>, told: Option<Told>) -> Self {
+        FirstSuccess {
+            result: Ok(value),
+            elapsed,
+            deadline,
+            told,
+        }
+    }
+
     /// Its outcome, for an operation of which `told` says all the outcome
     /// needs.
     #[inline(always)]
-    pub(crate) fn outcome_told<E>(self, told: Told) -> Outcome<T, E> {
+    pub(crate) fn outcome_told(self, told: Told) -> Outcome<T, E> {
         plan::first_success_untold(
-            self.value,
+            self.result,
             told.name,
             told.tally,
             self.elapsed,
@@ -137,7 +152,7 @@ impl<T, E, C: Clock, H: HookSet<T, E>> FirstReads<T, E> for Operation<'_, T, E, 
 pub(crate) fn first_async_of<T, E, R, M, F, Fut>(
     make: &M,
     f: F,
-) -> impl Future<Output = Result<FirstSuccess<T>, FirstFailure<T, E>>>
+) -> impl Future<Output = Result<FirstSuccess<T, E>, FirstFailure<T, E>>>
 where
     R: FirstReads<T, E>,
     M: Fn() -> R,
@@ -171,12 +186,9 @@ where
         let elapsed = clock.nanos_since(mark);
         let op = make();
         match result {
-            Ok(value) if op.accepts(&value) => Ok(FirstSuccess {
-                value,
-                elapsed,
-                deadline,
-                told: op.told(),
-            }),
+            Ok(value) if op.accepts(&value) => {
+                Ok(FirstSuccess::of(value, elapsed, deadline, op.told()))
+            }
             result => Err(FirstFailure {
                 elapsed,
                 result: Some(result),
@@ -793,7 +805,7 @@ pub fn first_attempt_unbuilt<T, E, F>(
     name: &'static str,
     tally: &'static Tally,
     f: &mut F,
-) -> Result<FirstSuccess<T>, FirstFailure<T, E>>
+) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
 where
     F: FnMut(Attempt) -> Result<T, E>,
 {
@@ -818,9 +830,9 @@ fn timed_first<T, E, C: Clock, F>(
     clock: &C,
     deadline: Option<Duration>,
     f: &mut F,
-    is_valid: impl FnOnce(&T) -> bool,
+    is_valid: impl Fn(&T) -> bool,
     told: Option<Told>,
-) -> Result<FirstSuccess<T>, FirstFailure<T, E>>
+) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
 where
     F: FnMut(Attempt) -> Result<T, E>,
 {
@@ -828,12 +840,21 @@ where
     let result = f(Attempt::first(deadline));
     let elapsed = clock.nanos_since(mark);
     match result {
-        Ok(value) if is_valid(&value) => Ok(FirstSuccess {
-            value,
+        // The clock was read since the attempt wrote its result, so the
+        // result moves whole: one wide copy, which a caller's read of the
+        // outcome's result then meets in the store buffer.
+        Ok(ref value) if C::MEASURES && is_valid(value) => Ok(FirstSuccess {
+            result,
             elapsed,
             deadline,
             told,
         }),
+        // Without a reading since, the result was written just now, tag
+        // and value apart: a wide copy of it would wait for those writes,
+        // so the value is taken out and written again.
+        Ok(value) if !C::MEASURES && is_valid(&value) => {
+            Ok(FirstSuccess::of(value, elapsed, deadline, told))
+        }
         result => Err(FirstFailure {
             elapsed,
             result: Some(result.map_err(|e| (e, FailureKind::Operation))),
@@ -941,7 +962,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     // The large `Err` holds the failed result, moved once to `run_after`.
     #[allow(clippy::result_large_err)]
     #[inline]
-    pub fn first_attempt<F>(&self, f: &mut F) -> Result<FirstSuccess<T>, FirstFailure<T, E>>
+    pub fn first_attempt<F>(&self, f: &mut F) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
     where
         F: FnMut(Attempt) -> Result<T, E>,
     {
@@ -1012,7 +1033,10 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// assert_eq!(outcome.into_result(), Ok(7));
     /// ```
     #[inline(always)]
-    pub fn outcome_from(first: FirstSuccess<T>, make: &dyn MakeOperation<Self>) -> Outcome<T, E> {
+    pub fn outcome_from(
+        first: FirstSuccess<T, E>,
+        make: &dyn MakeOperation<Self>,
+    ) -> Outcome<T, E> {
         match first.told {
             Some(told) => first.outcome_told(told),
             None => Self::outcome_made(first, make),
@@ -1023,7 +1047,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// out of line, so that a function whose first success needs nothing
     /// more compiles no copy of it.
     #[inline(never)]
-    fn outcome_made(first: FirstSuccess<T>, make: &dyn MakeOperation<Self>) -> Outcome<T, E> {
+    fn outcome_made(first: FirstSuccess<T, E>, make: &dyn MakeOperation<Self>) -> Outcome<T, E> {
         make.make().outcome_of(first)
     }
 
@@ -1066,8 +1090,13 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     // Always inlined: out of line, the whole operation is written to memory
     // to be passed by reference, which costs more than this function.
     #[inline(always)]
-    fn first_success(&self, value: T, elapsed: u64, deadline: Option<Duration>) -> Outcome<T, E> {
-        Outcome::new(Ok(value), self.first_report(elapsed, deadline))
+    fn first_success(
+        &self,
+        result: Result<T, E>,
+        elapsed: u64,
+        deadline: Option<Duration>,
+    ) -> Outcome<T, E> {
+        Outcome::new(result, self.first_report(elapsed, deadline))
     }
 
     /// The report of a first attempt that succeeded after `elapsed`
@@ -1091,15 +1120,15 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// [`first_attempt_async`](Operation::first_attempt_async) saw succeed.
     // Always inlined, as `first_success`.
     #[inline(always)]
-    pub fn outcome_of(&self, first: FirstSuccess<T>) -> Outcome<T, E> {
-        self.first_success(first.value, first.elapsed, first.deadline)
+    pub fn outcome_of(&self, first: FirstSuccess<T, E>) -> Outcome<T, E> {
+        self.first_success(first.result, first.elapsed, first.deadline)
     }
 
     /// The former name of [`outcome_of`](Operation::outcome_of).
     #[deprecated(since = "0.1.0", note = "renamed `outcome_of`")]
     #[doc(hidden)]
     #[inline(always)]
-    pub fn succeeded(&self, first: FirstSuccess<T>) -> Outcome<T, E> {
+    pub fn succeeded(&self, first: FirstSuccess<T, E>) -> Outcome<T, E> {
         self.outcome_of(first)
     }
 
@@ -1212,7 +1241,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     pub fn first_attempt_async<F, Fut>(
         &self,
         f: F,
-    ) -> impl Future<Output = Result<FirstSuccess<T>, Execution<'_, 'b, T, E, C, H>>>
+    ) -> impl Future<Output = Result<FirstSuccess<T, E>, Execution<'_, 'b, T, E, C, H>>>
     where
         F: FnOnce(Attempt) -> Fut,
         Fut: Future<Output = Result<T, E>>,
@@ -1244,12 +1273,9 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             };
             let elapsed = self.plan.clock.nanos_since(mark);
             match result {
-                Ok(value) if self.plan.hooks.is_valid(&value) => Ok(FirstSuccess {
-                    value,
-                    elapsed,
-                    deadline,
-                    told: self.told(),
-                }),
+                Ok(value) if self.plan.hooks.is_valid(&value) => {
+                    Ok(FirstSuccess::of(value, elapsed, deadline, self.told()))
+                }
                 result => Err(Execution::after_first(&self.plan, elapsed, result)),
             }
         }
@@ -1314,7 +1340,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     pub fn first_attempt_async_of<M, F, Fut>(
         make: &M,
         f: F,
-    ) -> impl Future<Output = Result<FirstSuccess<T>, FirstFailure<T, E>>>
+    ) -> impl Future<Output = Result<FirstSuccess<T, E>, FirstFailure<T, E>>>
     where
         M: Fn() -> Self,
         F: FnOnce(Attempt) -> Fut,

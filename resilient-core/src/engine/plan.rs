@@ -138,7 +138,7 @@ impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
     }
 }
 
-/// The outcome of a first attempt that succeeded with `value` after
+/// The outcome of a first attempt that succeeded with `result` after
 /// `elapsed` nanoseconds within `deadline`, for an operation named `name`
 /// without gates or a report hook: [`Listeners::report`] for one, with
 /// nothing to read from its plan (see
@@ -146,7 +146,7 @@ impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
 /// `ends` here unless its report is deferred to the caller.
 #[inline(always)]
 pub(crate) fn first_success_untold<T, E>(
-    value: T,
+    result: Result<T, E>,
     name: &'static str,
     tally: Option<&'static Tally>,
     elapsed: u64,
@@ -161,5 +161,5 @@ pub(crate) fn first_success_untold<T, E>(
         clock: &crate::clock::SystemClock,
     };
     let report = told.report(elapsed, deadline, ends.then_some(|_: &ExecutionReport| {}));
-    Outcome::new(Ok(value), report)
+    Outcome::new(result, report)
 }

@@ -148,7 +148,7 @@ impl<T, E> Standard<T, E> {
     /// tells: nothing is built.
     #[inline(always)]
     pub fn outcome_from(
-        first: FirstSuccess<T>,
+        first: FirstSuccess<T, E>,
         name: &'static str,
         tally: &'static Tally,
     ) -> Outcome<T, E> {
@@ -199,7 +199,7 @@ impl<T, E, K, C: Clock> Standard<T, E, K, C> {
     pub fn first_attempt_async_of<M, F, Fut>(
         make: &M,
         f: F,
-    ) -> impl Future<Output = Result<FirstSuccess<T>, FirstFailure<T, E>>>
+    ) -> impl Future<Output = Result<FirstSuccess<T, E>, FirstFailure<T, E>>>
     where
         M: Fn() -> Self,
         F: FnOnce(Attempt) -> Fut,
