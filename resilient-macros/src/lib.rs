@@ -188,10 +188,18 @@ use proc_macro::TokenStream;
 ///
 /// For an error that is not an enum, `retry_if` takes a classifier: a path
 /// to a function or a closure (write the closure's parameter type,
-/// `|e: &io::Error| …`). `retry_on` on such an error is refused: for
-/// `io::Error` and `anyhow::Error` with an error that says so; for a struct
-/// of your own the attribute cannot see the type's declaration, and the
-/// compiler reports the name as an "ambiguous associated type".
+/// `|e: &io::Error| …`). `retry_on` on such an error is refused. The
+/// attribute sees the error type's name, not its declaration, so it says
+/// so itself for the types it knows by name: `io::Error` and `io::Result`
+/// (with the `e.kind()` test to write), `anyhow::Error`, `eyre::Report`,
+/// `String`, `Box<…>`, references and trait objects, and, by their whole
+/// path, `tonic::Status` (with the `e.code()` test),
+/// `resilient::http::HttpError` (with `resilient::http::retryable`),
+/// `reqwest::Error`, `hyper::Error`, `serde_json::Error`,
+/// `redis::RedisError`, tokio's `Elapsed` and `JoinError`, and the standard
+/// library's parse errors. On a struct of your own, or one imported under a
+/// shorter name, the compiler reports the name as an "ambiguous associated
+/// type".
 ///
 /// ```
 /// use resilient::{Attempt, StopReason, resilient};

@@ -50,8 +50,22 @@ pub(crate) struct Ret {
 pub(crate) struct NonEnum {
     /// As a user would write it.
     pub(crate) error: String,
-    /// `std::io::Error`, whose errors are told apart by `kind()`.
-    pub(crate) is_io: bool,
+    /// How its errors are told apart, for the message.
+    pub(crate) told_by: ToldBy,
+}
+
+/// How the errors of a type that is not an enum are told apart.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum ToldBy {
+    /// `std::io::Error`: by `kind()`, an `io::ErrorKind`.
+    IoKind,
+    /// `tonic::Status`: by `code()`, a `tonic::Code`.
+    GrpcCode,
+    /// `resilient::http::HttpError`: `resilient::http::retryable` classes
+    /// it.
+    Http,
+    /// Anything else: by a test the user writes.
+    Test,
 }
 
 impl Ret {
@@ -75,10 +89,10 @@ impl Ret {
     /// The error type, when its name says it is not an enum: a bare
     /// variant name or a variant path can't match it.
     pub(crate) fn known_non_enum(&self) -> Option<NonEnum> {
-        let known = |error: &str| {
+        let known = |error: &str, told_by: ToldBy| {
             Some(NonEnum {
                 error: error.to_owned(),
-                is_io: error == IO_ERROR,
+                told_by,
             })
         };
         let Some((_, err)) = &self.ok_err else {
@@ -86,32 +100,52 @@ impl Ret {
             let idents = path_idents(&self.ty)?;
             let names: Vec<&str> = idents.iter().map(String::as_str).collect();
             return match names.as_slice() {
-                [.., "io", "Result"] => known(IO_ERROR),
-                [.., "fmt", "Result"] => known("std::fmt::Error"),
-                [.., "anyhow", "Result"] => known("anyhow::Error"),
-                [.., "eyre", "Result"] => known("eyre::Report"),
+                [.., "io", "Result"] => known(IO_ERROR, ToldBy::IoKind),
+                [.., "fmt", "Result"] => known("std::fmt::Error", ToldBy::Test),
+                [.., "anyhow", "Result"] => known("anyhow::Error", ToldBy::Test),
+                [.., "eyre", "Result"] => known("eyre::Report", ToldBy::Test),
+                [.., "serde_json", "Result"] => known("serde_json::Error", ToldBy::Test),
                 _ => None,
             };
         };
         match peel(err) {
-            Type::Path(_) => match path_idents(err)?
-                .iter()
-                .map(String::as_str)
-                .collect::<Vec<_>>()
-                .as_slice()
-            {
-                [.., "io", "Error"] => known(IO_ERROR),
-                [.., "fmt", "Error"] => known("std::fmt::Error"),
-                [.., "anyhow", "Error"] => known("anyhow::Error"),
-                [.., "eyre", "Report"] => known("eyre::Report"),
-                [.., "String"] | [.., "Box"] | [.., "Arc"] | [.., "Rc"] => known(&written(err)),
-                _ => None,
-            },
+            Type::Path(_) => {
+                let idents = path_idents(err)?;
+                let names: Vec<&str> = idents.iter().map(String::as_str).collect();
+                match names.as_slice() {
+                    [.., "io", "Error"] => known(IO_ERROR, ToldBy::IoKind),
+                    [.., "anyhow", "Error"] => known("anyhow::Error", ToldBy::Test),
+                    [.., "eyre", "Report"] => known("eyre::Report", ToldBy::Test),
+                    // Structs of the standard library and of the crates a
+                    // caller of a network meets, by their whole path: a
+                    // shorter one may name an enum of the user's own.
+                    ["tonic", "Status"] => known("tonic::Status", ToldBy::GrpcCode),
+                    ["resilient", "http", "HttpError"] => known(&written(err), ToldBy::Http),
+                    ["reqwest" | "hyper" | "serde_json", "Error"]
+                    | ["redis", "RedisError"]
+                    | ["tokio", "time", "error", "Elapsed"]
+                    | ["tokio", "task", "JoinError"]
+                    | [
+                        "std" | "core",
+                        "num",
+                        "ParseIntError" | "ParseFloatError" | "TryFromIntError",
+                    ]
+                    | ["std" | "core", "str", "Utf8Error"]
+                    | ["std" | "alloc", "string", "FromUtf8Error"]
+                    | ["std" | "core", "net", "AddrParseError"]
+                    | ["std", "time", "SystemTimeError"]
+                    | [.., "fmt", "Error"] => known(&written(err), ToldBy::Test),
+                    [.., "String"] | [.., "Box"] | [.., "Arc"] | [.., "Rc"] => {
+                        known(&written(err), ToldBy::Test)
+                    }
+                    _ => None,
+                }
+            }
             Type::Reference(_)
             | Type::TraitObject(_)
             | Type::Tuple(_)
             | Type::Slice(_)
-            | Type::Array(_) => known(&written(err)),
+            | Type::Array(_) => known(&written(err), ToldBy::Test),
             _ => None,
         }
     }

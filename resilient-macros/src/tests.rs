@@ -310,6 +310,74 @@ fn retry_on_an_error_type_that_is_not_an_enum_suggests_retry_if() {
 }
 
 #[test]
+fn retry_on_a_well_known_struct_error_names_how_its_errors_are_told_apart() {
+    let with = |attr: TokenStream, error_type: TokenStream| {
+        error(
+            attr,
+            quote!(
+                async fn call() -> Result<u8, #error_type> {
+                    todo!()
+                }
+            ),
+        )
+    };
+    let retry_on = quote!(retries = 3, retry_on = [Unavailable]);
+    assert_eq!(
+        with(retry_on.clone(), quote!(tonic::Status)),
+        "`retry_on` names variants of an error enum, but this function's error type, `tonic::Status`, is not an enum: classify its errors with `retry_if = |e: &tonic::Status| e.code() == tonic::Code::Unavailable`"
+    );
+    assert_eq!(
+        with(retry_on.clone(), quote!(resilient::http::HttpError)),
+        "`retry_on` names variants of an error enum, but this function's error type, `resilient::http::HttpError`, is not an enum: classify its errors with `retry_if = resilient::http::retryable`, which retries transport errors and the statuses worth another try, or `retry_if = |e: &resilient::http::HttpError| …`"
+    );
+    // `retryable` says whether to retry, not whether to fall back.
+    assert_eq!(
+        with(
+            quote!(fallback = cached, fallback_on = [Unavailable]),
+            quote!(resilient::http::HttpError)
+        ),
+        "`fallback_on` names variants of an error enum, but this function's error type, `resilient::http::HttpError`, is not an enum: classify its errors with `fallback_if = |e: &resilient::http::HttpError| …`"
+    );
+    for error_type in [
+        quote!(reqwest::Error),
+        quote!(hyper::Error),
+        quote!(serde_json::Error),
+        quote!(redis::RedisError),
+        quote!(std::num::ParseIntError),
+        quote!(tokio::time::error::Elapsed),
+        quote!(tokio::task::JoinError),
+    ] {
+        let written = error_type.to_string().replace(' ', "");
+        assert_eq!(
+            with(retry_on.clone(), error_type),
+            format!(
+                "`retry_on` names variants of an error enum, but this function's error type, `{written}`, is not an enum: classify its errors with `retry_if = |e: &{written}| …`"
+            )
+        );
+    }
+    // A bare name, or a shorter path, may be an enum of the user's own:
+    // the compiler decides.
+    for error_type in [
+        quote!(Error),
+        quote!(HttpError),
+        quote!(http::HttpError),
+        quote!(Status),
+        quote!(api::reqwest::Error),
+        quote!(task::JoinError),
+    ] {
+        let out = expanded(
+            retry_on.clone(),
+            quote!(
+                async fn call() -> Result<u8, #error_type> {
+                    todo!()
+                }
+            ),
+        );
+        assert!(!out.contains("compile_error"), "{out}");
+    }
+}
+
+#[test]
 fn exponential_backoff_fills_in_the_defaults() {
     let out = expanded(
         quote!(retries = 3, backoff = exponential(base = "250ms")),

@@ -12,7 +12,7 @@ use crate::options::{
     DEFAULT_MAX, FALLBACK, FALLBACK_ON, HEDGE, MAX_ELAPSED, MIN_RETRIES, REPORT, RETRIES, RETRY_ON,
     TIMEOUT,
 };
-use crate::signature::{Arg, Function, Ret};
+use crate::signature::{Arg, Function, NonEnum, Ret, ToldBy};
 
 /// The most parameters a fallback can be called with (`__private`
 /// implements its traits up to this arity).
@@ -300,7 +300,7 @@ fn retry_on_names(options: &Options, function: &Function, errors: &mut Errors) {
     }
 }
 
-fn not_an_enum(option: &str, known: &crate::signature::NonEnum, variant: &Path) -> String {
+fn not_an_enum(option: &str, known: &NonEnum, variant: &Path) -> String {
     let name = variant
         .segments
         .last()
@@ -308,10 +308,16 @@ fn not_an_enum(option: &str, known: &crate::signature::NonEnum, variant: &Path) 
         .unwrap_or_default();
     let error = &known.error;
     let test = option.replace("_on", "_if");
-    let instead = if known.is_io {
-        format!("`{test} = |e: &{error}| e.kind() == std::io::ErrorKind::{name}`")
-    } else {
-        format!("`{test} = |e: &{error}| …`")
+    let instead = match known.told_by {
+        ToldBy::IoKind => {
+            format!("`{test} = |e: &{error}| e.kind() == std::io::ErrorKind::{name}`")
+        }
+        ToldBy::GrpcCode => format!("`{test} = |e: &{error}| e.code() == tonic::Code::{name}`"),
+        // `retryable` answers whether to retry, not whether to fall back.
+        ToldBy::Http if option == RETRY_ON.name => format!(
+            "`{test} = resilient::http::retryable`, which retries transport errors and the statuses worth another try, or `{test} = |e: &{error}| …`"
+        ),
+        ToldBy::Http | ToldBy::Test => format!("`{test} = |e: &{error}| …`"),
     };
     format!(
         "`{option}` names variants of an error enum, but this function's error type, `{error}`, is not an enum: classify its errors with {instead}"
