@@ -8,9 +8,13 @@
 //! `metrics` facade (an attempt counter and the duration histogram), into
 //! a recorder installed here that keeps them as an exporter does: found by
 //! key in a map, counted in atomics. The keys are the operation's own,
-//! made on its first call, so a call allocates nothing there either; the
+//! made on their first use from labels its `static` holds, so a call
+//! allocates nothing there either, its first one included (counted before
+//! the recorder is installed, which allocates to store new series); the
 //! recorder's counts show that every call was recorded. `.ci/run` also
-//! runs this test without the feature, and with `dashboard` alone: the
+//! runs this test without the feature, with `metrics` alone (where the
+//! first call is counted: the dashboard's registry of operations allocates
+//! on it), and with `dashboard` alone: the
 //! dashboard's counts are atomics, so they add none (an operation's first
 //! call, which registers it, is the warm-up call below).
 //!
@@ -233,7 +237,26 @@ fn allocations(mut f: impl FnMut(u64) -> u64) -> usize {
     region.change().allocations
 }
 
+/// A function called once, before the recorder is installed.
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"))]
+fn called_once(x: u64) -> Result<u64, Failure> {
+    Ok(x + 1)
+}
+
+/// Allocations made by `f`'s first call.
+fn first_call_allocations(f: impl FnOnce() -> u64) -> usize {
+    let region = Region::new(GLOBAL);
+    black_box(f());
+    region.change().allocations
+}
+
 fn main() {
+    // An operation's first call makes its series exist at zero and its
+    // keys: from the labels its `static` holds, so that this allocates
+    // nothing either (as long as no recorder stores them: none is
+    // installed yet). The dashboard's registry of operations does
+    // allocate on a first call.
+    let first_call = first_call_allocations(|| called_once(1).into_result().unwrap());
     #[cfg(feature = "metrics")]
     if metrics::set_global_recorder(recorder::Kept).is_err() {
         panic!("a recorder was installed already");
@@ -356,7 +379,16 @@ fn main() {
             println!("test recorded {operation} ... FAILED (attempts and durations {recorded:?})");
         }
     }
-    let total = cases.len() + 1;
+    let mut total = cases.len() + 1;
+    if cfg!(not(feature = "dashboard")) {
+        total += 1;
+        if first_call == 0 {
+            println!("test first call ... ok (0 allocations)");
+        } else {
+            failed += 1;
+            println!("test first call ... FAILED ({first_call} allocations)");
+        }
+    }
     for (name, count) in cases {
         if count == 0 {
             println!("test {name} ... ok ({count} allocations in {CALLS} calls)");

@@ -433,14 +433,15 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
     if options.key(&NAME).is_none() {
         // The function's identifier names the operation by default; its
         // counts (for metrics and the dashboard) live in a `static` of its
-        // own, which a call finds for free. A `name = …` may change from call
-        // to call, so such an operation finds its counts by name.
+        // own, which a call finds for free, and which holds the labels of
+        // the series a call records. A `name = …` may change from call to
+        // call, so such an operation finds its counts by name.
         // The `static` stands beside the operation, not in its chain: a
         // first attempt run unbuilt reads it too (see `run`).
         let name = Literal::string(&names.function_name);
         let tally = &names.tally;
         statements.extend(quote! {
-            static #tally: #root::__private::Tally = #root::__private::Tally::new();
+            static #tally: #root::__private::Tally = #root::__private::Tally::named(#name);
         });
         chain.extend(quote!(.name(#name)));
         // A `Standard`'s values may be written in a `const` block, which

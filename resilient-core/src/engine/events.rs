@@ -23,11 +23,8 @@ use crate::report::{AttemptKind, DelaySource, ExecutionError, StopReason};
 /// The operation's name, as events and series carry it.
 pub(crate) type Name = Cow<'static, str>;
 
-/// What the series a call records are registered with, as `metrics`'
-/// macros would give it here.
 #[cfg(feature = "metrics")]
-static METADATA: metrics::Metadata<'static> =
-    metrics::Metadata::new(module_path!(), metrics::Level::INFO, Some(module_path!()));
+use crate::observe::series::{METADATA, OUTCOMES};
 
 #[cfg(feature = "tracing")]
 fn millis(duration: Duration) -> u64 {
@@ -51,13 +48,10 @@ impl Ended {
         }
     }
 
+    /// The attempts counter's label of it, numbered as the outcomes are.
     #[cfg(feature = "metrics")]
     const fn label(self) -> &'static str {
-        match self {
-            Ended::Success => "success",
-            Ended::RetryableFailure => "retryable_failure",
-            Ended::FatalFailure => "fatal_failure",
-        }
+        OUTCOMES[self as usize]
     }
 }
 

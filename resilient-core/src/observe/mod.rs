@@ -158,7 +158,7 @@ fn first_call(name: &str, tally: &'static Tally, used: &Used<'_>) {
     #[cfg(feature = "metrics")]
     {
         series::describe();
-        series::zero(name);
+        series::zero(name, tally.keys());
     }
     #[cfg(feature = "dashboard")]
     registry::add_operation(registry::Entry {

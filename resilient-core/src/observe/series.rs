@@ -18,9 +18,11 @@
 //!   dashboard (feature `dashboard`) calls it every second while its page
 //!   is open.
 //!
-//! A call records its attempts and its duration with keys made on its
-//! operation's first call and kept, so that it allocates nothing: only the
-//! recorder's own lookup of the series remains.
+//! A call records its attempts and its duration with keys made on their
+//! first use and kept, so that it allocates nothing: only the recorder's
+//! own lookup of the series remains. An `#[resilient]` function's keys are
+//! `metrics`' static keys, whose labels the compiler writes into the
+//! function's `static`: its first call makes none either.
 //!
 //! [`SERIES`] lists them all:
 //!
@@ -209,40 +211,135 @@ pub const SERIES: &[Series] = &[
     },
 ];
 
+/// What the series a call records are registered with, as `metrics`'
+/// macros would give it here.
+pub(crate) static METADATA: ::metrics::Metadata<'static> =
+    ::metrics::Metadata::new(module_path!(), ::metrics::Level::INFO, Some(module_path!()));
+
+/// The outcomes the attempts counter is labelled with, in the order of
+/// `CallKeys::attempts`' second index.
+pub(crate) const OUTCOMES: [&str; 3] = ["success", "retryable_failure", "fatal_failure"];
+
 /// The keys of the two series every call records, for one operation, each
 /// made on its first use and kept in the operation's
 /// [`Tally`](super::Tally): a key made for each call would allocate its
 /// labels each time. A recorder finds its series by key, so the series
 /// are the same as with keys made anew.
+///
+/// An operation named by a `&'static str` when its tally is written, as
+/// the attribute's are, keeps the labels of its keys too, written by the
+/// compiler ([`CallKeys::named`]): its keys borrow them, `metrics`' static
+/// keys, so that no call allocates a key, the first included.
 #[derive(Debug)]
 pub(crate) struct CallKeys {
     /// The attempts counter's, by attempt kind and outcome.
     attempts: [[OnceLock<Key>; 3]; 3],
     /// The duration histogram's, by stop reason.
     durations: [OnceLock<Key>; 8],
+    labels: Option<CallLabels>,
+}
+
+/// The labels of an operation's keys, for [`CallKeys::named`].
+#[derive(Debug)]
+struct CallLabels {
+    operation: &'static str,
+    /// `operation` alone: the counters labelled by operation only.
+    by_operation: [Label; 1],
+    /// The attempts counter's, as [`CallKeys::attempts`].
+    attempts: [[[Label; 3]; 3]; 3],
+    /// The duration histogram's, as [`CallKeys::durations`].
+    durations: [[Label; 2]; 8],
+}
+
+impl CallLabels {
+    const fn new(operation: &'static str) -> Self {
+        /// Indexed as the outcomes are.
+        const fn kind(operation: &'static str, kind: AttemptKind) -> [[Label; 3]; 3] {
+            [
+                attempt(operation, kind, 0),
+                attempt(operation, kind, 1),
+                attempt(operation, kind, 2),
+            ]
+        }
+        const fn attempt(operation: &'static str, kind: AttemptKind, outcome: usize) -> [Label; 3] {
+            [
+                Label::from_static_parts("operation", operation),
+                Label::from_static_parts("kind", kind.name()),
+                Label::from_static_parts("outcome", OUTCOMES[outcome]),
+            ]
+        }
+        const fn duration(operation: &'static str, stop: StopReason) -> [Label; 2] {
+            [
+                Label::from_static_parts("operation", operation),
+                Label::from_static_parts("stop_reason", stop.name()),
+            ]
+        }
+        // Indexed as the kinds and the stop reasons are numbered.
+        CallLabels {
+            operation,
+            by_operation: [Label::from_static_parts("operation", operation)],
+            attempts: [
+                kind(operation, AttemptKind::Primary),
+                kind(operation, AttemptKind::Fallback),
+                kind(operation, AttemptKind::Hedge),
+            ],
+            durations: [
+                duration(operation, StopReason::Succeeded),
+                duration(operation, StopReason::NotRetryable),
+                duration(operation, StopReason::AttemptsExhausted),
+                duration(operation, StopReason::BudgetExhausted),
+                duration(operation, StopReason::RateLimitExhausted),
+                duration(operation, StopReason::CircuitOpen),
+                duration(operation, StopReason::Throttled),
+                duration(operation, StopReason::LimitExceeded),
+            ],
+        }
+    }
 }
 
 impl CallKeys {
+    /// The keys of an operation whose name is found at each call.
     pub(crate) const fn new() -> Self {
         CallKeys {
             attempts: [const { [const { OnceLock::new() }; 3] }; 3],
             durations: [const { OnceLock::new() }; 8],
+            labels: None,
         }
+    }
+
+    /// The keys of the operation called `operation`, with their labels.
+    pub(crate) const fn named(operation: &'static str) -> Self {
+        CallKeys {
+            attempts: [const { [const { OnceLock::new() }; 3] }; 3],
+            durations: [const { OnceLock::new() }; 8],
+            labels: Some(CallLabels::new(operation)),
+        }
+    }
+
+    /// The labels kept, if they are `operation`'s.
+    fn labels_of(&'static self, operation: &str) -> Option<&'static CallLabels> {
+        self.labels
+            .as_ref()
+            .filter(|labels| labels.operation == operation)
     }
 
     /// The attempts counter's key for `operation`, `kind` and the outcome
     /// called `outcome`, the `index`-th of the outcomes.
     pub(crate) fn attempt(
-        &self,
+        &'static self,
         operation: &str,
         kind: AttemptKind,
         (index, outcome): (usize, &'static str),
-    ) -> Cow<'_, Key> {
+    ) -> Cow<'static, Key> {
         let cell = self
             .attempts
             .get(kind as usize)
             .and_then(|outcomes| outcomes.get(index));
-        cached(cell, operation, || {
+        let kept = self.labels_of(operation).and_then(|labels| {
+            let labels = labels.attempts.get(kind as usize)?.get(index)?;
+            Some(Key::from_static_parts(ATTEMPTS, labels))
+        });
+        cached(cell, operation, kept, || {
             Key::from_parts(
                 ATTEMPTS,
                 vec![
@@ -255,8 +352,12 @@ impl CallKeys {
     }
 
     /// The duration histogram's key for `operation` and `stop`.
-    pub(crate) fn duration(&self, operation: &str, stop: StopReason) -> Cow<'_, Key> {
-        cached(self.durations.get(stop as usize), operation, || {
+    pub(crate) fn duration(&'static self, operation: &str, stop: StopReason) -> Cow<'static, Key> {
+        let kept = self.labels_of(operation).and_then(|labels| {
+            let labels = labels.durations.get(stop as usize)?;
+            Some(Key::from_static_parts(DURATION, labels))
+        });
+        cached(self.durations.get(stop as usize), operation, kept, || {
             Key::from_parts(
                 DURATION,
                 vec![
@@ -266,25 +367,35 @@ impl CallKeys {
             )
         })
     }
+
+    /// The key of the counter `name`, labelled by `operation` alone.
+    fn by_operation(&'static self, name: &'static str, operation: &str) -> Key {
+        match self.labels_of(operation) {
+            Some(labels) => Key::from_static_parts(name, &labels.by_operation),
+            None => Key::from_parts(name, vec![Label::new("operation", operation.to_owned())]),
+        }
+    }
 }
 
-/// The key in `cell`, made by `make` on first use, if it is the one of
-/// `operation`; otherwise (an operation whose name changed, or a label
-/// value with no cell) the key `make` makes now.
+/// The key in `cell`, kept on first use, if it is the one of `operation`:
+/// `kept`, the key of the labels written beside it, or else the key `make`
+/// makes; otherwise (an operation whose name changed, or a label value
+/// with no cell) the key `make` makes now.
 ///
 /// A kept key is retained: its name and labels are shared, so that a
 /// recorder that clones it (to store it, on first sight) allocates
 /// nothing either.
 #[inline]
-fn cached<'k>(
-    cell: Option<&'k OnceLock<Key>>,
+fn cached(
+    cell: Option<&'static OnceLock<Key>>,
     operation: &str,
+    kept: Option<Key>,
     make: impl Fn() -> Key,
-) -> Cow<'k, Key> {
+) -> Cow<'static, Key> {
     let Some(cell) = cell else {
         return Cow::Owned(make());
     };
-    let key = cell.get_or_init(|| make().to_retained());
+    let key = cell.get_or_init(|| kept.unwrap_or_else(|| make().to_retained()));
     let labelled = key.labels().next().map(Label::value);
     if labelled == Some(operation) {
         Cow::Borrowed(key)
@@ -391,23 +502,115 @@ pub(crate) fn limiter_joined(operation: &str, level: &Level) {
     gauge_level(level);
 }
 
-/// The counters of the operation called `operation`, made to exist at zero.
-pub(crate) fn zero(operation: &str) {
-    let operation = operation.to_owned();
-    for outcome in ["success", "retryable_failure", "fatal_failure"] {
-        ::metrics::counter!(
-            "resilient_attempts_total",
-            "operation" => operation.clone(),
-            "kind" => "primary",
-            "outcome" => outcome
-        )
-        .increment(0);
+/// The counters of the operation called `operation`, made to exist at
+/// zero, with the keys in `keys`, the operation's own.
+pub(crate) fn zero(operation: &str, keys: &'static CallKeys) {
+    let register = |key: &Key| {
+        ::metrics::with_recorder(|recorder| recorder.register_counter(key, &METADATA)).increment(0);
+    };
+    for outcome in OUTCOMES.into_iter().enumerate() {
+        register(&keys.attempt(operation, AttemptKind::Primary, outcome));
     }
     for name in [
         "resilient_retries_total",
         "resilient_fallbacks_total",
         "resilient_circuit_rejections_total",
     ] {
-        ::metrics::counter!(name, "operation" => operation.clone()).increment(0);
+        register(&keys.by_operation(name, operation));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KINDS: [AttemptKind; 3] = [
+        AttemptKind::Primary,
+        AttemptKind::Fallback,
+        AttemptKind::Hedge,
+    ];
+
+    const STOPS: [StopReason; 8] = [
+        StopReason::Succeeded,
+        StopReason::NotRetryable,
+        StopReason::AttemptsExhausted,
+        StopReason::BudgetExhausted,
+        StopReason::RateLimitExhausted,
+        StopReason::CircuitOpen,
+        StopReason::Throttled,
+        StopReason::LimitExceeded,
+    ];
+
+    fn labels(key: &Key) -> Vec<(&str, &str)> {
+        key.labels()
+            .map(|label| (label.key(), label.value()))
+            .collect()
+    }
+
+    static NAMED: CallKeys = CallKeys::named("checkout");
+    static UNNAMED: CallKeys = CallKeys::new();
+
+    #[test]
+    fn the_keys_of_written_labels_are_the_keys_made_at_run_time() {
+        for keys in [&NAMED, &UNNAMED] {
+            for kind in KINDS {
+                for outcome in OUTCOMES.into_iter().enumerate() {
+                    let key = keys.attempt("checkout", kind, outcome);
+                    assert!(matches!(key, Cow::Borrowed(_)), "kept");
+                    assert_eq!(key.name(), ATTEMPTS);
+                    assert_eq!(
+                        labels(&key),
+                        [
+                            ("operation", "checkout"),
+                            ("kind", kind.name()),
+                            ("outcome", outcome.1)
+                        ]
+                    );
+                    // The recorder finds the series by key: its hash too.
+                    let made = Key::from_parts(ATTEMPTS, key.labels().cloned().collect::<Vec<_>>());
+                    assert_eq!(key.get_hash(), made.get_hash());
+                }
+            }
+            for stop in STOPS {
+                let key = keys.duration("checkout", stop);
+                assert!(matches!(key, Cow::Borrowed(_)), "kept");
+                assert_eq!(
+                    labels(&key),
+                    [("operation", "checkout"), ("stop_reason", stop.name())]
+                );
+            }
+            let retries = keys.by_operation("resilient_retries_total", "checkout");
+            assert_eq!(retries.name(), "resilient_retries_total");
+            assert_eq!(labels(&retries), [("operation", "checkout")]);
+        }
+    }
+
+    #[test]
+    fn written_labels_serve_only_the_operation_they_name() {
+        static OTHER: CallKeys = CallKeys::named("carts");
+        let key = OTHER.attempt("checkout", AttemptKind::Primary, (0, OUTCOMES[0]));
+        assert_eq!(
+            labels(&key),
+            [
+                ("operation", "checkout"),
+                ("kind", "primary"),
+                ("outcome", "success")
+            ]
+        );
+        let key = OTHER.duration("checkout", StopReason::Succeeded);
+        assert_eq!(labels(&key)[0], ("operation", "checkout"));
+        let key = OTHER.by_operation("resilient_fallbacks_total", "checkout");
+        assert_eq!(labels(&key), [("operation", "checkout")]);
+    }
+
+    #[test]
+    fn the_labels_are_numbered_as_the_kinds_and_stop_reasons() {
+        for (index, kind) in KINDS.into_iter().enumerate() {
+            assert_eq!(kind as usize, index);
+        }
+        for (index, stop) in STOPS.into_iter().enumerate() {
+            assert_eq!(stop as usize, index);
+        }
+        assert_eq!(STOPS.len(), UNNAMED.durations.len());
     }
 }

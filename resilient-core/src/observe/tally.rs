@@ -29,15 +29,44 @@ pub struct Tally {
     /// The operation's limiters, as its first call found them.
     #[cfg(any(feature = "metrics", feature = "dashboard"))]
     limit_rows: std::sync::OnceLock<Box<[&'static super::limits::Row]>>,
-    /// The keys of the series its calls record, made on its first call.
+    /// The keys of the series its calls record, made on their first use.
     #[cfg(feature = "metrics")]
-    keys: std::sync::OnceLock<Box<super::series::CallKeys>>,
+    keys: super::series::CallKeys,
 }
+
+/// The keys a tally keeps: none without the `metrics` feature.
+#[cfg(feature = "metrics")]
+type Keys = super::series::CallKeys;
+#[cfg(not(feature = "metrics"))]
+type Keys = ();
 
 impl Tally {
     /// An empty tally, for a `static`.
     #[allow(clippy::new_without_default)]
     pub const fn new() -> Self {
+        #[cfg(feature = "metrics")]
+        let keys = super::series::CallKeys::new();
+        #[cfg(not(feature = "metrics"))]
+        let keys = ();
+        Tally::with_keys(keys)
+    }
+
+    /// An empty tally, for the `static` of the operation called
+    /// `operation`: with the `metrics` feature, it holds the labels of the
+    /// series each call records, written by the compiler, so that no call
+    /// makes a key.
+    #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+    pub const fn named(operation: &'static str) -> Self {
+        #[cfg(feature = "metrics")]
+        let keys = super::series::CallKeys::named(operation);
+        #[cfg(not(feature = "metrics"))]
+        let keys = ();
+        Tally::with_keys(keys)
+    }
+
+    const fn with_keys(keys: Keys) -> Self {
+        #[cfg(not(feature = "metrics"))]
+        let () = keys;
         Tally {
             #[cfg(any(feature = "metrics", feature = "dashboard"))]
             registered: AtomicBool::new(false),
@@ -46,16 +75,15 @@ impl Tally {
             #[cfg(any(feature = "metrics", feature = "dashboard"))]
             limit_rows: std::sync::OnceLock::new(),
             #[cfg(feature = "metrics")]
-            keys: std::sync::OnceLock::new(),
+            keys,
         }
     }
 
     /// The keys of the series the operation's calls record.
     #[cfg(feature = "metrics")]
     #[inline]
-    pub(crate) fn keys(&self) -> &super::series::CallKeys {
-        self.keys
-            .get_or_init(|| Box::new(super::series::CallKeys::new()))
+    pub(crate) fn keys(&'static self) -> &'static super::series::CallKeys {
+        &self.keys
     }
 
     /// The operation's limiters, as its first call found them.
