@@ -325,21 +325,40 @@ impl CallKeys {
 
     /// The attempts counter's key for `operation`, `kind` and the outcome
     /// called `outcome`, the `index`-th of the outcomes.
+    #[inline]
     pub(crate) fn attempt(
         &'static self,
         operation: &str,
         kind: AttemptKind,
-        (index, outcome): (usize, &'static str),
+        outcome: (usize, &'static str),
     ) -> Cow<'static, Key> {
         let cell = self
             .attempts
             .get(kind as usize)
-            .and_then(|outcomes| outcomes.get(index));
-        let kept = self.labels_of(operation).and_then(|labels| {
+            .and_then(|outcomes| outcomes.get(outcome.0));
+        match cell.and_then(|cell| kept_for(cell, operation)) {
+            Some(key) => Cow::Borrowed(key),
+            None => self.first_attempt_key(cell, operation, kind, outcome),
+        }
+    }
+
+    /// [`attempt`](CallKeys::attempt), the first time: the key is kept,
+    /// made of the labels written beside it if they are `operation`'s.
+    #[cold]
+    #[inline(never)]
+    fn first_attempt_key(
+        &'static self,
+        cell: Option<&'static OnceLock<Key>>,
+        operation: &str,
+        kind: AttemptKind,
+        (index, outcome): (usize, &'static str),
+    ) -> Cow<'static, Key> {
+        let written = || {
+            let labels = self.labels_of(operation)?;
             let labels = labels.attempts.get(kind as usize)?.get(index)?;
             Some(Key::from_static_parts(ATTEMPTS, labels))
-        });
-        cached(cell, operation, kept, || {
+        };
+        keep(cell, operation, written, || {
             Key::from_parts(
                 ATTEMPTS,
                 vec![
@@ -352,12 +371,30 @@ impl CallKeys {
     }
 
     /// The duration histogram's key for `operation` and `stop`.
+    #[inline]
     pub(crate) fn duration(&'static self, operation: &str, stop: StopReason) -> Cow<'static, Key> {
-        let kept = self.labels_of(operation).and_then(|labels| {
-            let labels = labels.durations.get(stop as usize)?;
+        let cell = self.durations.get(stop as usize);
+        match cell.and_then(|cell| kept_for(cell, operation)) {
+            Some(key) => Cow::Borrowed(key),
+            None => self.first_duration_key(cell, operation, stop),
+        }
+    }
+
+    /// [`duration`](CallKeys::duration), the first time, as
+    /// [`first_attempt_key`](CallKeys::first_attempt_key).
+    #[cold]
+    #[inline(never)]
+    fn first_duration_key(
+        &'static self,
+        cell: Option<&'static OnceLock<Key>>,
+        operation: &str,
+        stop: StopReason,
+    ) -> Cow<'static, Key> {
+        let written = || {
+            let labels = self.labels_of(operation)?.durations.get(stop as usize)?;
             Some(Key::from_static_parts(DURATION, labels))
-        });
-        cached(self.durations.get(stop as usize), operation, kept, || {
+        };
+        keep(cell, operation, written, || {
             Key::from_parts(
                 DURATION,
                 vec![
@@ -377,30 +414,34 @@ impl CallKeys {
     }
 }
 
-/// The key in `cell`, kept on first use, if it is the one of `operation`:
-/// `kept`, the key of the labels written beside it, or else the key `make`
-/// makes; otherwise (an operation whose name changed, or a label value
-/// with no cell) the key `make` makes now.
+/// The key `cell` keeps, if it is the one of `operation`.
+#[inline]
+fn kept_for(cell: &'static OnceLock<Key>, operation: &str) -> Option<&'static Key> {
+    cell.get()
+        .filter(|key| key.labels().next().map(Label::value) == Some(operation))
+}
+
+/// The key `cell` keeps, kept now if it holds none: the key `written`
+/// makes of the labels written beside it, or else the key `make` makes;
+/// a key that is not `operation`'s (an operation whose name changed, or a
+/// label value with no cell) is the key `make` makes now.
 ///
 /// A kept key is retained: its name and labels are shared, so that a
 /// recorder that clones it (to store it, on first sight) allocates
 /// nothing either.
-#[inline]
-fn cached(
+fn keep(
     cell: Option<&'static OnceLock<Key>>,
     operation: &str,
-    kept: Option<Key>,
+    written: impl FnOnce() -> Option<Key>,
     make: impl Fn() -> Key,
 ) -> Cow<'static, Key> {
     let Some(cell) = cell else {
         return Cow::Owned(make());
     };
-    let key = cell.get_or_init(|| kept.unwrap_or_else(|| make().to_retained()));
-    let labelled = key.labels().next().map(Label::value);
-    if labelled == Some(operation) {
-        Cow::Borrowed(key)
-    } else {
-        Cow::Owned(make())
+    cell.get_or_init(|| written().unwrap_or_else(|| make().to_retained()));
+    match kept_for(cell, operation) {
+        Some(key) => Cow::Borrowed(key),
+        None => Cow::Owned(make()),
     }
 }
 
