@@ -24,14 +24,15 @@ use crate::report::{AttemptKind, DelaySource, ExecutionError, StopReason};
 pub(crate) type Name = Cow<'static, str>;
 
 #[cfg(feature = "metrics")]
-use crate::observe::series::{METADATA, OUTCOMES};
+use crate::observe::series::METADATA;
 
 #[cfg(feature = "tracing")]
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// How an attempt ended, as the attempts counter labels it.
+/// How an attempt ended, as the attempts counter labels it: numbered as
+/// the series' outcome labels are listed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Ended {
     Success,
@@ -47,12 +48,6 @@ impl Ended {
             Ended::FatalFailure
         }
     }
-
-    /// The attempts counter's label of it, numbered as the outcomes are.
-    #[cfg(feature = "metrics")]
-    const fn label(self) -> &'static str {
-        OUTCOMES[self as usize]
-    }
 }
 
 /// An attempt of `kind` ended. Recorded with the keys kept in `tally`,
@@ -67,7 +62,8 @@ pub(crate) fn attempt_ended(
     #[cfg(feature = "metrics")]
     {
         let keys = crate::observe::call_keys(operation, tally);
-        let key = keys.attempt(operation, kind, (ended as usize, ended.label()));
+        // Numbered as `OUTCOMES` lists them.
+        let key = keys.attempt(operation, kind, ended as usize);
         metrics::with_recorder(|recorder| recorder.register_counter(&key, &METADATA)).increment(1);
     }
 }

@@ -218,7 +218,7 @@ pub(crate) static METADATA: ::metrics::Metadata<'static> =
 
 /// The outcomes the attempts counter is labelled with, in the order of
 /// `CallKeys::attempts`' second index.
-pub(crate) const OUTCOMES: [&str; 3] = ["success", "retryable_failure", "fatal_failure"];
+const OUTCOMES: [&str; 3] = ["success", "retryable_failure", "fatal_failure"];
 
 /// The keys of the two series every call records, for one operation, each
 /// made on its first use and kept in the operation's
@@ -300,19 +300,19 @@ impl CallLabels {
 impl CallKeys {
     /// The keys of an operation whose name is found at each call.
     pub(crate) const fn new() -> Self {
-        CallKeys {
-            attempts: [const { [const { OnceLock::new() }; 3] }; 3],
-            durations: [const { OnceLock::new() }; 8],
-            labels: None,
-        }
+        CallKeys::with_labels(None)
     }
 
     /// The keys of the operation called `operation`, with their labels.
     pub(crate) const fn named(operation: &'static str) -> Self {
+        CallKeys::with_labels(Some(CallLabels::new(operation)))
+    }
+
+    const fn with_labels(labels: Option<CallLabels>) -> Self {
         CallKeys {
             attempts: [const { [const { OnceLock::new() }; 3] }; 3],
             durations: [const { OnceLock::new() }; 8],
-            labels: Some(CallLabels::new(operation)),
+            labels,
         }
     }
 
@@ -323,19 +323,19 @@ impl CallKeys {
             .filter(|labels| labels.operation == operation)
     }
 
-    /// The attempts counter's key for `operation`, `kind` and the outcome
-    /// called `outcome`, the `index`-th of the outcomes.
+    /// The attempts counter's key for `operation`, `kind` and the
+    /// `outcome`-th of [`OUTCOMES`].
     #[inline]
     pub(crate) fn attempt(
         &'static self,
         operation: &str,
         kind: AttemptKind,
-        outcome: (usize, &'static str),
+        outcome: usize,
     ) -> Cow<'static, Key> {
         let cell = self
             .attempts
             .get(kind as usize)
-            .and_then(|outcomes| outcomes.get(outcome.0));
+            .and_then(|outcomes| outcomes.get(outcome));
         match cell.and_then(|cell| kept_for(cell, operation)) {
             Some(key) => Cow::Borrowed(key),
             None => self.first_attempt_key(cell, operation, kind, outcome),
@@ -351,11 +351,11 @@ impl CallKeys {
         cell: Option<&'static OnceLock<Key>>,
         operation: &str,
         kind: AttemptKind,
-        (index, outcome): (usize, &'static str),
+        outcome: usize,
     ) -> Cow<'static, Key> {
         let written = || {
             let labels = self.labels_of(operation)?;
-            let labels = labels.attempts.get(kind as usize)?.get(index)?;
+            let labels = labels.attempts.get(kind as usize)?.get(outcome)?;
             Some(Key::from_static_parts(ATTEMPTS, labels))
         };
         keep(cell, operation, written, || {
@@ -364,7 +364,7 @@ impl CallKeys {
                 vec![
                     Label::new("operation", operation.to_owned()),
                     Label::from_static_parts("kind", kind.name()),
-                    Label::from_static_parts("outcome", outcome),
+                    Label::from_static_parts("outcome", OUTCOMES[outcome]),
                 ],
             )
         })
@@ -549,7 +549,7 @@ pub(crate) fn zero(operation: &str, keys: &'static CallKeys) {
     let register = |key: &Key| {
         ::metrics::with_recorder(|recorder| recorder.register_counter(key, &METADATA)).increment(0);
     };
-    for outcome in OUTCOMES.into_iter().enumerate() {
+    for outcome in 0..OUTCOMES.len() {
         register(&keys.attempt(operation, AttemptKind::Primary, outcome));
     }
     for name in [
@@ -595,7 +595,7 @@ mod tests {
     fn the_keys_of_written_labels_are_the_keys_made_at_run_time() {
         for keys in [&NAMED, &UNNAMED] {
             for kind in KINDS {
-                for outcome in OUTCOMES.into_iter().enumerate() {
+                for (outcome, label) in OUTCOMES.into_iter().enumerate() {
                     let key = keys.attempt("checkout", kind, outcome);
                     assert!(matches!(key, Cow::Borrowed(_)), "kept");
                     assert_eq!(key.name(), ATTEMPTS);
@@ -604,7 +604,7 @@ mod tests {
                         [
                             ("operation", "checkout"),
                             ("kind", kind.name()),
-                            ("outcome", outcome.1)
+                            ("outcome", label)
                         ]
                     );
                     // The recorder finds the series by key: its hash too.
@@ -629,7 +629,7 @@ mod tests {
     #[test]
     fn written_labels_serve_only_the_operation_they_name() {
         static OTHER: CallKeys = CallKeys::named("carts");
-        let key = OTHER.attempt("checkout", AttemptKind::Primary, (0, OUTCOMES[0]));
+        let key = OTHER.attempt("checkout", AttemptKind::Primary, 0);
         assert_eq!(
             labels(&key),
             [
