@@ -114,6 +114,7 @@ impl Ret {
                 let names: Vec<&str> = idents.iter().map(String::as_str).collect();
                 match names.as_slice() {
                     [.., "io", "Error"] => known(IO_ERROR, ToldBy::IoKind),
+                    [.., "fmt", "Error"] => known("std::fmt::Error", ToldBy::Test),
                     [.., "anyhow", "Error"] => known("anyhow::Error", ToldBy::Test),
                     [.., "eyre", "Report"] => known("eyre::Report", ToldBy::Test),
                     // Structs of the standard library and of the crates a
@@ -134,10 +135,8 @@ impl Ret {
                     | ["std" | "alloc", "string", "FromUtf8Error"]
                     | ["std" | "core", "net", "AddrParseError"]
                     | ["std", "time", "SystemTimeError"]
-                    | [.., "fmt", "Error"] => known(&written(err), ToldBy::Test),
-                    [.., "String"] | [.., "Box"] | [.., "Arc"] | [.., "Rc"] => {
-                        known(&written(err), ToldBy::Test)
-                    }
+                    // Owning pointers and strings, whatever they hold.
+                    | [.., "String" | "Box" | "Arc" | "Rc"] => known(&written(err), ToldBy::Test),
                     _ => None,
                 }
             }

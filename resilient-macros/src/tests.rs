@@ -330,6 +330,11 @@ fn retry_on_a_well_known_struct_error_names_how_its_errors_are_told_apart() {
         with(retry_on.clone(), quote!(resilient::http::HttpError)),
         "`retry_on` names variants of an error enum, but this function's error type, `resilient::http::HttpError`, is not an enum: classify its errors with `retry_if = resilient::http::retryable`, which retries transport errors and the statuses worth another try, or `retry_if = |e: &resilient::http::HttpError| …`"
     );
+    // Named by its full path, whatever the signature writes.
+    assert_eq!(
+        with(retry_on.clone(), quote!(fmt::Error)),
+        "`retry_on` names variants of an error enum, but this function's error type, `std::fmt::Error`, is not an enum: classify its errors with `retry_if = |e: &std::fmt::Error| …`"
+    );
     // `retryable` says whether to retry, not whether to fall back.
     assert_eq!(
         with(
