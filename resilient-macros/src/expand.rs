@@ -622,14 +622,13 @@ fn is_made_of(value: &Value, constant: &dyn Fn(&Expr) -> bool) -> bool {
     }
 }
 
-/// The outcome of a first attempt that succeeded (`__resilient_done`), on
-/// an operation built on demand: a `Standard`'s tells only its name and its
+/// The outcome of a first attempt that succeeded (`done`), on an
+/// operation built on demand: a `Standard`'s tells only its name and its
 /// counts, which the function knows, so nothing of it is built again.
-fn outcome_from(standard: bool, names: &Names) -> TokenStream {
+fn outcome_from(standard: bool, done: &Ident, names: &Names) -> TokenStream {
     let Names {
         root, make, tally, ..
     } = names;
-    let done = Ident::new("__resilient_done", Span::mixed_site());
     if standard {
         let name = Literal::string(&names.function_name);
         quote!(#root::__private::Standard::outcome_from(#done, #name, &#tally))
@@ -1096,7 +1095,7 @@ fn run(
     if builds_on_demand(options, names) {
         let Names { make, first, .. } = names;
         let standard = builds_standard(options, is_async, names);
-        let succeeded = outcome_from(standard, names);
+        let succeeded = outcome_from(standard, &done, names);
         if !is_async {
             let failed = if standard {
                 // The failure path is one call, compiled once for every
