@@ -71,6 +71,17 @@ pub const fn standard<T, E: ReportableError>() -> resilient_core::standard::Stan
     resilient_core::standard::Standard::new()
 }
 
+/// A part of an `async fn`'s run that few calls reach, on the heap: the
+/// rest of a run once its first attempt failed (the retries, the
+/// fallbacks, the outcome), and a whole run under an idempotency key,
+/// which allocates its key anyway. A call that succeeds at once then
+/// carries none of it in its future, which every `spawn`, `Box::pin` and
+/// `block_on` moves or allocates whole.
+#[inline]
+pub fn on_heap<F: Future>(rest: F) -> ::core::pin::Pin<Box<F>> {
+    Box::pin(rest)
+}
+
 /// The attempt of an `async fn`, run once per attempt: declared
 /// `AsyncFnMut` here, where the closure is made, so that a body that
 /// moves an argument is reported at the use that moves it.

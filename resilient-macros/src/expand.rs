@@ -1013,7 +1013,7 @@ fn idempotent(options: &Options, is_async: bool, names: &Names, run: TokenStream
             quote!(#call.run_blocking(#held, || #run)),
         )
     };
-    quote! {
+    let call = quote! {
         {
             let mut #call = #root::__private::IdempotentCall::new(#op, #store, #key, #ttl) #fingerprint;
             match #claim {
@@ -1024,6 +1024,13 @@ fn idempotent(options: &Options, is_async: bool, names: &Names, run: TokenStream
                 ::core::result::Result::Err(#done) => #done,
             }
         }
+    };
+    // An async call under a key holds the store's futures and the whole
+    // run: on the heap, where its key is already (tests/suite/future_size.rs).
+    if is_async {
+        quote!(#root::__private::on_heap(async #call).await)
+    } else {
+        call
     }
 }
 
@@ -1135,30 +1142,52 @@ fn run(
                 }
             };
         }
-        // A first attempt that a gate must admit runs unboxed, so that one
-        // that succeeds allocates nothing; without gates, the first attempt
-        // has always run by now, and the retry loop's own copy of the
-        // attempt serves every retry.
-        let resume = if gated(options) {
-            quote!(#op.resume_async(#first, |#given: #root::Attempt| #body(#given)).await)
-        } else {
-            quote!(#op.resume(#first))
-        };
         let (recipe, built) = if standard {
             (quote!(#root::__private::Standard), quote!(#make().build()))
         } else {
             (quote!(#root::Operation), quote!(#make()))
         };
+        // Values of neither a timeout nor a budget (which a policy may
+        // bring) grant the first attempt no deadline: its future then has
+        // no room for a timer. Were a deadline granted all the same, the
+        // first attempt would run on the general path.
+        let untimed = [&TIMEOUT, &BUDGET, &RETRY]
+            .iter()
+            .all(|spec| options.key(spec).is_none());
+        let first_of = if untimed {
+            format_ident!("first_untimed_async_of")
+        } else {
+            format_ident!("first_attempt_async_of")
+        };
+        // A first attempt that a gate must admit runs here, outside the
+        // heap, so that one that succeeds allocates nothing; without
+        // gates, the first attempt has always run by now, and the whole
+        // rest, the operation included, goes to the heap.
+        let rest = if gated(options) {
+            let rest = after_failure(&async_rest, fallbacks_empty, names);
+            quote! {{
+                let #op = #built;
+                let mut #exec = #op.resume_async(#first, |#given: #root::Attempt| #body(#given)).await;
+                #rest
+            }}
+        } else {
+            let rest = quote! {
+                let #op = #built;
+                let mut #exec = #op.resume(#first);
+                #async_rest
+            };
+            if fallbacks_empty {
+                quote!(#root::__private::on_heap(async { #rest }).await)
+            } else {
+                quote!({ #rest })
+            }
+        };
         return quote! {
             {
                 let mut #body = #root::__private::attempt_async(#attempt);
-                match #recipe::first_attempt_async_of(&#make, |#given: #root::Attempt| #body(#given)).await {
+                match #recipe::#first_of(&#make, |#given: #root::Attempt| #body(#given)).await {
                     ::core::result::Result::Ok(#done) => #succeeded,
-                    ::core::result::Result::Err(#first) => {
-                        let #op = #built;
-                        let mut #exec = #resume;
-                        #async_rest
-                    }
+                    ::core::result::Result::Err(#first) => #rest,
                 }
             }
         };
@@ -1192,6 +1221,7 @@ fn run(
             }
         };
     }
+    let rest_on_heap = after_failure(&async_rest, fallbacks_empty, names);
     // `__private::attempt_async` makes the closure an `AsyncFnMut`: a body
     // that moves an argument is then reported at the use that moves it,
     // with a `.clone()` hint.
@@ -1200,11 +1230,34 @@ fn run(
             let mut #body = #root::__private::attempt_async(#attempt);
             match #op.first_attempt_async(|#given: #root::Attempt| #body(#given)).await {
                 ::core::result::Result::Ok(#done) => #op.outcome_of(#done),
-                ::core::result::Result::Err(mut #exec) => {
-                    #async_rest
-                }
+                ::core::result::Result::Err(mut #exec) => #rest_on_heap,
             }
         }
+    }
+}
+
+/// The rest of an async run whose first attempt has run, `rest` (the
+/// retries, the fallbacks, the outcome of `exec`): on the heap, so that
+/// the function's own future holds the first attempt and not the retry
+/// machinery, which every `spawn`, `Box::pin` and `block_on` of a call
+/// moves whole (tests/suite/future_size.rs). An execution with nothing
+/// left to run (a first attempt through a gate that succeeded) ends
+/// without the allocation. A function with fallbacks keeps it all in its
+/// own future: its last fallback takes the arguments themselves, which
+/// the attempt's closure borrows, and a future made before the retries
+/// can't hold both.
+fn after_failure(rest: &TokenStream, fallbacks_empty: bool, names: &Names) -> TokenStream {
+    let Names { root, exec, .. } = names;
+    if fallbacks_empty {
+        quote! {
+            if #exec.stopped() {
+                #exec.finish()
+            } else {
+                #root::__private::on_heap(async { #rest }).await
+            }
+        }
+    } else {
+        quote!({ #rest })
     }
 }
 

@@ -93,13 +93,13 @@ fn no_options_is_one_attempt_with_a_report() {
     );
     assert_contains(
         &out,
-        ":: resilient :: __private :: Standard :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await",
+        ":: resilient :: __private :: Standard :: first_untimed_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await",
     );
     assert_contains(
         &out,
         "Ok (__resilient_done) => :: resilient :: __private :: Standard :: outcome_from (__resilient_done , \"call\" , & __RESILIENT_TALLY)",
     );
-    assert_contains(&out, "__resilient_exec . finish () } } } }");
+    assert_contains(&out, "__resilient_exec . finish () }) . await , } } }");
     assert!(!out.contains("max_attempts"));
     assert!(!out.contains("compile_error"));
 }
@@ -1037,12 +1037,12 @@ const ASYNCHRONOUS: &str = "\
      __resilient_op }) . tally (& __RESILIENT_TALLY) ; \
      { let mut __resilient_body = :: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
      { self . provider . complete (prompt , attempt . deadline ()) . await } }) ; \
-     match :: resilient :: __private :: Standard :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => :: resilient :: __private :: Standard :: outcome_from (__resilient_done , \"complete\" , & __RESILIENT_TALLY) , :: core :: result :: Result :: Err (__resilient_first) => { let __resilient_op = __resilient_make () . build () ; \
+     match :: resilient :: __private :: Standard :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => :: resilient :: __private :: Standard :: outcome_from (__resilient_done , \"complete\" , & __RESILIENT_TALLY) , :: core :: result :: Result :: Err (__resilient_first) => :: resilient :: __private :: on_heap (async { let __resilient_op = __resilient_make () . build () ; \
      let mut __resilient_exec = __resilient_op . resume (__resilient_first) ; \
      while let :: core :: option :: Option :: Some (mut __resilient_next) = __resilient_exec . next_running () . await { let __resilient_work = :: core :: pin :: pin ! (__resilient_body (__resilient_next . attempt ())) ; \
      __resilient_exec . drive (& mut __resilient_next , __resilient_work) . await ; \
      } \
-     __resilient_exec . finish () } } } }";
+     __resilient_exec . finish () }) . await , } } }";
 
 /// An async function built on demand, without gates, of options that
 /// `Standard` takes (the blocking ones and `timeout`, `budget`,
@@ -1054,7 +1054,8 @@ fn an_async_function_of_the_commonest_options_reads_its_first_attempt_from_a_sta
     let standard = |attr: TokenStream| {
         let out = expanded(attr, async_fn());
         let values = out.contains("__private :: standard :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock)");
-        let first = out.contains(":: resilient :: __private :: Standard :: first_attempt_async_of (& __resilient_make ,")
+        let first = (out.contains(":: resilient :: __private :: Standard :: first_attempt_async_of (& __resilient_make ,")
+            || out.contains(":: resilient :: __private :: Standard :: first_untimed_async_of (& __resilient_make ,"))
             && out.contains(":: resilient :: __private :: Standard :: outcome_from (__resilient_done , \"call\" , & __RESILIENT_TALLY)")
             && out.contains("let __resilient_op = __resilient_make () . build () ;");
         assert_eq!(values, first, "{out}");
@@ -1176,4 +1177,41 @@ fn a_blocking_first_attempt_runs_unbuilt_only_where_it_reads_nothing_of_the_oper
     ] {
         assert!(!unbuilt(attr.clone()), "unbuilt with {attr}");
     }
+}
+
+/// An async function whose options grant no deadline (no `timeout`, no
+/// `budget`, no `retry` policy that may bring one) runs its first attempt
+/// through the untimed entry, whose future has no room for a timer; one
+/// that may grant a deadline through the timed one.
+#[test]
+fn a_first_attempt_without_a_deadline_has_no_timer() {
+    let entry = |attr: TokenStream| {
+        let out = expanded(attr, async_fn());
+        match (
+            out.contains("first_untimed_async_of (& __resilient_make"),
+            out.contains("first_attempt_async_of (& __resilient_make"),
+        ) {
+            (true, false) => "untimed",
+            (false, true) => "timed",
+            other => panic!("{other:?} in {out}"),
+        }
+    };
+    assert_eq!(entry(quote!(retries = 3, retry_on = [Timeout])), "untimed");
+    assert_eq!(entry(quote!(retries = 3, timing = false)), "untimed");
+    assert_eq!(entry(quote!(retries = 3, timeout = "1s")), "timed");
+    assert_eq!(entry(quote!(retries = 3, budget = "1s")), "timed");
+    assert_eq!(entry(quote!(retry = POLICY)), "timed");
+}
+
+/// The rest of an async run after a failed first attempt is on the heap,
+/// unless a fallback takes the arguments the attempt's closure borrows.
+#[test]
+fn the_retries_of_an_async_function_are_on_the_heap() {
+    let out = expanded(quote!(retries = 3), async_fn());
+    assert_contains(
+        &out,
+        "Err (__resilient_first) => :: resilient :: __private :: on_heap (async {",
+    );
+    let out = expanded(quote!(retries = 3, fallback = cached), async_fn());
+    assert!(!out.contains("on_heap"), "{out}");
 }

@@ -12,6 +12,7 @@ mod chaos_attribute;
 mod engine_failure;
 mod fallback_chain;
 mod fallback_selection;
+mod future_size;
 mod hedging;
 mod idempotency;
 mod idempotency_guarantees;

@@ -5,9 +5,10 @@
 #[cfg(feature = "tower")]
 use std::any::Any;
 use std::borrow::Cow;
-use std::future::Future;
+use std::future::{Future, poll_fn};
 use std::marker::PhantomData;
-use std::pin::pin;
+use std::pin::{Pin, pin};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use super::execution::Execution;
@@ -18,7 +19,7 @@ use super::race::within_deadline;
 use crate::attempt::Attempt;
 use crate::breaker::CircuitBreaker;
 use crate::chaos::Switches;
-use crate::clock::{Clock, SystemClock, TokioClock, Untimed};
+use crate::clock::{Clock, Mark, SystemClock, TokioClock, Untimed};
 use crate::error::{CircuitOpenError, ReportableError, RetryError, TimeoutError, ValidationError};
 use crate::limit::{LimitExceededError, Limiter};
 use crate::observe::Tally;
@@ -146,6 +147,11 @@ impl<T, E, C: Clock, H: HookSet<T, E>> FirstReads<T, E> for Operation<'_, T, E, 
 /// The first async attempt of the operation `make` builds, as
 /// [`Operation::first_attempt_async_of`] runs it; `make` builds the
 /// operation or the values it is built from, the same each time.
+///
+/// One future, flat: the body's future and, when the attempt has a
+/// deadline it is cut at, one timer beside it, with nothing nested. The
+/// caller's future holds this one whole, and every `spawn`, `Box::pin`
+/// and `block_on` of a call moves it (tests/suite/future_size.rs).
 // The large `Err` holds the failed result, moved once to `resume`.
 #[allow(clippy::result_large_err)]
 #[inline(always)]
@@ -159,41 +165,149 @@ where
     F: FnOnce(Attempt) -> Fut,
     Fut: Future<Output = Result<T, E>>,
 {
-    // Read before the future is made; the operation is dropped before the
-    // future holds anything.
-    let (terms, clock) = {
-        let op = make();
-        (op.first_terms(), op.into_clock())
-    };
-    let FirstTerms {
-        general,
-        deadline,
-        timed_out,
-    } = terms;
+    let (
+        FirstTerms {
+            general,
+            deadline,
+            timed_out,
+        },
+        clock,
+    ) = first_terms_of(make);
+    let cut = deadline.zip(timed_out);
     async move {
         if general {
             return Err(FirstFailure::NOT_RUN);
         }
         let mark = clock.mark();
-        let attempt = Attempt::first(deadline);
-        let work = f(attempt);
-        let result = if timed_out.is_some() {
-            let work = pin!(work);
-            within_deadline(&clock, attempt, mark, timed_out, work).await
-        } else {
-            work.await.map_err(|e| (e, FailureKind::Operation))
-        };
-        let elapsed = clock.nanos_since(mark);
-        let op = make();
-        match result {
-            Ok(value) if op.accepts(&value) => {
-                Ok(FirstSuccess::of(value, elapsed, deadline, op.told()))
+        let mut work = pin!(f(Attempt::first(deadline)));
+        let result = match cut {
+            // Without a deadline to race, the attempt is awaited right
+            // here, with no race and no timer around it.
+            None => work.await.map_err(|e| (e, FailureKind::Operation)),
+            Some((granted, timed_out)) => {
+                let mut timer = pin!(None);
+                let raced = poll_fn(|cx| {
+                    let work: Pin<&mut dyn Future<Output = Result<T, E>>> = work.as_mut();
+                    first_race(
+                        &clock,
+                        mark,
+                        granted,
+                        cx,
+                        work,
+                        timer.as_mut(),
+                        Clock::deadline_async,
+                    )
+                })
+                .await;
+                match raced {
+                    Some(result) => result.map_err(|e| (e, FailureKind::Operation)),
+                    None => Err((timed_out(), FailureKind::Timeout)),
+                }
             }
-            result => Err(FirstFailure {
-                elapsed,
-                result: Some(result),
-            }),
+        };
+        first_ended(make, &clock, mark, deadline, result)
+    }
+}
+
+/// [`first_async_of`] for values known to grant the attempt no deadline
+/// (neither a timeout nor a budget): its future has no room for a timer.
+// The large `Err` holds the failed result, moved once to `resume`.
+#[allow(clippy::result_large_err)]
+#[inline(always)]
+pub(crate) fn first_untimed_async_of<T, E, R, M, F, Fut>(
+    make: &M,
+    f: F,
+) -> impl Future<Output = Result<FirstSuccess<T, E>, FirstFailure<T, E>>>
+where
+    R: FirstReads<T, E>,
+    M: Fn() -> R,
+    F: FnOnce(Attempt) -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+{
+    let (terms, clock) = first_terms_of(make);
+    // A deadline granted all the same is left to the general path, which
+    // has a timer to cut the attempt at it.
+    let general = terms.general || terms.deadline.is_some();
+    async move {
+        if general {
+            return Err(FirstFailure::NOT_RUN);
         }
+        let mark = clock.mark();
+        let result = f(Attempt::first(None)).await;
+        let result = result.map_err(|e| (e, FailureKind::Operation));
+        first_ended(make, &clock, mark, None, result)
+    }
+}
+
+/// What a first attempt reads of the operation `make` builds, and its
+/// clock: read before the attempt's future is made, and the operation
+/// dropped before that future holds anything.
+#[inline(always)]
+fn first_terms_of<T, E, R, M>(make: &M) -> (FirstTerms<E>, R::Clock)
+where
+    R: FirstReads<T, E>,
+    M: Fn() -> R,
+{
+    let op = make();
+    (op.first_terms(), op.into_clock())
+}
+
+/// How a first attempt started at `mark` ended with `result`: a success
+/// that the operation `make` builds accepts, or the failure to go on from.
+// The large `Err` holds the failed result, moved once to `resume`.
+#[allow(clippy::result_large_err)]
+#[inline(always)]
+fn first_ended<T, E, R, M, C>(
+    make: &M,
+    clock: &C,
+    mark: Mark,
+    deadline: Option<Duration>,
+    result: Result<T, (E, FailureKind)>,
+) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
+where
+    R: FirstReads<T, E>,
+    M: Fn() -> R,
+    C: Clock,
+{
+    let elapsed = clock.nanos_since(mark);
+    let op = make();
+    match result {
+        Ok(value) if op.accepts(&value) => {
+            Ok(FirstSuccess::of(value, elapsed, deadline, op.told()))
+        }
+        result => Err(FirstFailure {
+            elapsed,
+            result: Some(result),
+        }),
+    }
+}
+
+/// One poll of a first attempt's `work` against the deadline `granted`
+/// from `started`: `Some` with its output, or `None` once the deadline
+/// passed. The timer is made in `timer` only when the work first returns
+/// `Pending`, so an attempt done on its first poll registers none. The
+/// work comes as a trait object, made at each poll, so that this is
+/// compiled once per clock and output rather than once per body.
+fn first_race<'c, C: Clock, O, S: Future<Output = ()>>(
+    clock: &'c C,
+    started: Mark,
+    granted: Duration,
+    cx: &mut Context<'_>,
+    mut work: Pin<&mut dyn Future<Output = O>>,
+    mut timer: Pin<&mut Option<S>>,
+    make: fn(&'c C, Duration) -> S,
+) -> Poll<Option<O>> {
+    if let Poll::Ready(output) = work.as_mut().poll(cx) {
+        return Poll::Ready(Some(output));
+    }
+    if timer.is_none() {
+        // Measured from the attempt's start, not from the first poll.
+        let spent = Duration::from_nanos(clock.nanos_since(started));
+        timer.set(Some(make(clock, granted.saturating_sub(spent))));
+    }
+    match timer.as_pin_mut() {
+        Some(timer) => timer.poll(cx).map(|()| None),
+        None => Poll::Pending,
     }
 }
 
@@ -1347,6 +1461,26 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         Fut: Future<Output = Result<T, E>>,
     {
         first_async_of(make, f)
+    }
+
+    /// [`first_attempt_async_of`](Operation::first_attempt_async_of) for
+    /// an operation of neither a timeout nor a budget, which grants the
+    /// attempt no deadline: the future has no room for a timer. Were a
+    /// deadline granted all the same, the first attempt is left to
+    /// [`resume_async`](Operation::resume_async).
+    // The large `Err` holds the failed result, moved once to `resume_async`.
+    #[allow(clippy::result_large_err)]
+    #[inline]
+    pub fn first_untimed_async_of<M, F, Fut>(
+        make: &M,
+        f: F,
+    ) -> impl Future<Output = Result<FirstSuccess<T, E>, FirstFailure<T, E>>>
+    where
+        M: Fn() -> Self,
+        F: FnOnce(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        first_untimed_async_of(make, f)
     }
 
     /// The execution after `first`, for the retries (`next_async` /

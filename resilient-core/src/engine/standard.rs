@@ -28,6 +28,7 @@ use super::execution::Execution;
 use super::hooks::{Classify, Hooks, RetryAll};
 use super::operation::{
     FirstFailure, FirstReads, FirstSuccess, FirstTerms, Operation, Told, first_async_of,
+    first_untimed_async_of,
 };
 use crate::attempt::Attempt;
 use crate::clock::{Clock, SystemClock};
@@ -206,6 +207,24 @@ impl<T, E, K, C: Clock> Standard<T, E, K, C> {
         Fut: Future<Output = Result<T, E>>,
     {
         first_async_of(make, f)
+    }
+
+    /// [`first_attempt_async_of`](Standard::first_attempt_async_of) for
+    /// values that set neither a timeout nor a budget, and so grant the
+    /// attempt no deadline: the future has no room for a timer.
+    // The large `Err` holds the failed result, moved once to `resume`.
+    #[allow(clippy::result_large_err)]
+    #[inline]
+    pub fn first_untimed_async_of<M, F, Fut>(
+        make: &M,
+        f: F,
+    ) -> impl Future<Output = Result<FirstSuccess<T, E>, FirstFailure<T, E>>>
+    where
+        M: Fn() -> Self,
+        F: FnOnce(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        first_untimed_async_of(make, f)
     }
 }
 
