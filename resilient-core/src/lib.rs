@@ -40,9 +40,10 @@
 //!   that the reqwest middleware shares;
 //! * `reqwest.rs`: the reqwest-middleware `Middleware` (feature `reqwest`);
 //! * leaves: `settings` (the plain configuration and its defaults),
-//!   `policy`, `backoff`, `clock`, `testing`, `error`, `attempt`,
-//!   `throttle`, `http`, `chaos` (the switch that injects faults, outcomes
-//!   and latency on purpose).
+//!   `policy`, `backoff`, `clock`, `time` (durations as whole
+//!   nanoseconds), `testing`, `error`, `attempt`, `throttle`, `http`,
+//!   `chaos` (the switch that injects faults, outcomes and latency on
+//!   purpose).
 //!
 //! # Features
 //!
@@ -117,6 +118,7 @@ pub mod reqwest;
 mod settings;
 pub mod testing;
 mod throttle;
+mod time;
 #[cfg(feature = "tower")]
 pub mod tower;
 

@@ -43,10 +43,11 @@ use crate::clock::{Clock, Mark};
 use crate::limit::LimitExceeded;
 use crate::observe::Tally;
 use crate::report::{
-    AttemptKind, AttemptRecord, Delay, ExecutionError, ExecutionReport, FailureKind, Nanos,
-    Outcome, StopReason,
+    AttemptKind, AttemptRecord, Delay, ExecutionError, ExecutionReport, FailureKind, Outcome,
+    StopReason,
 };
 use crate::settings::{Settings, deadline};
+use crate::time::Nanos;
 
 /// A running operation: decides, after each attempt, whether to stop, wait
 /// or try again.
