@@ -41,9 +41,9 @@
 //! * `reqwest.rs`: the reqwest-middleware `Middleware` (feature `reqwest`);
 //! * leaves: `settings` (the plain configuration and its defaults),
 //!   `policy`, `backoff`, `clock`, `time` (durations as whole
-//!   nanoseconds), `testing`, `error`, `attempt`, `throttle`, `http`,
-//!   `chaos` (the switch that injects faults, outcomes and latency on
-//!   purpose).
+//!   nanoseconds), `race` (a future against a deadline, with one timer),
+//!   `testing`, `error`, `attempt`, `throttle`, `http`, `chaos` (the
+//!   switch that injects faults, outcomes and latency on purpose).
 //!
 //! # Features
 //!
@@ -112,6 +112,7 @@ pub mod idempotency;
 pub mod limit;
 mod observe;
 mod policy;
+mod race;
 mod report;
 #[cfg(feature = "reqwest")]
 pub mod reqwest;

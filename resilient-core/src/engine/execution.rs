@@ -35,13 +35,14 @@ use super::events::{self, Ended};
 use super::gates::{self, Admission, End, Injection, Permits, Refusal};
 use super::hooks::{HookSet, OnRetry, RetryEvent};
 use super::plan::Plan;
-use super::race::{BoxedRace, Course, raced};
+use super::race::{BoxedRace, Course};
 use crate::attempt::Attempt;
 use crate::backoff::Jitter;
 use crate::chaos::Injection as Injected;
 use crate::clock::{Clock, Mark};
 use crate::limit::LimitExceeded;
 use crate::observe::Tally;
+use crate::race::raced;
 use crate::report::{
     AttemptKind, AttemptRecord, Delay, ExecutionError, ExecutionReport, FailureKind, Outcome,
     StopReason,
