@@ -42,6 +42,7 @@
 //! * leaves: `settings` (the plain configuration and its defaults),
 //!   `policy`, `backoff`, `clock`, `time` (durations as whole
 //!   nanoseconds), `race` (a future against a deadline, with one timer),
+//!   `catalog` (the names and help text of the `metrics` series),
 //!   `testing`, `error`, `attempt`, `throttle`, `http`, `chaos` (the
 //!   switch that injects faults, outcomes and latency on purpose).
 //!
@@ -102,6 +103,8 @@
 mod attempt;
 mod backoff;
 mod breaker;
+#[cfg(feature = "metrics")]
+mod catalog;
 pub mod chaos;
 mod clock;
 mod engine;
