@@ -9,7 +9,7 @@ use std::future::Future;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use crate::report::duration_nanos;
+use crate::time::duration_nanos;
 
 /// A source of time and of sleeps, for blocking and for async code.
 ///

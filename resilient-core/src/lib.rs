@@ -40,9 +40,11 @@
 //!   that the reqwest middleware shares;
 //! * `reqwest.rs`: the reqwest-middleware `Middleware` (feature `reqwest`);
 //! * leaves: `settings` (the plain configuration and its defaults),
-//!   `policy`, `backoff`, `clock`, `testing`, `error`, `attempt`,
-//!   `throttle`, `http`, `chaos` (the switch that injects faults, outcomes
-//!   and latency on purpose).
+//!   `policy`, `backoff`, `clock`, `time` (durations as whole
+//!   nanoseconds), `race` (a future against a deadline, with one timer),
+//!   `catalog` (the names and help text of the `metrics` series),
+//!   `testing`, `error`, `attempt`, `throttle`, `http`, `chaos` (the
+//!   switch that injects faults, outcomes and latency on purpose).
 //!
 //! # Features
 //!
@@ -101,6 +103,8 @@
 mod attempt;
 mod backoff;
 mod breaker;
+#[cfg(feature = "metrics")]
+mod catalog;
 pub mod chaos;
 mod clock;
 mod engine;
@@ -111,12 +115,14 @@ pub mod idempotency;
 pub mod limit;
 mod observe;
 mod policy;
+mod race;
 mod report;
 #[cfg(feature = "reqwest")]
 pub mod reqwest;
 mod settings;
 pub mod testing;
 mod throttle;
+mod time;
 #[cfg(feature = "tower")]
 pub mod tower;
 

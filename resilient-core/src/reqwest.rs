@@ -19,8 +19,8 @@ use ::reqwest_middleware::{Error, Middleware, Next};
 use http::Extensions;
 
 use crate::clock::{Clock, TokioClock};
-use crate::engine::race::race;
 use crate::error::TimedOut;
+use crate::race::race;
 use crate::settings::Settings;
 use crate::tower::{
     Call, Classifier, EngineError, FirstFailed, HttpClassifier, ReportExtension, Shared,

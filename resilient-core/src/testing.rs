@@ -14,7 +14,7 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use crate::clock::Clock;
-use crate::report::duration_nanos;
+use crate::time::duration_nanos;
 
 /// Manual virtual time for tests.
 ///

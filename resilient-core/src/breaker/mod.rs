@@ -191,15 +191,13 @@ impl CircuitBreaker {
     fn with_config(config: Config) -> Self {
         let anchor = Instant::now();
         #[cfg(any(feature = "metrics", feature = "dashboard"))]
-        let view = {
-            let view = View::new(
-                config.name.clone(),
-                anchor,
-                config.break_nanos,
-                on_scale(anchor, anchor),
-            );
-            crate::observe::breaker_built(Arc::new(view))
-        };
+        let view = View::new(
+            config.name.clone(),
+            anchor,
+            config.break_nanos,
+            on_scale(anchor, anchor),
+        )
+        .publish();
         Self {
             config,
             word: Packed::new(Word::new(Tag::Closed, 0, 0)),

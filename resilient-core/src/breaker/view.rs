@@ -1,6 +1,8 @@
 //! [`View`]: what a breaker publishes for the people watching it — its
 //! state, since when, and its gauge (feature `metrics`) — kept apart from
-//! the words the breaker decides on, so that a reader never touches those.
+//! the words the breaker decides on, so that a reader never touches those;
+//! and the views of the live breakers, which the `metrics` refresh and the
+//! dashboard read.
 //!
 //! The breaker writes its view on each transition only, which is rare; a
 //! reader (the `metrics` refresh, the dashboard) derives open → half-open
@@ -9,6 +11,7 @@
 
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use super::CircuitState;
@@ -27,6 +30,9 @@ pub(crate) struct View {
     /// When the state in `state` began, on the breaker's time scale.
     since: AtomicU64,
 }
+
+/// Live breakers (a dropped breaker leaves a dead entry, swept on reading).
+static BREAKERS: Mutex<Vec<Weak<View>>> = Mutex::new(Vec::new());
 
 /// The gauge's value of a state: 0 closed, 1 half-open, 2 open.
 pub(crate) const fn code(state: CircuitState) -> u8 {
@@ -62,6 +68,30 @@ impl View {
         }
     }
 
+    /// The view of a breaker that was just built: it is registered, and
+    /// its gauge reads closed.
+    pub(crate) fn publish(self) -> Arc<View> {
+        let view = Arc::new(self);
+        {
+            let mut breakers = BREAKERS.lock().unwrap_or_else(PoisonError::into_inner);
+            breakers.retain(|breaker| breaker.strong_count() > 0);
+            breakers.push(Arc::downgrade(&view));
+        }
+        #[cfg(feature = "metrics")]
+        {
+            crate::catalog::describe();
+            view.gauge(CircuitState::Closed);
+        }
+        view
+    }
+
+    /// Every live breaker's view, in the order they were built.
+    pub(crate) fn live() -> Vec<Arc<View>> {
+        let mut breakers = BREAKERS.lock().unwrap_or_else(PoisonError::into_inner);
+        breakers.retain(|breaker| breaker.strong_count() > 0);
+        breakers.iter().filter_map(Weak::upgrade).collect()
+    }
+
     /// The breaker entered `state` in `generation`, at `at`.
     pub(crate) fn entered(&self, generation: u32, state: CircuitState, at: u64) {
         let packed = u64::from(generation) << 8 | u64::from(code(state));
@@ -90,7 +120,7 @@ impl View {
     /// Sets the breaker's gauge to `state`.
     #[cfg(feature = "metrics")]
     pub(crate) fn gauge(&self, state: CircuitState) {
-        ::metrics::gauge!(crate::metrics::CIRCUIT_STATE, "breaker" => self.name.clone())
+        ::metrics::gauge!(crate::catalog::CIRCUIT_STATE, "breaker" => self.name.clone())
             .set(f64::from(code(state)));
     }
 }

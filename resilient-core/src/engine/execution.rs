@@ -35,18 +35,20 @@ use super::events::{self, Ended};
 use super::gates::{self, Admission, End, Injection, Permits, Refusal};
 use super::hooks::{HookSet, OnRetry, RetryEvent};
 use super::plan::Plan;
-use super::race::{BoxedRace, Course, raced};
+use super::race::{BoxedRace, Course};
 use crate::attempt::Attempt;
 use crate::backoff::Jitter;
 use crate::chaos::Injection as Injected;
 use crate::clock::{Clock, Mark};
 use crate::limit::LimitExceeded;
 use crate::observe::Tally;
+use crate::race::raced;
 use crate::report::{
-    AttemptKind, AttemptRecord, Delay, ExecutionError, ExecutionReport, FailureKind, Nanos,
-    Outcome, StopReason,
+    AttemptKind, AttemptRecord, Delay, ExecutionError, ExecutionReport, FailureKind, Outcome,
+    StopReason,
 };
 use crate::settings::{Settings, deadline};
+use crate::time::Nanos;
 
 /// A running operation: decides, after each attempt, whether to stop, wait
 /// or try again.

@@ -27,7 +27,8 @@ use crate::idempotency::{
     IdempotencyFailure, IdempotencyStatus, IdempotencyStore, IdempotencyStored, MemoryStore,
     Refused, Request, acquire, acquire_blocking, fingerprint_of, run_held, run_held_blocking,
 };
-use crate::report::{ExecutionReport, Nanos, Outcome, StopReason};
+use crate::report::{ExecutionReport, Outcome, StopReason};
+use crate::time::Nanos;
 
 /// An [`Operation`] run under an idempotency key: built by
 /// [`Operation::idempotent`], run with [`run_async`](Idempotent::run_async)

@@ -12,7 +12,8 @@
 //! * `decide.rs`: every decision of a run (a refused attempt, the end of
 //!   a round, the retry rule `schedule`, the budget after a wait), pure
 //!   functions;
-//! * `race.rs`: an async attempt against its deadline;
+//! * `race.rs`: an async attempt against its deadline: what its gates
+//!   inject, then its body raced (`crate::race`) with the deadline;
 //! * `hedge.rs`: hedged attempts, several in flight at once: [`Hedged`],
 //!   and a round's steps as functions that drive an [`Execution`] through
 //!   its own methods;

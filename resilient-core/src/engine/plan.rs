@@ -12,8 +12,9 @@ use super::gates::{BreakerGate, LimitGate};
 use super::gates::{End, Ended, Gates};
 use crate::clock::Clock;
 use crate::observe::Tally;
-use crate::report::{AttemptKind, ExecutionReport, Nanos, Outcome, StopReason};
+use crate::report::{AttemptKind, ExecutionReport, Outcome, StopReason};
 use crate::settings::Settings;
+use crate::time::Nanos;
 
 /// Everything one run of an operation reads; built by
 /// [`Operation`](crate::Operation)'s setters, which hold it.

@@ -253,7 +253,7 @@ impl AdaptiveLimit {
     /// ```
     pub fn on_sample(&self, rtt: Duration, in_flight: u32, dropped: bool) {
         // A zero RTT would divide by zero below; no attempt takes no time.
-        let rtt = crate::report::duration_nanos(rtt).max(1);
+        let rtt = crate::time::duration_nanos(rtt).max(1);
         let mut estimator = self
             .estimator
             .lock()
@@ -282,7 +282,7 @@ impl AdaptiveLimit {
 /// Netflix `AIMDLimit._update`, on the integer limit.
 fn aimd(current: f64, rtt: u64, in_flight: u32, dropped: bool, min: f64, max: f64) -> f64 {
     let current = current.floor();
-    let next = if dropped || rtt > crate::report::duration_nanos(AIMD_TIMEOUT) {
+    let next = if dropped || rtt > crate::time::duration_nanos(AIMD_TIMEOUT) {
         (current * AIMD_BACKOFF_RATIO).floor()
     } else if f64::from(in_flight) * 2.0 >= current {
         current + 1.0

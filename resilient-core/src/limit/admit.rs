@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::{Completion, LimitExceeded, Limiter, Waiters};
 use crate::clock::{Clock, Mark};
-use crate::engine::race::race;
+use crate::race::race;
 
 /// The shortest wait taken on a `retry_after` hint, so that a limiter
 /// that says "now" while refusing cannot spin the caller.

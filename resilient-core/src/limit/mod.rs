@@ -51,6 +51,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+pub use crate::error::{LimitExceeded, LimitExceededError};
 pub use adaptive::AdaptiveLimit;
 pub use bulkhead::Bulkhead;
 pub use cubic::AdaptiveRate;
@@ -203,100 +204,6 @@ pub enum Completion {
     /// It never reached the dependency, or its result was not waited
     /// for: another limiter refused, or the attempt was cancelled.
     Unused,
-}
-
-/// A limiter refused an attempt: which one, and, where it knows, when a
-/// permit may be free.
-///
-/// The engine converts it into the caller's error with
-/// `E::from(LimitExceeded)`; the call is not retried.
-///
-/// ```
-/// use resilient::LimitExceeded;
-/// use std::time::Duration;
-///
-/// let refusal = LimitExceeded::new("provider", Some(Duration::from_millis(250)));
-/// assert_eq!(refusal.limiter(), "provider");
-/// assert_eq!(refusal.retry_after(), Some(Duration::from_millis(250)));
-/// assert_eq!(refusal.to_string(), "limiter `provider` refused the attempt (retry after 250ms)");
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct LimitExceeded {
-    limiter: &'static str,
-    retry_after: Option<Duration>,
-}
-
-impl LimitExceeded {
-    /// A refusal by `limiter`, which may admit again after `retry_after`.
-    pub const fn new(limiter: &'static str, retry_after: Option<Duration>) -> Self {
-        Self {
-            limiter,
-            retry_after,
-        }
-    }
-
-    /// The name of the limiter that refused.
-    pub const fn limiter(&self) -> &'static str {
-        self.limiter
-    }
-
-    /// How long until the limiter may admit again, where it knows.
-    pub const fn retry_after(&self) -> Option<Duration> {
-        self.retry_after
-    }
-}
-
-impl std::fmt::Display for LimitExceeded {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "limiter `{}` refused the attempt", self.limiter)?;
-        if let Some(after) = self.retry_after {
-            write!(f, " (retry after {after:?})")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for LimitExceeded {}
-
-/// An error type that can stand for an attempt a limiter refused: every
-/// `E: From<LimitExceeded>`, through the blanket implementation.
-///
-/// [`Operation::limit`](crate::Operation::limit) and the attribute's
-/// `limit` option ask for it. Implement `From<LimitExceeded>`, not this
-/// trait:
-///
-/// ```
-/// use resilient::{LimitExceeded, LimitExceededError};
-/// use std::time::Duration;
-///
-/// #[derive(Debug, PartialEq)]
-/// enum FetchError { Busy(Option<Duration>), Refused }
-///
-/// impl From<LimitExceeded> for FetchError {
-///     fn from(refusal: LimitExceeded) -> Self {
-///         FetchError::Busy(refusal.retry_after())
-///     }
-/// }
-///
-/// let refusal = LimitExceeded::new("pool", None);
-/// assert_eq!(FetchError::limit_exceeded(refusal), FetchError::Busy(None));
-/// # let _ = FetchError::Refused;
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "`limit` needs `{Self}` to implement `From<resilient::LimitExceeded>`",
-    label = "an attempt a limiter refuses fails with `{Self}::from(LimitExceeded)`",
-    note = "add `impl From<resilient::LimitExceeded> for {Self} {{ fn from(refusal: resilient::LimitExceeded) -> Self {{ … }} }}`"
-)]
-pub trait LimitExceededError {
-    /// The error made from `refusal`: `Self::from(refusal)`.
-    fn limit_exceeded(refusal: LimitExceeded) -> Self;
-}
-
-#[diagnostic::do_not_recommend]
-impl<E: From<LimitExceeded>> LimitExceededError for E {
-    fn limit_exceeded(refusal: LimitExceeded) -> Self {
-        E::from(refusal)
-    }
 }
 
 /// The callers waiting for a limiter's permit, to wake when one returns:

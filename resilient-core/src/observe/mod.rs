@@ -4,8 +4,9 @@
 //!
 //! * `tally.rs`: [`Tally`], one operation's counts in atomics, and the
 //!   keys of its series;
-//! * `registry.rs`: the operations and breakers in use, which enter on
-//!   their own (an operation on its first call, a breaker when built);
+//! * `registry.rs`: the operations in use, which enter on their own, on
+//!   their first call (the breakers in use list themselves when built:
+//!   `breaker::View::live`);
 //! * `limits.rs`: the limiters in use, which enter with the first call
 //!   that uses them: their latest in-flight count and limit, and each
 //!   operation's refusals;
@@ -28,29 +29,17 @@ mod registry;
 pub mod series;
 mod tally;
 
-#[cfg(any(feature = "metrics", feature = "dashboard"))]
+#[cfg(feature = "dashboard")]
 use std::sync::Arc;
 
 pub use tally::Tally;
 
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
-use crate::breaker::{CircuitBreaker, View};
+use crate::breaker::CircuitBreaker;
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
 use crate::report::ExecutionReport;
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
 use crate::throttle::RetryBudget;
-
-/// A breaker was just built: it is registered, and its gauge reads closed.
-#[cfg(any(feature = "metrics", feature = "dashboard"))]
-pub(crate) fn breaker_built(view: Arc<View>) -> Arc<View> {
-    registry::add_breaker(&view);
-    #[cfg(feature = "metrics")]
-    {
-        series::describe();
-        view.gauge(crate::CircuitState::Closed);
-    }
-    view
-}
 
 /// What an operation used, beyond its name and report, for the counts.
 #[cfg(any(feature = "metrics", feature = "dashboard"))]

@@ -1,5 +1,5 @@
-//! The operations and breakers in use, found without a list to maintain:
-//! an operation enters on its first call, a breaker when it is built.
+//! The operations in use, found without a list to maintain: an operation
+//! enters on its first call.
 //!
 //! Nothing here is on a call's way: an operation with a tally of its own
 //! (every function under the attribute) reads none of it after its first
@@ -8,9 +8,12 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex, PoisonError, RwLock, Weak};
+#[cfg(feature = "dashboard")]
+use std::sync::{Arc, Weak};
+use std::sync::{LazyLock, PoisonError, RwLock};
 
 use super::Tally;
+#[cfg(feature = "dashboard")]
 use crate::breaker::View;
 
 /// An operation's name.
@@ -20,9 +23,6 @@ pub(crate) type Name = Cow<'static, str>;
 /// lives as long as the process, like a `static` one: there is one per
 /// name an operation was ever given.
 static NAMED: LazyLock<RwLock<HashMap<Name, &'static Tally>>> = LazyLock::new(Default::default);
-
-/// Live breakers (a dropped breaker leaves a dead entry, swept on reading).
-static BREAKERS: Mutex<Vec<Weak<View>>> = Mutex::new(Vec::new());
 
 /// The tally of the operation called `name`, made on its first call.
 pub(crate) fn tally_named(name: &str) -> &'static Tally {
@@ -37,20 +37,6 @@ pub(crate) fn tally_named(name: &str) -> &'static Tally {
             .entry(Cow::Owned(name.to_owned()))
             .or_insert_with(|| Box::leak(Box::new(Tally::new())))
     })
-}
-
-/// Registers a breaker that was just built.
-pub(crate) fn add_breaker(view: &Arc<View>) {
-    let mut breakers = BREAKERS.lock().unwrap_or_else(PoisonError::into_inner);
-    breakers.retain(|breaker| breaker.strong_count() > 0);
-    breakers.push(Arc::downgrade(view));
-}
-
-/// Every live breaker, in the order they were built.
-pub(crate) fn breakers() -> Vec<Arc<View>> {
-    let mut breakers = BREAKERS.lock().unwrap_or_else(PoisonError::into_inner);
-    breakers.retain(|breaker| breaker.strong_count() > 0);
-    breakers.iter().filter_map(Weak::upgrade).collect()
 }
 
 /// An operation, as the dashboard lists it.

@@ -66,150 +66,15 @@ use std::borrow::Cow;
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use ::metrics::{Key, Label, Unit};
+use ::metrics::{Key, Label};
 
 use super::limits::{self, Level};
-use super::registry;
+use crate::breaker::View;
+use crate::catalog::{ATTEMPTS, DURATION, LIMIT_REJECTIONS};
+pub use crate::catalog::{
+    CIRCUIT_STATE, LIMIT_CURRENT, LIMIT_IN_FLIGHT, SERIES, Series, SeriesKind, describe,
+};
 use crate::report::{AttemptKind, StopReason};
-
-/// The gauge of a breaker's state, labelled `breaker`: 0 closed, 1
-/// half-open, 2 open.
-pub const CIRCUIT_STATE: &str = "resilient_circuit_state";
-
-/// The gauge of the attempts holding a limiter's permits, labelled
-/// `limiter`.
-pub const LIMIT_IN_FLIGHT: &str = "resilient_limit_in_flight";
-
-/// The gauge of a concurrency limiter's limit in force (a bulkhead's max,
-/// an adaptive limit's current limit), labelled `limiter`.
-pub const LIMIT_CURRENT: &str = "resilient_limit_current";
-
-/// The counter of attempts a limiter refused, labelled `operation` and
-/// `limiter`.
-const LIMIT_REJECTIONS: &str = "resilient_limit_rejections_total";
-
-/// The counter of attempts, labelled `operation`, `kind` and `outcome`.
-const ATTEMPTS: &str = "resilient_attempts_total";
-
-/// The histogram of operations' durations, labelled `operation` and
-/// `stop_reason`.
-const DURATION: &str = "resilient_operation_duration_seconds";
-
-/// The kind of a series.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum SeriesKind {
-    /// Only grows; read as a rate.
-    Counter,
-    /// Set to a value.
-    Gauge,
-    /// A distribution of observations.
-    Histogram,
-}
-
-/// One series `resilient` records.
-#[derive(Debug, Clone, Copy)]
-#[non_exhaustive]
-pub struct Series {
-    /// Its name, as the recorder receives it.
-    pub name: &'static str,
-    /// Counter, gauge or histogram.
-    pub kind: SeriesKind,
-    /// The unit of its values.
-    pub unit: Unit,
-    /// The labels every observation carries.
-    pub labels: &'static [&'static str],
-    /// What it counts: the `# HELP` text.
-    pub help: &'static str,
-}
-
-/// Every series `resilient` records, in the order of the table above.
-pub const SERIES: &[Series] = &[
-    Series {
-        name: ATTEMPTS,
-        kind: SeriesKind::Counter,
-        unit: Unit::Count,
-        labels: &["operation", "kind", "outcome"],
-        help: "Attempts made, by operation, kind (primary, hedge, fallback) and outcome (success, retryable_failure, fatal_failure).",
-    },
-    Series {
-        name: "resilient_retries_total",
-        kind: SeriesKind::Counter,
-        unit: Unit::Count,
-        labels: &["operation"],
-        help: "Retries scheduled after a failed attempt, by operation.",
-    },
-    Series {
-        name: "resilient_fallbacks_total",
-        kind: SeriesKind::Counter,
-        unit: Unit::Count,
-        labels: &["operation"],
-        help: "Fallbacks run after the primary attempts failed, by operation.",
-    },
-    Series {
-        name: "resilient_circuit_rejections_total",
-        kind: SeriesKind::Counter,
-        unit: Unit::Count,
-        labels: &["operation"],
-        help: "Attempts an open circuit breaker refused to run, by operation.",
-    },
-    Series {
-        name: DURATION,
-        kind: SeriesKind::Histogram,
-        unit: Unit::Seconds,
-        labels: &["operation", "stop_reason"],
-        help: "Time from an operation's start to its result, fallback included, by operation and the reason its primary attempts stopped.",
-    },
-    Series {
-        name: "resilient_idempotent_calls_total",
-        kind: SeriesKind::Counter,
-        unit: Unit::Count,
-        labels: &["operation", "status"],
-        help: "Calls under an idempotency key, by operation and status (replayed, joined, executed, in_flight, conflict, store_error).",
-    },
-    Series {
-        name: "resilient_chaos_injections_total",
-        kind: SeriesKind::Counter,
-        unit: Unit::Count,
-        labels: &["operation", "kind"],
-        help: "Faults, outcomes and latencies injected by chaos, by operation and kind (fault, outcome, latency).",
-    },
-    Series {
-        name: LIMIT_REJECTIONS,
-        kind: SeriesKind::Counter,
-        unit: Unit::Count,
-        labels: &["operation", "limiter"],
-        help: "Attempts a limiter refused to admit, by operation and limiter.",
-    },
-    Series {
-        name: "resilient_limit_queued_seconds",
-        kind: SeriesKind::Histogram,
-        unit: Unit::Seconds,
-        labels: &["operation"],
-        help: "Time an attempt waited for its limiters' permits, by operation; attempts admitted at once are not recorded.",
-    },
-    Series {
-        name: CIRCUIT_STATE,
-        kind: SeriesKind::Gauge,
-        unit: Unit::Count,
-        labels: &["breaker"],
-        help: "State of a circuit breaker: 0 closed, 1 half-open, 2 open.",
-    },
-    Series {
-        name: LIMIT_IN_FLIGHT,
-        kind: SeriesKind::Gauge,
-        unit: Unit::Count,
-        labels: &["limiter"],
-        help: "Attempts holding a permit of a limiter, as of the latest call that used it.",
-    },
-    Series {
-        name: LIMIT_CURRENT,
-        kind: SeriesKind::Gauge,
-        unit: Unit::Count,
-        labels: &["limiter"],
-        help: "Attempts a concurrency limiter lets hold a permit at once now: a bulkhead's max, an adaptive limit's current limit.",
-    },
-];
 
 /// What the series a call records are registered with, as `metrics`'
 /// macros would give it here.
@@ -445,25 +310,6 @@ fn keep(
     }
 }
 
-/// Describes every series of [`SERIES`] to the installed recorder: its
-/// help text and unit. Done on its own when the first operation runs or
-/// the first breaker is built; call it after installing a recorder later
-/// than that.
-///
-/// ```
-/// resilient::metrics::describe();
-/// ```
-pub fn describe() {
-    for series in SERIES {
-        let (name, unit, help) = (series.name, series.unit, series.help);
-        match series.kind {
-            SeriesKind::Counter => ::metrics::describe_counter!(name, unit, help),
-            SeriesKind::Gauge => ::metrics::describe_gauge!(name, unit, help),
-            SeriesKind::Histogram => ::metrics::describe_histogram!(name, unit, help),
-        }
-    }
-}
-
 /// Sets every live breaker's gauge to its state now: half-open for an
 /// open breaker whose break has ended, though no call has come to notice;
 /// and every limiter's gauges to its latest reading.
@@ -513,7 +359,7 @@ pub fn refresh() {
 /// # drop(breaker);
 /// ```
 pub fn refresh_at(now: Instant) {
-    for breaker in registry::breakers() {
+    for breaker in View::live() {
         breaker.gauge(breaker.state_at(now).0);
     }
     for level in limits::levels() {

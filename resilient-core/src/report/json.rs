@@ -32,11 +32,12 @@ use super::outcome::{ExecutionReport, StopReason};
 use super::record::{AttemptKind, AttemptRecord, DelaySource, FailureKind};
 use crate::chaos::Injection;
 use crate::idempotency::{IdempotencyStatus, IdempotencyStored};
+use crate::time::duration_nanos;
 
 /// Milliseconds, from whole nanoseconds so that round values stay round.
 #[allow(clippy::cast_precision_loss)]
 fn millis(duration: Duration) -> f64 {
-    super::duration_nanos(duration) as f64 / 1e6
+    duration_nanos(duration) as f64 / 1e6
 }
 
 impl Serialize for ExecutionReport {

@@ -15,4 +15,3 @@ mod table;
 pub(crate) use outcome::UNNAMED;
 pub use outcome::{ExecutionReport, Outcome, StopReason};
 pub use record::{AttemptKind, AttemptRecord, Delay, DelaySource, ExecutionError, FailureKind};
-pub(crate) use record::{Nanos, duration_nanos};

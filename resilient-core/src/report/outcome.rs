@@ -5,9 +5,10 @@ use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
-use super::record::{AttemptKind, AttemptRecord, Nanos, Records};
+use super::record::{AttemptKind, AttemptRecord, Records};
 use crate::error::RetryError;
 use crate::idempotency::{IdempotencyStatus, IdempotencyStored};
+use crate::time::Nanos;
 
 /// Why the primary attempts ended.
 ///

@@ -6,6 +6,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::chaos::Injection;
+use crate::time::Nanos;
 
 /// Whether an attempt ran the body, a hedge of it, or a fallback.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -163,64 +164,6 @@ impl fmt::Display for ExecutionError {
 }
 
 impl std::error::Error for ExecutionError {}
-
-/// A duration stored in 8 bytes (nanoseconds, saturating at 584 years), to
-/// keep attempt records small: they are moved with every outcome.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Nanos(u64);
-
-impl Nanos {
-    /// Marks "no value" where a field is optional.
-    pub(crate) const NONE: Nanos = Nanos(u64::MAX);
-    pub(crate) const ZERO: Nanos = Nanos(0);
-
-    /// `nanos`, kept one below the `NONE` marker.
-    #[inline]
-    pub(crate) const fn from_u64(nanos: u64) -> Nanos {
-        Nanos(if nanos == u64::MAX {
-            u64::MAX - 1
-        } else {
-            nanos
-        })
-    }
-
-    #[inline]
-    pub(crate) const fn from_duration(duration: Duration) -> Nanos {
-        Nanos::from_u64(duration_nanos(duration))
-    }
-
-    #[inline]
-    pub(crate) const fn optional(duration: Option<Duration>) -> Nanos {
-        match duration {
-            Some(duration) => Nanos::from_duration(duration),
-            None => Nanos::NONE,
-        }
-    }
-
-    #[inline]
-    pub(crate) const fn get(self) -> Duration {
-        Duration::from_nanos(self.0)
-    }
-
-    #[inline]
-    pub(crate) const fn as_u64(self) -> u64 {
-        self.0
-    }
-
-    pub(crate) fn get_optional(self) -> Option<Duration> {
-        (self.0 != u64::MAX).then(|| self.get())
-    }
-}
-
-/// A duration as whole nanoseconds, saturating at `u64::MAX`, without the
-/// trip through `u128` that `Duration::as_nanos` takes.
-#[inline]
-pub(crate) const fn duration_nanos(duration: Duration) -> u64 {
-    match duration.as_secs().checked_mul(1_000_000_000) {
-        Some(whole) => whole.saturating_add(duration.subsec_nanos() as u64),
-        None => u64::MAX,
-    }
-}
 
 /// One attempt: when it ran, for how long, what it was granted, what
 /// preceded it and how it failed.
@@ -517,17 +460,6 @@ mod tests {
         assert_eq!(record.deadline(), Some(Duration::from_nanos(u64::MAX - 1)));
         assert_eq!(record.started_at(), Duration::from_nanos(u64::MAX - 1));
         assert_eq!(record.delay_before(), None);
-    }
-
-    #[test]
-    fn nanos_convert_without_overflow() {
-        assert_eq!(duration_nanos(Duration::MAX), u64::MAX);
-        assert_eq!(duration_nanos(Duration::new(3, 7)), 3_000_000_007);
-        assert_eq!(
-            duration_nanos(Duration::from_nanos(u64::MAX)),
-            u64::MAX,
-            "the largest exact value"
-        );
     }
 
     #[test]

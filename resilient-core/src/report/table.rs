@@ -121,10 +121,9 @@ impl fmt::Display for Short {
 #[cfg(test)]
 mod tests {
     use super::super::outcome::StopReason;
-    use super::super::record::{
-        AttemptKind, AttemptRecord, Delay, ExecutionError, FailureKind, Nanos,
-    };
+    use super::super::record::{AttemptKind, AttemptRecord, Delay, ExecutionError, FailureKind};
     use super::*;
+    use crate::time::Nanos;
 
     fn record(number: u32, delay: Option<Delay>, error: Option<ExecutionError>) -> AttemptRecord {
         let started_at = u64::from(number) * 100_000_000;

@@ -27,8 +27,8 @@ use ::tower::BoxError;
 
 use super::classify::{Classifier, Verdict};
 use super::hedge::Hedgeable;
-use super::layer::{ChaosSpec, Shared};
 use super::request::CloneRequest;
+use super::shared::{ChaosSpec, Shared};
 use crate::clock::Clock;
 use crate::engine::Operation;
 use crate::engine::hooks::HookSet;

@@ -1,36 +1,19 @@
 //! [`ResilientLayer`]: the configuration of a resilient service, set with
-//! the attribute's options, and the [`Layer`] that wraps a service in it.
+//! the attribute's options; `service.rs` makes it the
+//! [`Layer`](::tower::Layer) that wraps a service in it.
 
-use std::borrow::Cow;
 use std::fmt;
-use std::ops::Deref;
-use std::sync::Arc;
-use std::time::Duration;
-
-use ::tower::Layer;
 
 use super::attach::NoReport;
 use super::call::Call;
 use super::classify::RetryErrors;
 use super::hedge::EveryRequest;
 use super::request::UseClone;
-use super::service::Resilient;
-use crate::breaker::CircuitBreaker;
-use crate::chaos::Switches;
+use super::shared::Shared;
 use crate::clock::{Clock, TokioClock};
-use crate::engine::hooks::RetryEvent;
-use crate::limit::Limiter;
-use crate::report::ExecutionReport;
 use crate::settings::Settings;
-use crate::throttle::RetryBudget;
 
-/// A circuit breaker shared by every call of every service of a layer:
-/// a `&'static CircuitBreaker` or an `Arc<CircuitBreaker>`.
-pub(crate) type SharedBreaker = Arc<dyn Deref<Target = CircuitBreaker> + Send + Sync>;
-pub(crate) type RetryHook = Arc<dyn Fn(&RetryEvent<'_>) + Send + Sync>;
-pub(crate) type ReportHook = Arc<dyn Fn(&ExecutionReport) + Send + Sync>;
-
-/// A [`Layer`] that makes a tower service resilient: each call runs through
+/// A [`Layer`](::tower::Layer) that makes a tower service resilient: each call runs through
 /// the engine of `#[resilient]`, with the same counting, backoff, budget,
 /// per-attempt timeout, circuit breaker, retry throttle, limits and
 /// report.
@@ -41,9 +24,9 @@ pub(crate) type ReportHook = Arc<dyn Fn(&ExecutionReport) + Send + Sync>;
 /// tell it what a failure is with [`classify`](Self::classify), which sees
 /// the whole `Result` of each attempt.
 ///
-/// The service it makes, [`Resilient`], needs `S: Service<Req> + Clone` and
+/// The service it makes, [`Resilient`](super::Resilient), needs `S: Service<Req> + Clone` and
 /// `Req: Clone`: each attempt calls a clone of the service with a clone of
-/// the request (see [`Resilient`]). A request that isn't `Clone` (a
+/// the request (see [`Resilient`](super::Resilient)). A request that isn't `Clone` (a
 /// `reqwest::Request`) needs [`clone_request`](Self::clone_request). Its
 /// error is a [`tower::BoxError`](::tower::BoxError).
 ///
@@ -102,75 +85,6 @@ pub struct ResilientLayer<
     pub(super) attach: A,
     pub(super) clone_request: R,
     pub(super) hedge_if: H,
-}
-
-/// What a layer's (or a middleware's) calls share whatever its type
-/// parameters: the name, the breaker, the throttle, the limiters and the
-/// hooks.
-#[derive(Clone, Default)]
-pub(crate) struct Shared {
-    pub(crate) name: Option<Cow<'static, str>>,
-    pub(crate) breaker: Option<SharedBreaker>,
-    pub(crate) throttle: Option<Arc<dyn RetryBudget>>,
-    pub(crate) on_retry: Option<RetryHook>,
-    pub(crate) on_report: Option<ReportHook>,
-    /// Taken in order before each attempt.
-    pub(crate) limiters: Vec<Arc<dyn Limiter>>,
-    pub(crate) limit_wait: Duration,
-    /// The hedge delay, and how many hedges may run beside an attempt
-    /// (`None`: one).
-    pub(crate) hedge: Option<Duration>,
-    pub(crate) max_hedges: Option<u32>,
-    /// What chaos injects into the attempts, and the switches that decide.
-    pub(crate) chaos: Option<ChaosSpec>,
-}
-
-/// A layer's chaos: the switches, and the fault and latency it injects.
-#[derive(Clone, Default)]
-pub(crate) struct ChaosSpec {
-    pub(crate) switches: Option<Switches<'static>>,
-    pub(crate) fault: Option<FaultMaker>,
-    pub(crate) latency: Option<Duration>,
-}
-
-pub(crate) type FaultMaker = Arc<dyn Fn() -> ::tower::BoxError + Send + Sync>;
-
-impl Shared {
-    /// The hedge delay, when the configuration hedges: a delay is set and
-    /// `max_hedges` is not 0.
-    #[inline]
-    pub(crate) fn hedge_delay(&self) -> Option<Duration> {
-        self.hedge.filter(|_| self.max_hedges != Some(0))
-    }
-}
-
-impl fmt::Debug for Shared {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Shared")
-            .field("name", &self.name)
-            .field(
-                "circuit_breaker",
-                &self.breaker.as_deref().map(|b| b.name()),
-            )
-            .field("throttle", &self.throttle.is_some())
-            .field("on_retry", &self.on_retry.is_some())
-            .field("on_report", &self.on_report.is_some())
-            .field(
-                "limiters",
-                &self.limiters.iter().map(|l| l.name()).collect::<Vec<_>>(),
-            )
-            .field("limit_wait", &self.limit_wait)
-            .field("hedge", &self.hedge)
-            .field("max_hedges", &self.max_hedges)
-            .field(
-                "chaos",
-                &self
-                    .chaos
-                    .as_ref()
-                    .map(|chaos| (chaos.fault.is_some(), chaos.latency)),
-            )
-            .finish()
-    }
 }
 
 impl ResilientLayer {
@@ -787,18 +701,6 @@ impl<Cl, C, A, R, H> ResilientLayer<Cl, C, A, R, H> {
             classifier: &self.classifier,
             clock: &self.clock,
         }
-    }
-}
-
-impl<S, Cl: Clone, C: Clone, A: Clone, R: Clone, H: Clone> Layer<S>
-    for ResilientLayer<Cl, C, A, R, H>
-{
-    type Service = Resilient<S, Cl, C, A, R, H>;
-
-    /// Wraps `inner`; the services it makes share one copy of this
-    /// configuration.
-    fn layer(&self, inner: S) -> Self::Service {
-        Resilient::new(inner, Arc::new(self.clone()))
     }
 }
 

@@ -4,9 +4,13 @@
 //! through the engine of `#[resilient]`: the same counting, backoff,
 //! budget, per-attempt timeout, circuit breaker, throttle and report.
 //!
-//! * `layer.rs`: [`ResilientLayer`], the configuration and the [`Layer`](::tower::Layer),
-//!   and the setters it shares with the reqwest middleware;
-//! * `service.rs`: [`Resilient`], the service, and how it sends each attempt;
+//! * `layer.rs`: [`ResilientLayer`], the configuration, and the setters it
+//!   shares with the reqwest middleware;
+//! * `shared.rs`: what every call of a layer or of the middleware shares,
+//!   whatever the layer's type parameters (the breaker, the throttle, the
+//!   limiters, the hooks, chaos);
+//! * `service.rs`: [`Resilient`], the service, the [`Layer`](::tower::Layer)
+//!   that makes it, and how it sends each attempt;
 //! * `call.rs`: one call through the engine, for the service and the
 //!   reqwest middleware alike: a copy of the request per attempt, the
 //!   verdicts, the result; and the smaller path of a call with no gate
@@ -90,6 +94,7 @@ mod layer;
 mod plain;
 mod request;
 mod service;
+mod shared;
 
 #[cfg(feature = "http")]
 pub use attach::ReportExtension;
@@ -110,6 +115,8 @@ pub(crate) use attach::attach_to;
 #[cfg(feature = "reqwest")]
 pub(crate) use call::{Call, EngineError};
 #[cfg(feature = "reqwest")]
-pub(crate) use layer::{Shared, resilient_setters};
+pub(crate) use layer::resilient_setters;
 #[cfg(feature = "reqwest")]
 pub(crate) use plain::FirstFailed;
+#[cfg(feature = "reqwest")]
+pub(crate) use shared::Shared;

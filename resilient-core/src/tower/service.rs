@@ -1,5 +1,5 @@
-//! [`Resilient`]: the service a [`ResilientLayer`] makes, and how it sends
-//! each attempt of a call (`call.rs` runs the call).
+//! [`Resilient`]: the service a [`ResilientLayer`] makes, as its [`Layer`],
+//! and how it sends each attempt of a call (`call.rs` runs the call).
 
 use std::fmt;
 use std::future::{Future, poll_fn};
@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use ::tower::util::Oneshot;
-use ::tower::{BoxError, Service, ServiceExt};
+use ::tower::{BoxError, Layer, Service, ServiceExt};
 
 use super::attach::{AttachReport, attach_to};
 use super::classify::Classifier;
@@ -161,6 +161,18 @@ impl<S, Cl, C, A, R, H> Resilient<S, Cl, C, A, R, H> {
         Self: Service<Req>,
     {
         ServiceExt::oneshot(self, request)
+    }
+}
+
+impl<S, Cl: Clone, C: Clone, A: Clone, R: Clone, H: Clone> Layer<S>
+    for ResilientLayer<Cl, C, A, R, H>
+{
+    type Service = Resilient<S, Cl, C, A, R, H>;
+
+    /// Wraps `inner`; the services it makes share one copy of this
+    /// configuration.
+    fn layer(&self, inner: S) -> Self::Service {
+        Resilient::new(inner, Arc::new(self.clone()))
     }
 }
 

@@ -15,6 +15,7 @@ mod fake_clock_async;
 mod hedge;
 mod idempotency_memory;
 mod metrics;
+mod module_cycles;
 mod properties;
 mod report_json;
 mod send;

@@ -90,7 +90,7 @@ impl<'b, T, E> Gate<T, E> for LimitGate<'b, E> {
     }
 
     fn queued(&self, permit: &Permits<'b>) -> u64 {
-        crate::report::duration_nanos(permit.queued())
+        crate::time::duration_nanos(permit.queued())
     }
 
     #[inline]

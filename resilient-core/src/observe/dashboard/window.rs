@@ -253,10 +253,7 @@ fn breaker(view: &View, now: Instant) -> Value {
 
 /// Every live breaker, used by an operation or not.
 fn breakers(now: Instant) -> Vec<Value> {
-    registry::breakers()
-        .iter()
-        .map(|view| breaker(view, now))
-        .collect()
+    View::live().iter().map(|view| breaker(view, now)).collect()
 }
 
 #[cfg(test)]

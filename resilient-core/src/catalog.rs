@@ -1,0 +1,166 @@
+//! The series `resilient` records through the `metrics` facade (feature
+//! `metrics`): their names, kinds, units, labels and help text, and
+//! [`describe`]. Data only, below the breaker, which describes them and
+//! sets its gauge when it is built; `observe::series` records the rest and
+//! re-exports what is public here as [`resilient::metrics`](crate::metrics).
+
+use ::metrics::Unit;
+
+/// The gauge of a breaker's state, labelled `breaker`: 0 closed, 1
+/// half-open, 2 open.
+pub const CIRCUIT_STATE: &str = "resilient_circuit_state";
+
+/// The gauge of the attempts holding a limiter's permits, labelled
+/// `limiter`.
+pub const LIMIT_IN_FLIGHT: &str = "resilient_limit_in_flight";
+
+/// The gauge of a concurrency limiter's limit in force (a bulkhead's max,
+/// an adaptive limit's current limit), labelled `limiter`.
+pub const LIMIT_CURRENT: &str = "resilient_limit_current";
+
+/// The counter of attempts a limiter refused, labelled `operation` and
+/// `limiter`.
+pub(crate) const LIMIT_REJECTIONS: &str = "resilient_limit_rejections_total";
+
+/// The counter of attempts, labelled `operation`, `kind` and `outcome`.
+pub(crate) const ATTEMPTS: &str = "resilient_attempts_total";
+
+/// The histogram of operations' durations, labelled `operation` and
+/// `stop_reason`.
+pub(crate) const DURATION: &str = "resilient_operation_duration_seconds";
+
+/// The kind of a series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SeriesKind {
+    /// Only grows; read as a rate.
+    Counter,
+    /// Set to a value.
+    Gauge,
+    /// A distribution of observations.
+    Histogram,
+}
+
+/// One series `resilient` records.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct Series {
+    /// Its name, as the recorder receives it.
+    pub name: &'static str,
+    /// Counter, gauge or histogram.
+    pub kind: SeriesKind,
+    /// The unit of its values.
+    pub unit: Unit,
+    /// The labels every observation carries.
+    pub labels: &'static [&'static str],
+    /// What it counts: the `# HELP` text.
+    pub help: &'static str,
+}
+
+/// Every series `resilient` records, in the order of the table of
+/// [`metrics`](crate::metrics).
+pub const SERIES: &[Series] = &[
+    Series {
+        name: ATTEMPTS,
+        kind: SeriesKind::Counter,
+        unit: Unit::Count,
+        labels: &["operation", "kind", "outcome"],
+        help: "Attempts made, by operation, kind (primary, hedge, fallback) and outcome (success, retryable_failure, fatal_failure).",
+    },
+    Series {
+        name: "resilient_retries_total",
+        kind: SeriesKind::Counter,
+        unit: Unit::Count,
+        labels: &["operation"],
+        help: "Retries scheduled after a failed attempt, by operation.",
+    },
+    Series {
+        name: "resilient_fallbacks_total",
+        kind: SeriesKind::Counter,
+        unit: Unit::Count,
+        labels: &["operation"],
+        help: "Fallbacks run after the primary attempts failed, by operation.",
+    },
+    Series {
+        name: "resilient_circuit_rejections_total",
+        kind: SeriesKind::Counter,
+        unit: Unit::Count,
+        labels: &["operation"],
+        help: "Attempts an open circuit breaker refused to run, by operation.",
+    },
+    Series {
+        name: DURATION,
+        kind: SeriesKind::Histogram,
+        unit: Unit::Seconds,
+        labels: &["operation", "stop_reason"],
+        help: "Time from an operation's start to its result, fallback included, by operation and the reason its primary attempts stopped.",
+    },
+    Series {
+        name: "resilient_idempotent_calls_total",
+        kind: SeriesKind::Counter,
+        unit: Unit::Count,
+        labels: &["operation", "status"],
+        help: "Calls under an idempotency key, by operation and status (replayed, joined, executed, in_flight, conflict, store_error).",
+    },
+    Series {
+        name: "resilient_chaos_injections_total",
+        kind: SeriesKind::Counter,
+        unit: Unit::Count,
+        labels: &["operation", "kind"],
+        help: "Faults, outcomes and latencies injected by chaos, by operation and kind (fault, outcome, latency).",
+    },
+    Series {
+        name: LIMIT_REJECTIONS,
+        kind: SeriesKind::Counter,
+        unit: Unit::Count,
+        labels: &["operation", "limiter"],
+        help: "Attempts a limiter refused to admit, by operation and limiter.",
+    },
+    Series {
+        name: "resilient_limit_queued_seconds",
+        kind: SeriesKind::Histogram,
+        unit: Unit::Seconds,
+        labels: &["operation"],
+        help: "Time an attempt waited for its limiters' permits, by operation; attempts admitted at once are not recorded.",
+    },
+    Series {
+        name: CIRCUIT_STATE,
+        kind: SeriesKind::Gauge,
+        unit: Unit::Count,
+        labels: &["breaker"],
+        help: "State of a circuit breaker: 0 closed, 1 half-open, 2 open.",
+    },
+    Series {
+        name: LIMIT_IN_FLIGHT,
+        kind: SeriesKind::Gauge,
+        unit: Unit::Count,
+        labels: &["limiter"],
+        help: "Attempts holding a permit of a limiter, as of the latest call that used it.",
+    },
+    Series {
+        name: LIMIT_CURRENT,
+        kind: SeriesKind::Gauge,
+        unit: Unit::Count,
+        labels: &["limiter"],
+        help: "Attempts a concurrency limiter lets hold a permit at once now: a bulkhead's max, an adaptive limit's current limit.",
+    },
+];
+
+/// Describes every series of [`SERIES`] to the installed recorder: its
+/// help text and unit. Done on its own when the first operation runs or
+/// the first breaker is built; call it after installing a recorder later
+/// than that.
+///
+/// ```
+/// resilient::metrics::describe();
+/// ```
+pub fn describe() {
+    for series in SERIES {
+        let (name, unit, help) = (series.name, series.unit, series.help);
+        match series.kind {
+            SeriesKind::Counter => ::metrics::describe_counter!(name, unit, help),
+            SeriesKind::Gauge => ::metrics::describe_gauge!(name, unit, help),
+            SeriesKind::Histogram => ::metrics::describe_histogram!(name, unit, help),
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! [`Shared`]: what every call of a layer, or of the reqwest middleware,
+//! shares whatever the layer's type parameters: the name, the breaker, the
+//! throttle, the limiters, the hedges, chaos and the hooks. Set by the
+//! setters of `layer.rs`, read by the call of `call.rs`.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::breaker::CircuitBreaker;
+use crate::chaos::Switches;
+use crate::engine::hooks::RetryEvent;
+use crate::limit::Limiter;
+use crate::report::ExecutionReport;
+use crate::throttle::RetryBudget;
+
+/// A circuit breaker shared by every call of every service of a layer:
+/// a `&'static CircuitBreaker` or an `Arc<CircuitBreaker>`.
+pub(crate) type SharedBreaker = Arc<dyn Deref<Target = CircuitBreaker> + Send + Sync>;
+pub(crate) type RetryHook = Arc<dyn Fn(&RetryEvent<'_>) + Send + Sync>;
+pub(crate) type ReportHook = Arc<dyn Fn(&ExecutionReport) + Send + Sync>;
+
+/// What a layer's (or a middleware's) calls share whatever its type
+/// parameters: the name, the breaker, the throttle, the limiters and the
+/// hooks.
+#[derive(Clone, Default)]
+pub(crate) struct Shared {
+    pub(crate) name: Option<Cow<'static, str>>,
+    pub(crate) breaker: Option<SharedBreaker>,
+    pub(crate) throttle: Option<Arc<dyn RetryBudget>>,
+    pub(crate) on_retry: Option<RetryHook>,
+    pub(crate) on_report: Option<ReportHook>,
+    /// Taken in order before each attempt.
+    pub(crate) limiters: Vec<Arc<dyn Limiter>>,
+    pub(crate) limit_wait: Duration,
+    /// The hedge delay, and how many hedges may run beside an attempt
+    /// (`None`: one).
+    pub(crate) hedge: Option<Duration>,
+    pub(crate) max_hedges: Option<u32>,
+    /// What chaos injects into the attempts, and the switches that decide.
+    pub(crate) chaos: Option<ChaosSpec>,
+}
+
+/// A layer's chaos: the switches, and the fault and latency it injects.
+#[derive(Clone, Default)]
+pub(crate) struct ChaosSpec {
+    pub(crate) switches: Option<Switches<'static>>,
+    pub(crate) fault: Option<FaultMaker>,
+    pub(crate) latency: Option<Duration>,
+}
+
+pub(crate) type FaultMaker = Arc<dyn Fn() -> ::tower::BoxError + Send + Sync>;
+
+impl Shared {
+    /// The hedge delay, when the configuration hedges: a delay is set and
+    /// `max_hedges` is not 0.
+    #[inline]
+    pub(crate) fn hedge_delay(&self) -> Option<Duration> {
+        self.hedge.filter(|_| self.max_hedges != Some(0))
+    }
+}
+
+impl fmt::Debug for Shared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Shared")
+            .field("name", &self.name)
+            .field(
+                "circuit_breaker",
+                &self.breaker.as_deref().map(|b| b.name()),
+            )
+            .field("throttle", &self.throttle.is_some())
+            .field("on_retry", &self.on_retry.is_some())
+            .field("on_report", &self.on_report.is_some())
+            .field(
+                "limiters",
+                &self.limiters.iter().map(|l| l.name()).collect::<Vec<_>>(),
+            )
+            .field("limit_wait", &self.limit_wait)
+            .field("hedge", &self.hedge)
+            .field("max_hedges", &self.max_hedges)
+            .field(
+                "chaos",
+                &self
+                    .chaos
+                    .as_ref()
+                    .map(|chaos| (chaos.fault.is_some(), chaos.latency)),
+            )
+            .finish()
+    }
+}
