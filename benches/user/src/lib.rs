@@ -5,7 +5,10 @@
 //!   and backon's equivalents;
 //! * `ratios`: one process, rounds interleaved, best of N: each row's cost
 //!   per call, and the ratios of overheads that BENCHMARKS.md's headline
-//!   table and CI's regression guard read.
+//!   table and CI's regression guard read; the async rows also with every
+//!   call its own `block_on`, and boxed, as a server's per-request task;
+//! * `sizes`: the size of each async shape's future, which those calls
+//!   move or box, printed beside the ratios.
 //!
 //! `cargo run --release -p resilient-user-bench --bin ratios` prints the
 //! table; `-- --short --check` is CI's guard. `cargo bench -p
@@ -13,3 +16,4 @@
 
 pub mod ratios;
 pub mod shapes;
+pub mod sizes;

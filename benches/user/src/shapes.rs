@@ -88,6 +88,13 @@ pub async fn asynchronous_limits(x: u64) -> Result<u64, ProviderError> {
     fetch_async(x).await
 }
 
+/// `retry_on` with a hedge, async: a second attempt beside one still
+/// running after 200 ms. Measured for its future's size alone.
+#[resilient(retries = 3, retry_on = [Timeout, Transient], hedge = "200ms")]
+pub async fn asynchronous_hedged(x: u64) -> Result<u64, ProviderError> {
+    fetch_async(x).await
+}
+
 /// backon's policy for the same retries: exponential from 100 ms to 10 s
 /// with jitter, as the attribute's default backoff.
 fn policy() -> ExponentialBuilder {
