@@ -7,15 +7,16 @@ use std::future::Future;
 use std::time::Duration;
 
 // Named by the expansion.
-pub use resilient_core::first_attempt_unbuilt;
+pub use resilient_core::__private::{
+    IdempotentCall, Recipe, Tally, first_attempt_unbuilt, idempotency_fingerprint,
+};
 pub use resilient_core::idempotency::{
     DEFAULT_TTL, IdempotencyConflictFailure, IdempotencyFailure, erase as idempotency_store,
 };
 pub use resilient_core::{
-    Backoff, CircuitOpenError, Jitter, LimitExceededError, ReportableError, Tally, TimeoutError,
+    Backoff, CircuitOpenError, Jitter, LimitExceededError, ReportableError, TimeoutError,
     TokioClock, ValidationError,
 };
-pub use resilient_core::{IdempotentCall, idempotency_fingerprint};
 
 // Named here only.
 use resilient_core::{Attempt, ExecutionReport, Operation, Outcome, RetryEvent};
@@ -60,15 +61,16 @@ pub fn operation<T, E: ReportableError>() -> Operation<'static, T, E> {
     Operation::new()
 }
 
-pub use resilient_core::standard::Standard;
+/// The expansion's name for [`Recipe`], until the attribute names it so.
+pub use resilient_core::__private::Recipe as Standard;
 
-/// The values of an operation of the commonest options,
-/// built by one shared function (see `resilient_core::standard`). A free
-/// function, like [`operation`], so that an error type that isn't
-/// reportable is the one error of the check at that type.
+/// The values of an operation of the commonest options, built by one
+/// shared function (see [`Recipe`]). A free function, like [`operation`],
+/// so that an error type that isn't reportable is the one error of the
+/// check at that type.
 #[inline]
-pub const fn standard<T, E: ReportableError>() -> resilient_core::standard::Standard<T, E> {
-    resilient_core::standard::Standard::new()
+pub const fn standard<T, E: ReportableError>() -> Recipe<T, E> {
+    Recipe::new()
 }
 
 /// A part of an `async fn`'s run that few calls reach, on the heap: the

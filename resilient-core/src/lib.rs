@@ -137,25 +137,24 @@ pub use engine::hooks::{
 };
 #[cfg(feature = "tracing")]
 pub use engine::trace_report;
-pub use engine::{
-    Execution, FirstFailure, FirstSuccess, Hedged, Idempotent, MakeOperation, Operation,
-    ThrottledPolicy,
-};
-// What `#[resilient]` expands to; not an API of its own.
+pub use engine::{Execution, Hedged, Idempotent, Operation, ThrottledPolicy};
+
+/// What `#[resilient]` expands to: the protocol between the attribute and
+/// the engine, one entry per shape of generated code. Not an API: it
+/// changes with the attribute, in any release.
 #[doc(hidden)]
-pub use engine::{first_attempt_unbuilt, standard};
-// What `#[resilient(idempotency = …)]` expands to; not an API of its own.
-#[doc(hidden)]
-pub use engine::{
-    Fingerprint, IdempotentCall, RunsOperation, fingerprint as idempotency_fingerprint,
-};
+pub mod __private {
+    pub use crate::engine::{
+        Fingerprint, FirstFailure, FirstSuccess, IdempotentCall, MakeOperation, Recipe,
+        RunsOperation, fingerprint as idempotency_fingerprint, first_attempt_unbuilt,
+    };
+    pub use crate::observe::Tally;
+}
 pub use error::{
     CircuitOpen, CircuitOpenError, ConfigError, EngineFailure, ReportableError, RetryError,
     TimedOut, TimeoutError, ValidationError, ValidationFailed,
 };
 pub use limit::{LimitExceeded, LimitExceededError};
-#[doc(hidden)]
-pub use observe::Tally;
 #[cfg(feature = "dashboard")]
 pub use observe::dashboard;
 #[cfg(feature = "metrics")]

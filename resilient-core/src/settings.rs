@@ -108,7 +108,7 @@ impl Default for Settings {
 /// `settings: Settings` field (or at the path given, `plan.settings`): the
 /// policy builder (which validates in `build`) and the operation (which
 /// clamps when it runs). `const`, so that `#[resilient]` can have the
-/// compiler write the values it holds (see `Standard`).
+/// compiler write the values it holds (see `Recipe`).
 macro_rules! settings_setters {
     () => {
         $crate::settings::settings_setters!(settings);

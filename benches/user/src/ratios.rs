@@ -298,11 +298,7 @@ pub fn ratios(rows: &[Row]) -> Vec<Ratio> {
                 against: "backon's async retry, the same way",
                 value: over(rows[3], rows[5], body),
                 target: 1.1,
-                // Not guarded yet: today's futures, 1 600 bytes moved on
-                // every call against backon's 280, put this ratio past the
-                // guard on every run (BENCHMARKS.md). Guard it when the
-                // engine's smaller futures meet its target.
-                guarded: false,
+                guarded,
             },
             Ratio {
                 path: paths[2],
@@ -367,12 +363,9 @@ mod tests {
     }
 
     #[test]
-    fn the_guard_skips_the_boxed_ratios_and_block_on_untimed() {
+    fn the_guard_skips_the_boxed_ratios() {
         let r = ratios(&rows([1.; 12], [1.; 6]));
         let unguarded: Vec<&str> = r.iter().filter(|r| !r.guarded).map(|r| r.path).collect();
-        assert_eq!(
-            unguarded,
-            [&BLOCK_ON_PATHS[1..2], &BOXED_PATHS[..]].concat()
-        );
+        assert_eq!(unguarded, BOXED_PATHS);
     }
 }

@@ -569,9 +569,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     ///
     /// # tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap().block_on(async {
     /// let operation = Operation::new().max_attempts(3).clock(FakeClock::new());
-    /// let Err(mut exec) = operation.first_attempt_async(|_| async { Err::<u32, _>("down") }).await else {
-    ///     unreachable!()
-    /// };
+    /// let mut exec = operation.start();
     /// exec.retry_async(|attempt| async move { if attempt.number() < 3 { Err("down") } else { Ok(7) } }).await;
     /// let outcome = exec.finish();
     /// assert_eq!(outcome.report().attempt_count(), 3);

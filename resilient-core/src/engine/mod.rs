@@ -18,7 +18,7 @@
 //!   and a round's steps as functions that drive an [`Execution`] through
 //!   its own methods;
 //! * `idempotent.rs`: a whole run under an idempotency key;
-//! * `standard.rs`: the operation of a blocking function of the commonest
+//! * `recipe.rs`: [`Recipe`], the values of an operation of the commonest
 //!   options, built by one function shared by every such function;
 //! * `hooks.rs`: the user's pieces (classifier, Retry-After hint,
 //!   validator, listeners) and their no-op defaults;
@@ -34,14 +34,13 @@ mod idempotent;
 mod operation;
 pub(crate) mod plan;
 pub(crate) mod race;
-#[doc(hidden)]
-pub mod standard;
+pub(crate) mod recipe;
 
 #[cfg(feature = "tracing")]
 pub use events::trace_report;
 pub use execution::Execution;
 pub use hedge::Hedged;
 pub use idempotent::{Fingerprint, Idempotent, IdempotentCall, RunsOperation, fingerprint};
-pub use operation::{
-    FirstFailure, FirstSuccess, MakeOperation, Operation, ThrottledPolicy, first_attempt_unbuilt,
-};
+pub use operation::{FirstFailure, FirstSuccess, MakeOperation, first_attempt_unbuilt};
+pub use operation::{Operation, ThrottledPolicy};
+pub use recipe::Recipe;

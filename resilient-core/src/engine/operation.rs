@@ -100,7 +100,7 @@ impl<T, E> FirstSuccess<T, E> {
 }
 
 /// What an async first attempt reads of its operation, or of the values
-/// its operation is built from (a [`Standard`](super::standard::Standard)):
+/// its operation is built from (a [`Recipe`](super::recipe::Recipe)):
 /// read before the attempt's future is made and once the attempt ends, each
 /// time from a fresh build, so that a build of constants folds into them.
 pub(crate) trait FirstReads<T, E> {
@@ -495,6 +495,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// function, so that a call spends no lookup on its counts.
     #[doc(hidden)]
     #[inline]
+    #[doc(hidden)]
     pub fn tally(mut self, tally: &'static Tally) -> Self {
         self.plan.tally = Some(tally);
         self
@@ -1076,6 +1077,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     // The large `Err` holds the failed result, moved once to `run_after`.
     #[allow(clippy::result_large_err)]
     #[inline]
+    #[doc(hidden)]
     pub fn first_attempt<F>(&self, f: &mut F) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
     where
         F: FnMut(Attempt) -> Result<T, E>,
@@ -1102,6 +1104,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// function.
     // The large `Err` is the failure path, moved once to the fallbacks.
     #[allow(clippy::result_large_err)]
+    #[doc(hidden)]
     pub fn run_after(
         &self,
         first: FirstFailure<T, E>,
@@ -1147,6 +1150,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// assert_eq!(outcome.into_result(), Ok(7));
     /// ```
     #[inline(always)]
+    #[doc(hidden)]
     pub fn outcome_from(
         first: FirstSuccess<T, E>,
         make: &dyn MakeOperation<Self>,
@@ -1191,6 +1195,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// assert_eq!(outcome.into_result(), Ok(3));
     /// ```
     #[inline(never)]
+    #[doc(hidden)]
     pub fn finish_after(
         make: &dyn MakeOperation<Self>,
         first: FirstFailure<T, E>,
@@ -1234,6 +1239,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// [`first_attempt_async`](Operation::first_attempt_async) saw succeed.
     // Always inlined, as `first_success`.
     #[inline(always)]
+    #[doc(hidden)]
     pub fn outcome_of(&self, first: FirstSuccess<T, E>) -> Outcome<T, E> {
         self.first_success(first.result, first.elapsed, first.deadline)
     }
@@ -1352,6 +1358,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     // The large `Err` is the failure path, moved once to the retries.
     #[allow(clippy::result_large_err)]
     #[inline]
+    #[doc(hidden)]
     pub fn first_attempt_async<F, Fut>(
         &self,
         f: F,
@@ -1451,6 +1458,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     // The large `Err` holds the failed result, moved once to `resume_async`.
     #[allow(clippy::result_large_err)]
     #[inline]
+    #[doc(hidden)]
     pub fn first_attempt_async_of<M, F, Fut>(
         make: &M,
         f: F,
@@ -1471,6 +1479,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     // The large `Err` holds the failed result, moved once to `resume_async`.
     #[allow(clippy::result_large_err)]
     #[inline]
+    #[doc(hidden)]
     pub fn first_untimed_async_of<M, F, Fut>(
         make: &M,
         f: F,
@@ -1516,6 +1525,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// assert_eq!(outcome.into_result(), Ok(3));
     /// # });
     /// ```
+    #[doc(hidden)]
     pub fn resume(&self, first: FirstFailure<T, E>) -> Execution<'_, 'b, T, E, C, H> {
         match first.result {
             Some(result) => Execution::after_first(&self.plan, first.elapsed, result),
@@ -1527,6 +1537,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// `attempt_async`), fallbacks and [`finish`](Execution::finish): a
     /// first attempt that a gate must admit runs here, through `f`. See
     /// [`first_attempt_async_of`](Operation::first_attempt_async_of).
+    #[doc(hidden)]
     pub async fn resume_async<F, Fut>(
         &self,
         first: FirstFailure<T, E>,

@@ -11,10 +11,11 @@ use std::time::Duration;
 
 use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
 use resilient::resilient;
+use resilient_core::__private::Tally;
 use resilient_core::limit::{AdaptiveLimit, Bulkhead, Completion, Limiter, RateLimiter};
 use resilient_core::metrics::SERIES;
 use resilient_core::{
-    Backoff, CircuitBreaker, CircuitOpen, FakeClock, LimitExceeded, Operation, StopReason, Tally,
+    Backoff, CircuitBreaker, CircuitOpen, FakeClock, LimitExceeded, Operation, StopReason,
 };
 
 /// Every series recorded: `name{label=value,…}` with its value (a counter's

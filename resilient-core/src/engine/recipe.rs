@@ -1,12 +1,13 @@
-//! The operation of a `#[resilient]` function of the commonest options,
-//! built by one function shared by every function of the same types.
+//! [`Recipe`]: the values of a `#[resilient]` function's operation of the
+//! commonest options, which one function shared by every function of the
+//! same types builds the operation from.
 //!
 //! Built with [`Operation`]'s setters, each function would compile its own
 //! copy of the chain, every setter moving the whole operation, for the
 //! optimiser to fold, and would type-check each setter of a type of five
 //! parameters: about a third of the function's build. Here the function
-//! writes the few values into a [`Standard`] and one shared
-//! [`build`](Standard::build) makes the operation from them. Its setters
+//! writes the few values into a [`Recipe`] and one shared
+//! [`build`](Recipe::build) makes the operation from them. Its setters
 //! are `const fn`s: where every value is a constant, the function has the
 //! compiler write them (a `const` block), and compiles one constant.
 //!
@@ -14,8 +15,8 @@
 //! first attempt failed (see
 //! [`first_attempt_unbuilt`](super::first_attempt_unbuilt)). An async one
 //! reads its first attempt's terms (the deadline, the error of a cut
-//! attempt) from the `Standard` itself, built again where each is read
-//! ([`Standard::first_attempt_async_of`]), so that they fold into
+//! attempt) from the `Recipe` itself, built again where each is read
+//! ([`Recipe::first_attempt_async_of`]), so that they fold into
 //! constants; the operation is built only once that attempt failed.
 //!
 //! Nothing here is an API of its own: `#[resilient]` expands to it.
@@ -41,7 +42,7 @@ use crate::settings::{Settings, deadline};
 /// its classifier (`()` retries every error, a `fn(&E) -> bool` the errors
 /// it selects) and `C` its clock.
 #[must_use]
-pub struct Standard<T, E, K = (), C = SystemClock> {
+pub struct Recipe<T, E, K = (), C = SystemClock> {
     settings: Settings,
     name: Option<&'static str>,
     tally: Option<&'static Tally>,
@@ -54,12 +55,12 @@ pub struct Standard<T, E, K = (), C = SystemClock> {
     types: PhantomData<fn() -> T>,
 }
 
-impl<T, E: ReportableError> Standard<T, E> {
+impl<T, E: ReportableError> Recipe<T, E> {
     /// Nothing set: an operation's defaults. The one step that asks `E`
     /// to be reportable, so that an `E` that isn't is one error, here.
     #[inline]
     pub const fn new() -> Self {
-        Standard {
+        Recipe {
             settings: Settings::DEFAULT,
             name: None,
             tally: None,
@@ -72,7 +73,7 @@ impl<T, E: ReportableError> Standard<T, E> {
     }
 }
 
-impl<T, E: ReportableError> Default for Standard<T, E> {
+impl<T, E: ReportableError> Default for Recipe<T, E> {
     fn default() -> Self {
         Self::new()
     }
@@ -80,7 +81,7 @@ impl<T, E: ReportableError> Default for Standard<T, E> {
 
 // Named as `Operation`'s setters are, so that the expansion writes the
 // same calls to either.
-impl<T, E, K, C> Standard<T, E, K, C> {
+impl<T, E, K, C> Recipe<T, E, K, C> {
     crate::settings::settings_setters!();
 
     /// As [`Operation::timeout`].
@@ -118,7 +119,7 @@ impl<T, E, K, C> Standard<T, E, K, C> {
     }
 
     /// Who hears of a first success: nothing but the name and the counts,
-    /// since a `Standard` sets no gate and no report hook.
+    /// since a `Recipe` sets no gate and no report hook.
     #[inline(always)]
     fn told_of(&self) -> Told {
         Told::ending(self.name.unwrap_or(UNNAMED), self.tally)
@@ -128,13 +129,13 @@ impl<T, E, K, C> Standard<T, E, K, C> {
 /// The same values, with the classifier `classify` and the clock
 /// `clock`: a `const` move of every other field.
 macro_rules! with_parts {
-    ($standard:ident, $classify:expr, $clock:expr) => {
-        Standard {
-            settings: $standard.settings,
-            name: $standard.name,
-            tally: $standard.tally,
-            describe: $standard.describe,
-            timed_out: $standard.timed_out,
+    ($recipe:ident, $classify:expr, $clock:expr) => {
+        Recipe {
+            settings: $recipe.settings,
+            name: $recipe.name,
+            tally: $recipe.tally,
+            describe: $recipe.describe,
+            timed_out: $recipe.timed_out,
             classify: $classify,
             clock: $clock,
             types: PhantomData,
@@ -142,10 +143,10 @@ macro_rules! with_parts {
     };
 }
 
-impl<T, E> Standard<T, E> {
+impl<T, E> Recipe<T, E> {
     /// The outcome of a first attempt that succeeded, as
     /// [`Operation::outcome_from`] makes it for an operation named `name`
-    /// and counted in `tally`, which is all a `Standard`'s first success
+    /// and counted in `tally`, which is all a `Recipe`'s first success
     /// tells: nothing is built.
     #[inline(always)]
     pub fn outcome_from(
@@ -159,20 +160,20 @@ impl<T, E> Standard<T, E> {
     /// As [`Operation::clock`], for a clock that is `Copy`, as the default
     /// ones are.
     #[inline]
-    pub const fn clock<C: Clock + Copy>(self, clock: C) -> Standard<T, E, (), C> {
+    pub const fn clock<C: Clock + Copy>(self, clock: C) -> Recipe<T, E, (), C> {
         with_parts!(self, self.classify, clock)
     }
 }
 
-impl<T, E, C: Copy> Standard<T, E, (), C> {
+impl<T, E, C: Copy> Recipe<T, E, (), C> {
     /// As [`Operation::retry_if`], for a `fn` pointer.
     #[inline]
-    pub const fn retry_if(self, classify: fn(&E) -> bool) -> Standard<T, E, fn(&E) -> bool, C> {
+    pub const fn retry_if(self, classify: fn(&E) -> bool) -> Recipe<T, E, fn(&E) -> bool, C> {
         with_parts!(self, classify, self.clock)
     }
 }
 
-impl<T, E, K, C: Clock> Standard<T, E, K, C> {
+impl<T, E, K, C: Clock> Recipe<T, E, K, C> {
     /// An operation of these values but the classifier, whose report
     /// renders errors with `describe`, as [`Operation::new`]'s does.
     #[inline]
@@ -209,7 +210,7 @@ impl<T, E, K, C: Clock> Standard<T, E, K, C> {
         first_async_of(make, f)
     }
 
-    /// [`first_attempt_async_of`](Standard::first_attempt_async_of) for
+    /// [`first_attempt_async_of`](Recipe::first_attempt_async_of) for
     /// values that set neither a timeout nor a budget, and so grant the
     /// attempt no deadline: the future has no room for a timer.
     // The large `Err` holds the failed result, moved once to `resume`.
@@ -228,7 +229,7 @@ impl<T, E, K, C: Clock> Standard<T, E, K, C> {
     }
 }
 
-impl<T, E, K, C: Clock> FirstReads<T, E> for Standard<T, E, K, C> {
+impl<T, E, K, C: Clock> FirstReads<T, E> for Recipe<T, E, K, C> {
     type Clock = C;
 
     #[inline(always)]
@@ -261,7 +262,7 @@ impl<T, E, K, C: Clock> FirstReads<T, E> for Standard<T, E, K, C> {
     }
 }
 
-/// A `Standard`'s classifier: `()` retries every error, a `fn` pointer
+/// A `Recipe`'s classifier: `()` retries every error, a `fn` pointer
 /// the errors it selects.
 pub trait Classifier<E> {
     /// The classifier of the operation built.
@@ -292,7 +293,7 @@ impl<E> Classifier<E> for fn(&E) -> bool {
     }
 }
 
-impl<T, E, K: Classifier<E>, C: Clock> Standard<T, E, K, C> {
+impl<T, E, K: Classifier<E>, C: Clock> Recipe<T, E, K, C> {
     /// The operation, as the same setters would make it.
     #[inline(never)]
     pub fn build(self) -> Operation<'static, T, E, C, Hooks<K::Classify>> {
@@ -339,25 +340,22 @@ mod tests {
             .retry_if(transient as fn(&_) -> bool)
             .name("call")
             .tally(&TALLY);
-        let standard = Standard::<u32, &'static str>::new()
+        let recipe = Recipe::<u32, &'static str>::new()
             .max_attempts(4)
             .backoff(backoff)
             .retry_if(transient)
             .name("call")
             .tally(&TALLY)
             .build();
-        assert_eq!(standard.plan.settings, chain.plan.settings);
-        assert_eq!(standard.plan.name, chain.plan.name);
-        assert!(standard.plan.tally.is_some_and(|t| std::ptr::eq(t, &TALLY)));
-        assert_eq!(
-            standard.plan.describe.map(|d| d(&"x")),
-            Some("x".to_owned())
-        );
-        assert!((standard.plan.hooks.classify)(&"transient"));
-        assert!(!(standard.plan.hooks.classify)(&"fatal"));
+        assert_eq!(recipe.plan.settings, chain.plan.settings);
+        assert_eq!(recipe.plan.name, chain.plan.name);
+        assert!(recipe.plan.tally.is_some_and(|t| std::ptr::eq(t, &TALLY)));
+        assert_eq!(recipe.plan.describe.map(|d| d(&"x")), Some("x".to_owned()));
+        assert!((recipe.plan.hooks.classify)(&"transient"));
+        assert!(!(recipe.plan.hooks.classify)(&"fatal"));
 
         // Nothing set: an operation's defaults.
-        let plain = Standard::<u32, &'static str>::new().build();
+        let plain = Recipe::<u32, &'static str>::new().build();
         let defaults = Operation::<u32, &'static str>::new();
         assert_eq!(plain.plan.settings, defaults.plan.settings);
         assert_eq!(plain.plan.name, defaults.plan.name);
@@ -390,20 +388,19 @@ mod tests {
 
     /// The values an async function writes: a clock, a timeout and a
     /// budget besides the blocking ones.
-    fn async_standard() -> Standard<u32, FetchError, fn(&FetchError) -> bool, TokioClock> {
+    fn async_recipe() -> Recipe<u32, FetchError, fn(&FetchError) -> bool, TokioClock> {
         // Evaluated by the compiler, as `#[resilient]` writes them; the
         // tally, a `static` the counts live in, is set after, since a
         // constant can't borrow it.
-        const VALUES: Standard<u32, FetchError, fn(&FetchError) -> bool, TokioClock> =
-            Standard::new()
-                .clock(TokioClock)
-                .max_attempts(3)
-                .backoff(Backoff::constant(Duration::from_millis(50)))
-                .retry_if(is_transient)
-                .timeout(Duration::from_secs(2))
-                .budget(Duration::from_secs(5))
-                .jitter_seed(7)
-                .name("fetch");
+        const VALUES: Recipe<u32, FetchError, fn(&FetchError) -> bool, TokioClock> = Recipe::new()
+            .clock(TokioClock)
+            .max_attempts(3)
+            .backoff(Backoff::constant(Duration::from_millis(50)))
+            .retry_if(is_transient)
+            .timeout(Duration::from_secs(2))
+            .budget(Duration::from_secs(5))
+            .jitter_seed(7)
+            .name("fetch");
         VALUES.tally(&TALLY)
     }
 
@@ -419,18 +416,18 @@ mod tests {
             .jitter_seed(7)
             .name("fetch")
             .tally(&TALLY);
-        let standard = async_standard().build();
-        assert_eq!(standard.plan.settings, chain.plan.settings);
-        assert_eq!(standard.plan.name, chain.plan.name);
+        let recipe = async_recipe().build();
+        assert_eq!(recipe.plan.settings, chain.plan.settings);
+        assert_eq!(recipe.plan.name, chain.plan.name);
         assert_eq!(
-            standard.plan.timed_out.map(|t| t()),
+            recipe.plan.timed_out.map(|t| t()),
             Some(FetchError::Timeout)
         );
-        assert!((standard.plan.hooks.classify)(&FetchError::Transient));
-        assert!(!(standard.plan.hooks.classify)(&FetchError::Timeout));
+        assert!((recipe.plan.hooks.classify)(&FetchError::Transient));
+        assert!(!(recipe.plan.hooks.classify)(&FetchError::Timeout));
 
         // A budget alone cuts an attempt only once asked to.
-        let budget = Standard::<u32, FetchError>::new().budget(Duration::from_secs(5));
+        let budget = Recipe::<u32, FetchError>::new().budget(Duration::from_secs(5));
         assert!(budget.timed_out.is_none());
         assert!(
             budget
@@ -444,11 +441,11 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_first_async_attempt_reads_its_deadline_from_the_values() {
-        let make = async_standard;
+        let make = async_recipe;
         // The first attempt is granted min(timeout, budget), and its
         // success is told under the function's name without a build.
         let mut granted = Vec::new();
-        let first = Standard::first_attempt_async_of(&make, |attempt: Attempt| {
+        let first = Recipe::first_attempt_async_of(&make, |attempt: Attempt| {
             granted.push(attempt.deadline());
             async { Ok(9) }
         })
@@ -456,7 +453,7 @@ mod tests {
         let Ok(first) = first else {
             panic!("the attempt succeeded")
         };
-        let outcome: Outcome<u32, FetchError> = Standard::outcome_from(first, "fetch", &TALLY);
+        let outcome: Outcome<u32, FetchError> = Recipe::outcome_from(first, "fetch", &TALLY);
         assert_eq!(granted, [Some(Duration::from_secs(2))]);
         assert_eq!(outcome.report().name(), "fetch");
         assert_eq!(
@@ -477,7 +474,7 @@ mod tests {
                 Ok(calls)
             }
         };
-        let Err(first) = Standard::first_attempt_async_of(&make, |a| body(a)).await else {
+        let Err(first) = Recipe::first_attempt_async_of(&make, |a| body(a)).await else {
             panic!("the first attempt failed")
         };
         let op = make().build();
