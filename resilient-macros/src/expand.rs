@@ -23,37 +23,49 @@ use crate::attr::{self, BackoffSpec, Dur, Given, Jitter, Multiplier, Options, Va
 use crate::attr::{Count, Off, RetryOn};
 use crate::errors::Errors;
 use crate::options::{
-    BACKOFF, BUDGET, JITTER_SEED, MAX_ELAPSED, MAX_RATE_LIMIT_RETRIES, MAX_RATE_LIMIT_WAIT,
-    MIN_RETRIES, ON_RETRY, RATE_LIMIT, RETRIES, RETRY_IF, RETRY_ON, TIMEOUT,
-};
-use crate::options::{
-    CHAOS, CIRCUIT_BREAKER, CLOCK, CRATE, ErrorNeed, Expand, FALLBACK, FALLBACK_IF, FALLBACK_ON,
-    HEDGE, IDEMPOTENCY, IDEMPOTENCY_FINGERPRINT, IDEMPOTENCY_KEY, IDEMPOTENCY_TTL, LIMIT,
-    MAX_HEDGES, NAME, OptionSpec, REPORT, RETRY, Side, THROTTLE,
+    CLOCK, CRATE, ErrorNeed, Expand, FALLBACK, FALLBACK_IF, FALLBACK_ON, HEDGE, IDEMPOTENCY,
+    IDEMPOTENCY_FINGERPRINT, IDEMPOTENCY_KEY, IDEMPOTENCY_TTL, LIMIT, MAX_HEDGES, NAME, OptionSpec,
+    REPORT, RETRY, Read, Run, Side,
 };
 use crate::signature::{self, Arg, Function, Ret};
 
 /// Expands `#[resilient(attr)] item`. Never panics: on any error the item is
 /// emitted as written, next to one `compile_error!` per problem.
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match read(attr, item.clone()) {
+        Ok((options, function, ret)) => generate(&options, &function, &ret),
+        Err(errors) => with_errors(item, &errors),
+    }
+}
+
+/// The options, the function and its return type, read and checked
+/// against each other; or every problem found. The return type is taken
+/// out of the function once it is known to be there: a function without
+/// one was reported by its signature, or is left as written.
+fn read(attr: TokenStream, item: TokenStream) -> Result<(Options, Function, Ret), Errors> {
     let mut errors = Errors::default();
     let options = attr::parse(attr, &mut errors);
-    let function = match signature::parse(item.clone()) {
+    let function = match signature::parse(item) {
         Ok(function) => function,
         Err(error) => {
             errors.push(error);
-            return with_errors(item, &errors);
+            return Err(errors);
         }
     };
-    let function = signature::analyze(function, &mut errors);
+    let mut function = signature::analyze(function, &mut errors);
     crate::valid::check(&options, &function, &mut errors);
-    if !errors.is_empty() {
-        return with_errors(item, &errors);
+    match function.ret.take() {
+        Some(ret) if errors.is_empty() => Ok((options, function, ret)),
+        _ => Err(errors),
     }
-    match &function.ret {
-        Some(ret) => generate(&options, &function, ret),
-        None => with_errors(item, &errors),
-    }
+}
+
+/// The shape `#[resilient(attr)] item` expands to, if it expands at all.
+#[cfg(test)]
+pub(crate) fn shape(attr: TokenStream, item: TokenStream) -> Option<Shape> {
+    let (options, function, ret) = read(attr, item).ok()?;
+    let names = Names::new(&options, &function, &ret);
+    Some(Shape::of(&options, function.is_async, &names))
 }
 
 fn with_errors(item: TokenStream, errors: &Errors) -> TokenStream {
@@ -84,11 +96,19 @@ struct Names<'a> {
     limits: Ident,
     attempt: Ident,
     error: Ident,
+    /// The `Attempt` an async attempt is given.
+    given: Ident,
+    /// A retry the loop runs, and its attempt's future.
+    next: Ident,
+    work: Ident,
+    /// A result that ends the call: the outcome of a first attempt that
+    /// succeeded, or one an idempotency store already holds.
+    done: Ident,
     /// A copy of a `mut self` receiver as the caller passed it.
     pristine_self: Ident,
     /// The `static` of the operation's counts under its default name, which
     /// a first attempt run before the operation is built reads too (see
-    /// [`unbuilt_first`]).
+    /// [`unbuilt_first_attempt`]).
     tally: Ident,
     /// The function's identifier, unraw: the operation's default name.
     function_name: String,
@@ -116,6 +136,10 @@ impl<'a> Names<'a> {
             limits: local("__resilient_limits"),
             attempt: local("__resilient_attempt"),
             error: local("__resilient_error"),
+            given: local("__resilient_given"),
+            next: local("__resilient_next"),
+            work: local("__resilient_work"),
+            done: local("__resilient_done"),
             pristine_self: local("__resilient_self"),
             tally: Ident::new("__RESILIENT_TALLY", Span::mixed_site()),
             function_name: function.item.sig.ident.unraw().to_string(),
@@ -296,12 +320,13 @@ fn generate(options: &Options, function: &Function, ret: &Ret) -> TokenStream {
         sig.output = ReturnType::Type(*arrow, Box::new(Type::Verbatim(outcome)));
     }
 
+    let shape = Shape::of(options, function.is_async, &names);
     let checks = checks(options, function, &names);
-    let build = build(options, function, &names);
+    let build = build(options, function, shape, &names);
     let attempt = attempt_closure(function, &names);
     let fallbacks = fallback_closures(options, function, &names);
-    let run = run(options, function.is_async, &names, &attempt, &fallbacks);
-    let run = idempotent(options, function.is_async, &names, run);
+    let fallbacks = fallbacks_due(options, function.is_async, &names, &fallbacks);
+    let run = run(options, shape, &names, &attempt, &fallbacks);
     // The run is the body's value, moved nowhere on the way out.
     let finish = if keeps_signature {
         quote!(#run.into_result())
@@ -382,7 +407,7 @@ fn error_need<'a>(
 /// The operation, built from the options in the table's order: a chain of
 /// builder calls, broken where a call needs a bound of the error type so
 /// that its receiver is spanned at the option (see [`checks`]).
-fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
+fn build(options: &Options, function: &Function, shape: Shape, names: &Names) -> TokenStream {
     let Names {
         root, op, policy, ..
     } = names;
@@ -403,7 +428,7 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
         None => None,
     };
     let (ok, error) = names.ok_err();
-    let standard = builds_standard(options, function.is_async, names);
+    let standard = shape.standard();
     let new = if standard {
         quote!(#root::__private::standard::<#ok, #error>())
     } else {
@@ -483,7 +508,7 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
         });
         steps.extend(quote!(let #op = #op #hedge #max_hedges;));
     }
-    if builds_on_demand(options, names) {
+    if shape.on_demand() {
         // Built where it is read, again each time: the success path reads
         // constants, and the operation is stored only once an attempt fails
         // (see `Operation::first_attempt_async_of`).
@@ -501,95 +526,105 @@ fn build(options: &Options, function: &Function, names: &Names) -> TokenStream {
     statements
 }
 
-/// Whether a blocking function's first attempt can run before its
-/// operation is built: one built on demand whose options leave everything
-/// that attempt reads at its default (the system clock, no gate, deadline,
-/// validator or report hook, the function's own name), so that its success
-/// path holds no copy of the builder.
-fn unbuilt_first(options: &Options, is_async: bool, names: &Names) -> bool {
-    const FAILURE_ONLY: [&OptionSpec; 13] = [
-        &RETRIES,
-        &RETRY_ON,
-        &RETRY_IF,
-        &BACKOFF,
-        &JITTER_SEED,
-        &MIN_RETRIES,
-        &RATE_LIMIT,
-        &MAX_RATE_LIMIT_WAIT,
-        &MAX_RATE_LIMIT_RETRIES,
-        &FALLBACK,
-        &FALLBACK_ON,
-        &FALLBACK_IF,
-        &ON_RETRY,
-    ];
-    !is_async
-        && builds_on_demand(options, names)
-        && options.given().iter().all(|given| {
-            given.spec.name == CRATE.name
-                || FAILURE_ONLY.iter().any(|spec| spec.name == given.spec.name)
-        })
+/// The shape of the generated code, one variant per way the run is
+/// written: decided once, from the flags of the options' rows
+/// (`options.rs`) and from whether their values are constants.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Shape {
+    /// A blocking function built on demand whose every option a `Standard`
+    /// holds: the first attempt runs unbuilt, and a failure is finished by
+    /// the one function every function of the same types shares.
+    BlockingStandard,
+    /// A blocking function built on demand whose options are all read only
+    /// after a failure: the first attempt runs before the operation is
+    /// built, so that its success path holds no copy of the builder.
+    BlockingUnbuiltFirst,
+    /// A blocking function built on demand, for its first attempt too.
+    BlockingOnDemand,
+    /// An async function built on demand whose every option a `Standard`
+    /// holds: its first attempt reads its terms from the `Standard`.
+    AsyncStandard,
+    /// An async function built on demand: where a gate must admit the
+    /// first attempt, that attempt runs unboxed, outside the retry loop.
+    AsyncOnDemand { gated: bool },
+    /// The operation built once, before the run.
+    Built(Built),
+    /// The operation built once, and the whole run under an idempotency
+    /// key.
+    Idempotent(Built),
 }
 
-/// Whether the operation is built by `__private::Standard`, one function
-/// for every function of the same types, rather than by a chain of
-/// setters of its own: for a blocking function whose first attempt runs
-/// unbuilt (see [`unbuilt_first`]), and for an async function built on
-/// demand without gates, whose options are all ones `Standard` takes.
-/// An async function's first attempt reads its terms from the `Standard`
-/// (see `Standard::first_attempt_async_of`).
-fn builds_standard(options: &Options, is_async: bool, names: &Names) -> bool {
-    // The first six for a blocking function, all for an async one.
-    const TAKEN: [&OptionSpec; 9] = [
-        &CRATE,
-        &RETRIES,
-        &RETRY_ON,
-        &BACKOFF,
-        &JITTER_SEED,
-        &MIN_RETRIES,
-        &TIMEOUT,
-        &BUDGET,
-        &MAX_ELAPSED,
-    ];
-    let (applies, taken) = if is_async {
-        (
-            builds_on_demand(options, names) && !gated(options),
-            &TAKEN[..],
-        )
-    } else {
-        (unbuilt_first(options, is_async, names), &TAKEN[..6])
-    };
-    applies
-        && options
-            .given()
+/// The run of an operation built once.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Built {
+    Blocking,
+    Async,
+    /// Attempts are hedged: the run owns the hedged operation.
+    AsyncHedged,
+}
+
+impl Shape {
+    /// The shape of `function`'s expansion with `options`.
+    ///
+    /// The operation is built on demand, by a closure called wherever it
+    /// is read, only where building it again changes nothing: every
+    /// option's value a constant (see [`Names::is_constant`]) or bound to a
+    /// local before the operation, and the run the engine's plain one.
+    fn of(options: &Options, is_async: bool, names: &Names) -> Shape {
+        let given = options.given();
+        let runs = |run: Run| given.iter().any(|given| given.spec.run == run);
+        let on_demand = !runs(Run::Hedged)
+            && !runs(Run::Keyed)
+            && given.iter().all(|given| {
+                given.spec.expand.binds_a_local()
+                    || given
+                        .value
+                        .as_ref()
+                        .is_none_or(|value| is_made_of(value, &|expr| names.is_constant(expr)))
+            });
+        if !on_demand {
+            let built = match (is_async, runs(Run::Hedged)) {
+                (false, _) => Built::Blocking,
+                (true, false) => Built::Async,
+                (true, true) => Built::AsyncHedged,
+            };
+            return if runs(Run::Keyed) {
+                Shape::Idempotent(built)
+            } else {
+                Shape::Built(built)
+            };
+        }
+        let standard = given.iter().all(|given| given.spec.standard);
+        if is_async {
+            let gated = given.iter().any(|given| given.spec.gate);
+            return if standard && !gated {
+                Shape::AsyncStandard
+            } else {
+                Shape::AsyncOnDemand { gated }
+            };
+        }
+        let unbuilt = given
             .iter()
-            .all(|given| taken.iter().any(|spec| spec.name == given.spec.name))
-}
+            .all(|given| given.spec.read != Read::EveryAttempt);
+        match (unbuilt, standard) {
+            (true, true) => Shape::BlockingStandard,
+            (true, false) => Shape::BlockingUnbuiltFirst,
+            (false, _) => Shape::BlockingOnDemand,
+        }
+    }
 
-/// Whether an option may set a gate that admits each attempt, the first
-/// included (a breaker, limiters, chaos; a policy may bring a throttle).
-fn gated(options: &Options) -> bool {
-    [&CIRCUIT_BREAKER, &LIMIT, &THROTTLE, &CHAOS, &RETRY]
-        .into_iter()
-        .any(|spec| options.key(spec).is_some())
-}
+    /// Whether the operation is built by a closure, called wherever it is
+    /// read, rather than once.
+    fn on_demand(self) -> bool {
+        !matches!(self, Shape::Built(_) | Shape::Idempotent(_))
+    }
 
-/// Whether the operation is built by a closure, called wherever it is
-/// read, rather than once: only where building it again changes nothing,
-/// every option's value a constant (see [`Names::is_constant`]), and the
-/// run is the engine's plain one (no hedge, no idempotency key).
-fn builds_on_demand(options: &Options, names: &Names) -> bool {
-    options.key(&HEDGE).is_none()
-        && options.key(&IDEMPOTENCY).is_none()
-        && options.key(&IDEMPOTENCY_KEY).is_none()
-        && options.given().iter().all(|given| {
-            // A policy and limiters are bound once, before the operation,
-            // which borrows them.
-            [RETRY.name, LIMIT.name].contains(&given.spec.name)
-                || given
-                    .value
-                    .as_ref()
-                    .is_none_or(|value| is_made_of(value, &|expr| names.is_constant(expr)))
-        })
+    /// Whether the operation is built by `__private::Standard`, one
+    /// function for every function of the same types, rather than by a
+    /// chain of setters of its own.
+    fn standard(self) -> bool {
+        matches!(self, Shape::BlockingStandard | Shape::AsyncStandard)
+    }
 }
 
 /// Whether every expression written in `value` is one that `constant`
@@ -625,9 +660,13 @@ fn is_made_of(value: &Value, constant: &dyn Fn(&Expr) -> bool) -> bool {
 /// The outcome of a first attempt that succeeded (`done`), on an
 /// operation built on demand: a `Standard`'s tells only its name and its
 /// counts, which the function knows, so nothing of it is built again.
-fn outcome_from(standard: bool, done: &Ident, names: &Names) -> TokenStream {
+fn outcome_from(standard: bool, names: &Names) -> TokenStream {
     let Names {
-        root, make, tally, ..
+        root,
+        make,
+        tally,
+        done,
+        ..
     } = names;
     if standard {
         let name = Literal::string(&names.function_name);
@@ -958,14 +997,15 @@ fn fallback_closures(options: &Options, function: &Function, names: &Names) -> V
 /// The run under an idempotency key, when the options give one: the
 /// whole run (retries, breaker, fallbacks) becomes the body that the store
 /// runs at most once per key.
-fn idempotent(options: &Options, is_async: bool, names: &Names, run: TokenStream) -> TokenStream {
+fn idempotent(options: &Options, built: Built, names: &Names, run: TokenStream) -> TokenStream {
     let (Some(store), Some(key)) = (
         options.get::<Expr>(&IDEMPOTENCY),
         options.get::<Expr>(&IDEMPOTENCY_KEY),
     ) else {
         return run;
     };
-    let Names { root, op, .. } = names;
+    let is_async = built != Built::Blocking;
+    let Names { root, op, done, .. } = names;
     let store_value = store.value;
     let key_value = key.value;
     let store = if is_async {
@@ -999,7 +1039,6 @@ fn idempotent(options: &Options, is_async: bool, names: &Names, run: TokenStream
         });
     let call = Ident::new("__resilient_call", Span::mixed_site());
     let held = Ident::new("__resilient_held", Span::mixed_site());
-    let done = Ident::new("__resilient_done", Span::mixed_site());
     // The run borrows the operation from the call, which owns it: under
     // the claim, `op` names that borrow.
     let (claim, under_claim) = if is_async {
@@ -1027,35 +1066,17 @@ fn idempotent(options: &Options, is_async: bool, names: &Names, run: TokenStream
     }
 }
 
-/// The run, an expression of the `Outcome`: the first attempt straight,
-/// the retries only after a failure, then each fallback while one is due.
-/// This is the only part of the expansion that knows how the engine is
-/// driven.
-///
-/// The attempt closure is made once: a blocking run calls it through
-/// `&mut`; an async one calls it once per attempt from a fresh closure
-/// (`|attempt| body(attempt)`), so that its future borrows the closure for
-/// that attempt only and stays `Send`. Hedged attempts run at once, so
-/// theirs is called through `&`.
-fn run(
+/// The fallbacks, each called while one is due, behind the test of
+/// `fallback_on` or `fallback_if` if either is given, so that they answer
+/// the errors it selects only and any other is returned as it is. Nothing
+/// without fallbacks.
+fn fallbacks_due(
     options: &Options,
     is_async: bool,
     names: &Names,
-    attempt: &TokenStream,
     fallbacks: &[TokenStream],
 ) -> TokenStream {
-    let Names {
-        root,
-        op,
-        exec,
-        body,
-        ..
-    } = names;
-    let given = Ident::new("__resilient_given", Span::mixed_site());
-    let next = Ident::new("__resilient_next", Span::mixed_site());
-    let work = Ident::new("__resilient_work", Span::mixed_site());
-    let done = Ident::new("__resilient_done", Span::mixed_site());
-    let fallbacks_empty = fallbacks.is_empty();
+    let exec = &names.exec;
     let fallbacks = if is_async {
         quote! {
             #(if #exec.needs_fallback() {
@@ -1069,102 +1090,277 @@ fn run(
             })*
         }
     };
-    // With `fallback_on` or `fallback_if`, the fallbacks answer the errors
-    // it selects only; any other is returned as it is.
-    let fallbacks = match fallback_filter(options, names) {
+    match fallback_filter(options, names) {
         Some(filter) => quote! {
             if #exec.error().is_some_and(#filter) {
                 #fallbacks
             }
         },
         None => fallbacks,
+    }
+}
+
+/// The run, an expression of the `Outcome`, as its shape writes it: the
+/// first attempt straight, the retries only after a failure, then each
+/// fallback while one is due (`fallbacks`, see [`fallbacks_due`]). This is
+/// the only part of the expansion that knows how the engine is driven.
+///
+/// The attempt closure is made once: a blocking run calls it through
+/// `&mut`; an async one calls it once per attempt from a fresh closure
+/// (`|attempt| body(attempt)`), so that its future borrows the closure for
+/// that attempt only and stays `Send`. Hedged attempts run at once, so
+/// theirs is called through `&`.
+fn run(
+    options: &Options,
+    shape: Shape,
+    names: &Names,
+    attempt: &TokenStream,
+    fallbacks: &TokenStream,
+) -> TokenStream {
+    match shape {
+        Shape::BlockingStandard => blocking_standard(names, attempt),
+        Shape::BlockingUnbuiltFirst => blocking_unbuilt_first(names, attempt, fallbacks),
+        Shape::BlockingOnDemand => blocking_on_demand(names, attempt, fallbacks),
+        Shape::AsyncStandard => async_standard(names, attempt, fallbacks),
+        Shape::AsyncOnDemand { gated } => async_on_demand(gated, names, attempt, fallbacks),
+        Shape::Built(built) => run_built(built, names, attempt, fallbacks),
+        Shape::Idempotent(built) => {
+            let run = run_built(built, names, attempt, fallbacks);
+            idempotent(options, built, names, run)
+        }
+    }
+}
+
+/// [`Shape::BlockingStandard`]: the first attempt unbuilt; a failure
+/// finished by one call, compiled once for every function of the
+/// operation's types, on the values `make` writes.
+fn blocking_standard(names: &Names, attempt: &TokenStream) -> TokenStream {
+    let Names {
+        make, first, body, ..
+    } = names;
+    let failed = quote!(#make().finish_after(#first, &mut #body));
+    let first_attempt = unbuilt_first_attempt(names);
+    blocking_first(names, attempt, &first_attempt, true, &failed)
+}
+
+/// [`Shape::BlockingUnbuiltFirst`]: the first attempt unbuilt, the rest
+/// on the operation `make` builds.
+fn blocking_unbuilt_first(
+    names: &Names,
+    attempt: &TokenStream,
+    fallbacks: &TokenStream,
+) -> TokenStream {
+    let failed = blocking_failure(names, fallbacks);
+    let first_attempt = unbuilt_first_attempt(names);
+    blocking_first(names, attempt, &first_attempt, false, &failed)
+}
+
+/// [`Shape::BlockingOnDemand`]: every attempt on the operation `make`
+/// builds.
+fn blocking_on_demand(
+    names: &Names,
+    attempt: &TokenStream,
+    fallbacks: &TokenStream,
+) -> TokenStream {
+    let Names { make, body, .. } = names;
+    let failed = blocking_failure(names, fallbacks);
+    let first_attempt = quote!(#make().first_attempt(&mut #body));
+    blocking_first(names, attempt, &first_attempt, false, &failed)
+}
+
+/// A blocking first attempt that reads nothing of the operation, run
+/// before it is built: its counts are the function's `static`.
+fn unbuilt_first_attempt(names: &Names) -> TokenStream {
+    let Names {
+        root, tally, body, ..
+    } = names;
+    let name = Literal::string(&names.function_name);
+    quote!(#root::__private::first_attempt_unbuilt(#name, &#tally, &mut #body))
+}
+
+/// A blocking run on an operation built on demand: `first_attempt`, then
+/// its outcome if it succeeded, or `failed` with the failure as `first`.
+fn blocking_first(
+    names: &Names,
+    attempt: &TokenStream,
+    first_attempt: &TokenStream,
+    standard: bool,
+    failed: &TokenStream,
+) -> TokenStream {
+    let Names {
+        root,
+        first,
+        body,
+        done,
+        ..
+    } = names;
+    let succeeded = outcome_from(standard, names);
+    quote! {
+        {
+            let mut #body = #root::__private::attempt_blocking(#attempt);
+            match #first_attempt {
+                ::core::result::Result::Ok(#done) => #succeeded,
+                ::core::result::Result::Err(#first) => { #failed }
+            }
+        }
+    }
+}
+
+/// The rest of a blocking run built on demand, after a first attempt
+/// that failed (`first`): without fallbacks one call, compiled once for
+/// every function of the operation's types.
+fn blocking_failure(names: &Names, fallbacks: &TokenStream) -> TokenStream {
+    let Names {
+        root,
+        op,
+        make,
+        first,
+        exec,
+        body,
+        done,
+        ..
+    } = names;
+    if fallbacks.is_empty() {
+        return quote!(#root::Operation::finish_after(&#make, #first, &mut #body));
+    }
+    quote! {
+        let #op = #make();
+        match #op.run_after(#first, &mut #body) {
+            ::core::result::Result::Ok(#done) => #done,
+            ::core::result::Result::Err(mut #exec) => {
+                #fallbacks
+                #exec.finish()
+            }
+        }
+    }
+}
+
+/// [`Shape::AsyncStandard`]: the first attempt reads its terms from the
+/// `Standard`, which builds the operation once it failed.
+fn async_standard(names: &Names, attempt: &TokenStream, fallbacks: &TokenStream) -> TokenStream {
+    let Names {
+        root,
+        make,
+        op,
+        first,
+        ..
+    } = names;
+    let recipe = quote!(#root::__private::Standard);
+    let built = quote!(#make().build());
+    let resume = quote!(#op.resume(#first));
+    async_first(names, attempt, (&recipe, &built), true, &resume, fallbacks)
+}
+
+/// [`Shape::AsyncOnDemand`]: the first attempt on the operation `make`
+/// builds. A first attempt that a gate must admit runs unboxed, so that
+/// one that succeeds allocates nothing; without gates, the first attempt
+/// has always run by now, and the retry loop's own copy of the attempt
+/// serves every retry.
+fn async_on_demand(
+    gated: bool,
+    names: &Names,
+    attempt: &TokenStream,
+    fallbacks: &TokenStream,
+) -> TokenStream {
+    let Names {
+        root,
+        make,
+        op,
+        first,
+        body,
+        given,
+        ..
+    } = names;
+    let resume = if gated {
+        quote!(#op.resume_async(#first, |#given: #root::Attempt| #body(#given)).await)
+    } else {
+        quote!(#op.resume(#first))
     };
-    // After a first async attempt that failed: the retries, then the
-    // fallbacks and the outcome. The loop is part of the function's own
-    // future, whose states overlap: a future of its own on the heap would
-    // spare a call that succeeds at once nothing, and would be a second
-    // coroutine for every function to compile.
-    let async_rest = quote! {
+    let recipe = quote!(#root::Operation);
+    let built = quote!(#make());
+    async_first(names, attempt, (&recipe, &built), false, &resume, fallbacks)
+}
+
+/// An async run on an operation built on demand: the first attempt by
+/// `recipe`, then its outcome if it succeeded, or the operation `built`
+/// to `resume` the run after it.
+fn async_first(
+    names: &Names,
+    attempt: &TokenStream,
+    (recipe, built): (&TokenStream, &TokenStream),
+    standard: bool,
+    resume: &TokenStream,
+    fallbacks: &TokenStream,
+) -> TokenStream {
+    let Names {
+        root,
+        op,
+        make,
+        first,
+        exec,
+        body,
+        given,
+        done,
+        ..
+    } = names;
+    let succeeded = outcome_from(standard, names);
+    let rest = async_rest(names, fallbacks);
+    quote! {
+        {
+            let mut #body = #root::__private::attempt_async(#attempt);
+            match #recipe::first_attempt_async_of(&#make, |#given: #root::Attempt| #body(#given)).await {
+                ::core::result::Result::Ok(#done) => #succeeded,
+                ::core::result::Result::Err(#first) => {
+                    let #op = #built;
+                    let mut #exec = #resume;
+                    #rest
+                }
+            }
+        }
+    }
+}
+
+/// After a first async attempt that failed: the retries, then the
+/// fallbacks and the outcome. The loop is part of the function's own
+/// future, whose states overlap: a future of its own on the heap would
+/// spare a call that succeeds at once nothing, and would be a second
+/// coroutine for every function to compile.
+fn async_rest(names: &Names, fallbacks: &TokenStream) -> TokenStream {
+    let Names {
+        exec,
+        body,
+        next,
+        work,
+        ..
+    } = names;
+    quote! {
         while let ::core::option::Option::Some(mut #next) = #exec.next_running().await {
             let #work = ::core::pin::pin!(#body(#next.attempt()));
             #exec.drive(&mut #next, #work).await;
         }
         #fallbacks
         #exec.finish()
-    };
-    if builds_on_demand(options, names) {
-        let Names { make, first, .. } = names;
-        let standard = builds_standard(options, is_async, names);
-        let succeeded = outcome_from(standard, &done, names);
-        if !is_async {
-            let failed = if standard {
-                // The failure path is one call, compiled once for every
-                // function of the operation's types, on the values `make`
-                // writes.
-                quote!(#make().finish_after(#first, &mut #body))
-            } else if fallbacks_empty {
-                // The failure path is one call, compiled once for every
-                // function of the operation's types.
-                quote!(#root::Operation::finish_after(&#make, #first, &mut #body))
-            } else {
-                quote! {
-                    let #op = #make();
-                    match #op.run_after(#first, &mut #body) {
-                        ::core::result::Result::Ok(#done) => #done,
-                        ::core::result::Result::Err(mut #exec) => {
-                            #fallbacks
-                            #exec.finish()
-                        }
-                    }
-                }
-            };
-            let first_attempt = if unbuilt_first(options, is_async, names) {
-                let name = Literal::string(&names.function_name);
-                let tally = &names.tally;
-                quote!(#root::__private::first_attempt_unbuilt(#name, &#tally, &mut #body))
-            } else {
-                quote!(#make().first_attempt(&mut #body))
-            };
-            return quote! {
-                {
-                    let mut #body = #root::__private::attempt_blocking(#attempt);
-                    match #first_attempt {
-                        ::core::result::Result::Ok(#done) => #succeeded,
-                        ::core::result::Result::Err(#first) => { #failed }
-                    }
-                }
-            };
-        }
-        // A first attempt that a gate must admit runs unboxed, so that one
-        // that succeeds allocates nothing; without gates, the first attempt
-        // has always run by now, and the retry loop's own copy of the
-        // attempt serves every retry.
-        let resume = if gated(options) {
-            quote!(#op.resume_async(#first, |#given: #root::Attempt| #body(#given)).await)
-        } else {
-            quote!(#op.resume(#first))
-        };
-        let (recipe, built) = if standard {
-            (quote!(#root::__private::Standard), quote!(#make().build()))
-        } else {
-            (quote!(#root::Operation), quote!(#make()))
-        };
-        return quote! {
-            {
-                let mut #body = #root::__private::attempt_async(#attempt);
-                match #recipe::first_attempt_async_of(&#make, |#given: #root::Attempt| #body(#given)).await {
-                    ::core::result::Result::Ok(#done) => #succeeded,
-                    ::core::result::Result::Err(#first) => {
-                        let #op = #built;
-                        let mut #exec = #resume;
-                        #async_rest
-                    }
-                }
-            }
-        };
     }
-    if !is_async {
-        return quote! {
+}
+
+/// [`Shape::Built`]: the run of the operation built once, `op`.
+fn run_built(
+    built: Built,
+    names: &Names,
+    attempt: &TokenStream,
+    fallbacks: &TokenStream,
+) -> TokenStream {
+    let Names {
+        root,
+        op,
+        exec,
+        body,
+        given,
+        done,
+        ..
+    } = names;
+    match built {
+        Built::Blocking => quote! {
             {
                 let mut #body = #root::__private::attempt_blocking(#attempt);
                 match #op.run_primary(&mut #body) {
@@ -1175,11 +1371,9 @@ fn run(
                     }
                 }
             }
-        };
-    }
-    if options.key(&HEDGE).is_some() {
+        },
         // `op` is the hedged operation (see `build`).
-        return quote! {
+        Built::AsyncHedged => quote! {
             {
                 let #body = #attempt;
                 match #op.run_primary_async(|#given: #root::Attempt| #body(#given)).await {
@@ -1190,18 +1384,21 @@ fn run(
                     }
                 }
             }
-        };
-    }
-    // `__private::attempt_async` makes the closure an `AsyncFnMut`: a body
-    // that moves an argument is then reported at the use that moves it,
-    // with a `.clone()` hint.
-    quote! {
-        {
-            let mut #body = #root::__private::attempt_async(#attempt);
-            match #op.first_attempt_async(|#given: #root::Attempt| #body(#given)).await {
-                ::core::result::Result::Ok(#done) => #op.outcome_of(#done),
-                ::core::result::Result::Err(mut #exec) => {
-                    #async_rest
+        },
+        // `__private::attempt_async` makes the closure an `AsyncFnMut`: a
+        // body that moves an argument is then reported at the use that
+        // moves it, with a `.clone()` hint.
+        Built::Async => {
+            let rest = async_rest(names, fallbacks);
+            quote! {
+                {
+                    let mut #body = #root::__private::attempt_async(#attempt);
+                    match #op.first_attempt_async(|#given: #root::Attempt| #body(#given)).await {
+                        ::core::result::Result::Ok(#done) => #op.outcome_of(#done),
+                        ::core::result::Result::Err(mut #exec) => {
+                            #rest
+                        }
+                    }
                 }
             }
         }

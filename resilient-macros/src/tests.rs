@@ -1177,3 +1177,149 @@ fn a_blocking_first_attempt_runs_unbuilt_only_where_it_reads_nothing_of_the_oper
         assert!(!unbuilt(attr.clone()), "unbuilt with {attr}");
     }
 }
+
+/// The shape of the expansion follows the flags of the options' rows:
+/// when the run reads an option, whether a `Standard` holds it, whether it
+/// gates attempts, how it changes the run; and whether the values are
+/// constants, read again each time the operation is built.
+#[test]
+fn the_shape_is_decided_by_the_rows_flags_and_the_values() {
+    use crate::expand::{Built, Shape, shape};
+    let method = |is_async: bool| {
+        let asyncness = is_async.then(|| quote!(async));
+        quote! {
+            #asyncness fn call(&self, prompt: &str) -> Result<String, ProviderError> { todo!() }
+        }
+    };
+    let cases = [
+        // Blocking, built on demand: unbuilt where every option is read
+        // after a failure only (`crate` is never read), by a `Standard`
+        // where one holds them all.
+        (quote!(), blocking_fn(), Shape::BlockingStandard),
+        (
+            quote!(
+                retries = 3,
+                retry_on = [Timeout],
+                backoff = constant("1s"),
+                jitter_seed = 7,
+                min_retries = 1,
+                crate = "my::runtime"
+            ),
+            blocking_fn(),
+            Shape::BlockingStandard,
+        ),
+        (
+            quote!(retries = 3, retry_if = is_transient),
+            blocking_fn(),
+            Shape::BlockingUnbuiltFirst,
+        ),
+        (
+            quote!(
+                retries = 3,
+                fallback = cached,
+                fallback_on = [Busy],
+                on_retry = log,
+                rate_limit = hint,
+                max_rate_limit_retries = 2
+            ),
+            blocking_fn(),
+            Shape::BlockingUnbuiltFirst,
+        ),
+        // A `Standard` holds `budget`, but the first attempt reads it.
+        (
+            quote!(retries = 3, budget = "5s"),
+            blocking_fn(),
+            Shape::BlockingOnDemand,
+        ),
+        (
+            quote!(circuit_breaker = &BREAKER, name = "users.get"),
+            blocking_fn(),
+            Shape::BlockingOnDemand,
+        ),
+        (
+            quote!(retries = 2, circuit_breaker = &self.breaker),
+            method(false),
+            Shape::BlockingOnDemand,
+        ),
+        // A value that reads a parameter: built once.
+        (
+            quote!(retries = 3, name = format!("get {prompt}")),
+            blocking_fn(),
+            Shape::Built(Built::Blocking),
+        ),
+        (
+            quote!(idempotency = &STORE, idempotency_key = "one"),
+            blocking_fn(),
+            Shape::Idempotent(Built::Blocking),
+        ),
+        // Async, built on demand: a `Standard` holds the time limits too.
+        (quote!(), async_fn(), Shape::AsyncStandard),
+        (
+            quote!(
+                retries = 2,
+                retry_on = [Busy],
+                timeout = "1s",
+                budget = "5s",
+                max_elapsed = "3s",
+                min_retries = 1
+            ),
+            async_fn(),
+            Shape::AsyncStandard,
+        ),
+        (
+            quote!(retries = 2, retry_if = is_transient, fallback = cached),
+            async_fn(),
+            Shape::AsyncOnDemand { gated: false },
+        ),
+        (
+            quote!(retries = 2, circuit_breaker = &BREAKER),
+            async_fn(),
+            Shape::AsyncOnDemand { gated: true },
+        ),
+        (
+            quote!(limit = [&POOL, &RATE], throttle = &THROTTLE),
+            async_fn(),
+            Shape::AsyncOnDemand { gated: true },
+        ),
+        (
+            quote!(chaos = &CHAOS, chaos_latency = "1s"),
+            method(true),
+            Shape::AsyncOnDemand { gated: true },
+        ),
+        // A policy is bound once, before the operation, whatever its value.
+        (
+            quote!(retry = policy_for(prompt)),
+            async_fn(),
+            Shape::AsyncOnDemand { gated: true },
+        ),
+        (
+            quote!(retries = 2, clock = clock_of(prompt)),
+            async_fn(),
+            Shape::Built(Built::Async),
+        ),
+        (
+            quote!(retries = 2, hedge = "100ms", max_hedges = 2),
+            async_fn(),
+            Shape::Built(Built::AsyncHedged),
+        ),
+        (
+            quote!(idempotency = &STORE, idempotency_key = prompt.to_owned()),
+            async_fn(),
+            Shape::Idempotent(Built::Async),
+        ),
+        (
+            quote!(
+                idempotency = &STORE,
+                idempotency_key = prompt.to_owned(),
+                hedge = "1s"
+            ),
+            method(true),
+            Shape::Idempotent(Built::AsyncHedged),
+        ),
+    ];
+    for (attr, item, expected) in cases {
+        assert_eq!(shape(attr.clone(), item), Some(expected), "{attr}");
+    }
+    // What is rejected has no shape.
+    assert_eq!(shape(quote!(timeout = "1s"), blocking_fn()), None);
+}
