@@ -1,7 +1,7 @@
 //! Parses the attribute's arguments, `#[resilient(key = value, …)]`, into
 //! [`Options`]: each option of the table in `options.rs` set at most once,
 //! keeping the key it was written under so that later errors and generated
-//! calls point at it.
+//! calls point at it. [`Attrs`] reads them back by name, each of its type.
 //!
 //! Only the shape of each value is checked here, by the kind of value the
 //! table gives the option; combinations are checked in `valid.rs`.
@@ -14,6 +14,11 @@ use syn::{Error, Expr, ExprArray, ExprPath, Ident, Lit, LitStr, Path, Token, UnO
 use crate::duration::{self, Nanos};
 use crate::errors::Errors;
 use crate::options::{self, EXPONENTIAL_ARGS, Kind, OptionSpec};
+use crate::options::{
+    BACKOFF, BUDGET, CHAOS, CLOCK, CRATE, FALLBACK, FALLBACK_IF, FALLBACK_ON, HEDGE, IDEMPOTENCY,
+    IDEMPOTENCY_FINGERPRINT, IDEMPOTENCY_KEY, IDEMPOTENCY_TTL, LIMIT, MAX_ELAPSED, MAX_HEDGES,
+    MIN_RETRIES, NAME, REPORT, RETRIES, RETRY, RETRY_ON, TIMEOUT,
+};
 use crate::suggest;
 
 /// An integer literal option (`retries`, `min_retries`, …).
@@ -118,6 +123,14 @@ pub(crate) struct Opt<'a, T> {
     pub(crate) value: &'a T,
 }
 
+impl<T> Clone for Opt<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Opt<'_, T> {}
+
 impl<T> Opt<'_, T> {
     pub(crate) fn span(&self) -> Span {
         self.key.span()
@@ -156,7 +169,7 @@ impl Options {
     }
 
     /// The option's accepted value, with its key.
-    pub(crate) fn value(&self, spec: &OptionSpec) -> Option<Opt<'_, Value>> {
+    fn value(&self, spec: &OptionSpec) -> Option<Opt<'_, Value>> {
         let given = self.find(spec)?;
         Some(Opt {
             key: &given.key,
@@ -165,13 +178,71 @@ impl Options {
     }
 
     /// The option's accepted value, of the type its kind parses to.
-    pub(crate) fn get<T: OfValue>(&self, spec: &OptionSpec) -> Option<Opt<'_, T>> {
+    fn get<T: OfValue>(&self, spec: &OptionSpec) -> Option<Opt<'_, T>> {
         let Opt { key, value } = self.value(spec)?;
         Some(Opt {
             key,
             value: T::of(value)?,
         })
     }
+}
+
+/// Declares [`Attrs`], one field for each option named.
+macro_rules! attrs {
+    ($($field:ident: $ty:ty = $spec:ident),* $(,)?) => {
+        /// The options that the checks and the expansion read by name, each
+        /// a field of the type its row's kind parses to, as thiserror's
+        /// `Attrs`: `None` where the option is not written, or its value
+        /// was rejected. The passes that dispatch on the rows' fields walk
+        /// [`Options::given`] instead, and a check that an option is written
+        /// at all, even with a bad value, reads [`Options::key`].
+        pub(crate) struct Attrs<'a> {
+            /// Every option as written, in order.
+            pub(crate) options: &'a Options,
+            $(pub(crate) $field: Option<Opt<'a, $ty>>,)*
+        }
+
+        impl<'a> Attrs<'a> {
+            pub(crate) fn of(options: &'a Options) -> Self {
+                Attrs {
+                    options,
+                    $($field: options.get(&$spec),)*
+                }
+            }
+
+            /// The options that have a field, with whether theirs is set.
+            #[cfg(test)]
+            fn fields(&self) -> Vec<(&'static str, bool)> {
+                vec![$(($spec.name, self.$field.is_some())),*]
+            }
+        }
+    };
+}
+
+attrs! {
+    krate: Path = CRATE,
+    retries: Count = RETRIES,
+    retry_on: RetryOn = RETRY_ON,
+    backoff: BackoffSpec = BACKOFF,
+    retry: Expr = RETRY,
+    timeout: Dur = TIMEOUT,
+    budget: Dur = BUDGET,
+    max_elapsed: Dur = MAX_ELAPSED,
+    min_retries: Count = MIN_RETRIES,
+    clock: Expr = CLOCK,
+    name: Expr = NAME,
+    report: Expr = REPORT,
+    limit: Expr = LIMIT,
+    fallback: Vec<ExprPath> = FALLBACK,
+    fallback_on: RetryOn = FALLBACK_ON,
+    fallback_if: Expr = FALLBACK_IF,
+    chaos: Expr = CHAOS,
+    hedge: Dur = HEDGE,
+    max_hedges: Count = MAX_HEDGES,
+    idempotency: Expr = IDEMPOTENCY,
+    idempotency_key: Expr = IDEMPOTENCY_KEY,
+    idempotency_ttl: Dur = IDEMPOTENCY_TTL,
+    idempotency_fingerprint: Expr = IDEMPOTENCY_FINGERPRINT,
 }
 
 /// Reads the attribute's tokens. Never fails as a whole: each bad option is
@@ -620,5 +691,25 @@ fn crate_path(value: Expr) -> syn::Result<Path> {
             _ => Err(wrong(&value)),
         },
         _ => Err(wrong(&value)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each field of `Attrs` is of the type its option's kind parses to: its
+    /// row's example, written alone, sets it.
+    #[test]
+    fn each_field_reads_its_options_example() {
+        for spec in options::OPTIONS {
+            let tokens: TokenStream = format!("{} = {}", spec.name, spec.example).parse().unwrap();
+            let mut errors = Errors::default();
+            let options = parse(tokens, &mut errors);
+            assert!(errors.is_empty(), "`{}`'s example", spec.name);
+            for (name, set) in Attrs::of(&options).fields() {
+                assert_eq!(set, name == spec.name, "`{name}` given `{}`", spec.name);
+            }
+        }
     }
 }

@@ -7,10 +7,8 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Expr, Ident};
 
-use crate::attr::{
-    BackoffSpec, Count, Dur, Given, Jitter, Multiplier, Off, Options, RetryOn, Value,
-};
-use crate::options::{CLOCK, Expand, HEDGE, LIMIT, MAX_HEDGES, NAME, OptionSpec, RETRY, Side};
+use crate::attr::{Attrs, BackoffSpec, Dur, Given, Jitter, Multiplier, Off, RetryOn, Value};
+use crate::options::{Expand, OptionSpec, Side};
 use crate::signature::Function;
 
 use super::error_need;
@@ -21,7 +19,7 @@ use super::shape::{Shape, is_made_of};
 /// builder calls, broken where a call needs a bound of the error type so
 /// that its receiver is spanned at the option (see [`checks`](super::checks)).
 pub(super) fn build(
-    options: &Options,
+    attrs: &Attrs,
     function: &Function,
     shape: Shape,
     names: &Names,
@@ -30,14 +28,14 @@ pub(super) fn build(
         root, op, policy, ..
     } = names;
     let mut statements = TokenStream::new();
-    let bind_policy = options.get::<Expr>(&RETRY).map(|retry| {
+    let bind_policy = attrs.retry.map(|retry| {
         let value = retry.value;
         quote_spanned!(retry.span()=> let #policy = &(#value);)
     });
     statements.extend(bind_policy);
-    statements.extend(bind_limits(options, names));
+    statements.extend(bind_limits(attrs, names));
 
-    let clock = match options.get::<Expr>(&CLOCK) {
+    let clock = match attrs.clock {
         Some(clock) => {
             let value = clock.value;
             Some(quote_spanned!(clock.span()=> .clock(#value)))
@@ -55,6 +53,7 @@ pub(super) fn build(
     let mut chain = quote!(#new #clock);
     // The statements that build the operation itself.
     let mut steps = TokenStream::new();
+    let options = attrs.options;
     for given in options.given() {
         let Some(value) = &given.value else {
             continue;
@@ -73,7 +72,7 @@ pub(super) fn build(
             chain.extend(calls);
         }
     }
-    if options.key(&NAME).is_none() {
+    if attrs.name.is_none() {
         // The function's identifier names the operation by default; its
         // counts (for metrics and the dashboard) live in a `static` of its
         // own, which a call finds for free, and which holds the labels of
@@ -117,10 +116,10 @@ pub(super) fn build(
     }
     // A hedged operation owns its operation: made here, so that the run
     // (under an idempotency key too) only borrows it.
-    if let Some(hedge) = options.get::<Dur>(&HEDGE) {
+    if let Some(hedge) = attrs.hedge {
         let delay = duration(hedge.value);
         let hedge = quote_spanned!(hedge.span()=> .hedge(#delay));
-        let max_hedges = options.get::<Count>(&MAX_HEDGES).map(|max| {
+        let max_hedges = attrs.max_hedges.map(|max| {
             let count = Literal::u32_suffixed(max.value.value);
             quote_spanned!(max.span()=> .max_hedges(#count))
         });
@@ -165,8 +164,8 @@ fn leaves_its_expression(given: &Given) -> bool {
 
 /// `limit = &A` or `limit = [&A, &B]`, bound to a local array of
 /// `&dyn Limiter` that outlives the operation borrowing it.
-fn bind_limits(options: &Options, names: &Names) -> Option<TokenStream> {
-    let limit = options.get::<Expr>(&LIMIT)?;
+fn bind_limits(attrs: &Attrs, names: &Names) -> Option<TokenStream> {
+    let limit = attrs.limit?;
     let value = limit.value;
     let limiters: Vec<&Expr> = match value {
         Expr::Array(array) => array.elems.iter().collect(),

@@ -3,11 +3,10 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
+use syn::Ident;
 use syn::spanned::Spanned;
-use syn::{ExprPath, Ident};
 
-use crate::attr::Options;
-use crate::options::FALLBACK;
+use crate::attr::Attrs;
 use crate::signature::{Arg, Function};
 
 use super::names::Names;
@@ -77,11 +76,11 @@ pub(super) fn attempt_closure(function: &Function, names: &Names) -> TokenStream
 /// `__private` fallback traits, whose message is reported at the
 /// fallback's path.
 pub(super) fn fallback_closures(
-    options: &Options,
+    attrs: &Attrs,
     function: &Function,
     names: &Names,
 ) -> Vec<TokenStream> {
-    let Some(fallbacks) = options.get::<Vec<ExprPath>>(&FALLBACK) else {
+    let Some(fallbacks) = attrs.fallback else {
         return Vec::new();
     };
     let root = &names.root;

@@ -34,9 +34,9 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::{Ident, ItemFn, ReturnType, Type};
 
-use crate::attr::{self, Given, Options};
+use crate::attr::{self, Attrs, Given, Options};
 use crate::errors::Errors;
-use crate::options::{ErrorNeed, REPORT};
+use crate::options::ErrorNeed;
 use crate::signature::{self, Function, Ret};
 
 use names::Names;
@@ -79,7 +79,7 @@ fn read(attr: TokenStream, item: TokenStream) -> Result<(Options, Function, Ret)
 #[cfg(test)]
 pub(crate) fn shape(attr: TokenStream, item: TokenStream) -> Option<Shape> {
     let (options, function, ret) = read(attr, item).ok()?;
-    let names = Names::new(&options, &function, &ret);
+    let names = Names::new(&Attrs::of(&options), &function, &ret);
     Some(Shape::of(&options, function.is_async, &names))
 }
 
@@ -90,15 +90,16 @@ fn with_errors(item: TokenStream, errors: &Errors) -> TokenStream {
 }
 
 fn generate(options: &Options, function: &Function, ret: &Ret) -> TokenStream {
-    let names = Names::new(options, function, ret);
+    let attrs = Attrs::of(options);
+    let names = Names::new(&attrs, function, ret);
     let ItemFn {
-        attrs,
+        attrs: item_attrs,
         vis,
         sig,
         block,
         ..
     } = &function.item;
-    let (inner_attrs, outer_attrs): (Vec<_>, Vec<_>) = attrs
+    let (inner_attrs, outer_attrs): (Vec<_>, Vec<_>) = item_attrs
         .iter()
         .partition(|attr| matches!(attr.style, syn::AttrStyle::Inner(_)));
 
@@ -111,7 +112,7 @@ fn generate(options: &Options, function: &Function, ret: &Ret) -> TokenStream {
         None => names.over("OutcomeOf", &ret.ty),
     };
     // With a report hook, the function keeps its declared return type.
-    let keeps_signature = options.key(&REPORT).is_some();
+    let keeps_signature = attrs.report.is_some();
     if let ReturnType::Type(arrow, _) = &sig.output
         && !keeps_signature
     {
@@ -120,11 +121,11 @@ fn generate(options: &Options, function: &Function, ret: &Ret) -> TokenStream {
 
     let shape = Shape::of(options, function.is_async, &names);
     let checks = checks(options, function, &names);
-    let build = build::build(options, function, shape, &names);
+    let build = build::build(&attrs, function, shape, &names);
     let attempt = closures::attempt_closure(function, &names);
-    let fallbacks = closures::fallback_closures(options, function, &names);
-    let fallbacks = run::fallbacks_due(options, function.is_async, &names, &fallbacks);
-    let run = run::run(options, shape, &names, &attempt, &fallbacks);
+    let fallbacks = closures::fallback_closures(&attrs, function, &names);
+    let fallbacks = run::fallbacks_due(&attrs, function.is_async, &names, &fallbacks);
+    let run = run::run(&attrs, shape, &names, &attempt, &fallbacks);
     // The run is the body's value, moved nowhere on the way out.
     let finish = if keeps_signature {
         quote!(#run.into_result())

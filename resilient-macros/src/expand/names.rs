@@ -8,8 +8,7 @@ use quote::{ToTokens, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::{Expr, Ident, Type};
 
-use crate::attr::Options;
-use crate::options::CRATE;
+use crate::attr::Attrs;
 use crate::signature::{Arg, Function, Ret};
 
 /// What the generated code refers to: the runtime's path, the function's
@@ -53,10 +52,10 @@ pub(super) struct Names<'a> {
 }
 
 impl<'a> Names<'a> {
-    pub(super) fn new(options: &Options, function: &'a Function, ret: &'a Ret) -> Self {
+    pub(super) fn new(attrs: &Attrs, function: &'a Function, ret: &'a Ret) -> Self {
         let local = |name: &str| Ident::new(name, Span::mixed_site());
         Names {
-            root: options.get::<syn::Path>(&CRATE).map_or_else(
+            root: attrs.krate.map_or_else(
                 || quote!(::resilient),
                 |krate| krate.value.to_token_stream(),
             ),

@@ -3,14 +3,10 @@
 
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{quote, quote_spanned};
+use syn::Ident;
 use syn::spanned::Spanned;
-use syn::{Expr, Ident};
 
-use crate::attr::{Dur, Options, RetryOn};
-use crate::options::{
-    FALLBACK_IF, FALLBACK_ON, IDEMPOTENCY, IDEMPOTENCY_FINGERPRINT, IDEMPOTENCY_KEY,
-    IDEMPOTENCY_TTL,
-};
+use crate::attr::Attrs;
 
 use super::build::{duration, variants_closure};
 use super::names::Names;
@@ -21,7 +17,7 @@ use super::shape::{Built, Shape};
 /// the errors it selects only and any other is returned as it is. Nothing
 /// without fallbacks.
 pub(super) fn fallbacks_due(
-    options: &Options,
+    attrs: &Attrs,
     is_async: bool,
     names: &Names,
     fallbacks: &[TokenStream],
@@ -40,7 +36,7 @@ pub(super) fn fallbacks_due(
             })*
         }
     };
-    match fallback_filter(options, names) {
+    match fallback_filter(attrs, names) {
         Some(filter) => quote! {
             if #exec.error().is_some_and(#filter) {
                 #fallbacks
@@ -51,11 +47,11 @@ pub(super) fn fallbacks_due(
 }
 
 /// The test of `fallback_on` or `fallback_if`, if either is given.
-fn fallback_filter(options: &Options, names: &Names) -> Option<TokenStream> {
-    if let Some(on) = options.get::<RetryOn>(&FALLBACK_ON) {
+fn fallback_filter(attrs: &Attrs, names: &Names) -> Option<TokenStream> {
+    if let Some(on) = attrs.fallback_on {
         return Some(variants_closure(on.value, names, on.span()));
     }
-    options.get::<Expr>(&FALLBACK_IF).map(|test| {
+    attrs.fallback_if.map(|test| {
         let value = test.value;
         quote_spanned!(value.span()=> #value)
     })
@@ -72,7 +68,7 @@ fn fallback_filter(options: &Options, names: &Names) -> Option<TokenStream> {
 /// that attempt only and stays `Send`. Hedged attempts run at once, so
 /// theirs is called through `&`.
 pub(super) fn run(
-    options: &Options,
+    attrs: &Attrs,
     shape: Shape,
     names: &Names,
     attempt: &TokenStream,
@@ -87,7 +83,7 @@ pub(super) fn run(
         Shape::Built(built) => run_built(built, names, attempt, fallbacks),
         Shape::Idempotent(built) => {
             let run = run_built(built, names, attempt, fallbacks);
-            idempotent(options, built, names, run)
+            idempotent(attrs, built, names, run)
         }
     }
 }
@@ -388,11 +384,8 @@ fn outcome_from(standard: bool, names: &Names) -> TokenStream {
 /// The run under an idempotency key, when the options give one: the
 /// whole run (retries, breaker, fallbacks) becomes the body that the store
 /// runs at most once per key.
-fn idempotent(options: &Options, built: Built, names: &Names, run: TokenStream) -> TokenStream {
-    let (Some(store), Some(key)) = (
-        options.get::<Expr>(&IDEMPOTENCY),
-        options.get::<Expr>(&IDEMPOTENCY_KEY),
-    ) else {
+fn idempotent(attrs: &Attrs, built: Built, names: &Names, run: TokenStream) -> TokenStream {
+    let (Some(store), Some(key)) = (attrs.idempotency, attrs.idempotency_key) else {
         return run;
     };
     let is_async = built != Built::Blocking;
@@ -413,21 +406,19 @@ fn idempotent(options: &Options, built: Built, names: &Names, run: TokenStream) 
     let key = quote_spanned! {key.span()=>
         ::core::convert::Into::<::std::string::String>::into(#key_value)
     };
-    let ttl = options.get::<Dur>(&IDEMPOTENCY_TTL).map_or_else(
+    let ttl = attrs.idempotency_ttl.map_or_else(
         || quote!(#root::__private::DEFAULT_TTL),
         |ttl| duration(ttl.value),
     );
-    let fingerprint = options
-        .get::<Expr>(&IDEMPOTENCY_FINGERPRINT)
-        .map(|fingerprint| {
-            let span = fingerprint.span();
-            let value = fingerprint.value;
-            let error = names.error_at(span);
-            let at = names.root_at(span);
-            quote_spanned! {span=>
-                .fingerprint(#at::__private::idempotency_fingerprint::<#error, _>(&(#value)))
-            }
-        });
+    let fingerprint = attrs.idempotency_fingerprint.map(|fingerprint| {
+        let span = fingerprint.span();
+        let value = fingerprint.value;
+        let error = names.error_at(span);
+        let at = names.root_at(span);
+        quote_spanned! {span=>
+            .fingerprint(#at::__private::idempotency_fingerprint::<#error, _>(&(#value)))
+        }
+    });
     let call = Ident::new("__resilient_call", Span::mixed_site());
     let held = Ident::new("__resilient_held", Span::mixed_site());
     // The run borrows the operation from the call, which owns it: under
