@@ -112,6 +112,7 @@ values! {
 /// One option as written.
 pub(crate) struct Given {
     pub(crate) spec: &'static OptionSpec,
+    /// The key as written, unraw: the option's name or its old name.
     pub(crate) key: Ident,
     /// `None` when the value was rejected (and reported).
     pub(crate) value: Option<Value>,
@@ -306,21 +307,19 @@ fn parse_option(input: ParseStream, options: &mut Options, errors: &mut Errors) 
     }
     input.parse::<Token![=]>()?;
     let value: Expr = input.parse()?;
-    if options.key(spec).is_some() {
-        errors.push(Error::new(
-            key.span(),
-            format!("`{name}` is given twice: keep only one"),
-        ));
+    if let Some(first) = options.key(spec) {
+        errors.push(given_twice(spec, first, &key));
         return Ok(());
     }
+    // The value's messages name the option as it was written.
     let value = match spec.kind {
-        Kind::Count | Kind::Retries => count(spec, value).map(Value::Count),
-        Kind::Duration => dur(spec.name, value).map(Value::Duration),
+        Kind::Count | Kind::Retries => count(spec, &name, value).map(Value::Count),
+        Kind::Duration => dur(&name, value).map(Value::Duration),
         Kind::Expression => Ok(Value::Expression(value)),
-        Kind::Path => function_paths(spec, value).map(Value::Paths),
-        Kind::Off => off(spec, &value).map(Value::Off),
+        Kind::Path => function_paths(spec, &name, value).map(Value::Paths),
+        Kind::Off => off(&name, &value).map(Value::Off),
         Kind::Variants { nothing, every } => {
-            variants(spec.name, value, (nothing, every)).map(Value::RetryOn)
+            variants(&name, value, (nothing, every)).map(Value::RetryOn)
         }
         Kind::Backoff => backoff(value).map(Value::Backoff),
         Kind::CratePath => crate_path(value).map(Value::Crate),
@@ -331,6 +330,19 @@ fn parse_option(input: ParseStream, options: &mut Options, errors: &mut Errors) 
         value: errors.ok(value),
     });
     Ok(())
+}
+
+/// A repeated option, reported at its second key: an option given under
+/// its name and its old name too, since the two name one option.
+fn given_twice(spec: &OptionSpec, first: &Ident, second: &Ident) -> Error {
+    let message = match spec.old_name {
+        Some(old) if first != second => {
+            let name = spec.name;
+            format!("`{name}` is given twice: `{old}` is its old name; keep only `{name}`")
+        }
+        _ => format!("`{second}` is given twice: keep only one"),
+    };
+    Error::new(second.span(), message)
 }
 
 fn unknown_option(key: &Ident, name: &str) -> Error {
@@ -345,8 +357,17 @@ fn unknown_option(key: &Ident, name: &str) -> Error {
             "; `{name}` goes inside `backoff`, as in `backoff = exponential(base = \"100ms\", max = \"10s\", multiplier = 2.0, jitter = full)`"
         )
     } else {
-        suggest::closest(name, &names)
-            .map(|close| format!("; did you mean `{close}`?"))
+        // An old name that is close is suggested by the option's name.
+        let spellings: Vec<&str> = options::spellings().collect();
+        suggest::closest(name, &spellings)
+            .and_then(|close| Some((close, options::find(close)?.name)))
+            .map(|(close, name)| {
+                if close == name {
+                    format!("; did you mean `{name}`?")
+                } else {
+                    format!("; did you mean `{name}` (formerly `{close}`)?")
+                }
+            })
             .unwrap_or_default()
     };
     Error::new(
@@ -370,8 +391,8 @@ pub(crate) fn peel(mut expr: &Expr) -> &Expr {
     }
 }
 
-fn count(spec: &OptionSpec, value: Expr) -> syn::Result<Count> {
-    let (name, example) = (spec.name, spec.example);
+fn count(spec: &OptionSpec, name: &str, value: Expr) -> syn::Result<Count> {
+    let example = spec.example;
     let wrong = |message: String| Err(Error::new_spanned(&value, message));
     match peel(&value) {
         Expr::Lit(lit) => match &lit.lit {
@@ -625,8 +646,8 @@ fn jitter(value: &Expr) -> syn::Result<Jitter> {
 }
 
 /// One function's path, or several in brackets, tried in order.
-fn function_paths(spec: &OptionSpec, value: Expr) -> syn::Result<Vec<ExprPath>> {
-    let (name, example) = (spec.name, spec.example);
+fn function_paths(spec: &OptionSpec, name: &str, value: Expr) -> syn::Result<Vec<ExprPath>> {
+    let example = spec.example;
     let wrong = |value: &Expr| {
         Error::new_spanned(
             value,
@@ -659,8 +680,7 @@ fn function_paths(spec: &OptionSpec, value: Expr) -> syn::Result<Vec<ExprPath>> 
 }
 
 /// `false`, the only value of an option that turns something off.
-fn off(spec: &OptionSpec, value: &Expr) -> syn::Result<Off> {
-    let name = spec.name;
+fn off(name: &str, value: &Expr) -> syn::Result<Off> {
     match peel(value) {
         Expr::Lit(lit) if matches!(&lit.lit, Lit::Bool(b) if !b.value) => Ok(Off),
         Expr::Lit(lit) if matches!(&lit.lit, Lit::Bool(_)) => Err(Error::new_spanned(

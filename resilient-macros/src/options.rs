@@ -137,6 +137,10 @@ pub(crate) struct ErrorNeed {
 
 pub(crate) struct OptionSpec {
     pub(crate) name: &'static str,
+    /// The name the option had before, still accepted. It names the same
+    /// option, so that giving both is giving it twice; a message names an
+    /// option as it was written, and any other by its name.
+    pub(crate) old_name: Option<&'static str>,
     pub(crate) kind: Kind,
     /// A value as the user would write it, for messages.
     pub(crate) example: &'static str,
@@ -172,6 +176,7 @@ impl OptionSpec {
     const fn call(name: &'static str, kind: Kind, example: &'static str) -> OptionSpec {
         OptionSpec {
             name,
+            old_name: None,
             kind,
             example,
             expand: Expand::Method(name),
@@ -225,6 +230,13 @@ impl OptionSpec {
         }
     }
 
+    const fn formerly(self, old_name: &'static str) -> OptionSpec {
+        OptionSpec {
+            old_name: Some(old_name),
+            ..self
+        }
+    }
+
     const fn read(self, read: Read) -> OptionSpec {
         OptionSpec { read, ..self }
     }
@@ -255,9 +267,9 @@ const NEEDS_RETRIES: Need = Need {
     how: "add `retries = N`, the number of retries after the first attempt",
 };
 
-const NEEDS_RATE_LIMIT: Need = Need {
-    any_of: &["rate_limit"],
-    how: "add `rate_limit = |e| e.retry_after()`; without a Retry-After hint there is no wait to cap",
+const NEEDS_RETRY_AFTER: Need = Need {
+    any_of: &["retry_after"],
+    how: "add `retry_after = |e| e.retry_after()`; without a Retry-After hint there is no wait to cap",
 };
 
 /// Said of each option that a whole `RetryPolicy` already decides.
@@ -369,21 +381,39 @@ pub(crate) const MIN_RETRIES: OptionSpec = OptionSpec::call("min_retries", Kind:
     .after_failure()
     .in_standard();
 
-pub(crate) const RATE_LIMIT: OptionSpec =
-    OptionSpec::call("rate_limit", Kind::Expression, "|e| e.retry_after()")
-        .conflicts(&[NEEDS_TIMING])
-        .checked_by("rate_limit_hint")
-        .after_failure();
+/// The server's Retry-After hint, read from an error. Its old name,
+/// `rate_limit`, was easily taken for the `RateLimiter` that `limit`
+/// takes. The runtime's builder methods keep the old names.
+pub(crate) const RETRY_AFTER: OptionSpec = OptionSpec::new(
+    "retry_after",
+    Kind::Expression,
+    "|e| e.retry_after()",
+    Expand::Method("rate_limit"),
+)
+.formerly("rate_limit")
+.conflicts(&[NEEDS_TIMING])
+.checked_by("rate_limit_hint")
+.after_failure();
 
-pub(crate) const MAX_RATE_LIMIT_WAIT: OptionSpec =
-    OptionSpec::call("max_rate_limit_wait", Kind::Duration, "\"60s\"")
-        .needs(NEEDS_RATE_LIMIT)
-        .after_failure();
+pub(crate) const MAX_RETRY_AFTER_WAIT: OptionSpec = OptionSpec::new(
+    "max_retry_after_wait",
+    Kind::Duration,
+    "\"60s\"",
+    Expand::Method("max_rate_limit_wait"),
+)
+.formerly("max_rate_limit_wait")
+.needs(NEEDS_RETRY_AFTER)
+.after_failure();
 
-pub(crate) const MAX_RATE_LIMIT_RETRIES: OptionSpec =
-    OptionSpec::call("max_rate_limit_retries", Kind::Count, "10")
-        .needs(NEEDS_RATE_LIMIT)
-        .after_failure();
+pub(crate) const MAX_RETRY_AFTER_RETRIES: OptionSpec = OptionSpec::new(
+    "max_retry_after_retries",
+    Kind::Count,
+    "10",
+    Expand::Method("max_rate_limit_retries"),
+)
+.formerly("max_rate_limit_retries")
+.needs(NEEDS_RETRY_AFTER)
+.after_failure();
 
 pub(crate) const CIRCUIT_BREAKER: OptionSpec =
     OptionSpec::call("circuit_breaker", Kind::Expression, "&BREAKER")
@@ -632,9 +662,9 @@ pub(crate) const OPTIONS: &[OptionSpec] = &[
     BUDGET,
     MAX_ELAPSED,
     MIN_RETRIES,
-    RATE_LIMIT,
-    MAX_RATE_LIMIT_WAIT,
-    MAX_RATE_LIMIT_RETRIES,
+    RETRY_AFTER,
+    MAX_RETRY_AFTER_WAIT,
+    MAX_RETRY_AFTER_RETRIES,
     CIRCUIT_BREAKER,
     VALIDATE,
     FALLBACK,
@@ -661,14 +691,22 @@ pub(crate) const OPTIONS: &[OptionSpec] = &[
     CRATE,
 ];
 
-/// The option called `name`.
+/// The option called `name`, by its name or its old name.
 pub(crate) fn find(name: &str) -> Option<&'static OptionSpec> {
-    OPTIONS.iter().find(|spec| spec.name == name)
+    OPTIONS
+        .iter()
+        .find(|spec| spec.name == name || spec.old_name == Some(name))
 }
 
 /// The option names, in order.
 pub(crate) fn names() -> impl Iterator<Item = &'static str> {
     OPTIONS.iter().map(|spec| spec.name)
+}
+
+/// Every name the attribute accepts: the options' names, then their old
+/// names.
+pub(crate) fn spellings() -> impl Iterator<Item = &'static str> {
+    names().chain(OPTIONS.iter().filter_map(|spec| spec.old_name))
 }
 
 /// The arguments of `backoff = exponential(…)`.
@@ -759,16 +797,20 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_every_reference_is_an_option() {
-        for (i, spec) in OPTIONS.iter().enumerate() {
-            assert!(
-                OPTIONS[..i].iter().all(|other| other.name != spec.name),
-                "`{}` is listed twice",
-                spec.name
-            );
+        let spellings: Vec<&str> = spellings().collect();
+        for (i, name) in spellings.iter().enumerate() {
+            assert!(!spellings[..i].contains(name), "`{name}` is listed twice");
+        }
+        for spec in OPTIONS {
             let needs = spec.needs.iter().flat_map(|need| need.any_of);
             let conflicts = spec.conflicts.iter().map(|conflict| &conflict.with);
+            // By its name: a message names the other option so.
             for other in needs.chain(conflicts) {
-                assert!(find(other).is_some(), "`{}` names `{other}`", spec.name);
+                assert!(
+                    find(other).is_some_and(|found| found.name == *other),
+                    "`{}` names `{other}`",
+                    spec.name
+                );
             }
         }
     }

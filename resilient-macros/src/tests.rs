@@ -600,7 +600,7 @@ fn unknown_options_list_the_valid_ones() {
     let message = error(quote!(colour = 1), blocking_fn());
     assert_eq!(
         message,
-        "unknown option `colour`\nthe options are: retries, retry_on, retry_if, backoff, jitter_seed, retry, timeout, budget, max_elapsed, min_retries, rate_limit, max_rate_limit_wait, max_rate_limit_retries, circuit_breaker, validate, fallback, fallback_on, fallback_if, clock, timing, on_retry, name, report, throttle, limit, limit_wait, chaos, chaos_fault, chaos_outcome, chaos_latency, hedge, max_hedges, idempotency, idempotency_key, idempotency_ttl, idempotency_fingerprint, crate"
+        "unknown option `colour`\nthe options are: retries, retry_on, retry_if, backoff, jitter_seed, retry, timeout, budget, max_elapsed, min_retries, retry_after, max_retry_after_wait, max_retry_after_retries, circuit_breaker, validate, fallback, fallback_on, fallback_if, clock, timing, on_retry, name, report, throttle, limit, limit_wait, chaos, chaos_fault, chaos_outcome, chaos_latency, hedge, max_hedges, idempotency, idempotency_key, idempotency_ttl, idempotency_fingerprint, crate"
     );
     let message = error(quote!(max_attempts = 3), blocking_fn());
     assert!(message.contains("write `retries = N`"), "{message}");
@@ -933,28 +933,170 @@ fn an_alias_return_type_is_resolved_by_the_compiler_at_its_tokens() {
     );
 }
 
+/// `max_retry_after_wait` and `max_retry_after_retries` cap the waits of
+/// `retry_after`, under their old names too; the message names the cap as
+/// written, and what it needs by its name.
 #[test]
-fn rate_limit_caps_need_rate_limit() {
-    for attr in [
-        quote!(max_rate_limit_retries = 2),
-        quote!(max_rate_limit_wait = "1s"),
+fn retry_after_caps_need_retry_after() {
+    for name in [
+        "max_retry_after_retries",
+        "max_rate_limit_retries",
+        "max_retry_after_wait",
+        "max_rate_limit_wait",
     ] {
-        let message = error(attr.clone(), blocking_fn());
-        assert!(
-            message.ends_with(
-                "needs `rate_limit`: add `rate_limit = |e| e.retry_after()`; without a Retry-After hint there is no wait to cap"
+        let key = syn::Ident::new(name, proc_macro2::Span::call_site());
+        let value = if name.ends_with("retries") {
+            quote!(2)
+        } else {
+            quote!("1s")
+        };
+        let message = error(quote!(#key = #value), blocking_fn());
+        assert_eq!(
+            message,
+            format!(
+                "`{name}` needs `retry_after`: add `retry_after = |e| e.retry_after()`; without a Retry-After hint there is no wait to cap"
             ),
-            "{attr}: {message}"
         );
     }
     let out = expanded(
-        quote!(rate_limit = hint, max_rate_limit_retries = 0),
+        quote!(retry_after = hint, max_retry_after_retries = 0),
         blocking_fn(),
     );
     assert_contains(
         &out,
         ". rate_limit (:: resilient :: __private :: rate_limit_hint_fn :: < ProviderError > (hint)) . max_rate_limit_retries (0u32)",
     );
+}
+
+/// `retry_after`, `max_retry_after_wait` and `max_retry_after_retries` were
+/// `rate_limit`, `max_rate_limit_wait` and `max_rate_limit_retries`: the
+/// old names are still accepted, alone or beside the new ones, and expand
+/// to the same builder calls, which keep the runtime's old names.
+#[test]
+fn retry_after_and_its_caps_expand_as_their_old_names() {
+    let spellings = [
+        quote!(
+            retries = 2,
+            retry_after = hint,
+            max_retry_after_wait = "1s",
+            max_retry_after_retries = 3
+        ),
+        quote!(
+            retries = 2,
+            rate_limit = hint,
+            max_rate_limit_wait = "1s",
+            max_rate_limit_retries = 3
+        ),
+        quote!(
+            retries = 2,
+            rate_limit = hint,
+            max_retry_after_wait = "1s",
+            max_rate_limit_retries = 3
+        ),
+    ];
+    for item in [blocking_fn(), async_fn()] {
+        let [new, old, mixed] = spellings.clone().map(|attr| expanded(attr, item.clone()));
+        assert_eq!(new, old);
+        assert_eq!(new, mixed);
+        assert_contains(
+            &new,
+            ". rate_limit (:: resilient :: __private :: rate_limit_hint_fn :: < ProviderError > (hint)) . max_rate_limit_wait (:: core :: time :: Duration :: new (1u64 , 0u32)) . max_rate_limit_retries (3u32)",
+        );
+    }
+}
+
+/// An option's old name and its name name one option: giving both is
+/// giving it twice, whichever comes first.
+#[test]
+fn an_option_under_its_name_and_its_old_name_is_given_twice() {
+    let twice =
+        "`retry_after` is given twice: `rate_limit` is its old name; keep only `retry_after`";
+    for attr in [
+        quote!(rate_limit = hint, retry_after = hint),
+        quote!(retry_after = hint, rate_limit = hint),
+    ] {
+        assert_eq!(error(attr, blocking_fn()), twice);
+    }
+    assert_eq!(
+        error(
+            quote!(
+                retry_after = hint,
+                max_rate_limit_wait = "1s",
+                max_retry_after_wait = "2s"
+            ),
+            blocking_fn()
+        ),
+        "`max_retry_after_wait` is given twice: `max_rate_limit_wait` is its old name; keep only `max_retry_after_wait`"
+    );
+    assert_eq!(
+        error(
+            quote!(
+                rate_limit = hint,
+                max_retry_after_retries = 1,
+                max_rate_limit_retries = 2
+            ),
+            blocking_fn()
+        ),
+        "`max_retry_after_retries` is given twice: `max_rate_limit_retries` is its old name; keep only `max_retry_after_retries`"
+    );
+    assert_eq!(
+        error(quote!(rate_limit = hint, rate_limit = hint), blocking_fn()),
+        "`rate_limit` is given twice: keep only one"
+    );
+}
+
+/// A message about the option the user wrote names it as written, by its
+/// old name too.
+#[test]
+fn messages_name_an_option_as_it_was_written() {
+    for name in ["rate_limit", "retry_after"] {
+        let key = syn::Ident::new(name, proc_macro2::Span::call_site());
+        assert_eq!(
+            error(quote!(#key = hint, timing = false), blocking_fn()),
+            format!(
+                "`{name}` can't be combined with `timing`: `timing = false` reads no clock, and `{name}` is measured on one; remove one of the two"
+            )
+        );
+    }
+    assert_eq!(
+        error(
+            quote!(rate_limit = hint, max_rate_limit_retries = "3"),
+            blocking_fn()
+        ),
+        "`max_rate_limit_retries` is a count, not a string: write the number without quotes, like `max_rate_limit_retries = 10`"
+    );
+    assert!(
+        error(
+            quote!(rate_limit = hint, max_rate_limit_wait = 5),
+            blocking_fn()
+        )
+        .starts_with("`max_rate_limit_wait` needs a unit: write `max_rate_limit_wait = \"5s\"`")
+    );
+}
+
+/// A misspelt option close to an old name is answered with the option's
+/// name.
+#[test]
+fn did_you_mean_suggests_the_new_names() {
+    for (written, suggested) in [
+        ("rate_limt", "`retry_after` (formerly `rate_limit`)"),
+        ("retry_afer", "`retry_after`"),
+        (
+            "max_rate_limit_wiat",
+            "`max_retry_after_wait` (formerly `max_rate_limit_wait`)",
+        ),
+        ("max_retry_after_retires", "`max_retry_after_retries`"),
+    ] {
+        let key = syn::Ident::new(written, proc_macro2::Span::call_site());
+        let message = error(quote!(#key = 1), blocking_fn());
+        assert!(
+            message.starts_with(&format!(
+                "unknown option `{written}`; did you mean {suggested}?\nthe options are: "
+            )),
+            "{message}"
+        );
+        assert!(!message.contains("rate_limit,"), "{message}");
+    }
 }
 
 /// A hook named by a path is a function, taken as a function pointer so that

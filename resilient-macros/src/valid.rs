@@ -126,7 +126,8 @@ fn hedged_borrows(options: &Options, function: &Function, errors: &mut Errors) {
     }
 }
 
-/// Options that refine another one mean nothing without it.
+/// Options that refine another one mean nothing without it. Each message
+/// names the option as it was written, and the one it needs by its name.
 fn needs(options: &Options, errors: &mut Errors) {
     for given in options.given() {
         let Some(need) = &given.spec.needs else {
@@ -137,9 +138,9 @@ fn needs(options: &Options, errors: &mut Errors) {
             .iter()
             .all(|other| options.key_named(other).is_none())
         {
-            let name = given.spec.name;
+            let name = &given.key;
             errors.push(Error::new(
-                given.key.span(),
+                name.span(),
                 format!("`{name}` needs `{}`: {}", need.any_of[0], need.how),
             ));
         }
@@ -147,25 +148,26 @@ fn needs(options: &Options, errors: &mut Errors) {
 }
 
 /// Each conflict is reported once: at the option that declares it, or at
-/// the later of the two when both declare it.
+/// the later of the two when both declare it; both named as written.
 fn conflicts(options: &Options, errors: &mut Errors) {
-    for given in options.given() {
+    for (at, given) in options.given().iter().enumerate() {
         let name = given.spec.name;
+        let written = given.key.to_string();
         for conflict in given.spec.conflicts {
             let Some(other) = options.position(conflict.with) else {
                 continue;
             };
             let mutual = options::find(conflict.with)
                 .is_some_and(|spec| spec.conflicts.iter().any(|back| back.with == name));
-            if mutual && options.position(name) < Some(other) {
+            if mutual && at < other {
                 continue;
             }
             errors.push(Error::new(
                 given.key.span(),
                 format!(
-                    "`{name}` can't be combined with `{}`: {}",
-                    conflict.with,
-                    conflict.why.replace("{name}", name)
+                    "`{written}` can't be combined with `{}`: {}",
+                    options.given()[other].key,
+                    conflict.why.replace("{name}", &written)
                 ),
             ));
         }
