@@ -61,15 +61,12 @@ pub fn operation<T, E: ReportableError>() -> Operation<'static, T, E> {
     Operation::new()
 }
 
-/// The expansion's name for [`Recipe`], until the attribute names it so.
-pub use resilient_core::__private::Recipe as Standard;
-
 /// The values of an operation of the commonest options, built by one
 /// shared function (see [`Recipe`]). A free function, like [`operation`],
 /// so that an error type that isn't reportable is the one error of the
 /// check at that type.
 #[inline]
-pub const fn standard<T, E: ReportableError>() -> Recipe<T, E> {
+pub const fn recipe<T, E: ReportableError>() -> Recipe<T, E> {
     Recipe::new()
 }
 

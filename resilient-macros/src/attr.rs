@@ -1,7 +1,7 @@
 //! Parses the attribute's arguments, `#[resilient(key = value, …)]`, into
 //! [`Options`]: each option of the table in `options.rs` set at most once,
 //! keeping the key it was written under so that later errors and generated
-//! calls point at it.
+//! calls point at it. [`Attrs`] reads them back by name, each of its type.
 //!
 //! Only the shape of each value is checked here, by the kind of value the
 //! table gives the option; combinations are checked in `valid.rs`.
@@ -14,6 +14,11 @@ use syn::{Error, Expr, ExprArray, ExprPath, Ident, Lit, LitStr, Path, Token, UnO
 use crate::duration::{self, Nanos};
 use crate::errors::Errors;
 use crate::options::{self, EXPONENTIAL_ARGS, Kind, OptionSpec};
+use crate::options::{
+    BACKOFF, BUDGET, CHAOS, CLOCK, CRATE, FALLBACK, FALLBACK_IF, FALLBACK_ON, HEDGE, IDEMPOTENCY,
+    IDEMPOTENCY_FINGERPRINT, IDEMPOTENCY_KEY, IDEMPOTENCY_TTL, LIMIT, MAX_ELAPSED, MAX_HEDGES,
+    MIN_RETRIES, NAME, REPORT, RETRIES, RETRY, RETRY_ON, TIMEOUT,
+};
 use crate::suggest;
 
 /// An integer literal option (`retries`, `min_retries`, …).
@@ -107,6 +112,7 @@ values! {
 /// One option as written.
 pub(crate) struct Given {
     pub(crate) spec: &'static OptionSpec,
+    /// The key as written, unraw: the option's name or its old name.
     pub(crate) key: Ident,
     /// `None` when the value was rejected (and reported).
     pub(crate) value: Option<Value>,
@@ -117,6 +123,14 @@ pub(crate) struct Opt<'a, T> {
     pub(crate) key: &'a Ident,
     pub(crate) value: &'a T,
 }
+
+impl<T> Clone for Opt<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Opt<'_, T> {}
 
 impl<T> Opt<'_, T> {
     pub(crate) fn span(&self) -> Span {
@@ -156,7 +170,7 @@ impl Options {
     }
 
     /// The option's accepted value, with its key.
-    pub(crate) fn value(&self, spec: &OptionSpec) -> Option<Opt<'_, Value>> {
+    fn value(&self, spec: &OptionSpec) -> Option<Opt<'_, Value>> {
         let given = self.find(spec)?;
         Some(Opt {
             key: &given.key,
@@ -165,13 +179,71 @@ impl Options {
     }
 
     /// The option's accepted value, of the type its kind parses to.
-    pub(crate) fn get<T: OfValue>(&self, spec: &OptionSpec) -> Option<Opt<'_, T>> {
+    fn get<T: OfValue>(&self, spec: &OptionSpec) -> Option<Opt<'_, T>> {
         let Opt { key, value } = self.value(spec)?;
         Some(Opt {
             key,
             value: T::of(value)?,
         })
     }
+}
+
+/// Declares [`Attrs`], one field for each option named.
+macro_rules! attrs {
+    ($($field:ident: $ty:ty = $spec:ident),* $(,)?) => {
+        /// The options that the checks and the expansion read by name, each
+        /// a field of the type its row's kind parses to, as thiserror's
+        /// `Attrs`: `None` where the option is not written, or its value
+        /// was rejected. The passes that dispatch on the rows' fields walk
+        /// [`Options::given`] instead, and a check that an option is written
+        /// at all, even with a bad value, reads [`Options::key`].
+        pub(crate) struct Attrs<'a> {
+            /// Every option as written, in order.
+            pub(crate) options: &'a Options,
+            $(pub(crate) $field: Option<Opt<'a, $ty>>,)*
+        }
+
+        impl<'a> Attrs<'a> {
+            pub(crate) fn of(options: &'a Options) -> Self {
+                Attrs {
+                    options,
+                    $($field: options.get(&$spec),)*
+                }
+            }
+
+            /// The options that have a field, with whether theirs is set.
+            #[cfg(test)]
+            fn fields(&self) -> Vec<(&'static str, bool)> {
+                vec![$(($spec.name, self.$field.is_some())),*]
+            }
+        }
+    };
+}
+
+attrs! {
+    krate: Path = CRATE,
+    retries: Count = RETRIES,
+    retry_on: RetryOn = RETRY_ON,
+    backoff: BackoffSpec = BACKOFF,
+    retry: Expr = RETRY,
+    timeout: Dur = TIMEOUT,
+    budget: Dur = BUDGET,
+    max_elapsed: Dur = MAX_ELAPSED,
+    min_retries: Count = MIN_RETRIES,
+    clock: Expr = CLOCK,
+    name: Expr = NAME,
+    report: Expr = REPORT,
+    limit: Expr = LIMIT,
+    fallback: Vec<ExprPath> = FALLBACK,
+    fallback_on: RetryOn = FALLBACK_ON,
+    fallback_if: Expr = FALLBACK_IF,
+    chaos: Expr = CHAOS,
+    hedge: Dur = HEDGE,
+    max_hedges: Count = MAX_HEDGES,
+    idempotency: Expr = IDEMPOTENCY,
+    idempotency_key: Expr = IDEMPOTENCY_KEY,
+    idempotency_ttl: Dur = IDEMPOTENCY_TTL,
+    idempotency_fingerprint: Expr = IDEMPOTENCY_FINGERPRINT,
 }
 
 /// Reads the attribute's tokens. Never fails as a whole: each bad option is
@@ -235,21 +307,19 @@ fn parse_option(input: ParseStream, options: &mut Options, errors: &mut Errors) 
     }
     input.parse::<Token![=]>()?;
     let value: Expr = input.parse()?;
-    if options.key(spec).is_some() {
-        errors.push(Error::new(
-            key.span(),
-            format!("`{name}` is given twice: keep only one"),
-        ));
+    if let Some(first) = options.key(spec) {
+        errors.push(given_twice(spec, first, &key));
         return Ok(());
     }
+    // The value's messages name the option as it was written.
     let value = match spec.kind {
-        Kind::Count | Kind::Retries => count(spec, value).map(Value::Count),
-        Kind::Duration => dur(spec.name, value).map(Value::Duration),
+        Kind::Count | Kind::Retries => count(spec, &name, value).map(Value::Count),
+        Kind::Duration => dur(&name, value).map(Value::Duration),
         Kind::Expression => Ok(Value::Expression(value)),
-        Kind::Path => function_paths(spec, value).map(Value::Paths),
-        Kind::Off => off(spec, &value).map(Value::Off),
+        Kind::Path => function_paths(spec, &name, value).map(Value::Paths),
+        Kind::Off => off(&name, &value).map(Value::Off),
         Kind::Variants { nothing, every } => {
-            variants(spec.name, value, (nothing, every)).map(Value::RetryOn)
+            variants(&name, value, (nothing, every)).map(Value::RetryOn)
         }
         Kind::Backoff => backoff(value).map(Value::Backoff),
         Kind::CratePath => crate_path(value).map(Value::Crate),
@@ -260,6 +330,19 @@ fn parse_option(input: ParseStream, options: &mut Options, errors: &mut Errors) 
         value: errors.ok(value),
     });
     Ok(())
+}
+
+/// A repeated option, reported at its second key: an option given under
+/// its name and its old name too, since the two name one option.
+fn given_twice(spec: &OptionSpec, first: &Ident, second: &Ident) -> Error {
+    let message = match spec.old_name {
+        Some(old) if first != second => {
+            let name = spec.name;
+            format!("`{name}` is given twice: `{old}` is its old name; keep only `{name}`")
+        }
+        _ => format!("`{second}` is given twice: keep only one"),
+    };
+    Error::new(second.span(), message)
 }
 
 fn unknown_option(key: &Ident, name: &str) -> Error {
@@ -274,8 +357,17 @@ fn unknown_option(key: &Ident, name: &str) -> Error {
             "; `{name}` goes inside `backoff`, as in `backoff = exponential(base = \"100ms\", max = \"10s\", multiplier = 2.0, jitter = full)`"
         )
     } else {
-        suggest::closest(name, &names)
-            .map(|close| format!("; did you mean `{close}`?"))
+        // An old name that is close is suggested by the option's name.
+        let spellings: Vec<&str> = options::spellings().collect();
+        suggest::closest(name, &spellings)
+            .and_then(|close| Some((close, options::find(close)?.name)))
+            .map(|(close, name)| {
+                if close == name {
+                    format!("; did you mean `{name}`?")
+                } else {
+                    format!("; did you mean `{name}` (formerly `{close}`)?")
+                }
+            })
             .unwrap_or_default()
     };
     Error::new(
@@ -299,8 +391,8 @@ pub(crate) fn peel(mut expr: &Expr) -> &Expr {
     }
 }
 
-fn count(spec: &OptionSpec, value: Expr) -> syn::Result<Count> {
-    let (name, example) = (spec.name, spec.example);
+fn count(spec: &OptionSpec, name: &str, value: Expr) -> syn::Result<Count> {
+    let example = spec.example;
     let wrong = |message: String| Err(Error::new_spanned(&value, message));
     match peel(&value) {
         Expr::Lit(lit) => match &lit.lit {
@@ -554,8 +646,8 @@ fn jitter(value: &Expr) -> syn::Result<Jitter> {
 }
 
 /// One function's path, or several in brackets, tried in order.
-fn function_paths(spec: &OptionSpec, value: Expr) -> syn::Result<Vec<ExprPath>> {
-    let (name, example) = (spec.name, spec.example);
+fn function_paths(spec: &OptionSpec, name: &str, value: Expr) -> syn::Result<Vec<ExprPath>> {
+    let example = spec.example;
     let wrong = |value: &Expr| {
         Error::new_spanned(
             value,
@@ -588,8 +680,7 @@ fn function_paths(spec: &OptionSpec, value: Expr) -> syn::Result<Vec<ExprPath>> 
 }
 
 /// `false`, the only value of an option that turns something off.
-fn off(spec: &OptionSpec, value: &Expr) -> syn::Result<Off> {
-    let name = spec.name;
+fn off(name: &str, value: &Expr) -> syn::Result<Off> {
     match peel(value) {
         Expr::Lit(lit) if matches!(&lit.lit, Lit::Bool(b) if !b.value) => Ok(Off),
         Expr::Lit(lit) if matches!(&lit.lit, Lit::Bool(_)) => Err(Error::new_spanned(
@@ -620,5 +711,25 @@ fn crate_path(value: Expr) -> syn::Result<Path> {
             _ => Err(wrong(&value)),
         },
         _ => Err(wrong(&value)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each field of `Attrs` is of the type its option's kind parses to: its
+    /// row's example, written alone, sets it.
+    #[test]
+    fn each_field_reads_its_options_example() {
+        for spec in options::OPTIONS {
+            let tokens: TokenStream = format!("{} = {}", spec.name, spec.example).parse().unwrap();
+            let mut errors = Errors::default();
+            let options = parse(tokens, &mut errors);
+            assert!(errors.is_empty(), "`{}`'s example", spec.name);
+            for (name, set) in Attrs::of(&options).fields() {
+                assert_eq!(set, name == spec.name, "`{name}` given `{}`", spec.name);
+            }
+        }
     }
 }

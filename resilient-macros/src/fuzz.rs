@@ -66,7 +66,7 @@ const CORPUS: &[(&str, &str)] = &[
         "async fn shared(self: Arc<Self>, id: u32) -> Result<u32, Unavailable> { let _ = id; Err(Unavailable) }",
     ),
     (
-        r#"retries = 3, rate_limit = |e: &ApiError| e.retry_after(), max_rate_limit_wait = "1m""#,
+        r#"retries = 3, retry_after = |e: &ApiError| e.retry_after(), max_retry_after_wait = "1m", max_retry_after_retries = 4"#,
         "async fn limited<T: Into<String> + Send>(value: T) -> Result<String, ApiError> where T: Clone { Ok(value.into()) }",
     ),
     (
@@ -256,7 +256,7 @@ fn config(cases: u32) -> ProptestConfig {
 }
 
 fn ident() -> impl Strategy<Value = Ident> {
-    let option = select(options::names().collect::<Vec<_>>())
+    let option = select(options::spellings().collect::<Vec<_>>())
         .prop_map(|name| Ident::new(name, Span::call_site()));
     let word = select(WORDS).prop_map(|word| Ident::new(word, Span::call_site()));
     let raw = select(RAW_WORDS).prop_map(|word| Ident::new_raw(word, Span::call_site()));
@@ -371,7 +371,7 @@ fn parameters() -> impl Strategy<Value = TokenStream> {
 /// `key = value, …` with keys drawn from the options and random values.
 fn random_options() -> impl Strategy<Value = TokenStream> {
     let pair = (
-        select(options::names().collect::<Vec<_>>()),
+        select(options::spellings().collect::<Vec<_>>()),
         stream(0..4),
         any::<bool>(),
     );
@@ -559,9 +559,9 @@ fn corpus_expands_without_errors() {
 }
 
 #[test]
-fn corpus_covers_every_option() {
+fn corpus_covers_every_option_by_every_name() {
     let attrs: Vec<TokenStream> = CORPUS.iter().map(|(attr, _)| parse(attr)).collect();
-    for option in options::names() {
+    for option in options::spellings() {
         let used = attrs.iter().any(|attr| {
             attr.clone()
                 .into_iter()

@@ -100,9 +100,9 @@ use proc_macro::TokenStream;
 /// | [`budget`](#time-limits-timeout-budget) | duration: hard cap on the whole operation; no attempt starts and no wait runs past it, and an `async fn`'s attempt is cut at it (so it needs `E: From<TimedOut>` there) |
 /// | [`max_elapsed`](#a-soft-cap-with-a-floor-max_elapsed-min_retries) | duration: soft cap, honoured once `min_retries` retries have run |
 /// | [`min_retries`](#a-soft-cap-with-a-floor-max_elapsed-min_retries) | integer literal, at most `retries`: the retries that run even past `max_elapsed` |
-/// | [`rate_limit`](#server-hints-rate_limit-max_rate_limit_wait-max_rate_limit_retries) | expression `Fn(&E) -> Option<Duration>`: a server-given wait, taken instead of the backoff and without using up `retries`. Read only for an error that is retried: a hint on any other is ignored, and that error ends the call |
-/// | [`max_rate_limit_wait`](#server-hints-rate_limit-max_rate_limit_wait-max_rate_limit_retries) | duration: total time the `rate_limit` waits may take (default 60 s). Needs `rate_limit` |
-/// | [`max_rate_limit_retries`](#server-hints-rate_limit-max_rate_limit_wait-max_rate_limit_retries) | integer literal: how many `rate_limit` waits may run (default 10), apart from `retries`. Needs `rate_limit` |
+/// | [`retry_after`](#server-hints-retry_after-max_retry_after_wait-max_retry_after_retries) | expression `Fn(&E) -> Option<Duration>`: the server's Retry-After hint, a wait taken instead of the backoff and without using up `retries`. Read only for an error that is retried: a hint on any other is ignored, and that error ends the call. Formerly `rate_limit`, still accepted |
+/// | [`max_retry_after_wait`](#server-hints-retry_after-max_retry_after_wait-max_retry_after_retries) | duration: total time the `retry_after` waits may take (default 60 s). Needs `retry_after`. Formerly `max_rate_limit_wait`, still accepted |
+/// | [`max_retry_after_retries`](#server-hints-retry_after-max_retry_after_wait-max_retry_after_retries) | integer literal: how many `retry_after` waits may run (default 10), apart from `retries`. Needs `retry_after`. Formerly `max_rate_limit_retries`, still accepted |
 /// | [`circuit_breaker`](#a-shared-circuit-breaker-circuit_breaker) | expression of type `&CircuitBreaker`, usually a `static`; a rejected attempt fails with `E::from(CircuitOpen)` |
 /// | [`throttle`](#a-retry-budget-shared-between-calls-throttle) | expression of type `&RetryThrottle`, usually a `static`, or any `&impl RetryBudget`: retries stop, with `StopReason::Throttled`, while the calls sharing it fail too often |
 /// | [`limit`](#admission-control-limit-limit_wait) | expression of type `&L` for any `L: Limiter` (a `Bulkhead`, `RateLimiter`, `AdaptiveLimit`, `AdaptiveRate`, …), usually a `static`, or a list `[&A, &B]` taken in order: each attempt (not the fallback) holds a permit from each while it runs; a refused attempt doesn't run, and the call fails with `E::from(LimitExceeded)`, stop reason `LimitExceeded`, without a retry |
@@ -125,7 +125,7 @@ use proc_macro::TokenStream;
 /// | [`name`](#naming-the-operation-name) | expression of type `&'static str` or `String`, usually a literal: the name the report and its events carry. Default: the function's identifier |
 /// | [`report`](#keeping-the-signature-report) | expression `Fn(&ExecutionReport)`: the function keeps its declared `Result<T, E>` and hands the report of each call to it |
 /// | [`clock`](#time-in-tests-clock) | expression implementing `Clock`; `TokioClock` for an `async fn` and `SystemClock` for a `fn` by default |
-/// | [`timing`](#no-clock-readings-timing) | `false`: the report measures no time, and no clock is read to measure it. Not with `timeout`, `budget`, `max_elapsed` or `rate_limit` |
+/// | [`timing`](#no-clock-readings-timing) | `false`: the report measures no time, and no clock is read to measure it. Not with `timeout`, `budget`, `max_elapsed` or `retry_after` |
 /// | [`crate`](#a-re-exported-runtime-crate) | `"path::to::resilient"`, for a re-exported runtime |
 ///
 /// A duration is a string literal with a unit, checked at compile time
@@ -196,7 +196,7 @@ use proc_macro::TokenStream;
 /// path, `tonic::Status` (with the `e.code()` test),
 /// `resilient::http::HttpError` (with `resilient::http::retryable`),
 /// `reqwest::Error`, `hyper::Error`, `serde_json::Error`,
-/// `redis::RedisError`, tokio's `Elapsed` and `JoinError`, and the standard
+/// `redis::RedisError`, tokio's `Elapsed` and `JoinError`, and the recipe
 /// library's parse errors. On a struct of your own, or one imported under a
 /// shorter name, the compiler reports the name as an "ambiguous associated
 /// type".
@@ -419,16 +419,21 @@ use proc_macro::TokenStream;
 /// # }
 /// ```
 ///
-/// ## Server hints: `rate_limit`, `max_rate_limit_wait`, `max_rate_limit_retries`
+/// ## Server hints: `retry_after`, `max_retry_after_wait`, `max_retry_after_retries`
 ///
 /// When a server says how long to wait (HTTP 429 with `Retry-After`),
-/// `rate_limit` reads that hint from the error: the engine waits exactly that
-/// long instead of the backoff, and the retry is not counted against
-/// `retries`. `max_rate_limit_wait` bounds the total of these waits (60 s by
-/// default), and `max_rate_limit_retries` their number (10 by default); a
-/// hint that would overrun either, or the `budget`, is not waited for and
+/// `retry_after` reads that hint from the error: the engine waits exactly
+/// that long instead of the backoff, and the retry is not counted against
+/// `retries`. `max_retry_after_wait` bounds the total of these waits (60 s
+/// by default), and `max_retry_after_retries` their number (10 by default);
+/// a hint that would overrun either, or the `budget`, is not waited for and
 /// the call stops. The two counts are apart: a call makes at most
-/// `retries + max_rate_limit_retries + 1` attempts.
+/// `retries + max_retry_after_retries + 1` attempts.
+///
+/// The three were called `rate_limit`, `max_rate_limit_wait` and
+/// `max_rate_limit_retries`, names easily taken for the `RateLimiter` that
+/// `limit` takes. The old names are still accepted and mean the same; an
+/// option given under both names is given twice, which is an error.
 ///
 /// The hint is read only for an error that is retried: an error that
 /// `retry_on` or `retry_if` leaves out ends the call, and a hint on it is
@@ -446,13 +451,13 @@ use proc_macro::TokenStream;
 ///     RateLimited(Duration),
 /// }
 ///
-/// fn retry_after(error: &ApiError) -> Option<Duration> {
+/// fn hinted(error: &ApiError) -> Option<Duration> {
 ///     match error {
 ///         ApiError::RateLimited(wait) => Some(*wait),
 ///     }
 /// }
 ///
-/// #[resilient(retries = 1, rate_limit = retry_after)]
+/// #[resilient(retries = 1, retry_after = hinted)]
 /// async fn quote(#[attempt] attempt: Attempt) -> Result<u32, ApiError> {
 ///     match attempt.number() {
 ///         1 | 2 => Err(ApiError::RateLimited(Duration::from_secs(2))),
@@ -460,12 +465,12 @@ use proc_macro::TokenStream;
 ///     }
 /// }
 ///
-/// #[resilient(retries = 1, rate_limit = retry_after, max_rate_limit_wait = "3s")]
+/// #[resilient(retries = 1, retry_after = hinted, max_retry_after_wait = "3s")]
 /// async fn impatient() -> Result<u32, ApiError> {
 ///     Err(ApiError::RateLimited(Duration::from_secs(2)))
 /// }
 ///
-/// #[resilient(rate_limit = retry_after, max_rate_limit_retries = 2)]
+/// #[resilient(retry_after = hinted, max_retry_after_retries = 2)]
 /// async fn polite() -> Result<u32, ApiError> {
 ///     Err(ApiError::RateLimited(Duration::from_millis(100)))
 /// }
@@ -1238,7 +1243,7 @@ use proc_macro::TokenStream;
 /// the report keeps the attempts, their kinds, errors and retryable flags,
 /// and the delays decided, but every time in it is zero. Waits still
 /// happen, on the clock. The options measured on a clock (`timeout`,
-/// `budget`, `max_elapsed`, `rate_limit`) can't be combined with it.
+/// `budget`, `max_elapsed`, `retry_after`) can't be combined with it.
 ///
 /// ```
 /// use resilient::{Attempt, FakeClock, resilient};

@@ -1,8 +1,10 @@
 //! Every option of the attribute, in one table: its name, the kind of value
 //! it takes (which says how `attr.rs` parses it), an example of that value,
-//! how `expand.rs` turns it into builder calls, and what it requires. The
-//! parser, the generic checks (`valid.rs`) and the expansion dispatch on a
-//! row's fields, never on its name: a new option is a new row, and, when
+//! how `expand` turns it into builder calls, what it requires, and what it
+//! does to the shape of the expansion (when the run reads it, whether a
+//! `Recipe` holds it, whether it gates attempts, how it changes the run).
+//! The parser, the generic checks (`valid.rs`) and the expansion dispatch on
+//! a row's fields, never on its name: a new option is a new row, and, when
 //! its syntax or its expansion is new, a new `Kind` or `Expand` beside it.
 
 use crate::duration::Nanos;
@@ -61,6 +63,39 @@ pub(crate) enum Expand {
     Elsewhere,
 }
 
+impl Expand {
+    /// Whether the value is bound to a local before the operation, which
+    /// borrows it: evaluated once per call, whatever the value is.
+    pub(crate) fn binds_a_local(self) -> bool {
+        matches!(self, Expand::Policy | Expand::Limits)
+    }
+}
+
+/// When a run reads an option, which decides whether a first attempt can
+/// run before the operation is built.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Read {
+    /// At every attempt, the first included.
+    EveryAttempt,
+    /// Only once the first attempt has failed: a first attempt that
+    /// succeeds reads none of it.
+    AfterFailure,
+    /// Never: the option shapes the expansion only.
+    Never,
+}
+
+/// How an option changes the run from the engine's plain one.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Run {
+    /// It doesn't: the options set the operation only.
+    Plain,
+    /// Attempts are hedged: the run owns a hedged operation.
+    Hedged,
+    /// The whole run is the body of an idempotency store's call, under a
+    /// key.
+    Keyed,
+}
+
 /// One side of the function's `Result`.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Side {
@@ -102,6 +137,10 @@ pub(crate) struct ErrorNeed {
 
 pub(crate) struct OptionSpec {
     pub(crate) name: &'static str,
+    /// The name the option had before, still accepted. It names the same
+    /// option, so that giving both is giving it twice; a message names an
+    /// option as it was written, and any other by its name.
+    pub(crate) old_name: Option<&'static str>,
     pub(crate) kind: Kind,
     /// A value as the user would write it, for messages.
     pub(crate) example: &'static str,
@@ -116,6 +155,20 @@ pub(crate) struct OptionSpec {
     /// the type the value must have: a value of another type is reported
     /// there, once, rather than again at the builder call.
     pub(crate) checked_by: Option<&'static str>,
+    /// When a run reads the value.
+    pub(crate) read: Read,
+    /// Whether `__private::Recipe` holds it: a function whose every
+    /// option a `Recipe` holds builds its operation with the one
+    /// function shared by every function of the same types. A blocking
+    /// function builds one only when its first attempt runs unbuilt, so
+    /// there only the options also read after a failure reach it.
+    pub(crate) recipe: bool,
+    /// Whether it may set a gate that admits each attempt, the first
+    /// included (a breaker, limiters, chaos; a policy may bring a
+    /// throttle). No `Recipe` holds a gate.
+    pub(crate) gate: bool,
+    /// How it changes the run.
+    pub(crate) run: Run,
 }
 
 impl OptionSpec {
@@ -123,6 +176,7 @@ impl OptionSpec {
     const fn call(name: &'static str, kind: Kind, example: &'static str) -> OptionSpec {
         OptionSpec {
             name,
+            old_name: None,
             kind,
             example,
             expand: Expand::Method(name),
@@ -131,6 +185,10 @@ impl OptionSpec {
             conflicts: &[],
             error_needs: None,
             checked_by: None,
+            read: Read::EveryAttempt,
+            recipe: false,
+            gate: false,
+            run: Run::Plain,
         }
     }
 
@@ -171,6 +229,37 @@ impl OptionSpec {
             ..self
         }
     }
+
+    const fn formerly(self, old_name: &'static str) -> OptionSpec {
+        OptionSpec {
+            old_name: Some(old_name),
+            ..self
+        }
+    }
+
+    const fn read(self, read: Read) -> OptionSpec {
+        OptionSpec { read, ..self }
+    }
+
+    /// Read only once the first attempt has failed.
+    const fn after_failure(self) -> OptionSpec {
+        self.read(Read::AfterFailure)
+    }
+
+    const fn in_recipe(self) -> OptionSpec {
+        OptionSpec {
+            recipe: true,
+            ..self
+        }
+    }
+
+    const fn gate(self) -> OptionSpec {
+        OptionSpec { gate: true, ..self }
+    }
+
+    const fn run(self, run: Run) -> OptionSpec {
+        OptionSpec { run, ..self }
+    }
 }
 
 const NEEDS_RETRIES: Need = Need {
@@ -178,9 +267,9 @@ const NEEDS_RETRIES: Need = Need {
     how: "add `retries = N`, the number of retries after the first attempt",
 };
 
-const NEEDS_RATE_LIMIT: Need = Need {
-    any_of: &["rate_limit"],
-    how: "add `rate_limit = |e| e.retry_after()`; without a Retry-After hint there is no wait to cap",
+const NEEDS_RETRY_AFTER: Need = Need {
+    any_of: &["retry_after"],
+    how: "add `retry_after = |e| e.retry_after()`; without a Retry-After hint there is no wait to cap",
 };
 
 /// Said of each option that a whole `RetryPolicy` already decides.
@@ -198,7 +287,9 @@ const TIMEOUT_ERROR: ErrorNeed = ErrorNeed {
 
 pub(crate) const RETRIES: OptionSpec =
     OptionSpec::new("retries", Kind::Retries, "3", Expand::Attempts)
-        .conflicts(&[DECIDED_BY_POLICY]);
+        .conflicts(&[DECIDED_BY_POLICY])
+        .after_failure()
+        .in_recipe();
 
 pub(crate) const RETRY_ON: OptionSpec = OptionSpec::new(
     "retry_on",
@@ -210,13 +301,16 @@ pub(crate) const RETRY_ON: OptionSpec = OptionSpec::new(
     Expand::RetryIf,
 )
 .needs(NEEDS_RETRIES)
-.conflicts(&classifier_conflicts("retry_if"));
+.conflicts(&classifier_conflicts("retry_if"))
+.after_failure()
+.in_recipe();
 
 pub(crate) const RETRY_IF: OptionSpec =
     OptionSpec::call("retry_if", Kind::Expression, "|e| e.is_transient()")
         .needs(NEEDS_RETRIES)
         .conflicts(&classifier_conflicts("retry_on"))
-        .checked_by("retry_classifier");
+        .checked_by("retry_classifier")
+        .after_failure();
 
 /// The conflicts of an option that decides which errors are retried, with
 /// the policy and with `other`, the option that decides it too.
@@ -236,15 +330,20 @@ pub(crate) const BACKOFF: OptionSpec = OptionSpec::call(
     "exponential(base = \"100ms\", max = \"10s\")",
 )
 .needs(NEEDS_RETRIES)
-.conflicts(&[DECIDED_BY_POLICY]);
+.conflicts(&[DECIDED_BY_POLICY])
+.after_failure()
+.in_recipe();
 
 /// Seeds the backoff's jitter, so that a test can assert an exact schedule.
 pub(crate) const JITTER_SEED: OptionSpec = OptionSpec::call("jitter_seed", Kind::Expression, "7")
     .needs(NEEDS_RETRIES)
-    .conflicts(&[DECIDED_BY_POLICY]);
+    .conflicts(&[DECIDED_BY_POLICY])
+    .after_failure()
+    .in_recipe();
 
+/// A policy may bring a throttle, which gates every attempt.
 pub(crate) const RETRY: OptionSpec =
-    OptionSpec::new("retry", Kind::Expression, "POLICY", Expand::Policy);
+    OptionSpec::new("retry", Kind::Expression, "POLICY", Expand::Policy).gate();
 
 pub(crate) const TIMEOUT: OptionSpec = OptionSpec {
     async_only: Some(
@@ -253,6 +352,7 @@ pub(crate) const TIMEOUT: OptionSpec = OptionSpec {
     ..OptionSpec::call("timeout", Kind::Duration, "\"2s\"")
         .error_needs(TIMEOUT_ERROR)
         .conflicts(&[NEEDS_TIMING])
+        .in_recipe()
 };
 
 /// On an `async fn`, the attempt in flight is also cut at the budget. With
@@ -268,32 +368,62 @@ pub(crate) const BUDGET: OptionSpec = OptionSpec::new(
     unless: Some("timeout"),
     ..TIMEOUT_ERROR
 })
-.conflicts(&[NEEDS_TIMING]);
+.conflicts(&[NEEDS_TIMING])
+.in_recipe();
 
 pub(crate) const MAX_ELAPSED: OptionSpec =
-    OptionSpec::call("max_elapsed", Kind::Duration, "\"10s\"").conflicts(&[NEEDS_TIMING]);
-
-pub(crate) const MIN_RETRIES: OptionSpec =
-    OptionSpec::call("min_retries", Kind::Count, "1").needs(NEEDS_RETRIES);
-
-pub(crate) const RATE_LIMIT: OptionSpec =
-    OptionSpec::call("rate_limit", Kind::Expression, "|e| e.retry_after()")
+    OptionSpec::call("max_elapsed", Kind::Duration, "\"10s\"")
         .conflicts(&[NEEDS_TIMING])
-        .checked_by("rate_limit_hint");
+        .in_recipe();
 
-pub(crate) const MAX_RATE_LIMIT_WAIT: OptionSpec =
-    OptionSpec::call("max_rate_limit_wait", Kind::Duration, "\"60s\"").needs(NEEDS_RATE_LIMIT);
+pub(crate) const MIN_RETRIES: OptionSpec = OptionSpec::call("min_retries", Kind::Count, "1")
+    .needs(NEEDS_RETRIES)
+    .after_failure()
+    .in_recipe();
 
-pub(crate) const MAX_RATE_LIMIT_RETRIES: OptionSpec =
-    OptionSpec::call("max_rate_limit_retries", Kind::Count, "10").needs(NEEDS_RATE_LIMIT);
+/// The server's Retry-After hint, read from an error. Its old name,
+/// `rate_limit`, was easily taken for the `RateLimiter` that `limit`
+/// takes. The runtime's builder methods keep the old names.
+pub(crate) const RETRY_AFTER: OptionSpec = OptionSpec::new(
+    "retry_after",
+    Kind::Expression,
+    "|e| e.retry_after()",
+    Expand::Method("rate_limit"),
+)
+.formerly("rate_limit")
+.conflicts(&[NEEDS_TIMING])
+.checked_by("rate_limit_hint")
+.after_failure();
+
+pub(crate) const MAX_RETRY_AFTER_WAIT: OptionSpec = OptionSpec::new(
+    "max_retry_after_wait",
+    Kind::Duration,
+    "\"60s\"",
+    Expand::Method("max_rate_limit_wait"),
+)
+.formerly("max_rate_limit_wait")
+.needs(NEEDS_RETRY_AFTER)
+.after_failure();
+
+pub(crate) const MAX_RETRY_AFTER_RETRIES: OptionSpec = OptionSpec::new(
+    "max_retry_after_retries",
+    Kind::Count,
+    "10",
+    Expand::Method("max_rate_limit_retries"),
+)
+.formerly("max_rate_limit_retries")
+.needs(NEEDS_RETRY_AFTER)
+.after_failure();
 
 pub(crate) const CIRCUIT_BREAKER: OptionSpec =
-    OptionSpec::call("circuit_breaker", Kind::Expression, "&BREAKER").error_needs(ErrorNeed {
-        bound: "CircuitOpenError",
-        function: "circuit_open",
-        only_async: false,
-        unless: None,
-    });
+    OptionSpec::call("circuit_breaker", Kind::Expression, "&BREAKER")
+        .error_needs(ErrorNeed {
+            bound: "CircuitOpenError",
+            function: "circuit_open",
+            only_async: false,
+            unless: None,
+        })
+        .gate();
 
 pub(crate) const VALIDATE: OptionSpec =
     OptionSpec::call("validate", Kind::Expression, "is_complete").error_needs(ErrorNeed {
@@ -304,7 +434,7 @@ pub(crate) const VALIDATE: OptionSpec =
     });
 
 pub(crate) const FALLBACK: OptionSpec =
-    OptionSpec::new("fallback", Kind::Path, "cached", Expand::Elsewhere);
+    OptionSpec::new("fallback", Kind::Path, "cached", Expand::Elsewhere).after_failure();
 
 const NEEDS_FALLBACK: Need = Need {
     any_of: &["fallback"],
@@ -326,7 +456,8 @@ pub(crate) const FALLBACK_ON: OptionSpec =
         .conflicts(&[Conflict {
             with: "fallback_if",
             why: "both decide which errors the fallback answers; keep one (a `fallback_if` function can test variants with `matches!`)",
-        }]);
+        }])
+        .after_failure();
 
 /// The errors the fallback answers, by a test `Fn(&E) -> bool`.
 pub(crate) const FALLBACK_IF: OptionSpec = OptionSpec::new(
@@ -335,7 +466,8 @@ pub(crate) const FALLBACK_IF: OptionSpec = OptionSpec::new(
     "is_outage",
     Expand::Elsewhere,
 )
-.needs(NEEDS_FALLBACK);
+.needs(NEEDS_FALLBACK)
+.after_failure();
 
 /// The operation's name; the function's identifier when not written.
 pub(crate) const NAME: OptionSpec = OptionSpec::call("name", Kind::Expression, "\"users.get\"");
@@ -349,19 +481,20 @@ pub(crate) const REPORT: OptionSpec = OptionSpec::new(
 )
 .checked_by("report_hook");
 
-pub(crate) const THROTTLE: OptionSpec = OptionSpec::call("throttle", Kind::Expression, "&THROTTLE");
+pub(crate) const THROTTLE: OptionSpec =
+    OptionSpec::call("throttle", Kind::Expression, "&THROTTLE").gate();
 
 /// Each attempt takes a permit from one limiter, or from each of a list
 /// (`[&A, &B]`), bound to a local array of `&dyn Limiter` by `expand.rs`.
 pub(crate) const LIMIT: OptionSpec =
-    OptionSpec::new("limit", Kind::Expression, "&BULKHEAD", Expand::Limits).error_needs(
-        ErrorNeed {
+    OptionSpec::new("limit", Kind::Expression, "&BULKHEAD", Expand::Limits)
+        .error_needs(ErrorNeed {
             bound: "LimitExceededError",
             function: "limit_exceeded",
             only_async: false,
             unless: None,
-        },
-    );
+        })
+        .gate();
 
 pub(crate) const LIMIT_WAIT: OptionSpec =
     OptionSpec::call("limit_wait", Kind::Duration, "\"100ms\"").needs(Need {
@@ -373,14 +506,16 @@ pub(crate) const HEDGE: OptionSpec = OptionSpec {
     async_only: Some(
         "a hedge is an attempt started beside one still running, and a blocking fn runs one attempt at a time: `hedge` needs an `async fn`",
     ),
-    ..OptionSpec::new("hedge", Kind::Duration, "\"200ms\"", Expand::Elsewhere)
+    ..OptionSpec::new("hedge", Kind::Duration, "\"200ms\"", Expand::Elsewhere).run(Run::Hedged)
 };
 
 pub(crate) const MAX_HEDGES: OptionSpec =
-    OptionSpec::new("max_hedges", Kind::Count, "2", Expand::Elsewhere).needs(Need {
-        any_of: &["hedge"],
-        how: "add `hedge = \"200ms\"`, the delay after which a hedged attempt starts",
-    });
+    OptionSpec::new("max_hedges", Kind::Count, "2", Expand::Elsewhere)
+        .needs(Need {
+            any_of: &["hedge"],
+            how: "add `hedge = \"200ms\"`, the delay after which a hedged attempt starts",
+        })
+        .run(Run::Hedged);
 
 const NEEDS_IDEMPOTENCY: Need = Need {
     any_of: &["idempotency"],
@@ -403,7 +538,8 @@ pub(crate) const IDEMPOTENCY: OptionSpec = OptionSpec::new(
     function: "in_flight",
     only_async: false,
     unless: None,
-});
+})
+.run(Run::Keyed);
 
 pub(crate) const IDEMPOTENCY_KEY: OptionSpec = OptionSpec::new(
     "idempotency_key",
@@ -411,7 +547,8 @@ pub(crate) const IDEMPOTENCY_KEY: OptionSpec = OptionSpec::new(
     "order.id.to_string()",
     Expand::Elsewhere,
 )
-.needs(NEEDS_IDEMPOTENCY);
+.needs(NEEDS_IDEMPOTENCY)
+.run(Run::Keyed);
 
 pub(crate) const IDEMPOTENCY_TTL: OptionSpec = OptionSpec::new(
     "idempotency_ttl",
@@ -419,7 +556,8 @@ pub(crate) const IDEMPOTENCY_TTL: OptionSpec = OptionSpec::new(
     "\"24h\"",
     Expand::Elsewhere,
 )
-.needs(NEEDS_IDEMPOTENCY);
+.needs(NEEDS_IDEMPOTENCY)
+.run(Run::Keyed);
 
 /// A hash of the call's parameters: a reused key with others is a conflict.
 pub(crate) const IDEMPOTENCY_FINGERPRINT: OptionSpec = OptionSpec::new(
@@ -434,7 +572,8 @@ pub(crate) const IDEMPOTENCY_FINGERPRINT: OptionSpec = OptionSpec::new(
     function: "conflict",
     only_async: false,
     unless: None,
-});
+})
+.run(Run::Keyed);
 
 const NEEDS_CHAOS: Need = Need {
     any_of: &["chaos"],
@@ -443,10 +582,12 @@ const NEEDS_CHAOS: Need = Need {
 
 /// The switch, or one switch per kind, that decides which attempts chaos
 /// injects into.
-pub(crate) const CHAOS: OptionSpec = OptionSpec::call("chaos", Kind::Expression, "&CHAOS").needs(Need {
-    any_of: &["chaos_fault", "chaos_outcome", "chaos_latency"],
-    how: "say what to inject: `chaos_fault = MyError::Unavailable`, `chaos_outcome = cached_value()` or `chaos_latency = \"2s\"`",
-});
+pub(crate) const CHAOS: OptionSpec = OptionSpec::call("chaos", Kind::Expression, "&CHAOS")
+    .needs(Need {
+        any_of: &["chaos_fault", "chaos_outcome", "chaos_latency"],
+        how: "say what to inject: `chaos_fault = MyError::Unavailable`, `chaos_outcome = cached_value()` or `chaos_latency = \"2s\"`",
+    })
+    .gate();
 
 /// The error an injected attempt fails with.
 pub(crate) const CHAOS_FAULT: OptionSpec = OptionSpec::new(
@@ -494,14 +635,19 @@ pub(crate) const CLOCK: OptionSpec = OptionSpec::new(
 
 pub(crate) const ON_RETRY: OptionSpec =
     OptionSpec::call("on_retry", Kind::Expression, "|event| log(event)")
-        .checked_by("retry_listener");
+        .checked_by("retry_listener")
+        .after_failure();
 
+/// Names the runtime's path in the expansion, and is no part of the
+/// operation.
 pub(crate) const CRATE: OptionSpec = OptionSpec::new(
     "crate",
     Kind::CratePath,
     "\"my_crate::resilient\"",
     Expand::Elsewhere,
-);
+)
+.read(Read::Never)
+.in_recipe();
 
 /// Every option, in the order of the docs; builder calls follow this order
 /// too, so `retry`'s whole policy comes before the caps that refine it.
@@ -516,9 +662,9 @@ pub(crate) const OPTIONS: &[OptionSpec] = &[
     BUDGET,
     MAX_ELAPSED,
     MIN_RETRIES,
-    RATE_LIMIT,
-    MAX_RATE_LIMIT_WAIT,
-    MAX_RATE_LIMIT_RETRIES,
+    RETRY_AFTER,
+    MAX_RETRY_AFTER_WAIT,
+    MAX_RETRY_AFTER_RETRIES,
     CIRCUIT_BREAKER,
     VALIDATE,
     FALLBACK,
@@ -545,14 +691,22 @@ pub(crate) const OPTIONS: &[OptionSpec] = &[
     CRATE,
 ];
 
-/// The option called `name`.
+/// The option called `name`, by its name or its old name.
 pub(crate) fn find(name: &str) -> Option<&'static OptionSpec> {
-    OPTIONS.iter().find(|spec| spec.name == name)
+    OPTIONS
+        .iter()
+        .find(|spec| spec.name == name || spec.old_name == Some(name))
 }
 
 /// The option names, in order.
 pub(crate) fn names() -> impl Iterator<Item = &'static str> {
     OPTIONS.iter().map(|spec| spec.name)
+}
+
+/// Every name the attribute accepts: the options' names, then their old
+/// names.
+pub(crate) fn spellings() -> impl Iterator<Item = &'static str> {
+    names().chain(OPTIONS.iter().filter_map(|spec| spec.old_name))
 }
 
 /// The arguments of `backoff = exponential(…)`.
@@ -627,18 +781,36 @@ mod tests {
         }
     }
 
+    /// The shape of the expansion is read from these flags (see
+    /// `expand::Shape`): a `Recipe` is the operation of a function
+    /// without gates, and an option the run never reads sets nothing.
+    #[test]
+    fn the_shape_flags_agree() {
+        for spec in OPTIONS {
+            assert!(!(spec.recipe && spec.gate), "`{}`", spec.name);
+            if spec.read == Read::Never {
+                assert!(spec.expand == Expand::Elsewhere, "`{}`", spec.name);
+                assert!(!spec.gate && spec.run == Run::Plain, "`{}`", spec.name);
+            }
+        }
+    }
+
     #[test]
     fn names_are_unique_and_every_reference_is_an_option() {
-        for (i, spec) in OPTIONS.iter().enumerate() {
-            assert!(
-                OPTIONS[..i].iter().all(|other| other.name != spec.name),
-                "`{}` is listed twice",
-                spec.name
-            );
+        let spellings: Vec<&str> = spellings().collect();
+        for (i, name) in spellings.iter().enumerate() {
+            assert!(!spellings[..i].contains(name), "`{name}` is listed twice");
+        }
+        for spec in OPTIONS {
             let needs = spec.needs.iter().flat_map(|need| need.any_of);
             let conflicts = spec.conflicts.iter().map(|conflict| &conflict.with);
+            // By its name: a message names the other option so.
             for other in needs.chain(conflicts) {
-                assert!(find(other).is_some(), "`{}` names `{other}`", spec.name);
+                assert!(
+                    find(other).is_some_and(|found| found.name == *other),
+                    "`{}` names `{other}`",
+                    spec.name
+                );
             }
         }
     }

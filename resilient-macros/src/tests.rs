@@ -73,7 +73,7 @@ fn no_options_is_one_attempt_with_a_report() {
     );
     assert_contains(
         &out,
-        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: standard :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock) . name (\"call\") ; __resilient_op }) . tally (& __RESILIENT_TALLY) ;",
+        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: recipe :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock) . name (\"call\") ; __resilient_op }) . tally (& __RESILIENT_TALLY) ;",
     );
     assert_contains(
         &out,
@@ -89,15 +89,15 @@ fn no_options_is_one_attempt_with_a_report() {
     );
     assert_contains(
         &out,
-        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: standard",
+        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: recipe",
     );
     assert_contains(
         &out,
-        ":: resilient :: __private :: Standard :: first_untimed_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await",
+        ":: resilient :: __private :: Recipe :: first_untimed_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await",
     );
     assert_contains(
         &out,
-        "Ok (__resilient_done) => :: resilient :: __private :: Standard :: outcome_from (__resilient_done , \"call\" , & __RESILIENT_TALLY)",
+        "Ok (__resilient_done) => :: resilient :: __private :: Recipe :: outcome_from (__resilient_done , \"call\" , & __RESILIENT_TALLY)",
     );
     assert_contains(&out, "__resilient_exec . finish () }) . await , } } }");
     assert!(!out.contains("max_attempts"));
@@ -129,7 +129,7 @@ fn an_async_operation_is_built_in_a_closure_unless_an_option_leaves_it() {
 
 #[test]
 fn an_operation_of_constants_is_built_where_it_is_read() {
-    // Built by a closure: of setters, or of a `Standard`'s values.
+    // Built by a closure: of setters, or of a `Recipe`'s values.
     let on_demand = "let __resilient_make = ||";
     let function = quote! {
         async fn call(&self, breaker: &CircuitBreaker, clock: FakeClock) -> Result<String, ProviderError> {
@@ -223,7 +223,7 @@ fn blocking_fn_uses_the_blocking_loop_and_the_default_clock() {
     );
     assert_contains(
         &out,
-        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: standard :: < String , ProviderError > () . max_attempts (3u32) . name (\"call\") ; __resilient_op }) . tally (& __RESILIENT_TALLY) ;",
+        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: recipe :: < String , ProviderError > () . max_attempts (3u32) . name (\"call\") ; __resilient_op }) . tally (& __RESILIENT_TALLY) ;",
     );
     assert_contains(&out, ". max_attempts (3u32)");
     assert!(!out.contains("clock"));
@@ -600,7 +600,7 @@ fn unknown_options_list_the_valid_ones() {
     let message = error(quote!(colour = 1), blocking_fn());
     assert_eq!(
         message,
-        "unknown option `colour`\nthe options are: retries, retry_on, retry_if, backoff, jitter_seed, retry, timeout, budget, max_elapsed, min_retries, rate_limit, max_rate_limit_wait, max_rate_limit_retries, circuit_breaker, validate, fallback, fallback_on, fallback_if, clock, timing, on_retry, name, report, throttle, limit, limit_wait, chaos, chaos_fault, chaos_outcome, chaos_latency, hedge, max_hedges, idempotency, idempotency_key, idempotency_ttl, idempotency_fingerprint, crate"
+        "unknown option `colour`\nthe options are: retries, retry_on, retry_if, backoff, jitter_seed, retry, timeout, budget, max_elapsed, max_delay, min_retries, retry_after, max_retry_after_wait, max_retry_after_retries, circuit_breaker, validate, fallback, fallback_on, fallback_if, clock, timing, on_retry, name, report, throttle, limit, limit_wait, chaos, chaos_fault, chaos_outcome, chaos_latency, hedge, max_hedges, idempotency, idempotency_key, idempotency_ttl, idempotency_fingerprint, crate"
     );
     let message = error(quote!(max_attempts = 3), blocking_fn());
     assert!(message.contains("write `retries = N`"), "{message}");
@@ -925,7 +925,7 @@ fn an_alias_return_type_is_resolved_by_the_compiler_at_its_tokens() {
     );
     assert_contains(
         &out,
-        ":: resilient :: __private :: standard :: < :: resilient :: __private :: OkOf < AppResult < u32 > > , :: resilient :: __private :: ErrOf < AppResult < u32 > > > ()",
+        ":: resilient :: __private :: recipe :: < :: resilient :: __private :: OkOf < AppResult < u32 > > , :: resilient :: __private :: ErrOf < AppResult < u32 > > > ()",
     );
     assert_contains(
         &out,
@@ -933,28 +933,170 @@ fn an_alias_return_type_is_resolved_by_the_compiler_at_its_tokens() {
     );
 }
 
+/// `max_retry_after_wait` and `max_retry_after_retries` cap the waits of
+/// `retry_after`, under their old names too; the message names the cap as
+/// written, and what it needs by its name.
 #[test]
-fn rate_limit_caps_need_rate_limit() {
-    for attr in [
-        quote!(max_rate_limit_retries = 2),
-        quote!(max_rate_limit_wait = "1s"),
+fn retry_after_caps_need_retry_after() {
+    for name in [
+        "max_retry_after_retries",
+        "max_rate_limit_retries",
+        "max_retry_after_wait",
+        "max_rate_limit_wait",
     ] {
-        let message = error(attr.clone(), blocking_fn());
-        assert!(
-            message.ends_with(
-                "needs `rate_limit`: add `rate_limit = |e| e.retry_after()`; without a Retry-After hint there is no wait to cap"
+        let key = syn::Ident::new(name, proc_macro2::Span::call_site());
+        let value = if name.ends_with("retries") {
+            quote!(2)
+        } else {
+            quote!("1s")
+        };
+        let message = error(quote!(#key = #value), blocking_fn());
+        assert_eq!(
+            message,
+            format!(
+                "`{name}` needs `retry_after`: add `retry_after = |e| e.retry_after()`; without a Retry-After hint there is no wait to cap"
             ),
-            "{attr}: {message}"
         );
     }
     let out = expanded(
-        quote!(rate_limit = hint, max_rate_limit_retries = 0),
+        quote!(retry_after = hint, max_retry_after_retries = 0),
         blocking_fn(),
     );
     assert_contains(
         &out,
         ". rate_limit (:: resilient :: __private :: rate_limit_hint_fn :: < ProviderError > (hint)) . max_rate_limit_retries (0u32)",
     );
+}
+
+/// `retry_after`, `max_retry_after_wait` and `max_retry_after_retries` were
+/// `rate_limit`, `max_rate_limit_wait` and `max_rate_limit_retries`: the
+/// old names are still accepted, alone or beside the new ones, and expand
+/// to the same builder calls, which keep the runtime's old names.
+#[test]
+fn retry_after_and_its_caps_expand_as_their_old_names() {
+    let spellings = [
+        quote!(
+            retries = 2,
+            retry_after = hint,
+            max_retry_after_wait = "1s",
+            max_retry_after_retries = 3
+        ),
+        quote!(
+            retries = 2,
+            rate_limit = hint,
+            max_rate_limit_wait = "1s",
+            max_rate_limit_retries = 3
+        ),
+        quote!(
+            retries = 2,
+            rate_limit = hint,
+            max_retry_after_wait = "1s",
+            max_rate_limit_retries = 3
+        ),
+    ];
+    for item in [blocking_fn(), async_fn()] {
+        let [new, old, mixed] = spellings.clone().map(|attr| expanded(attr, item.clone()));
+        assert_eq!(new, old);
+        assert_eq!(new, mixed);
+        assert_contains(
+            &new,
+            ". rate_limit (:: resilient :: __private :: rate_limit_hint_fn :: < ProviderError > (hint)) . max_rate_limit_wait (:: core :: time :: Duration :: new (1u64 , 0u32)) . max_rate_limit_retries (3u32)",
+        );
+    }
+}
+
+/// An option's old name and its name name one option: giving both is
+/// giving it twice, whichever comes first.
+#[test]
+fn an_option_under_its_name_and_its_old_name_is_given_twice() {
+    let twice =
+        "`retry_after` is given twice: `rate_limit` is its old name; keep only `retry_after`";
+    for attr in [
+        quote!(rate_limit = hint, retry_after = hint),
+        quote!(retry_after = hint, rate_limit = hint),
+    ] {
+        assert_eq!(error(attr, blocking_fn()), twice);
+    }
+    assert_eq!(
+        error(
+            quote!(
+                retry_after = hint,
+                max_rate_limit_wait = "1s",
+                max_retry_after_wait = "2s"
+            ),
+            blocking_fn()
+        ),
+        "`max_retry_after_wait` is given twice: `max_rate_limit_wait` is its old name; keep only `max_retry_after_wait`"
+    );
+    assert_eq!(
+        error(
+            quote!(
+                rate_limit = hint,
+                max_retry_after_retries = 1,
+                max_rate_limit_retries = 2
+            ),
+            blocking_fn()
+        ),
+        "`max_retry_after_retries` is given twice: `max_rate_limit_retries` is its old name; keep only `max_retry_after_retries`"
+    );
+    assert_eq!(
+        error(quote!(rate_limit = hint, rate_limit = hint), blocking_fn()),
+        "`rate_limit` is given twice: keep only one"
+    );
+}
+
+/// A message about the option the user wrote names it as written, by its
+/// old name too.
+#[test]
+fn messages_name_an_option_as_it_was_written() {
+    for name in ["rate_limit", "retry_after"] {
+        let key = syn::Ident::new(name, proc_macro2::Span::call_site());
+        assert_eq!(
+            error(quote!(#key = hint, timing = false), blocking_fn()),
+            format!(
+                "`{name}` can't be combined with `timing`: `timing = false` reads no clock, and `{name}` is measured on one; remove one of the two"
+            )
+        );
+    }
+    assert_eq!(
+        error(
+            quote!(rate_limit = hint, max_rate_limit_retries = "3"),
+            blocking_fn()
+        ),
+        "`max_rate_limit_retries` is a count, not a string: write the number without quotes, like `max_rate_limit_retries = 10`"
+    );
+    assert!(
+        error(
+            quote!(rate_limit = hint, max_rate_limit_wait = 5),
+            blocking_fn()
+        )
+        .starts_with("`max_rate_limit_wait` needs a unit: write `max_rate_limit_wait = \"5s\"`")
+    );
+}
+
+/// A misspelt option close to an old name is answered with the option's
+/// name.
+#[test]
+fn did_you_mean_suggests_the_new_names() {
+    for (written, suggested) in [
+        ("rate_limt", "`retry_after` (formerly `rate_limit`)"),
+        ("retry_afer", "`retry_after`"),
+        (
+            "max_rate_limit_wiat",
+            "`max_retry_after_wait` (formerly `max_rate_limit_wait`)",
+        ),
+        ("max_retry_after_retires", "`max_retry_after_retries`"),
+    ] {
+        let key = syn::Ident::new(written, proc_macro2::Span::call_site());
+        let message = error(quote!(#key = 1), blocking_fn());
+        assert!(
+            message.starts_with(&format!(
+                "unknown option `{written}`; did you mean {suggested}?\nthe options are: "
+            )),
+            "{message}"
+        );
+        assert!(!message.contains("rate_limit,"), "{message}");
+    }
 }
 
 /// A hook named by a path is a function, taken as a function pointer so that
@@ -1032,12 +1174,12 @@ const ASYNCHRONOUS: &str = "\
      async fn complete (& self , prompt : & str) -> :: resilient :: __private :: OutcomeOf < AppResult < String > > { let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: ReportableError > :: describe ; \
      let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: TimeoutError > :: timed_out ; \
      static __RESILIENT_TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: named (\"complete\") ; \
-     let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: standard :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
+     let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: recipe :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
      let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) . name (\"complete\") ; \
      __resilient_op }) . tally (& __RESILIENT_TALLY) ; \
      { let mut __resilient_body = :: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
      { self . provider . complete (prompt , attempt . deadline ()) . await } }) ; \
-     match :: resilient :: __private :: Standard :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => :: resilient :: __private :: Standard :: outcome_from (__resilient_done , \"complete\" , & __RESILIENT_TALLY) , :: core :: result :: Result :: Err (__resilient_first) => :: resilient :: __private :: on_heap (async { let __resilient_op = __resilient_make () . build () ; \
+     match :: resilient :: __private :: Recipe :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => :: resilient :: __private :: Recipe :: outcome_from (__resilient_done , \"complete\" , & __RESILIENT_TALLY) , :: core :: result :: Result :: Err (__resilient_first) => :: resilient :: __private :: on_heap (async { let __resilient_op = __resilient_make () . build () ; \
      let mut __resilient_exec = __resilient_op . resume (__resilient_first) ; \
      while let :: core :: option :: Option :: Some (mut __resilient_next) = __resilient_exec . next_running () . await { let __resilient_work = :: core :: pin :: pin ! (__resilient_body (__resilient_next . attempt ())) ; \
      __resilient_exec . drive (& mut __resilient_next , __resilient_work) . await ; \
@@ -1045,18 +1187,18 @@ const ASYNCHRONOUS: &str = "\
      __resilient_exec . finish () }) . await , } } }";
 
 /// An async function built on demand, without gates, of options that
-/// `Standard` takes (the blocking ones and `timeout`, `budget`,
-/// `max_elapsed`) writes its values into a `Standard`, from which its
+/// `Recipe` takes (the blocking ones and `timeout`, `budget`,
+/// `max_elapsed`) writes its values into a `Recipe`, from which its
 /// first attempt reads its terms, and builds the operation from them only
 /// once that attempt failed; any other option keeps the setters.
 #[test]
-fn an_async_function_of_the_commonest_options_reads_its_first_attempt_from_a_standard() {
-    let standard = |attr: TokenStream| {
+fn an_async_function_of_the_commonest_options_reads_its_first_attempt_from_a_recipe() {
+    let recipe = |attr: TokenStream| {
         let out = expanded(attr, async_fn());
-        let values = out.contains("__private :: standard :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock)");
-        let first = (out.contains(":: resilient :: __private :: Standard :: first_attempt_async_of (& __resilient_make ,")
-            || out.contains(":: resilient :: __private :: Standard :: first_untimed_async_of (& __resilient_make ,"))
-            && out.contains(":: resilient :: __private :: Standard :: outcome_from (__resilient_done , \"call\" , & __RESILIENT_TALLY)")
+        let values = out.contains("__private :: recipe :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock)");
+        let first = (out.contains(":: resilient :: __private :: Recipe :: first_attempt_async_of (& __resilient_make ,")
+            || out.contains(":: resilient :: __private :: Recipe :: first_untimed_async_of (& __resilient_make ,"))
+            && out.contains(":: resilient :: __private :: Recipe :: outcome_from (__resilient_done , \"call\" , & __RESILIENT_TALLY)")
             && out.contains("let __resilient_op = __resilient_make () . build () ;");
         assert_eq!(values, first, "{out}");
         // The values are never built on the success path.
@@ -1066,15 +1208,15 @@ fn an_async_function_of_the_commonest_options_reads_its_first_attempt_from_a_sta
         );
         values
     };
-    assert!(standard(quote!()));
-    assert!(standard(quote!(
+    assert!(recipe(quote!()));
+    assert!(recipe(quote!(
         retries = 3,
         retry_on = [Timeout, Transient],
         backoff = exponential(base = "100ms", max = "10s"),
         timeout = "10s",
         budget = "30s"
     )));
-    assert!(standard(quote!(
+    assert!(recipe(quote!(
         budget = "5s",
         max_elapsed = "2s",
         jitter_seed = 7,
@@ -1093,12 +1235,12 @@ fn an_async_function_of_the_commonest_options_reads_its_first_attempt_from_a_sta
     };
     assert_contains(
         &method(quote!(retries = 2, timeout = TIMEOUT)),
-        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: standard",
+        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: recipe",
     );
     let read = method(quote!(retries = 2, timeout = self.timeout));
     assert_contains(
         &read,
-        "let __resilient_make = || { let __resilient_op = :: resilient :: __private :: standard",
+        "let __resilient_make = || { let __resilient_op = :: resilient :: __private :: recipe",
     );
     assert_contains(&read, ". timeout (self . timeout)");
     assert!(!read.contains("const {"), "{read}");
@@ -1111,7 +1253,7 @@ fn an_async_function_of_the_commonest_options_reads_its_first_attempt_from_a_sta
         quote!(retries = 3, clock = FakeClock::new()),
         quote!(retries = 3, validate = is_complete),
     ] {
-        assert!(!standard(attr.clone()), "standard with {attr}");
+        assert!(!recipe(attr.clone()), "recipe with {attr}");
     }
 }
 
@@ -1130,18 +1272,18 @@ fn a_blocking_first_attempt_runs_unbuilt_only_where_it_reads_nothing_of_the_oper
     };
     // Of those, the ones of `retries`, `retry_on`, `backoff`,
     // `jitter_seed` and `min_retries` alone are built by the shared
-    // `Standard`; the others by their own setters.
-    let standard = |attr: TokenStream| {
+    // `Recipe`; the others by their own setters.
+    let recipe = |attr: TokenStream| {
         expanded(attr, blocking_fn())
-            .contains("__private :: standard :: < String , ProviderError > ()")
+            .contains("__private :: recipe :: < String , ProviderError > ()")
     };
-    assert!(standard(quote!(
+    assert!(recipe(quote!(
         retries = 3,
         retry_on = [Timeout],
         backoff = constant("1s")
     )));
     assert!(expanded(quote!(retries = 3, retry_on = [Timeout]), blocking_fn()).contains(". retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , ProviderError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . name (\"call\") ; __resilient_op }) . tally (& __RESILIENT_TALLY) ;"));
-    assert!(standard(quote!(
+    assert!(recipe(quote!(
         retries = 3,
         jitter_seed = 7,
         min_retries = 1
@@ -1152,7 +1294,7 @@ fn a_blocking_first_attempt_runs_unbuilt_only_where_it_reads_nothing_of_the_oper
         quote!(retries = 3, fallback = cached),
         quote!(retries = 3, budget = "5s"),
     ] {
-        assert!(!standard(attr.clone()), "standard with {attr}");
+        assert!(!recipe(attr.clone()), "recipe with {attr}");
     }
     assert!(unbuilt(quote!()));
     assert!(unbuilt(quote!(
@@ -1214,4 +1356,176 @@ fn the_retries_of_an_async_function_are_on_the_heap() {
     );
     let out = expanded(quote!(retries = 3, fallback = cached), async_fn());
     assert!(!out.contains("on_heap"), "{out}");
+}
+
+/// The shape of the expansion follows the flags of the options' rows:
+/// when the run reads an option, whether a `Recipe` holds it, whether it
+/// gates attempts, how it changes the run; and whether the values are
+/// constants, read again each time the operation is built.
+#[test]
+fn the_shape_is_decided_by_the_rows_flags_and_the_values() {
+    use crate::expand::{Built, Shape, shape};
+    let method = |is_async: bool| {
+        let asyncness = is_async.then(|| quote!(async));
+        quote! {
+            #asyncness fn call(&self, prompt: &str) -> Result<String, ProviderError> { todo!() }
+        }
+    };
+    let cases = [
+        // Blocking, built on demand: unbuilt where every option is read
+        // after a failure only (`crate` is never read), by a `Recipe`
+        // where one holds them all.
+        (quote!(), blocking_fn(), Shape::BlockingRecipe),
+        (
+            quote!(
+                retries = 3,
+                retry_on = [Timeout],
+                backoff = constant("1s"),
+                jitter_seed = 7,
+                min_retries = 1,
+                crate = "my::runtime"
+            ),
+            blocking_fn(),
+            Shape::BlockingRecipe,
+        ),
+        (
+            quote!(retries = 3, retry_if = is_transient),
+            blocking_fn(),
+            Shape::BlockingUnbuiltFirst,
+        ),
+        (
+            quote!(
+                retries = 3,
+                fallback = cached,
+                fallback_on = [Busy],
+                on_retry = log,
+                rate_limit = hint,
+                max_rate_limit_retries = 2
+            ),
+            blocking_fn(),
+            Shape::BlockingUnbuiltFirst,
+        ),
+        // A `Recipe` holds `budget`, but the first attempt reads it.
+        (
+            quote!(retries = 3, budget = "5s"),
+            blocking_fn(),
+            Shape::BlockingOnDemand,
+        ),
+        (
+            quote!(circuit_breaker = &BREAKER, name = "users.get"),
+            blocking_fn(),
+            Shape::BlockingOnDemand,
+        ),
+        (
+            quote!(retries = 2, circuit_breaker = &self.breaker),
+            method(false),
+            Shape::BlockingOnDemand,
+        ),
+        // A value that reads a parameter: built once.
+        (
+            quote!(retries = 3, name = format!("get {prompt}")),
+            blocking_fn(),
+            Shape::Built(Built::Blocking),
+        ),
+        (
+            quote!(idempotency = &STORE, idempotency_key = "one"),
+            blocking_fn(),
+            Shape::Idempotent(Built::Blocking),
+        ),
+        // Async, built on demand: a `Recipe` holds the time limits too.
+        (quote!(), async_fn(), Shape::AsyncRecipe),
+        (
+            quote!(
+                retries = 2,
+                retry_on = [Busy],
+                timeout = "1s",
+                budget = "5s",
+                max_elapsed = "3s",
+                min_retries = 1
+            ),
+            async_fn(),
+            Shape::AsyncRecipe,
+        ),
+        (
+            quote!(retries = 2, retry_if = is_transient, fallback = cached),
+            async_fn(),
+            Shape::AsyncOnDemand { gated: false },
+        ),
+        (
+            quote!(retries = 2, circuit_breaker = &BREAKER),
+            async_fn(),
+            Shape::AsyncOnDemand { gated: true },
+        ),
+        (
+            quote!(limit = [&POOL, &RATE], throttle = &THROTTLE),
+            async_fn(),
+            Shape::AsyncOnDemand { gated: true },
+        ),
+        (
+            quote!(chaos = &CHAOS, chaos_latency = "1s"),
+            method(true),
+            Shape::AsyncOnDemand { gated: true },
+        ),
+        // A policy is bound once, before the operation, whatever its value.
+        (
+            quote!(retry = policy_for(prompt)),
+            async_fn(),
+            Shape::AsyncOnDemand { gated: true },
+        ),
+        (
+            quote!(retries = 2, clock = clock_of(prompt)),
+            async_fn(),
+            Shape::Built(Built::Async),
+        ),
+        (
+            quote!(retries = 2, hedge = "100ms", max_hedges = 2),
+            async_fn(),
+            Shape::Built(Built::AsyncHedged),
+        ),
+        (
+            quote!(idempotency = &STORE, idempotency_key = prompt.to_owned()),
+            async_fn(),
+            Shape::Idempotent(Built::Async),
+        ),
+        (
+            quote!(
+                idempotency = &STORE,
+                idempotency_key = prompt.to_owned(),
+                hedge = "1s"
+            ),
+            method(true),
+            Shape::Idempotent(Built::AsyncHedged),
+        ),
+    ];
+    for (attr, item, expected) in cases {
+        assert_eq!(shape(attr.clone(), item), Some(expected), "{attr}");
+    }
+    // What is rejected has no shape.
+    assert_eq!(shape(quote!(timeout = "1s"), blocking_fn()), None);
+}
+
+/// `max_delay` inside `exponential(…)` is its `max`: both at once is one
+/// argument given twice.
+#[test]
+fn exponential_takes_max_or_max_delay_once() {
+    let both = errors(
+        quote!(
+            retries = 2,
+            backoff = exponential(max = "1s", max_delay = "2s")
+        ),
+        blocking_fn(),
+    );
+    assert_eq!(
+        both,
+        ["`max` and `max_delay` are one argument of `exponential`: keep only one"]
+    );
+    let named = expanded(
+        quote!(retries = 2, backoff = exponential(max_delay = "2s")),
+        blocking_fn(),
+    );
+    let plain = expanded(
+        quote!(retries = 2, backoff = exponential(max = "2s")),
+        blocking_fn(),
+    );
+    assert_eq!(named, plain);
 }

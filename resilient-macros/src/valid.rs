@@ -4,13 +4,12 @@
 
 use syn::{Error, Expr, Path};
 
-use crate::attr::{BackoffSpec, Count, Dur, Options, RetryOn};
+use crate::attr::{Attrs, BackoffSpec, Dur, Options};
 use crate::duration::Nanos;
 use crate::errors::Errors;
 use crate::options::{
-    self, BACKOFF, BUDGET, CHAOS, CHAOS_FAULT, CHAOS_LATENCY, CHAOS_OUTCOME, DEFAULT_BASE,
-    DEFAULT_MAX, FALLBACK, FALLBACK_ON, HEDGE, MAX_ELAPSED, MIN_RETRIES, REPORT, RETRIES, RETRY_ON,
-    TIMEOUT,
+    self, BUDGET, CHAOS_FAULT, CHAOS_LATENCY, CHAOS_OUTCOME, DEFAULT_BASE, DEFAULT_MAX, FALLBACK,
+    FALLBACK_ON, HEDGE, REPORT, RETRY_ON, TIMEOUT,
 };
 use crate::signature::{Arg, Function, NonEnum, Ret, ToldBy};
 
@@ -19,17 +18,18 @@ use crate::signature::{Arg, Function, NonEnum, Ret, ToldBy};
 const FALLBACK_ARITY: usize = 12;
 
 pub(crate) fn check(options: &Options, function: &Function, errors: &mut Errors) {
+    let attrs = Attrs::of(options);
     needs(options, errors);
     conflicts(options, errors);
     async_only(options, function, errors);
-    durations(options, errors);
-    counts(options, errors);
-    backoff(options, errors);
-    retry_on_names(options, function, errors);
+    durations(&attrs, errors);
+    counts(&attrs, errors);
+    backoff(&attrs, errors);
+    retry_on_names(&attrs, function, errors);
     fallback_args(options, function, errors);
     hedged_borrows(options, function, errors);
     instrument_below(options, function, errors);
-    chaos_switches(options, errors);
+    chaos_switches(&attrs, errors);
 }
 
 /// `#[tracing::instrument(err)]` written below `#[resilient]` would wrap
@@ -66,10 +66,11 @@ fn instrument_below(options: &Options, function: &Function, errors: &mut Errors)
 /// in the order fault, outcome, latency. One switch draws once per
 /// attempt, and an attempt can't both fail and succeed: a fault and an
 /// outcome need a switch each.
-fn chaos_switches(options: &Options, errors: &mut Errors) {
-    let Some(chaos) = options.get::<Expr>(&CHAOS) else {
+fn chaos_switches(attrs: &Attrs, errors: &mut Errors) {
+    let Some(chaos) = attrs.chaos else {
         return;
     };
+    let options = attrs.options;
     let kinds: Vec<&str> = [&CHAOS_FAULT, &CHAOS_OUTCOME, &CHAOS_LATENCY]
         .into_iter()
         .filter(|spec| options.key(spec).is_some())
@@ -125,7 +126,8 @@ fn hedged_borrows(options: &Options, function: &Function, errors: &mut Errors) {
     }
 }
 
-/// Options that refine another one mean nothing without it.
+/// Options that refine another one mean nothing without it. Each message
+/// names the option as it was written, and the one it needs by its name.
 fn needs(options: &Options, errors: &mut Errors) {
     for given in options.given() {
         let Some(need) = &given.spec.needs else {
@@ -136,9 +138,9 @@ fn needs(options: &Options, errors: &mut Errors) {
             .iter()
             .all(|other| options.key_named(other).is_none())
         {
-            let name = given.spec.name;
+            let name = &given.key;
             errors.push(Error::new(
-                given.key.span(),
+                name.span(),
                 format!("`{name}` needs `{}`: {}", need.any_of[0], need.how),
             ));
         }
@@ -146,25 +148,26 @@ fn needs(options: &Options, errors: &mut Errors) {
 }
 
 /// Each conflict is reported once: at the option that declares it, or at
-/// the later of the two when both declare it.
+/// the later of the two when both declare it; both named as written.
 fn conflicts(options: &Options, errors: &mut Errors) {
-    for given in options.given() {
+    for (at, given) in options.given().iter().enumerate() {
         let name = given.spec.name;
+        let written = given.key.to_string();
         for conflict in given.spec.conflicts {
             let Some(other) = options.position(conflict.with) else {
                 continue;
             };
             let mutual = options::find(conflict.with)
                 .is_some_and(|spec| spec.conflicts.iter().any(|back| back.with == name));
-            if mutual && options.position(name) < Some(other) {
+            if mutual && at < other {
                 continue;
             }
             errors.push(Error::new(
                 given.key.span(),
                 format!(
-                    "`{name}` can't be combined with `{}`: {}",
-                    conflict.with,
-                    conflict.why.replace("{name}", name)
+                    "`{written}` can't be combined with `{}`: {}",
+                    options.given()[other].key,
+                    conflict.why.replace("{name}", &written)
                 ),
             ));
         }
@@ -182,13 +185,12 @@ fn async_only(options: &Options, function: &Function, errors: &mut Errors) {
     }
 }
 
-fn durations(options: &Options, errors: &mut Errors) {
-    for spec in [&BUDGET, &TIMEOUT] {
-        if let Some(opt) = options.get::<Dur>(spec)
+fn durations(attrs: &Attrs, errors: &mut Errors) {
+    for (name, given) in [(BUDGET.name, attrs.budget), (TIMEOUT.name, attrs.timeout)] {
+        if let Some(opt) = given
             && let Dur::Literal { nanos, lit } = opt.value
             && nanos.is_zero()
         {
-            let name = spec.name;
             errors.push(Error::new(
                 lit.span(),
                 format!(
@@ -198,16 +200,14 @@ fn durations(options: &Options, errors: &mut Errors) {
             ));
         }
     }
-    if let (Some(budget), Some(soft)) = (
-        options.get::<Dur>(&BUDGET),
-        options.get::<Dur>(&MAX_ELAPSED),
-    ) && let (
-        Dur::Literal { nanos: hard, lit },
-        Dur::Literal {
-            nanos: cap,
-            lit: cap_lit,
-        },
-    ) = (budget.value, soft.value)
+    if let (Some(budget), Some(soft)) = (attrs.budget, attrs.max_elapsed)
+        && let (
+            Dur::Literal { nanos: hard, lit },
+            Dur::Literal {
+                nanos: cap,
+                lit: cap_lit,
+            },
+        ) = (budget.value, soft.value)
         && hard < cap
         && !hard.is_zero()
     {
@@ -222,11 +222,9 @@ fn durations(options: &Options, errors: &mut Errors) {
     }
 }
 
-fn counts(options: &Options, errors: &mut Errors) {
-    if let (Some(retries), Some(min)) = (
-        options.get::<Count>(&RETRIES),
-        options.get::<Count>(&MIN_RETRIES),
-    ) && min.value.value > retries.value.value
+fn counts(attrs: &Attrs, errors: &mut Errors) {
+    if let (Some(retries), Some(min)) = (attrs.retries, attrs.min_retries)
+        && min.value.value > retries.value.value
     {
         errors.push(Error::new_spanned(
             &min.value.expr,
@@ -239,8 +237,8 @@ fn counts(options: &Options, errors: &mut Errors) {
 }
 
 /// `base` above `max`, counting the default of the one not written.
-fn backoff(options: &Options, errors: &mut Errors) {
-    let Some(opt) = options.get::<BackoffSpec>(&BACKOFF) else {
+fn backoff(attrs: &Attrs, errors: &mut Errors) {
+    let Some(opt) = attrs.backoff else {
         return;
     };
     let BackoffSpec::Exponential(spec) = opt.value else {
@@ -283,18 +281,21 @@ fn backoff(options: &Options, errors: &mut Errors) {
 /// A bare variant name is resolved against the error type, written out or
 /// behind an alias; an error type known not to be an enum has no variants
 /// to name, bare or by path.
-fn retry_on_names(options: &Options, function: &Function, errors: &mut Errors) {
+fn retry_on_names(attrs: &Attrs, function: &Function, errors: &mut Errors) {
     let Some(known) = function.ret.as_ref().and_then(Ret::known_non_enum) else {
         return;
     };
-    for spec in [&RETRY_ON, &FALLBACK_ON] {
-        let Some(listed) = options.get::<RetryOn>(spec) else {
+    for (name, listed) in [
+        (RETRY_ON.name, attrs.retry_on),
+        (FALLBACK_ON.name, attrs.fallback_on),
+    ] {
+        let Some(listed) = listed else {
             continue;
         };
         for variant in &listed.value.variants {
             errors.push(Error::new_spanned(
                 variant,
-                not_an_enum(spec.name, &known, variant),
+                not_an_enum(name, &known, variant),
             ));
         }
     }

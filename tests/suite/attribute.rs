@@ -841,7 +841,7 @@ async fn a_generic_async_fn_retries_with_a_send_future() {
     assert_eq!(calls.load(Ordering::Relaxed), 2);
 }
 
-// ---- the commonest blocking options, built by the shared `Standard` -------
+// ---- the commonest blocking options, built by the shared `Recipe` -------
 
 // `retries`, `retry_on` and `backoff` alone: the first attempt runs before
 // the operation is built, and a failure builds it with the shared builder.

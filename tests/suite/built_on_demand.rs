@@ -120,7 +120,7 @@ fn a_blocking_first_attempt_failing_validation_goes_on_through_the_rest_of_the_r
     assert_eq!(outcome.into_result(), Ok(2));
 }
 
-// The commonest options are written into a `Standard`, evaluated by the
+// The commonest options are written into a `Recipe`, evaluated by the
 // compiler when every value is a constant it can evaluate (literals, a
 // `const`, a `static`), or where the function runs when one reads `&self`.
 // Each run below is the one the same options give elsewhere.
@@ -130,7 +130,7 @@ static SEED: u64 = 11;
 
 static FLAKY_CALLS: AtomicU32 = AtomicU32::new(0);
 
-/// Busy twice, then a value: the schedule of a `Standard` of constants.
+/// Busy twice, then a value: the schedule of a `Recipe` of constants.
 #[resilient(retries = 3, retry_on = [Busy], backoff = constant("1s"), timeout = ATTEMPT_TIMEOUT, budget = "10s", max_elapsed = "9s", min_retries = 1)]
 async fn flaky() -> Result<u32, Error> {
     match FLAKY_CALLS.fetch_add(1, Ordering::SeqCst) {

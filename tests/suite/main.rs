@@ -22,6 +22,7 @@ mod names;
 mod option_examples;
 mod report_as_json;
 mod report_hook;
+mod retry_after_names;
 mod retry_throttle;
 mod schedule_options;
 mod shutdown;

@@ -9,7 +9,7 @@ use resilient::{Attempt, resilient};
 #[resilient(
     retries = 3,
     retry_if = retryable,
-    rate_limit = rate_limit_hint,
+    retry_after = rate_limit_hint,
     backoff = exponential(base = "50ms", max = "1s", jitter = none),
     timeout = "2s",
 )]

@@ -12,6 +12,12 @@
 //! 2. If the option can't be combined with another, or not on a blocking
 //!    fn, add a rule to [`REJECTED`] with the message the attribute gives,
 //!    and a line to README's list of rejected pairs.
+//!
+//!    An option renamed keeps its old name (`.formerly(…)` in `options.rs`)
+//!    as a row of its own, right after the option's, with the same value
+//!    and needs: every pair is then tried under the old name too. Its pair
+//!    with the option's row is the option given twice, a rule of
+//!    [`REJECTED`]; a rule of the option holds for its old name too.
 //! 3. Regenerate the rejected combinations and their compiler output, then
 //!    read the diff:
 //!
@@ -49,10 +55,11 @@ const fn needs(row: Row, needs: &'static [&'static str]) -> Row {
 }
 
 const RETRIES: &[&str] = &["retries", "retry"];
+const RETRY_AFTER: &[&str] = &["retry_after", "rate_limit"];
 
 /// Every option of the attribute, in the order of its table
-/// (`resilient-macros/src/options.rs`); the attribute lists them in this
-/// order.
+/// (`resilient-macros/src/options.rs`), each old name after its option; the
+/// attribute lists them in this order.
 pub const OPTIONS: &[Row] = &[
     row("retries", "2"),
     needs(row("retry_on", "[Transient]"), RETRIES),
@@ -67,9 +74,12 @@ pub const OPTIONS: &[Row] = &[
     row("budget", "\"10s\""),
     row("max_elapsed", "\"5s\""),
     needs(row("min_retries", "1"), RETRIES),
+    row("retry_after", "retry_after"),
     row("rate_limit", "retry_after"),
-    needs(row("max_rate_limit_wait", "\"30s\""), &["rate_limit"]),
-    needs(row("max_rate_limit_retries", "3"), &["rate_limit"]),
+    needs(row("max_retry_after_wait", "\"30s\""), RETRY_AFTER),
+    needs(row("max_rate_limit_wait", "\"30s\""), RETRY_AFTER),
+    needs(row("max_retry_after_retries", "3"), RETRY_AFTER),
+    needs(row("max_rate_limit_retries", "3"), RETRY_AFTER),
     row("circuit_breaker", "&BREAKER"),
     row("validate", "is_valid"),
     row("fallback", "recover"),
@@ -198,8 +208,24 @@ pub const REJECTED: &[Rejection] = &[
         "`max_elapsed` can't be combined with `timing`",
     ),
     rejected(
+        &["retry_after", "timing"],
+        "`retry_after` can't be combined with `timing`",
+    ),
+    rejected(
         &["rate_limit", "timing"],
         "`rate_limit` can't be combined with `timing`",
+    ),
+    rejected(
+        &["retry_after", "rate_limit"],
+        "`retry_after` is given twice: `rate_limit` is its old name",
+    ),
+    rejected(
+        &["max_retry_after_wait", "max_rate_limit_wait"],
+        "`max_retry_after_wait` is given twice: `max_rate_limit_wait` is its old name",
+    ),
+    rejected(
+        &["max_retry_after_retries", "max_rate_limit_retries"],
+        "`max_retry_after_retries` is given twice: `max_rate_limit_retries` is its old name",
     ),
 ];
 

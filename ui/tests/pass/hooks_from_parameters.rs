@@ -15,7 +15,7 @@ fn hint(_: &ApiError) -> Option<Duration> {
 fn log(_: &ExecutionReport) {}
 fn listen(_: &RetryEvent<'_>) {}
 
-#[resilient(retries = 1, rate_limit = hint, report = log, on_retry = listen)]
+#[resilient(retries = 1, retry_after = hint, report = log, on_retry = listen)]
 fn by_function() -> Result<u32, ApiError> {
     Err(ApiError::Busy)
 }
