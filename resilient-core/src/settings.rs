@@ -29,6 +29,8 @@ pub(crate) struct Settings {
     pub(crate) backoff: Backoff,
     pub(crate) budget: Option<Duration>,
     pub(crate) max_elapsed: Option<Duration>,
+    /// The longest delay before a retry, whatever the backoff says.
+    pub(crate) max_delay: Option<Duration>,
     pub(crate) min_retries: u32,
     pub(crate) max_rate_limit_wait: Duration,
     pub(crate) max_rate_limit_retries: u32,
@@ -50,6 +52,7 @@ impl Settings {
         backoff: Backoff::exponential(Backoff::DEFAULT_BASE, Backoff::DEFAULT_MAX),
         budget: None,
         max_elapsed: None,
+        max_delay: None,
         min_retries: 0,
         max_rate_limit_wait: DEFAULT_MAX_RATE_LIMIT_WAIT,
         max_rate_limit_retries: DEFAULT_MAX_RATE_LIMIT_RETRIES,
@@ -141,6 +144,16 @@ macro_rules! settings_setters {
         #[inline]
         pub const fn max_elapsed(mut self, max_elapsed: ::std::time::Duration) -> Self {
             self.$($settings).+.max_elapsed = Some(max_elapsed);
+            self
+        }
+
+        /// The longest delay before a retry: the backoff's delay is capped
+        /// here before it is jittered, whatever the backoff (a constant one
+        /// too). A server's Retry-After hint is not a backoff delay and is
+        /// not capped here; `max_rate_limit_wait` bounds it.
+        #[inline]
+        pub const fn max_delay(mut self, max_delay: ::std::time::Duration) -> Self {
+            self.$($settings).+.max_delay = Some(max_delay);
             self
         }
 

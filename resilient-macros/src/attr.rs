@@ -578,7 +578,7 @@ fn backoff(value: Expr) -> syn::Result<BackoffSpec> {
             errors.push(Error::new(
                 name.span(),
                 format!(
-                    "`exponential` has no argument `{text}`; {hint}its arguments are `base`, `max`, `multiplier` and `jitter`"
+                    "`exponential` has no argument `{text}`; {hint}its arguments are `base`, `max` (or `max_delay`), `multiplier` and `jitter`"
                 ),
             ));
             continue;
@@ -593,7 +593,12 @@ fn backoff(value: Expr) -> syn::Result<BackoffSpec> {
         seen.push(name.clone());
         match text.as_str() {
             "base" => spec.base = errors.ok(dur("base", arg_value)),
-            "max" => spec.max = errors.ok(dur("max", arg_value)),
+            // `max_delay` is the top-level option's name for the same cap.
+            "max" | "max_delay" if spec.max.is_some() => errors.push(Error::new(
+                name.span(),
+                "`max` and `max_delay` are one argument of `exponential`: keep only one",
+            )),
+            "max" | "max_delay" => spec.max = errors.ok(dur(&text, arg_value)),
             "multiplier" => spec.multiplier = errors.ok(multiplier(arg_value)),
             _ => {
                 spec.jitter = errors

@@ -93,12 +93,13 @@ use proc_macro::TokenStream;
 /// | [`retries`](#which-errors-are-retried-retries-retry_on-retry_if) | integer literal: retries after the first attempt (`retries = N` makes at most `N + 1` attempts); without it, one attempt |
 /// | [`retry_on`](#which-errors-are-retried-retries-retry_on-retry_if) | `[Timeout, MyError::Transient, …]`: the enum variants that are retried, whatever their fields; a bare name is a variant of the `E` in `Result<T, E>`. Needs `retries`. Default: every error is retried |
 /// | [`retry_if`](#which-errors-are-retried-retries-retry_on-retry_if) | expression `Fn(&E) -> bool`: which errors are retried, for errors that are not enums. Needs `retries`; not with `retry_on` |
-/// | [`backoff`](#the-wait-between-attempts-backoff) | `exponential(base = "100ms", max = "10s", multiplier = 2.0, jitter = full)` (each argument optional, these are the defaults; `jitter` is `full`, `equal` or `none`), `constant("1s")`, `none`, or an expression of type `Backoff`. Needs `retries`. Default: `exponential()` |
+/// | [`backoff`](#the-wait-between-attempts-backoff) | `exponential(base = "100ms", max = "10s", multiplier = 2.0, jitter = full)` (each argument optional, these are the defaults; `max_delay` is another name of `max`; `jitter` is `full`, `equal` or `none`), `constant("1s")`, `none`, or an expression of type `Backoff`. Needs `retries`. Default: `exponential()` |
 /// | [`jitter_seed`](#the-wait-between-attempts-backoff) | expression of type `u64`: seeds the jitter, so that a test can assert the exact jittered schedule. Needs `retries`; not with `retry` (seed the policy instead) |
 /// | [`retry`](#a-shared-policy-retry) | expression of type `RetryPolicy`: a whole policy, instead of `retries`, `retry_on`, `retry_if` and `backoff` |
 /// | [`timeout`](#time-limits-timeout-budget) | duration: time allowed to each attempt (`async fn` only); an expired attempt fails with `E::from(TimedOut)` |
 /// | [`budget`](#time-limits-timeout-budget) | duration: hard cap on the whole operation; no attempt starts and no wait runs past it, and an `async fn`'s attempt is cut at it (so it needs `E: From<TimedOut>` there) |
 /// | [`max_elapsed`](#a-soft-cap-with-a-floor-max_elapsed-min_retries) | duration: soft cap, honoured once `min_retries` retries have run |
+/// | [`max_delay`](#the-wait-between-attempts-backoff) | duration: the longest delay before a retry, whatever the backoff; also `exponential(max_delay = …)`, another name of its `max`. Needs `retries`; not with `retry` (set it on the policy) |
 /// | [`min_retries`](#a-soft-cap-with-a-floor-max_elapsed-min_retries) | integer literal, at most `retries`: the retries that run even past `max_elapsed` |
 /// | [`retry_after`](#server-hints-retry_after-max_retry_after_wait-max_retry_after_retries) | expression `Fn(&E) -> Option<Duration>`: the server's Retry-After hint, a wait taken instead of the backoff and without using up `retries`. Read only for an error that is retried: a hint on any other is ignored, and that error ends the call. Formerly `rate_limit`, still accepted |
 /// | [`max_retry_after_wait`](#server-hints-retry_after-max_retry_after_wait-max_retry_after_retries) | duration: total time the `retry_after` waits may take (default 60 s). Needs `retry_after`. Formerly `max_rate_limit_wait`, still accepted |
@@ -301,6 +302,37 @@ use proc_macro::TokenStream;
 ///     .clock(&same)
 ///     .run(|_| Err::<(), _>(Busy));
 /// assert_eq!(same.slept(), jittered);
+/// ```
+///
+/// `max_delay` caps every delay before a retry, whatever the backoff (a
+/// constant one, or a `Backoff` value, too), before it is jittered. Inside
+/// `exponential(…)` it is another name of `max`. A server's Retry-After
+/// hint is not a backoff delay: `max_retry_after_wait` bounds those.
+///
+/// ```
+/// use resilient::resilient;
+/// use std::time::Duration;
+///
+/// #[derive(Debug, thiserror::Error)]
+/// #[error("busy")]
+/// struct Busy;
+///
+/// #[resilient(retries = 3, backoff = constant("1s"), max_delay = "250ms")]
+/// async fn capped() -> Result<(), Busy> {
+///     Err(Busy)
+/// }
+///
+/// #[resilient(retries = 4, backoff = exponential(base = "100ms", max_delay = "300ms", jitter = none))]
+/// async fn exponential() -> Result<(), Busy> {
+///     Err(Busy)
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let millis = Duration::from_millis;
+/// assert_eq!(capped().await.report().delays(), [millis(250); 3]);
+/// assert_eq!(exponential().await.report().delays(), [100, 200, 300, 300].map(millis));
+/// # }
 /// ```
 ///
 /// ## A shared policy: `retry`

@@ -376,6 +376,14 @@ pub(crate) const MAX_ELAPSED: OptionSpec =
         .conflicts(&[NEEDS_TIMING])
         .in_recipe();
 
+/// The longest delay before a retry, whatever the backoff; also spelt
+/// inside `exponential(…)`, where it is the schedule's own `max`.
+pub(crate) const MAX_DELAY: OptionSpec = OptionSpec::call("max_delay", Kind::Duration, "\"5s\"")
+    .needs(NEEDS_RETRIES)
+    .conflicts(&[DECIDED_BY_POLICY])
+    .after_failure()
+    .in_recipe();
+
 pub(crate) const MIN_RETRIES: OptionSpec = OptionSpec::call("min_retries", Kind::Count, "1")
     .needs(NEEDS_RETRIES)
     .after_failure()
@@ -661,6 +669,7 @@ pub(crate) const OPTIONS: &[OptionSpec] = &[
     TIMEOUT,
     BUDGET,
     MAX_ELAPSED,
+    MAX_DELAY,
     MIN_RETRIES,
     RETRY_AFTER,
     MAX_RETRY_AFTER_WAIT,
@@ -710,7 +719,7 @@ pub(crate) fn spellings() -> impl Iterator<Item = &'static str> {
 }
 
 /// The arguments of `backoff = exponential(…)`.
-pub(crate) const EXPONENTIAL_ARGS: &[&str] = &["base", "max", "multiplier", "jitter"];
+pub(crate) const EXPONENTIAL_ARGS: &[&str] = &["base", "max", "max_delay", "multiplier", "jitter"];
 
 /// The runtime's `Backoff::DEFAULT_BASE`, which the expansion names rather
 /// than copies; known here too so that a literal `max` below it is caught

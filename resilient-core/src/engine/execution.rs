@@ -1162,6 +1162,10 @@ fn finish_slow(slow: Slow, elapsed: u64, stop: Option<StopReason>) -> ExecutionR
 /// The backoff's nominal delay, jittered with the operation's random source
 /// (seeded when the settings say so, made on first use).
 fn jittered(settings: &Settings, rng: &mut Option<SmallRng>, nominal: Duration) -> Duration {
+    let nominal = match settings.max_delay {
+        Some(max_delay) => nominal.min(max_delay),
+        None => nominal,
+    };
     if settings.backoff.jitter_kind() == Jitter::None || nominal.is_zero() {
         return nominal;
     }

@@ -73,6 +73,7 @@ pub const OPTIONS: &[Row] = &[
     row("timeout", "\"1s\""),
     row("budget", "\"10s\""),
     row("max_elapsed", "\"5s\""),
+    needs(row("max_delay", "\"5s\""), RETRIES),
     needs(row("min_retries", "1"), RETRIES),
     row("retry_after", "retry_after"),
     row("rate_limit", "retry_after"),
@@ -178,6 +179,10 @@ pub const REJECTED: &[Rejection] = &[
     rejected(
         &["backoff", "retry"],
         "`backoff` can't be combined with `retry`",
+    ),
+    rejected(
+        &["max_delay", "retry"],
+        "`max_delay` can't be combined with `retry`",
     ),
     rejected(
         &["jitter_seed", "retry"],
