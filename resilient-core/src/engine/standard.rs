@@ -25,7 +25,7 @@ use std::marker::PhantomData;
 use std::time::Duration;
 
 use super::execution::Execution;
-use super::hooks::{Classify, Hooks, RetryAll};
+use super::hooks::{HookSet, Hooks, RetryIf};
 use super::operation::{
     FirstFailure, FirstReads, FirstSuccess, FirstTerms, Operation, Told, first_async_of,
 };
@@ -245,18 +245,15 @@ impl<T, E, K, C: Clock> FirstReads<T, E> for Standard<T, E, K, C> {
 /// A `Standard`'s classifier: `()` retries every error, a `fn` pointer
 /// the errors it selects.
 pub trait Classifier<E> {
-    /// The classifier of the operation built.
-    type Classify: Classify<E>;
+    /// The hooks of the operation built: none, or this classifier.
+    type Hooks;
 
     /// `op`, classifying errors with this.
-    fn classify<'b, T, C>(
-        self,
-        op: Operation<'b, T, E, C>,
-    ) -> Operation<'b, T, E, C, Hooks<Self::Classify>>;
+    fn classify<'b, T, C>(self, op: Operation<'b, T, E, C>) -> Operation<'b, T, E, C, Self::Hooks>;
 }
 
 impl<E> Classifier<E> for () {
-    type Classify = RetryAll;
+    type Hooks = Hooks;
 
     #[inline(always)]
     fn classify<'b, T, C>(self, op: Operation<'b, T, E, C>) -> Operation<'b, T, E, C> {
@@ -265,18 +262,24 @@ impl<E> Classifier<E> for () {
 }
 
 impl<E> Classifier<E> for fn(&E) -> bool {
-    type Classify = fn(&E) -> bool;
+    type Hooks = RetryIf<Self>;
 
     #[inline(always)]
-    fn classify<'b, T, C>(self, op: Operation<'b, T, E, C>) -> Operation<'b, T, E, C, Hooks<Self>> {
+    fn classify<'b, T, C>(
+        self,
+        op: Operation<'b, T, E, C>,
+    ) -> Operation<'b, T, E, C, RetryIf<Self>> {
         op.retry_if(self)
     }
 }
 
-impl<T, E, K: Classifier<E>, C: Clock> Standard<T, E, K, C> {
+impl<T, E, K: Classifier<E>, C: Clock> Standard<T, E, K, C>
+where
+    K::Hooks: HookSet<T, E>,
+{
     /// The operation, as the same setters would make it.
     #[inline(never)]
-    pub fn build(self) -> Operation<'static, T, E, C, Hooks<K::Classify>> {
+    pub fn build(self) -> Operation<'static, T, E, C, K::Hooks> {
         let (op, classify) = self.apply();
         classify.classify(op)
     }
@@ -334,8 +337,8 @@ mod tests {
             standard.plan.describe.map(|d| d(&"x")),
             Some("x".to_owned())
         );
-        assert!((standard.plan.hooks.classify)(&"transient"));
-        assert!(!(standard.plan.hooks.classify)(&"fatal"));
+        assert!((standard.plan.hooks.hook)(&"transient"));
+        assert!(!(standard.plan.hooks.hook)(&"fatal"));
 
         // Nothing set: an operation's defaults.
         let plain = Standard::<u32, &'static str>::new().build();
@@ -407,8 +410,8 @@ mod tests {
             standard.plan.timed_out.map(|t| t()),
             Some(FetchError::Timeout)
         );
-        assert!((standard.plan.hooks.classify)(&FetchError::Transient));
-        assert!(!(standard.plan.hooks.classify)(&FetchError::Timeout));
+        assert!((standard.plan.hooks.hook)(&FetchError::Transient));
+        assert!(!(standard.plan.hooks.hook)(&FetchError::Timeout));
 
         // A budget alone cuts an attempt only once asked to.
         let budget = Standard::<u32, FetchError>::new().budget(Duration::from_secs(5));
