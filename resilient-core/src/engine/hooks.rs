@@ -452,3 +452,141 @@ impl RetryEvent<'_> {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use std::cell::{Cell, RefCell};
+    use std::fmt;
+    use std::future::Future;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::{Backoff, FakeClock, Operation, TokioClock, ValidationFailed};
+
+    #[derive(Debug, PartialEq)]
+    enum Failed {
+        Slow,
+        Fatal,
+        Invalid,
+    }
+
+    impl fmt::Display for Failed {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "{self:?}")
+        }
+    }
+
+    impl From<ValidationFailed> for Failed {
+        fn from(_: ValidationFailed) -> Self {
+            Failed::Invalid
+        }
+    }
+
+    #[test]
+    fn the_later_of_two_classifiers_answers() {
+        let op = Operation::<u32, Failed>::new()
+            .retry_if(|_: &Failed| false)
+            .retry_if(|e: &Failed| *e == Failed::Slow);
+        let hooks = &op.plan.hooks;
+        assert!(HookSet::<u32, Failed>::is_retryable(hooks, &Failed::Slow));
+        assert!(!HookSet::<u32, Failed>::is_retryable(hooks, &Failed::Fatal));
+
+        let clock = FakeClock::new();
+        let outcome = op
+            .max_attempts(3)
+            .backoff(Backoff::constant(Duration::from_secs(1)))
+            .clock(&clock)
+            .run(|_| Err::<u32, _>(Failed::Slow));
+        assert_eq!(outcome.report().attempt_count(), 3);
+        assert_eq!(clock.slept(), [Duration::from_secs(1); 2]);
+    }
+
+    #[test]
+    fn a_hook_of_each_kind_answers_its_own_question() {
+        // Closures over a `Cell`: hooks that aren't `Sync` run a blocking
+        // operation all the same.
+        let heard = RefCell::new(Vec::new());
+        let reported = Cell::new(0);
+        let clock = FakeClock::new();
+        let mut results = [Err(Failed::Slow), Ok(0), Ok(7)].into_iter();
+        let outcome = Operation::new()
+            .max_attempts(3)
+            .backoff(Backoff::constant(Duration::from_secs(1)))
+            .retry_if(|e: &Failed| *e != Failed::Fatal)
+            .rate_limit(|e: &Failed| (*e == Failed::Slow).then_some(Duration::from_secs(3)))
+            .validate(|value: &u32| *value > 0)
+            .on_retry(|event: &RetryEvent<'_>| {
+                heard
+                    .borrow_mut()
+                    .push((event.attempt(), event.delay(), event.source()));
+            })
+            .on_report(|report: &ExecutionReport| reported.set(report.attempt_count()))
+            .clock(&clock)
+            .run(|_| results.next().unwrap());
+        assert_eq!(outcome.into_result(), Ok(7));
+        assert_eq!(
+            *heard.borrow(),
+            [
+                (1, Duration::from_secs(3), DelaySource::RetryAfter),
+                (2, Duration::from_secs(1), DelaySource::Backoff),
+            ]
+        );
+        assert_eq!(reported.get(), 3);
+    }
+
+    #[test]
+    fn the_empty_stack_answers_every_question_with_the_defaults() {
+        // Its `rest` is itself: an answer it left to the default methods
+        // would never return.
+        let report = Operation::<u32, Failed>::new()
+            .clock(FakeClock::new())
+            .run(|_| Ok(1))
+            .into_parts()
+            .1;
+        assert!(HookSet::<u32, Failed>::is_retryable(&Hooks, &Failed::Fatal));
+        assert_eq!(
+            HookSet::<u32, Failed>::retry_after(&Hooks, &Failed::Slow),
+            None
+        );
+        assert!(HookSet::<u32, Failed>::is_valid(&Hooks, &0));
+        let _: &dyn OnRetry = HookSet::<u32, Failed>::on_retry(&Hooks);
+        HookSet::<u32, Failed>::on_report(&Hooks, &report);
+        const { assert!(!<Hooks as HookSet<u32, Failed>>::REPORTS) };
+    }
+
+    #[test]
+    fn a_stack_reports_as_its_top_report_hook_says() {
+        type Report = fn(&ExecutionReport);
+        type Select = fn(&Failed) -> bool;
+        const { assert!(<ReportHook<Report> as HookSet<u32, Failed>>::REPORTS) };
+        // A layer of another kind leaves the answer to the hooks below it.
+        const { assert!(!<RetryIf<Select> as HookSet<u32, Failed>>::REPORTS) };
+        const { assert!(<RetryIf<Select, ReportHook<Report>> as HookSet<u32, Failed>>::REPORTS) };
+        // The top report hook answers, as for every kind.
+        const { assert!(!<ReportHook<Unobserved, ReportHook<Report>> as HookSet<u32, Failed>>::REPORTS) };
+    }
+
+    #[test]
+    fn hooks_cost_nothing_but_their_own_state() {
+        type Listeners = RetryListener<Silent, ReportHook<Unobserved>>;
+        type Defaults = RetryIf<RetryAll, Hint<NoHint, Validator<AnyValue, Listeners>>>;
+        assert_eq!(size_of::<Hooks>(), 0);
+        assert_eq!(size_of::<Defaults>(), 0);
+        assert_eq!(
+            size_of::<RetryIf<fn(&Failed) -> bool, ReportHook<Unobserved>>>(),
+            size_of::<fn(&Failed) -> bool>()
+        );
+    }
+
+    #[test]
+    fn send_and_sync_hooks_keep_an_async_future_send() {
+        fn send<F: Future + Send>(_: F) {}
+        fn send_sync<H: Send + Sync>(_: &H) {}
+        let op = Operation::<u32, Failed>::new()
+            .clock(TokioClock)
+            .retry_if(|e: &Failed| *e == Failed::Slow)
+            .on_retry(|_: &RetryEvent<'_>| {})
+            .on_report(|_: &ExecutionReport| {});
+        send_sync(&op.plan.hooks);
+        send(op.run_async(async |_| Ok(1)));
+    }
+}
