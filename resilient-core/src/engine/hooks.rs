@@ -4,94 +4,273 @@
 //! Each is a trait implemented by the matching closure type and by a
 //! zero-sized default ([`RetryAll`], [`NoHint`], [`AnyValue`], [`Silent`],
 //! [`Unobserved`]), so an operation that doesn't use one pays nothing.
+//!
+//! An operation holds its hooks as a stack, one type parameter however
+//! many are set. [`Hooks`] is the empty stack, which answers every
+//! question of [`HookSet`] with the defaults' answers; each of
+//! [`Operation`](crate::Operation)'s hook setters pushes one layer
+//! ([`RetryIf`], [`Hint`], [`Validator`], [`RetryListener`],
+//! [`ReportHook`]) that answers its own question and leaves the others
+//! to the hooks below it, through `HookSet`'s default methods. The top
+//! layer answers first, so a hook set twice is the later one:
+//! `.retry_if(a).retry_if(b)` retries what `b` selects. The earlier one
+//! stays in the stack, unread, until the operation is dropped.
+//!
+//! The stack's type follows the order of the setters:
+//! `.retry_if(a).on_retry(b)` is a `RetryListener<B, RetryIf<A>>`, the
+//! other order a `RetryIf<A, RetryListener<B>>`. Both run the same, but
+//! as two types they are compiled once each (`#[resilient]` calls the
+//! setters in the order its options are written).
+//!
+//! # Adding a hook kind
+//!
+//! 1. **A question** on [`HookSet`], if the hook answers a new one: a
+//!    method (or a `const`) whose default body asks the rest of the stack,
+//!    `self.rest().<question>(…)`, and its no-hook answer in `impl HookSet
+//!    for Hooks` (from a zero-sized default, like [`RetryAll`], where
+//!    users may name one). No layer answers it yet, and none has to. (An
+//!    answer that borrows from the hooks, as `on_retry`'s does, is asked
+//!    of the rest through `Layer`, which `layers!` implements: see
+//!    `Layer::rest_on_retry`.)
+//! 2. **A layer**: a row `<Kind>;` with its doc in the `layers!` table
+//!    below, which declares `<Kind><F, Rest = Hooks> { hook: F, rest:
+//!    Rest }` and hands it its `rest`, and `impl HookSet for <Kind><F,
+//!    Rest>` that answers its own question from `hook` and nothing else.
+//! 3. **A setter** on [`Operation`](crate::Operation), beside the others:
+//!    it takes `F`, returns `Operation<'b, T, E, C, <Kind><F, H>>` for any
+//!    `H`, and pushes the layer with `with_part!(self, push <Kind>(f))`.
+//!
+//! Nothing else changes: no other layer and no other setter names the new
+//! kind, and the engine, which reads the hooks only through [`HookSet`],
+//! asks the new question where it needs the answer.
 
 use std::time::Duration;
 
 use crate::report::{DelaySource, ExecutionError, ExecutionReport, FailureKind};
 
-/// The user's hooks of one operation, one type parameter each; built by
-/// [`Operation`](crate::Operation)'s setters (`retry_if`, `rate_limit`,
-/// `validate`, `on_retry`, `on_report`), never by hand.
+/// The empty stack of hooks, an operation's until a hook setter pushes a
+/// layer on it: every error retryable, no hint, every value valid, nobody
+/// listening. Zero-sized; `Operation<'b, T, E, C>` names it by default.
+///
+/// A stack's type names its hooks from the last set down:
+///
+/// ```
+/// use resilient::hooks::{RetryIf, RetryListener};
+/// use resilient::{Operation, RetryEvent};
+///
+/// fn transient(error: &&str) -> bool {
+///     *error == "busy"
+/// }
+/// fn log(event: &RetryEvent<'_>) {
+///     eprintln!("retrying after attempt {}", event.attempt());
+/// }
+///
+/// type Transient = fn(&&'static str) -> bool;
+/// type Log = fn(&RetryEvent<'_>);
+/// let op: Operation<'_, u32, &str, _, RetryListener<Log, RetryIf<Transient>>> =
+///     Operation::new().retry_if(transient as Transient).on_retry(log as Log);
+/// # let _ = op;
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Hooks<Cl = RetryAll, Rl = NoHint, V = AnyValue, Or = Silent, Rp = Unobserved> {
-    pub(crate) classify: Cl,
-    pub(crate) rate_limit: Rl,
-    pub(crate) validate: V,
-    pub(crate) on_retry: Or,
-    pub(crate) on_report: Rp,
-}
+pub struct Hooks;
 
 impl Hooks {
-    /// No hooks: every error retryable, no hint, every value valid, nobody
-    /// listening.
-    pub(crate) const NONE: Hooks = Hooks {
-        classify: RetryAll,
-        rate_limit: NoHint,
-        validate: AnyValue,
-        on_retry: Silent,
-        on_report: Unobserved,
-    };
+    /// No hooks.
+    pub(crate) const NONE: Hooks = Hooks;
 }
 
-/// What an operation asks of its [`Hooks`] to run on values of `T` and
-/// errors of `E`: implemented by `Hooks` whenever each hook fits (a
-/// classifier of `E`, a validator of `T`, …), and by nothing else.
-pub trait HookSet<T, E>: sealed::Sealed {
+/// What an operation asks of its hooks to run on values of `T` and errors
+/// of `E`: implemented by the empty stack [`Hooks`] and by each layer a
+/// hook setter pushes on it, whenever its hook fits (a classifier of `E`,
+/// a validator of `T`, …), and by nothing else.
+///
+/// Each answer comes from the topmost layer that has one, the empty stack
+/// at the bottom answering the rest: a layer overrides only its own
+/// question, and the default methods ask the layers below.
+pub trait HookSet<T, E>: sealed::Layer<T, E> {
     /// Whether `error` may succeed on another attempt.
-    fn is_retryable(&self, error: &E) -> bool;
-    /// The Retry-After hint of a retryable `error`, if any.
-    fn retry_after(&self, error: &E) -> Option<Duration>;
-    /// Whether a successful value is acceptable.
-    fn is_valid(&self, value: &T) -> bool;
-    /// Who hears about retries.
-    fn on_retry(&self) -> &dyn OnRetry;
-    /// Hands the finished report to its hook.
-    fn on_report(&self, report: &ExecutionReport);
-    /// Whether a report hook is set: `false` when
-    /// [`on_report`](HookSet::on_report) does nothing.
-    const REPORTS: bool;
-}
-
-impl<T, E, Cl, Rl, V, Or, Rp> HookSet<T, E> for Hooks<Cl, Rl, V, Or, Rp>
-where
-    Cl: Classify<E>,
-    Rl: RateLimit<E>,
-    V: Validate<T>,
-    Or: OnRetry,
-    Rp: OnReport,
-{
     #[inline]
     fn is_retryable(&self, error: &E) -> bool {
-        self.classify.is_retryable(error)
+        self.rest().is_retryable(error)
+    }
+
+    /// The Retry-After hint of a retryable `error`, if any.
+    #[inline]
+    fn retry_after(&self, error: &E) -> Option<Duration> {
+        self.rest().retry_after(error)
+    }
+
+    /// Whether a successful value is acceptable.
+    #[inline]
+    fn is_valid(&self, value: &T) -> bool {
+        self.rest().is_valid(value)
+    }
+
+    /// Who hears about retries.
+    #[inline]
+    fn on_retry(&self) -> &dyn OnRetry {
+        self.rest_on_retry()
+    }
+
+    /// Hands the finished report to its hook.
+    #[inline]
+    fn on_report(&self, report: &ExecutionReport) {
+        self.rest().on_report(report);
+    }
+
+    /// Whether a report hook is set: `false` when
+    /// [`on_report`](HookSet::on_report) does nothing.
+    const REPORTS: bool = <Self::Rest as HookSet<T, E>>::REPORTS;
+}
+
+/// The bottom of every stack: the defaults' answers. It answers every
+/// question itself, since its `rest` is itself.
+impl<T, E> HookSet<T, E> for Hooks {
+    #[inline]
+    fn is_retryable(&self, error: &E) -> bool {
+        RetryAll.is_retryable(error)
     }
 
     #[inline]
     fn retry_after(&self, error: &E) -> Option<Duration> {
-        self.rate_limit.retry_after(error)
+        NoHint.retry_after(error)
     }
 
     #[inline]
     fn is_valid(&self, value: &T) -> bool {
-        self.validate.is_valid(value)
+        AnyValue.is_valid(value)
     }
 
+    #[inline]
     fn on_retry(&self) -> &dyn OnRetry {
-        &self.on_retry
+        &Silent
     }
 
     #[inline]
     fn on_report(&self, report: &ExecutionReport) {
-        self.on_report.on_report(report);
+        Unobserved.on_report(report);
     }
 
-    const REPORTS: bool = Rp::REPORTS;
+    const REPORTS: bool = Unobserved::REPORTS;
+}
+
+/// Declares each layer: a hook `F` on top of `Rest`, the hooks below it,
+/// which answer what `F` doesn't.
+macro_rules! layers {
+    ($($(#[$doc:meta])* $layer:ident;)*) => {$(
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy)]
+        pub struct $layer<F, Rest = Hooks> {
+            pub(crate) hook: F,
+            pub(crate) rest: Rest,
+        }
+
+        impl<T, E, F, Rest: HookSet<T, E>> sealed::Layer<T, E> for $layer<F, Rest> {
+            type Rest = Rest;
+
+            #[inline]
+            fn rest(&self) -> &Rest {
+                &self.rest
+            }
+
+            #[inline]
+            fn rest_on_retry(&self) -> &dyn OnRetry {
+                self.rest.on_retry()
+            }
+        }
+    )*};
+}
+
+layers! {
+    /// The classifier [`retry_if`](crate::Operation::retry_if) pushes: it
+    /// decides which errors are retried.
+    RetryIf;
+    /// The Retry-After hint [`rate_limit`](crate::Operation::rate_limit)
+    /// pushes: it reads how long a server asked to wait.
+    Hint;
+    /// The validator [`validate`](crate::Operation::validate) pushes: it
+    /// checks successful values.
+    Validator;
+    /// The listener [`on_retry`](crate::Operation::on_retry) pushes: it
+    /// hears about each retry.
+    RetryListener;
+    /// The report hook [`on_report`](crate::Operation::on_report) pushes:
+    /// it receives each run's report.
+    ReportHook;
+}
+
+impl<T, E, F: Classify<E>, Rest: HookSet<T, E>> HookSet<T, E> for RetryIf<F, Rest> {
+    #[inline]
+    fn is_retryable(&self, error: &E) -> bool {
+        self.hook.is_retryable(error)
+    }
+}
+
+impl<T, E, F: RateLimit<E>, Rest: HookSet<T, E>> HookSet<T, E> for Hint<F, Rest> {
+    #[inline]
+    fn retry_after(&self, error: &E) -> Option<Duration> {
+        self.hook.retry_after(error)
+    }
+}
+
+impl<T, E, F: Validate<T>, Rest: HookSet<T, E>> HookSet<T, E> for Validator<F, Rest> {
+    #[inline]
+    fn is_valid(&self, value: &T) -> bool {
+        self.hook.is_valid(value)
+    }
+}
+
+impl<T, E, F: OnRetry, Rest: HookSet<T, E>> HookSet<T, E> for RetryListener<F, Rest> {
+    #[inline]
+    fn on_retry(&self) -> &dyn OnRetry {
+        &self.hook
+    }
+}
+
+impl<T, E, F: OnReport, Rest: HookSet<T, E>> HookSet<T, E> for ReportHook<F, Rest> {
+    #[inline]
+    fn on_report(&self, report: &ExecutionReport) {
+        self.hook.on_report(report);
+    }
+
+    const REPORTS: bool = F::REPORTS;
+}
+
+/// The empty stack is its own rest, never asked: it answers every
+/// question itself.
+impl<T, E> sealed::Layer<T, E> for Hooks {
+    type Rest = Hooks;
+
+    #[inline]
+    fn rest(&self) -> &Hooks {
+        self
+    }
+
+    #[inline]
+    fn rest_on_retry(&self) -> &dyn OnRetry {
+        &Silent
+    }
 }
 
 mod sealed {
-    /// Keeps [`HookSet`](super::HookSet) implemented by `Hooks` only.
-    pub trait Sealed {}
+    use super::{HookSet, OnRetry};
 
-    impl<Cl, Rl, V, Or, Rp> Sealed for super::Hooks<Cl, Rl, V, Or, Rp> {}
+    /// One layer of a stack of hooks and the hooks below it. Keeps
+    /// [`HookSet`] implemented by `Hooks` and its layers only.
+    pub trait Layer<T, E> {
+        /// The hooks below this layer.
+        type Rest: HookSet<T, E>;
+
+        /// The hooks below this layer, which answer what it doesn't.
+        fn rest(&self) -> &Self::Rest;
+
+        /// `self.rest().on_retry()`, which `HookSet::on_retry`'s default
+        /// can't write: the listener is borrowed for as long as `self`,
+        /// and the compiler grants that `Self::Rest` lives as long as
+        /// `self` only where `T` and `E` do too. A layer's own type
+        /// holds its `Rest`, which says so.
+        fn rest_on_retry(&self) -> &dyn OnRetry;
+    }
 }
 
 /// Decides whether an error is retried. Implemented by `Fn(&E) -> bool`.
@@ -270,5 +449,144 @@ impl RetryEvent<'_> {
     /// The failure, as recorded in the report.
     pub fn error(&self) -> &ExecutionError {
         self.error
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::{Cell, RefCell};
+    use std::fmt;
+    use std::future::Future;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::{Backoff, FakeClock, Operation, TokioClock, ValidationFailed};
+
+    #[derive(Debug, PartialEq)]
+    enum Failed {
+        Slow,
+        Fatal,
+        Invalid,
+    }
+
+    impl fmt::Display for Failed {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "{self:?}")
+        }
+    }
+
+    impl From<ValidationFailed> for Failed {
+        fn from(_: ValidationFailed) -> Self {
+            Failed::Invalid
+        }
+    }
+
+    #[test]
+    fn the_later_of_two_classifiers_answers() {
+        let op = Operation::<u32, Failed>::new()
+            .retry_if(|_: &Failed| false)
+            .retry_if(|e: &Failed| *e == Failed::Slow);
+        let hooks = &op.plan.hooks;
+        assert!(HookSet::<u32, Failed>::is_retryable(hooks, &Failed::Slow));
+        assert!(!HookSet::<u32, Failed>::is_retryable(hooks, &Failed::Fatal));
+
+        let clock = FakeClock::new();
+        let outcome = op
+            .max_attempts(3)
+            .backoff(Backoff::constant(Duration::from_secs(1)))
+            .clock(&clock)
+            .run(|_| Err::<u32, _>(Failed::Slow));
+        assert_eq!(outcome.report().attempt_count(), 3);
+        assert_eq!(clock.slept(), [Duration::from_secs(1); 2]);
+    }
+
+    #[test]
+    fn a_hook_of_each_kind_answers_its_own_question() {
+        // Closures over a `Cell`: hooks that aren't `Sync` run a blocking
+        // operation all the same.
+        let heard = RefCell::new(Vec::new());
+        let reported = Cell::new(0);
+        let clock = FakeClock::new();
+        let mut results = [Err(Failed::Slow), Ok(0), Ok(7)].into_iter();
+        let outcome = Operation::new()
+            .max_attempts(3)
+            .backoff(Backoff::constant(Duration::from_secs(1)))
+            .retry_if(|e: &Failed| *e != Failed::Fatal)
+            .rate_limit(|e: &Failed| (*e == Failed::Slow).then_some(Duration::from_secs(3)))
+            .validate(|value: &u32| *value > 0)
+            .on_retry(|event: &RetryEvent<'_>| {
+                heard
+                    .borrow_mut()
+                    .push((event.attempt(), event.delay(), event.source()));
+            })
+            .on_report(|report: &ExecutionReport| reported.set(report.attempt_count()))
+            .clock(&clock)
+            .run(|_| results.next().unwrap());
+        assert_eq!(outcome.into_result(), Ok(7));
+        assert_eq!(
+            *heard.borrow(),
+            [
+                (1, Duration::from_secs(3), DelaySource::RetryAfter),
+                (2, Duration::from_secs(1), DelaySource::Backoff),
+            ]
+        );
+        assert_eq!(reported.get(), 3);
+    }
+
+    #[test]
+    fn the_empty_stack_answers_every_question_with_the_defaults() {
+        // Its `rest` is itself: an answer it left to the default methods
+        // would never return.
+        let report = Operation::<u32, Failed>::new()
+            .clock(FakeClock::new())
+            .run(|_| Ok(1))
+            .into_parts()
+            .1;
+        assert!(HookSet::<u32, Failed>::is_retryable(&Hooks, &Failed::Fatal));
+        assert_eq!(
+            HookSet::<u32, Failed>::retry_after(&Hooks, &Failed::Slow),
+            None
+        );
+        assert!(HookSet::<u32, Failed>::is_valid(&Hooks, &0));
+        let _: &dyn OnRetry = HookSet::<u32, Failed>::on_retry(&Hooks);
+        HookSet::<u32, Failed>::on_report(&Hooks, &report);
+        const { assert!(!<Hooks as HookSet<u32, Failed>>::REPORTS) };
+    }
+
+    #[test]
+    fn a_stack_reports_as_its_top_report_hook_says() {
+        type Report = fn(&ExecutionReport);
+        type Select = fn(&Failed) -> bool;
+        const { assert!(<ReportHook<Report> as HookSet<u32, Failed>>::REPORTS) };
+        // A layer of another kind leaves the answer to the hooks below it.
+        const { assert!(!<RetryIf<Select> as HookSet<u32, Failed>>::REPORTS) };
+        const { assert!(<RetryIf<Select, ReportHook<Report>> as HookSet<u32, Failed>>::REPORTS) };
+        // The top report hook answers, as for every kind.
+        const { assert!(!<ReportHook<Unobserved, ReportHook<Report>> as HookSet<u32, Failed>>::REPORTS) };
+    }
+
+    #[test]
+    fn hooks_cost_nothing_but_their_own_state() {
+        type Listeners = RetryListener<Silent, ReportHook<Unobserved>>;
+        type Defaults = RetryIf<RetryAll, Hint<NoHint, Validator<AnyValue, Listeners>>>;
+        assert_eq!(size_of::<Hooks>(), 0);
+        assert_eq!(size_of::<Defaults>(), 0);
+        assert_eq!(
+            size_of::<RetryIf<fn(&Failed) -> bool, ReportHook<Unobserved>>>(),
+            size_of::<fn(&Failed) -> bool>()
+        );
+    }
+
+    #[test]
+    fn send_and_sync_hooks_keep_an_async_future_send() {
+        fn send<F: Future + Send>(_: F) {}
+        fn send_sync<H: Send + Sync>(_: &H) {}
+        let op = Operation::<u32, Failed>::new()
+            .clock(TokioClock)
+            .retry_if(|e: &Failed| *e == Failed::Slow)
+            .on_retry(|_: &RetryEvent<'_>| {})
+            .on_report(|_: &ExecutionReport| {});
+        send_sync(&op.plan.hooks);
+        send(op.run_async(async |_| Ok(1)));
     }
 }

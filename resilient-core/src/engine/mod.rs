@@ -21,7 +21,8 @@
 //! * `recipe.rs`: [`Recipe`], the values of an operation of the commonest
 //!   options, built by one function shared by every such function;
 //! * `hooks.rs`: the user's pieces (classifier, Retry-After hint,
-//!   validator, listeners) and their no-op defaults;
+//!   validator, listeners), their no-op defaults, and the stack an
+//!   operation holds them in; it says how to add a kind;
 //! * `events.rs`: `tracing` events and `metrics` series.
 
 mod decide;

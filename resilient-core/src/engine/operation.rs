@@ -422,34 +422,14 @@ impl<T, E: ReportableError> Default for Operation<'static, T, E> {
     }
 }
 
-/// Rebuilds an operation with its clock or one of its hooks replaced.
+/// Rebuilds an operation with its clock replaced, or with one more layer
+/// of hooks on its stack.
 macro_rules! with_part {
     ($op:ident, clock = $clock:expr) => {
         with_part!(@build $op, $clock, $op.plan.hooks)
     };
-    ($op:ident, hooks.classify = $value:expr) => {
-        with_part!(@hooks $op, $value, $op.plan.hooks.rate_limit, $op.plan.hooks.validate, $op.plan.hooks.on_retry, $op.plan.hooks.on_report)
-    };
-    ($op:ident, hooks.rate_limit = $value:expr) => {
-        with_part!(@hooks $op, $op.plan.hooks.classify, $value, $op.plan.hooks.validate, $op.plan.hooks.on_retry, $op.plan.hooks.on_report)
-    };
-    ($op:ident, hooks.validate = $value:expr) => {
-        with_part!(@hooks $op, $op.plan.hooks.classify, $op.plan.hooks.rate_limit, $value, $op.plan.hooks.on_retry, $op.plan.hooks.on_report)
-    };
-    ($op:ident, hooks.on_retry = $value:expr) => {
-        with_part!(@hooks $op, $op.plan.hooks.classify, $op.plan.hooks.rate_limit, $op.plan.hooks.validate, $value, $op.plan.hooks.on_report)
-    };
-    ($op:ident, hooks.on_report = $value:expr) => {
-        with_part!(@hooks $op, $op.plan.hooks.classify, $op.plan.hooks.rate_limit, $op.plan.hooks.validate, $op.plan.hooks.on_retry, $value)
-    };
-    (@hooks $op:ident, $classify:expr, $rate_limit:expr, $validate:expr, $on_retry:expr, $on_report:expr) => {
-        with_part!(@build $op, $op.plan.clock, Hooks {
-            classify: $classify,
-            rate_limit: $rate_limit,
-            validate: $validate,
-            on_retry: $on_retry,
-            on_report: $on_report,
-        })
+    ($op:ident, push $layer:ident($hook:expr)) => {
+        with_part!(@build $op, $op.plan.clock, $layer { hook: $hook, rest: $op.plan.hooks })
     };
     (@build $op:ident, $clock:expr, $hooks:expr) => {
         Operation {
@@ -811,45 +791,47 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     }
 }
 
-impl<'b, T, E, C, Cl, Rl, V, Or, Rp> Operation<'b, T, E, C, Hooks<Cl, Rl, V, Or, Rp>> {
+use super::hooks::{Hint, ReportHook, RetryIf, RetryListener, Validator};
+
+impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// Retries only the errors for which `classify` returns `true`.
     #[inline]
-    pub fn retry_if<F>(self, classify: F) -> Operation<'b, T, E, C, Hooks<F, Rl, V, Or, Rp>>
+    pub fn retry_if<F>(self, classify: F) -> Operation<'b, T, E, C, RetryIf<F, H>>
     where
         F: Fn(&E) -> bool,
     {
-        with_part!(self, hooks.classify = classify)
+        with_part!(self, push RetryIf(classify))
     }
 
     /// Reads a Retry-After hint from retryable errors: such an error waits
     /// exactly the hint, without consuming a retry and without the backoff.
     #[inline]
-    pub fn rate_limit<F>(self, hint: F) -> Operation<'b, T, E, C, Hooks<Cl, F, V, Or, Rp>>
+    pub fn rate_limit<F>(self, hint: F) -> Operation<'b, T, E, C, Hint<F, H>>
     where
         F: Fn(&E) -> Option<std::time::Duration>,
     {
-        with_part!(self, hooks.rate_limit = hint)
+        with_part!(self, push Hint(hint))
     }
 
     /// Rejects successful values for which `check` returns `false`, as
     /// `E::from(ValidationFailed)`.
     #[inline]
-    pub fn validate<F>(mut self, check: F) -> Operation<'b, T, E, C, Hooks<Cl, Rl, F, Or, Rp>>
+    pub fn validate<F>(mut self, check: F) -> Operation<'b, T, E, C, Validator<F, H>>
     where
         F: Fn(&T) -> bool,
         E: ValidationError,
     {
         self.plan.invalid = Some(E::validation_failed);
-        with_part!(self, hooks.validate = check)
+        with_part!(self, push Validator(check))
     }
 
     /// Calls `listener` before each wait.
     #[inline]
-    pub fn on_retry<F>(self, listener: F) -> Operation<'b, T, E, C, Hooks<Cl, Rl, V, F, Rp>>
+    pub fn on_retry<F>(self, listener: F) -> Operation<'b, T, E, C, RetryListener<F, H>>
     where
         F: Fn(&RetryEvent<'_>),
     {
-        with_part!(self, hooks.on_retry = listener)
+        with_part!(self, push RetryListener(listener))
     }
 
     /// Hands the report of each run to `hook` before the outcome is
@@ -874,11 +856,11 @@ impl<'b, T, E, C, Cl, Rl, V, Or, Rp> Operation<'b, T, E, C, Hooks<Cl, Rl, V, Or,
     /// assert_eq!(*seen.lock().unwrap(), [("cache.get".to_owned(), 2)]);
     /// ```
     #[inline]
-    pub fn on_report<F>(self, hook: F) -> Operation<'b, T, E, C, Hooks<Cl, Rl, V, Or, F>>
+    pub fn on_report<F>(self, hook: F) -> Operation<'b, T, E, C, ReportHook<F, H>>
     where
         F: Fn(&ExecutionReport),
     {
-        with_part!(self, hooks.on_report = hook)
+        with_part!(self, push ReportHook(hook))
     }
 }
 

@@ -26,7 +26,7 @@ use std::marker::PhantomData;
 use std::time::Duration;
 
 use super::execution::Execution;
-use super::hooks::{Classify, Hooks, RetryAll};
+use super::hooks::{HookSet, Hooks, RetryIf};
 use super::operation::{
     FirstFailure, FirstReads, FirstSuccess, FirstTerms, Operation, Told, first_async_of,
     first_untimed_async_of,
@@ -265,18 +265,15 @@ impl<T, E, K, C: Clock> FirstReads<T, E> for Recipe<T, E, K, C> {
 /// A `Recipe`'s classifier: `()` retries every error, a `fn` pointer
 /// the errors it selects.
 pub trait Classifier<E> {
-    /// The classifier of the operation built.
-    type Classify: Classify<E>;
+    /// The hooks of the operation built: none, or this classifier.
+    type Hooks;
 
     /// `op`, classifying errors with this.
-    fn classify<'b, T, C>(
-        self,
-        op: Operation<'b, T, E, C>,
-    ) -> Operation<'b, T, E, C, Hooks<Self::Classify>>;
+    fn classify<'b, T, C>(self, op: Operation<'b, T, E, C>) -> Operation<'b, T, E, C, Self::Hooks>;
 }
 
 impl<E> Classifier<E> for () {
-    type Classify = RetryAll;
+    type Hooks = Hooks;
 
     #[inline(always)]
     fn classify<'b, T, C>(self, op: Operation<'b, T, E, C>) -> Operation<'b, T, E, C> {
@@ -285,18 +282,24 @@ impl<E> Classifier<E> for () {
 }
 
 impl<E> Classifier<E> for fn(&E) -> bool {
-    type Classify = fn(&E) -> bool;
+    type Hooks = RetryIf<Self>;
 
     #[inline(always)]
-    fn classify<'b, T, C>(self, op: Operation<'b, T, E, C>) -> Operation<'b, T, E, C, Hooks<Self>> {
+    fn classify<'b, T, C>(
+        self,
+        op: Operation<'b, T, E, C>,
+    ) -> Operation<'b, T, E, C, RetryIf<Self>> {
         op.retry_if(self)
     }
 }
 
-impl<T, E, K: Classifier<E>, C: Clock> Recipe<T, E, K, C> {
+impl<T, E, K: Classifier<E>, C: Clock> Recipe<T, E, K, C>
+where
+    K::Hooks: HookSet<T, E>,
+{
     /// The operation, as the same setters would make it.
     #[inline(never)]
-    pub fn build(self) -> Operation<'static, T, E, C, Hooks<K::Classify>> {
+    pub fn build(self) -> Operation<'static, T, E, C, K::Hooks> {
         let (op, classify) = self.apply();
         classify.classify(op)
     }
@@ -351,8 +354,8 @@ mod tests {
         assert_eq!(recipe.plan.name, chain.plan.name);
         assert!(recipe.plan.tally.is_some_and(|t| std::ptr::eq(t, &TALLY)));
         assert_eq!(recipe.plan.describe.map(|d| d(&"x")), Some("x".to_owned()));
-        assert!((recipe.plan.hooks.classify)(&"transient"));
-        assert!(!(recipe.plan.hooks.classify)(&"fatal"));
+        assert!((recipe.plan.hooks.hook)(&"transient"));
+        assert!(!(recipe.plan.hooks.hook)(&"fatal"));
 
         // Nothing set: an operation's defaults.
         let plain = Recipe::<u32, &'static str>::new().build();
@@ -423,8 +426,8 @@ mod tests {
             recipe.plan.timed_out.map(|t| t()),
             Some(FetchError::Timeout)
         );
-        assert!((recipe.plan.hooks.classify)(&FetchError::Transient));
-        assert!(!(recipe.plan.hooks.classify)(&FetchError::Timeout));
+        assert!((recipe.plan.hooks.hook)(&FetchError::Transient));
+        assert!(!(recipe.plan.hooks.hook)(&FetchError::Timeout));
 
         // A budget alone cuts an attempt only once asked to.
         let budget = Recipe::<u32, FetchError>::new().budget(Duration::from_secs(5));
