@@ -1,11 +1,18 @@
 //! The retry engine.
 //!
 //! * `operation.rs`: [`Operation`], the builder of one resilient call, and
-//!   the `run` methods (of operations and of [`RetryPolicy`](crate::RetryPolicy));
+//!   its `run` methods;
+//! * `first.rs`: the first attempt every call makes, run before the
+//!   operation is built where it can be, and the two-step protocol of
+//!   `#[resilient]` made of it (`crate::__private`);
+//! * `policy_runs.rs`: the plain runs of [`RetryPolicy`](crate::RetryPolicy),
+//!   without a report;
 //! * `plan.rs`: what an execution borrows from its operation (settings,
 //!   name, clock, hooks, gates, error conversions);
 //! * `execution.rs`: [`Execution`], one run: records attempts and carries
 //!   out the decisions; it reads the plan, never the builder;
+//! * `core.rs`: the untyped half of an execution, its bookkeeping (the
+//!   report, the counters, the schedule, events), compiled once;
 //! * `gates/`: the admission concerns asked around each attempt (the
 //!   circuit breaker, the retry throttle, the limiters, chaos), one file
 //!   each, behind one trait; its `mod.rs` says how to add one;
@@ -25,23 +32,27 @@
 //!   operation holds them in; it says how to add a kind;
 //! * `events.rs`: `tracing` events and `metrics` series.
 
+mod core;
 mod decide;
 mod events;
 mod execution;
+mod first;
 pub(crate) mod gates;
 mod hedge;
 pub mod hooks;
 mod idempotent;
 mod operation;
 pub(crate) mod plan;
+mod policy_runs;
 pub(crate) mod race;
 pub(crate) mod recipe;
 
 #[cfg(feature = "tracing")]
 pub use events::trace_report;
 pub use execution::Execution;
+pub use first::{FirstFailure, FirstSuccess, MakeOperation, first_attempt_unbuilt};
 pub use hedge::Hedged;
 pub use idempotent::{Fingerprint, Idempotent, IdempotentCall, RunsOperation, fingerprint};
-pub use operation::{FirstFailure, FirstSuccess, MakeOperation, first_attempt_unbuilt};
-pub use operation::{Operation, ThrottledPolicy};
+pub use operation::Operation;
+pub use policy_runs::ThrottledPolicy;
 pub use recipe::Recipe;

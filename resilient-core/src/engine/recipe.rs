@@ -26,11 +26,12 @@ use std::marker::PhantomData;
 use std::time::Duration;
 
 use super::execution::Execution;
-use super::hooks::{HookSet, Hooks, RetryIf};
-use super::operation::{
-    FirstFailure, FirstReads, FirstSuccess, FirstTerms, Operation, Told, first_async_of,
+use super::first::{
+    FirstFailure, FirstReads, FirstSuccess, FirstTerms, Told, first_async_of,
     first_untimed_async_of,
 };
+use super::hooks::{HookSet, Hooks, RetryIf};
+use super::operation::Operation;
 use crate::attempt::Attempt;
 use crate::clock::{Clock, SystemClock};
 use crate::error::{ReportableError, TimeoutError};

@@ -821,3 +821,69 @@ fn matching(chars: &[char], open: usize) -> usize {
     }
     chars.len() - 1
 }
+
+/// No source file of resilient-core or resilient-macros is over 800 lines,
+/// its doc comments and its inline test module left out (`tests.rs` and
+/// `fuzz.rs`, test code only, are exempt): past that, a file holds more
+/// than one concept, and a change to one reads through the others.
+#[test]
+fn no_source_file_is_over_800_lines() {
+    const LIMIT: usize = 800;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut long = Vec::new();
+    for src in [root.join("src"), root.join("../resilient-macros/src")] {
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        for path in files {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if ["tests.rs", "fuzz.rs"].contains(&name) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("a source file reads");
+            let lines = lines_of_code(&text);
+            if lines > LIMIT {
+                long.push(format!("{}: {lines} lines", path.display()));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "files over {LIMIT} lines (split them along their concepts): {long:#?}"
+    );
+}
+
+#[test]
+fn a_files_length_leaves_out_its_docs_and_its_tests() {
+    let text = "//! The module.\nuse x;\n\n/// A function.\nfn f() {}\n#[cfg(test)]\nmod tests {\n    fn g() {}\n}\n";
+    assert_eq!(lines_of_code(text), 3);
+}
+
+/// The lines of `text` before its inline test module, doc comments left out.
+fn lines_of_code(text: &str) -> usize {
+    let lines: Vec<&str> = text.lines().collect();
+    let end = lines
+        .windows(2)
+        .position(|pair| {
+            pair[0].trim() == "#[cfg(test)]" && pair[1].trim_start().starts_with("mod ")
+        })
+        .unwrap_or(lines.len());
+    lines[..end]
+        .iter()
+        .filter(|line| {
+            let line = line.trim_start();
+            !line.starts_with("///") && !line.starts_with("//!")
+        })
+        .count()
+}
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path, files: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("a source folder reads") {
+        let path = entry.expect("a folder entry").path();
+        if path.is_dir() {
+            rust_files(&path, files);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+}

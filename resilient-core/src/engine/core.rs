@@ -1,0 +1,477 @@
+//! [`Core`]: the untyped half of an [`Execution`](super::Execution), the
+//! bookkeeping of a run (the report, the counters, the schedule, events)
+//! without knowing `T` or `E`, compiled once, in this crate. A successful
+//! first attempt touches only its few fast fields; everything a retry
+//! needs lives in [`Slow`], allocated on the first failure.
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+use super::decide::{self, Counters, LastFailure, Stop};
+use super::events::{self, Ended};
+use super::hooks::{OnRetry, RetryEvent};
+use crate::attempt::Attempt;
+use crate::backoff::Jitter;
+use crate::chaos::Injection as Injected;
+use crate::observe::Tally;
+use crate::report::{
+    AttemptKind, AttemptRecord, Delay, ExecutionError, ExecutionReport, FailureKind, StopReason,
+};
+use crate::settings::{Settings, deadline};
+use crate::time::Nanos;
+
+/// What a failed attempt told the shell, in terms the core understands.
+pub(crate) struct AttemptFailure {
+    pub(crate) kind: FailureKind,
+    pub(crate) retryable: bool,
+    pub(crate) hint: Option<Duration>,
+    pub(crate) message: String,
+    /// Set when a gate refused the attempt: the call stops, for this
+    /// reason, whatever the classifier says.
+    pub(crate) refused: Option<StopReason>,
+}
+
+/// The untyped half of an execution.
+///
+/// Until an attempt fails, the report is not built: the first attempt's
+/// start, end and deadline are three numbers, and a successful first
+/// attempt turns them into a report of one record in place. The first
+/// failure moves them into [`Slow`] with everything a retry needs.
+pub(crate) struct Core<'o> {
+    /// The clock's reading when the operation started.
+    pub(crate) start: u64,
+    /// The latest reading, reused where no time can have passed.
+    pub(crate) now: u64,
+    /// The first attempt's deadline, until its record is made.
+    pub(crate) first_deadline: Option<Duration>,
+    /// Whether the first attempt has begun.
+    pub(crate) begun: bool,
+    /// What chaos did to the first attempt, until its record is made.
+    pub(crate) first_injected: Option<Injected>,
+    /// How long the latest attempt waited for its gates' permits.
+    pub(crate) queued: u64,
+    pub(crate) stop: Option<StopReason>,
+    pub(crate) name: &'o Cow<'static, str>,
+    /// The operation's tally, where the keys of its series are kept.
+    #[cfg(feature = "metrics")]
+    pub(crate) tally: Option<&'static Tally>,
+    pub(crate) slow: Option<Box<Slow>>,
+}
+
+/// What only a retry needs.
+pub(crate) struct Slow {
+    pub(crate) report: ExecutionReport,
+    pub(crate) settings: Settings,
+    pub(crate) counters: Counters,
+    /// The wait decided before the next attempt.
+    pub(crate) pending: Option<Delay>,
+    pub(crate) rng: Option<SmallRng>,
+}
+impl<'o> Core<'o> {
+    /// The operation's tally, for the keys of its series (`None`: found by
+    /// name, or no series recorded).
+    #[inline]
+    pub(crate) fn tally(&self) -> Option<&'static Tally> {
+        #[cfg(feature = "metrics")]
+        return self.tally;
+        #[cfg(not(feature = "metrics"))]
+        None
+    }
+
+    /// The wait decided before the next attempt, if any.
+    #[inline]
+    pub(crate) fn pending(&self) -> Option<Duration> {
+        self.slow.as_ref()?.pending.map(|delay| delay.duration())
+    }
+
+    /// Nanoseconds from the start to the latest reading.
+    #[inline]
+    pub(crate) fn elapsed(&self) -> u64 {
+        self.now.saturating_sub(self.start)
+    }
+
+    /// After a wait at `now`: the budget may have passed while sleeping.
+    #[cold]
+    pub(crate) fn after_wait(&mut self, now: u64) -> bool {
+        self.now = now;
+        let elapsed = Duration::from_nanos(self.elapsed());
+        let slow = self.slow.as_mut().expect("only a retry waits");
+        let Some(stop) = decide::after_wait(&slow.settings, elapsed) else {
+            return true;
+        };
+        slow.report.unattributed_delay =
+            Nanos::optional(slow.pending.take().map(|delay| delay.duration()));
+        self.stop = Some(stop);
+        false
+    }
+
+    /// Begins an attempt of `kind`, which waited `queued` for its permits,
+    /// at the latest reading: what it is granted, and where its record is.
+    /// The first attempt leaves no record yet: it is made on the first
+    /// failure, or when a hedge starts beside it.
+    #[inline]
+    pub(crate) fn begin(
+        &mut self,
+        kind: AttemptKind,
+        queued: u64,
+        settings: &Settings,
+    ) -> (Attempt, usize) {
+        if !self.begun {
+            self.begun = true;
+            self.queued = queued;
+            if queued > 0 {
+                // Its budget's share is what the wait left of it.
+                self.first_deadline = deadline(settings, self.queued);
+            }
+            let attempt = Attempt {
+                number: 1,
+                retry_number: 0,
+                deadline: self.first_deadline,
+                fallback: false,
+            };
+            return (attempt, 0);
+        }
+        // The first attempt's record, made with its own wait, before this
+        // attempt's wait replaces it.
+        if self.slow.is_none() {
+            self.keep_first(settings);
+        }
+        self.queued = queued;
+        self.push_record(kind, settings)
+    }
+
+    /// The state a retry needs, made on the first failure with the record
+    /// of the first attempt, which ended at the latest reading.
+    pub(crate) fn keep_report(&mut self, settings: &Settings) -> &mut Slow {
+        let elapsed = self.elapsed();
+        let made = self.slow.is_none();
+        let slow = self.keep_first(settings);
+        if made {
+            slow.report.name_and(0).1.end_at(elapsed);
+        }
+        slow
+    }
+
+    /// The report, made (if it isn't yet) with the record of the first
+    /// attempt, begun and not ended: when it fails, or when another
+    /// attempt is to run beside it.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn keep_first(&mut self, settings: &Settings) -> &mut Slow {
+        let deadline = Nanos::optional(self.first_deadline);
+        let (name, first_injected, queued) = (self.name, self.first_injected, self.queued);
+        self.slow.get_or_insert_with(|| {
+            let mut report = ExecutionReport::new(name.clone());
+            let mut first = AttemptRecord::begin(1, AttemptKind::Primary, queued, deadline, None)
+                .queued_for(queued);
+            if let Some(injected) = first_injected {
+                first.set_injected(injected);
+            }
+            report.push(first);
+            Box::new(Slow {
+                report,
+                settings: settings.clamped(),
+                counters: Counters::default(),
+                pending: None,
+                rng: None,
+            })
+        })
+    }
+
+    /// Records the start of an attempt of `kind` at the latest reading;
+    /// the attempt and where its record is. A primary attempt takes the
+    /// wait that preceded it.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn push_record(
+        &mut self,
+        kind: AttemptKind,
+        settings: &Settings,
+    ) -> (Attempt, usize) {
+        let started_at = self.elapsed();
+        let deadline = deadline(settings, started_at);
+        let slow = self
+            .slow
+            .as_mut()
+            .expect("the first attempt's record comes before another's");
+        let index = slow.report.attempts().len();
+        let number = slow.report.attempt_count().saturating_add(1);
+        let delay_before = if kind == AttemptKind::Primary {
+            slow.pending.take()
+        } else {
+            None
+        };
+        slow.report.push(
+            AttemptRecord::begin(
+                number,
+                kind,
+                started_at,
+                Nanos::optional(deadline),
+                delay_before,
+            )
+            .queued_for(self.queued),
+        );
+        let attempt = Attempt {
+            number,
+            retry_number: slow.counters.primaries,
+            deadline,
+            fallback: false,
+        };
+        (attempt, index)
+    }
+
+    /// The kind of the attempt at `index`.
+    pub(crate) fn kind_of(&self, index: usize) -> AttemptKind {
+        self.slow
+            .as_ref()
+            .and_then(|slow| slow.report.attempts().get(index))
+            .map_or(AttemptKind::Primary, AttemptRecord::kind)
+    }
+
+    /// Marks the attempt at `index` as ended at the latest reading; how
+    /// long it took.
+    pub(crate) fn end_record(&mut self, index: usize) -> u64 {
+        let end = self.elapsed();
+        match &mut self.slow {
+            Some(slow) => slow.report.name_and(index).1.end_at(end),
+            // The first attempt started after its queue.
+            None => end.saturating_sub(self.queued),
+        }
+    }
+
+    /// Records the attempt at `index` as dropped at the latest reading,
+    /// for the reason `why`; how long it ran.
+    pub(crate) fn cancel(&mut self, index: usize, why: &str) -> u64 {
+        let rtt = self.end_record(index);
+        if let Some(slow) = &mut self.slow {
+            slow.report.name_and(index).1.set_error(ExecutionError::new(
+                FailureKind::Cancelled,
+                false,
+                why.to_owned(),
+            ));
+        }
+        rtt
+    }
+
+    /// Records the failure of the attempt whose record is at `index`, and
+    /// decides what comes next when the failure ends its round: when it
+    /// was the `last` of its round (no hedge of it still runs), or when no
+    /// attempt of the round could change the answer (a refusal, or an
+    /// error that is not retried). `allows_retry` asks the gates, last,
+    /// whether a retry may start.
+    pub(crate) fn fail_at(
+        &mut self,
+        index: usize,
+        failed: AttemptFailure,
+        on_retry: &dyn OnRetry,
+        allows_retry: &mut dyn FnMut() -> bool,
+        last: bool,
+    ) {
+        let AttemptFailure {
+            kind,
+            retryable,
+            hint,
+            message,
+            refused,
+        } = failed;
+        let (now, start, tally) = (self.now, self.start, self.tally());
+        let slow = self
+            .slow
+            .as_mut()
+            .expect("a report is kept once an attempt fails");
+        let (name, record) = slow.report.name_and(index);
+        let number = record.number();
+        let attempt_kind = record.kind();
+        let recorded = record.set_error(ExecutionError::new(kind, retryable, message));
+        if kind == FailureKind::CircuitOpen {
+            events::circuit_rejected(name, number);
+        }
+        events::attempt_failed(name, number, recorded);
+        events::attempt_ended(name, tally, attempt_kind, Ended::of_failure(retryable));
+        let failure = LastFailure {
+            retryable,
+            refused,
+            hint,
+        };
+        if !decide::ends_round(&failure, last) {
+            return;
+        }
+        slow.counters.primaries = slow.counters.primaries.saturating_add(1);
+        let elapsed = Duration::from_nanos(now.saturating_sub(start));
+        let Slow {
+            report,
+            settings,
+            counters,
+            rng,
+            pending,
+        } = &mut **slow;
+        let decision = decide::after_round(
+            settings,
+            counters,
+            elapsed,
+            failure,
+            |nominal| jittered(settings, rng, nominal),
+            allows_retry,
+        );
+        match decision {
+            Ok(delay) => {
+                *counters = counters.after(delay);
+                *pending = Some(delay);
+                let (name, record) = report.name_and(index);
+                let event = RetryEvent {
+                    operation: name,
+                    attempt: number,
+                    delay: delay.duration(),
+                    source: delay.source(),
+                    error: record.error().expect("just recorded"),
+                };
+                on_retry.on_retry(&event);
+                events::retry_scheduled(name, number, delay.duration(), delay.source());
+            }
+            Err(stop) => {
+                if let Stop::RateLimit(refused) = stop {
+                    events::rate_limit_wait_exceeded(
+                        report.name_cow(),
+                        number,
+                        refused.hint,
+                        refused.waited,
+                        settings.max_rate_limit_wait,
+                    );
+                }
+                self.stop = Some(stop.reason());
+            }
+        }
+    }
+
+    pub(crate) fn begin_fallback(&mut self, now: u64, settings: &Settings) -> Attempt {
+        self.now = now;
+        let started_at = self.elapsed();
+        let slow = self.keep_report(settings);
+        let number = slow.report.attempt_count().saturating_add(1);
+        slow.report.push(AttemptRecord::begin(
+            number,
+            AttemptKind::Fallback,
+            started_at,
+            Nanos::NONE,
+            None,
+        ));
+        Attempt {
+            number,
+            retry_number: slow.counters.primaries.saturating_sub(1),
+            deadline: None,
+            fallback: true,
+        }
+    }
+
+    /// Records the end of a fallback at `now`, and its failure: whether the
+    /// classifier deemed it retryable, and its text.
+    pub(crate) fn end_fallback(&mut self, now: u64, failed: Option<(bool, String)>) {
+        self.now = now;
+        let (end, tally) = (self.elapsed(), self.tally());
+        let slow = self.slow.as_mut().expect("a fallback follows a failure");
+        let (name, record) = slow.report.name_and_last();
+        record.end_at(end);
+        let ok = failed.is_none();
+        events::attempt_ended(
+            name,
+            tally,
+            AttemptKind::Fallback,
+            failed.as_ref().map_or(Ended::Success, |(retryable, _)| {
+                Ended::of_failure(*retryable)
+            }),
+        );
+        if let Some((retryable, message)) = failed {
+            record.set_error(ExecutionError::new(
+                FailureKind::Operation,
+                retryable,
+                message,
+            ));
+        }
+        events::fallback_used(name, record.number(), ok);
+    }
+
+    /// Chaos injected `kinds` (in the order they happen) into attempt
+    /// `number`, whose record is (or, for a first attempt, will be) at
+    /// `index`. The record keeps the last kind: the fault or the outcome
+    /// decided the attempt's result.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn injected(&mut self, number: u32, index: usize, kinds: [Option<Injected>; 2]) {
+        for kind in kinds.into_iter().flatten() {
+            events::chaos_injected(self.name, number, kind);
+        }
+        let Some(kept) = kinds[1].or(kinds[0]) else {
+            return;
+        };
+        match &mut self.slow {
+            Some(slow) => slow.report.name_and(index).1.set_injected(kept),
+            None => self.first_injected = Some(kept),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn finish(self, deferred: bool) -> ExecutionReport {
+        let (elapsed, tally) = (self.elapsed(), self.tally());
+        let report = match self.slow {
+            None => {
+                let mut report = ExecutionReport::first_success(
+                    self.name.clone(),
+                    elapsed,
+                    Nanos::optional(self.first_deadline),
+                    self.queued,
+                );
+                if let Some(injected) = self.first_injected {
+                    report.name_and(0).1.set_injected(injected);
+                }
+                report
+            }
+            Some(slow) => finish_slow(*slow, elapsed, self.stop),
+        };
+        if !deferred {
+            events::finished(
+                report.name_cow(),
+                tally,
+                report.elapsed(),
+                report.stop_reason(),
+            );
+        }
+        report
+    }
+
+    /// A primary attempt of `kind` succeeded.
+    #[inline]
+    pub(crate) fn record_success(&mut self, kind: AttemptKind) {
+        events::attempt_ended(self.name, self.tally(), kind, Ended::Success);
+        self.stop = Some(StopReason::Succeeded);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn finish_slow(slow: Slow, elapsed: u64, stop: Option<StopReason>) -> ExecutionReport {
+    let mut report = slow.report;
+    report.elapsed = Nanos::from_u64(elapsed);
+    report.stop_reason = stop.unwrap_or(StopReason::Succeeded);
+    report
+}
+
+/// The backoff's nominal delay, jittered with the operation's random source
+/// (seeded when the settings say so, made on first use).
+fn jittered(settings: &Settings, rng: &mut Option<SmallRng>, nominal: Duration) -> Duration {
+    let nominal = match settings.max_delay {
+        Some(max_delay) => nominal.min(max_delay),
+        None => nominal,
+    };
+    if settings.backoff.jitter_kind() == Jitter::None || nominal.is_zero() {
+        return nominal;
+    }
+    let rng = rng.get_or_insert_with(|| match settings.seed {
+        Some(seed) => SmallRng::seed_from_u64(seed),
+        None => SmallRng::from_rng(&mut rand::rng()),
+    });
+    let sample: f64 = rng.random();
+    settings.backoff.jitter_nominal(nominal, sample)
+}

@@ -1,0 +1,430 @@
+//! The first attempt of a run, the one every call makes: run before the
+//! operation is built where nothing it reads needs the operation (the
+//! attribute's functions of constant options), and turned into the
+//! outcome of a first success, or the failure the retries go on from.
+//! [`Operation`] calls into it for its own first attempt; the two-step
+//! protocol of `#[resilient]` (`crate::__private`) is made of it.
+
+use std::future::{Future, poll_fn};
+use std::pin::{Pin, pin};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use super::hooks::HookSet;
+use super::operation::Operation;
+use super::plan;
+use crate::attempt::Attempt;
+use crate::clock::{Clock, Mark, SystemClock};
+use crate::observe::Tally;
+use crate::report::{FailureKind, Outcome};
+
+/// A first attempt that succeeded on the fast path of
+/// [`Operation::first_attempt_async`]: the value and its timing, which
+/// [`Operation::outcome_of`] turns into the outcome in the caller's own
+/// future, so that the outcome is written once, where it is returned.
+#[must_use = "`Operation::outcome_of` turns it into the outcome"]
+#[derive(Debug)]
+pub struct FirstSuccess<T, E> {
+    /// The attempt's result, an `Ok`, moved as the attempt returned it: a
+    /// caller that reads the outcome's result whole then reads it as it was
+    /// written, where an `Ok` written afresh, tag and value apart, can't be
+    /// forwarded to a read of both from the store buffer.
+    pub(crate) result: Result<T, E>,
+    pub(crate) elapsed: u64,
+    pub(crate) deadline: Option<Duration>,
+    /// Who hears of it, when that needs nothing but this: see
+    /// [`Operation::outcome_from`].
+    pub(crate) told: Option<Told>,
+}
+
+/// Who hears of a first success, for an operation without gates or a
+/// report hook, named by a `&'static str`: all that its outcome needs of
+/// the operation, so that [`Operation::outcome_from`] needn't build it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Told {
+    pub(crate) name: &'static str,
+    pub(crate) tally: Option<&'static Tally>,
+    /// Whether the call ends here, rather than in its caller (a deferred
+    /// report).
+    pub(crate) ends: bool,
+}
+
+impl Told {
+    /// An operation named `name`, counted in `tally`, whose call ends where
+    /// its first success is written.
+    #[inline(always)]
+    pub(crate) const fn ending(name: &'static str, tally: Option<&'static Tally>) -> Self {
+        Told {
+            name,
+            tally,
+            ends: true,
+        }
+    }
+}
+
+impl<T, E> FirstSuccess<T, E> {
+    /// A first success with `value`.
+    #[inline(always)]
+    pub(crate) fn of(
+        value: T,
+        elapsed: u64,
+        deadline: Option<Duration>,
+        told: Option<Told>,
+    ) -> Self {
+        FirstSuccess {
+            result: Ok(value),
+            elapsed,
+            deadline,
+            told,
+        }
+    }
+
+    /// Its outcome, for an operation of which `told` says all the outcome
+    /// needs.
+    #[inline(always)]
+    pub(crate) fn outcome_told(self, told: Told) -> Outcome<T, E> {
+        plan::first_success_untold(
+            self.result,
+            told.name,
+            told.tally,
+            self.elapsed,
+            self.deadline,
+            told.ends,
+        )
+    }
+}
+
+/// What an async first attempt reads of its operation, or of the values
+/// its operation is built from (a [`Recipe`](super::recipe::Recipe)):
+/// read before the attempt's future is made and once the attempt ends, each
+/// time from a fresh build, so that a build of constants folds into them.
+pub(crate) trait FirstReads<T, E> {
+    /// The clock the attempt is timed and raced on.
+    type Clock: Clock;
+
+    /// What the attempt reads before its future is made.
+    fn first_terms(&self) -> FirstTerms<E>;
+
+    /// The clock, out of the operation.
+    fn into_clock(self) -> Self::Clock;
+
+    /// Whether a success stands (no validator refuses it).
+    fn accepts(&self, value: &T) -> bool;
+
+    /// Who hears of a first success, if nothing else needs telling.
+    fn told(&self) -> Option<Told>;
+}
+
+impl<T, E, C: Clock, H: HookSet<T, E>> FirstReads<T, E> for Operation<'_, T, E, C, H> {
+    type Clock = C;
+
+    #[inline(always)]
+    fn first_terms(&self) -> FirstTerms<E> {
+        self.first_async_terms()
+    }
+
+    #[inline(always)]
+    fn into_clock(self) -> C {
+        self.plan.clock
+    }
+
+    #[inline(always)]
+    fn accepts(&self, value: &T) -> bool {
+        self.plan.hooks.is_valid(value)
+    }
+
+    #[inline(always)]
+    fn told(&self) -> Option<Told> {
+        Operation::told(self)
+    }
+}
+
+/// The first async attempt of the operation `make` builds, as
+/// [`Operation::first_attempt_async_of`] runs it; `make` builds the
+/// operation or the values it is built from, the same each time.
+///
+/// One future, flat: the body's future and, when the attempt has a
+/// deadline it is cut at, one timer beside it, with nothing nested. The
+/// caller's future holds this one whole, and every `spawn`, `Box::pin`
+/// and `block_on` of a call moves it (tests/suite/future_size.rs).
+// The large `Err` holds the failed result, moved once to `resume`.
+#[allow(clippy::result_large_err)]
+#[inline(always)]
+pub(crate) fn first_async_of<T, E, R, M, F, Fut>(
+    make: &M,
+    f: F,
+) -> impl Future<Output = Result<FirstSuccess<T, E>, FirstFailure<T, E>>>
+where
+    R: FirstReads<T, E>,
+    M: Fn() -> R,
+    F: FnOnce(Attempt) -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+{
+    let (
+        FirstTerms {
+            general,
+            deadline,
+            timed_out,
+        },
+        clock,
+    ) = first_terms_of(make);
+    let cut = deadline.zip(timed_out);
+    async move {
+        if general {
+            return Err(FirstFailure::NOT_RUN);
+        }
+        let mark = clock.mark();
+        let mut work = pin!(f(Attempt::first(deadline)));
+        let result = match cut {
+            // Without a deadline to race, the attempt is awaited right
+            // here, with no race and no timer around it.
+            None => work.await.map_err(|e| (e, FailureKind::Operation)),
+            Some((granted, timed_out)) => {
+                let mut timer = pin!(None);
+                let raced = poll_fn(|cx| {
+                    let work: Pin<&mut dyn Future<Output = Result<T, E>>> = work.as_mut();
+                    first_race(
+                        &clock,
+                        mark,
+                        granted,
+                        cx,
+                        work,
+                        timer.as_mut(),
+                        Clock::deadline_async,
+                    )
+                })
+                .await;
+                match raced {
+                    Some(result) => result.map_err(|e| (e, FailureKind::Operation)),
+                    None => Err((timed_out(), FailureKind::Timeout)),
+                }
+            }
+        };
+        first_ended(make, &clock, mark, deadline, result)
+    }
+}
+
+/// [`first_async_of`] for values known to grant the attempt no deadline
+/// (neither a timeout nor a budget): its future has no room for a timer.
+// The large `Err` holds the failed result, moved once to `resume`.
+#[allow(clippy::result_large_err)]
+#[inline(always)]
+pub(crate) fn first_untimed_async_of<T, E, R, M, F, Fut>(
+    make: &M,
+    f: F,
+) -> impl Future<Output = Result<FirstSuccess<T, E>, FirstFailure<T, E>>>
+where
+    R: FirstReads<T, E>,
+    M: Fn() -> R,
+    F: FnOnce(Attempt) -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+{
+    let (terms, clock) = first_terms_of(make);
+    // A deadline granted all the same is left to the general path, which
+    // has a timer to cut the attempt at it.
+    let general = terms.general || terms.deadline.is_some();
+    async move {
+        if general {
+            return Err(FirstFailure::NOT_RUN);
+        }
+        let mark = clock.mark();
+        let result = f(Attempt::first(None)).await;
+        let result = result.map_err(|e| (e, FailureKind::Operation));
+        first_ended(make, &clock, mark, None, result)
+    }
+}
+
+/// What a first attempt reads of the operation `make` builds, and its
+/// clock: read before the attempt's future is made, and the operation
+/// dropped before that future holds anything.
+#[inline(always)]
+fn first_terms_of<T, E, R, M>(make: &M) -> (FirstTerms<E>, R::Clock)
+where
+    R: FirstReads<T, E>,
+    M: Fn() -> R,
+{
+    let op = make();
+    (op.first_terms(), op.into_clock())
+}
+
+/// How a first attempt started at `mark` ended with `result`: a success
+/// that the operation `make` builds accepts, or the failure to go on from.
+// The large `Err` holds the failed result, moved once to `resume`.
+#[allow(clippy::result_large_err)]
+#[inline(always)]
+fn first_ended<T, E, R, M, C>(
+    make: &M,
+    clock: &C,
+    mark: Mark,
+    deadline: Option<Duration>,
+    result: Result<T, (E, FailureKind)>,
+) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
+where
+    R: FirstReads<T, E>,
+    M: Fn() -> R,
+    C: Clock,
+{
+    let elapsed = clock.nanos_since(mark);
+    let op = make();
+    match result {
+        Ok(value) if op.accepts(&value) => {
+            Ok(FirstSuccess::of(value, elapsed, deadline, op.told()))
+        }
+        result => Err(FirstFailure {
+            elapsed,
+            result: Some(result),
+        }),
+    }
+}
+
+/// One poll of a first attempt's `work` against the deadline `granted`
+/// from `started`: `Some` with its output, or `None` once the deadline
+/// passed. The timer is made in `timer` only when the work first returns
+/// `Pending`, so an attempt done on its first poll registers none. The
+/// work comes as a trait object, made at each poll, so that this is
+/// compiled once per clock and output rather than once per body.
+fn first_race<'c, C: Clock, O, S: Future<Output = ()>>(
+    clock: &'c C,
+    started: Mark,
+    granted: Duration,
+    cx: &mut Context<'_>,
+    mut work: Pin<&mut dyn Future<Output = O>>,
+    mut timer: Pin<&mut Option<S>>,
+    make: fn(&'c C, Duration) -> S,
+) -> Poll<Option<O>> {
+    if let Poll::Ready(output) = work.as_mut().poll(cx) {
+        return Poll::Ready(Some(output));
+    }
+    if timer.is_none() {
+        // Measured from the attempt's start, not from the first poll.
+        let spent = Duration::from_nanos(clock.nanos_since(started));
+        timer.set(Some(make(clock, granted.saturating_sub(spent))));
+    }
+    match timer.as_pin_mut() {
+        Some(timer) => timer.poll(cx).map(|()| None),
+        None => Poll::Pending,
+    }
+}
+
+/// Builds an operation afresh, the same each time: what
+/// [`Operation::outcome_from`] and [`Operation::finish_after`] take.
+/// Implemented by every `Fn() -> Operation`.
+pub trait MakeOperation<Op> {
+    /// A new operation.
+    fn make(&self) -> Op;
+}
+
+impl<Op, F: Fn() -> Op> MakeOperation<Op> for F {
+    #[inline(always)]
+    fn make(&self) -> Op {
+        self()
+    }
+}
+
+/// A first attempt that did not succeed on the fast path of
+/// [`Operation::first_attempt`] or [`Operation::first_attempt_async_of`]:
+/// how it ended and after how long, or that it has not run, because a gate
+/// (a breaker, a limiter) must admit it first. [`Operation::run_after`] and
+/// [`Operation::resume_async`] go on from it.
+#[must_use = "`Operation::run_after` or `Operation::resume_async` goes on from it"]
+#[derive(Debug)]
+pub struct FirstFailure<T, E> {
+    pub(crate) elapsed: u64,
+    /// `None`: not run yet.
+    pub(crate) result: Option<Result<T, (E, FailureKind)>>,
+}
+
+/// What an async first attempt reads of the settings before its future is
+/// made ([`Operation::first_attempt_async`] and
+/// [`Operation::first_attempt_async_of`]).
+pub(crate) struct FirstTerms<E> {
+    /// A gate must admit the attempt: it takes the general path.
+    pub(crate) general: bool,
+    pub(crate) deadline: Option<Duration>,
+    /// The error of an attempt cut at its deadline, if the operation
+    /// interrupts there.
+    pub(crate) timed_out: Option<fn() -> E>,
+}
+
+impl<T, E> FirstFailure<T, E> {
+    /// A first attempt left to the gates.
+    pub(crate) const NOT_RUN: Self = FirstFailure {
+        elapsed: 0,
+        result: None,
+    };
+}
+
+/// A first blocking attempt of an operation that is known, before it is
+/// built, to have the defaults the first attempt reads: the system clock,
+/// no gate, no deadline, no validator and no report hook; named `name`,
+/// its counts in `tally`. It runs `f` as
+/// [`first_attempt`](Operation::first_attempt) would on that operation,
+/// which is built only if the attempt fails
+/// ([`Operation::finish_after`]).
+///
+/// What `#[resilient]` expands to for a blocking function of such options:
+/// its success path then holds no copy of the operation's builder.
+#[doc(hidden)]
+// The large `Err` holds the failed result, moved once to `finish_after`.
+#[allow(clippy::result_large_err)]
+#[inline]
+pub fn first_attempt_unbuilt<T, E, F>(
+    name: &'static str,
+    tally: &'static Tally,
+    f: &mut F,
+) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
+where
+    F: FnMut(Attempt) -> Result<T, E>,
+{
+    let told = Told::ending(name, Some(tally));
+    // A function, not a closure: a closure here would be compiled again for
+    // every `F`, that is for every function.
+    timed_first(&SystemClock, None, f, accepts_any::<T>, Some(told))
+}
+
+/// The validator of an operation without one: every value stands.
+fn accepts_any<T>(_: &T) -> bool {
+    true
+}
+
+/// A first blocking attempt by `f` on `clock`, whose deadline is
+/// `deadline`: a success that `is_valid` accepts, which `told` hears of,
+/// or how it failed and after how long.
+// The large `Err` holds the failed result, moved once to `run_after`.
+#[allow(clippy::result_large_err)]
+#[inline(always)]
+pub(crate) fn timed_first<T, E, C: Clock, F>(
+    clock: &C,
+    deadline: Option<Duration>,
+    f: &mut F,
+    is_valid: impl Fn(&T) -> bool,
+    told: Option<Told>,
+) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
+where
+    F: FnMut(Attempt) -> Result<T, E>,
+{
+    let mark = clock.mark();
+    let result = f(Attempt::first(deadline));
+    let elapsed = clock.nanos_since(mark);
+    match result {
+        // The clock was read since the attempt wrote its result, so the
+        // result moves whole: one wide copy, which a caller's read of the
+        // outcome's result then meets in the store buffer.
+        Ok(ref value) if C::MEASURES && is_valid(value) => Ok(FirstSuccess {
+            result,
+            elapsed,
+            deadline,
+            told,
+        }),
+        // Without a reading since, the result was written just now, tag
+        // and value apart: a wide copy of it would wait for those writes,
+        // so the value is taken out and written again.
+        Ok(value) if !C::MEASURES && is_valid(&value) => {
+            Ok(FirstSuccess::of(value, elapsed, deadline, told))
+        }
+        result => Err(FirstFailure {
+            elapsed,
+            result: Some(result.map_err(|e| (e, FailureKind::Operation))),
+        }),
+    }
+}
