@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use crate::backoff::Backoff;
 use crate::error::ConfigError;
+use crate::time::Nanos;
 
 /// Default total time the Retry-After path may wait.
 pub const DEFAULT_MAX_RATE_LIMIT_WAIT: Duration = Duration::from_secs(60);
@@ -30,9 +31,11 @@ pub(crate) struct Settings {
     pub(crate) budget: Option<Duration>,
     pub(crate) max_elapsed: Option<Duration>,
     /// The longest delay before a retry, whatever the backoff says.
-    pub(crate) max_delay: Option<Duration>,
+    pub(crate) max_delay: Nanos,
     pub(crate) min_retries: u32,
-    pub(crate) max_rate_limit_wait: Duration,
+    /// In nanoseconds, as the hints it bounds are capped (`LONGEST`): a
+    /// field of 8 bytes, where a `Duration` takes 16.
+    pub(crate) max_rate_limit_wait: Nanos,
     pub(crate) max_rate_limit_retries: u32,
     pub(crate) seed: Option<u64>,
     /// Time allowed to each attempt: set on an operation (by the attribute,
@@ -52,9 +55,9 @@ impl Settings {
         backoff: Backoff::exponential(Backoff::DEFAULT_BASE, Backoff::DEFAULT_MAX),
         budget: None,
         max_elapsed: None,
-        max_delay: None,
+        max_delay: Nanos::NONE,
         min_retries: 0,
-        max_rate_limit_wait: DEFAULT_MAX_RATE_LIMIT_WAIT,
+        max_rate_limit_wait: Nanos::from_duration(DEFAULT_MAX_RATE_LIMIT_WAIT),
         max_rate_limit_retries: DEFAULT_MAX_RATE_LIMIT_RETRIES,
         seed: None,
         timeout: None,
@@ -153,7 +156,7 @@ macro_rules! settings_setters {
         /// not capped here; `max_rate_limit_wait` bounds it.
         #[inline]
         pub const fn max_delay(mut self, max_delay: ::std::time::Duration) -> Self {
-            self.$($settings).+.max_delay = Some(max_delay);
+            self.$($settings).+.max_delay = $crate::time::Nanos::from_duration(max_delay);
             self
         }
 
@@ -167,7 +170,7 @@ macro_rules! settings_setters {
         /// Total time the Retry-After path may wait (default 60 s).
         #[inline]
         pub const fn max_rate_limit_wait(mut self, max_wait: ::std::time::Duration) -> Self {
-            self.$($settings).+.max_rate_limit_wait = max_wait;
+            self.$($settings).+.max_rate_limit_wait = $crate::time::Nanos::from_duration(max_wait);
             self
         }
 

@@ -9,6 +9,15 @@ use std::time::Duration;
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Nanos(u64);
 
+impl std::fmt::Debug for Nanos {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.get_optional() {
+            Some(duration) => duration.fmt(f),
+            None => f.write_str("none"),
+        }
+    }
+}
+
 impl Nanos {
     /// Marks "no value" where a field is optional.
     pub(crate) const NONE: Nanos = Nanos(u64::MAX);

@@ -119,10 +119,12 @@ async fn a_calls_future_holds_the_first_attempt_and_not_the_retry_loop() {
     // call through a gate holds its admission; a hedged call, which
     // allocates nothing while its first attempt answers before the hedge,
     // holds the hedge's machinery; a call under an idempotency key is on
-    // the heap, beside its key.
+    // the heap, beside its key. Past 2 048 bytes, tokio's `block_on` and
+    // `spawn` box a future in a debug build (its BOX_FUTURE_THRESHOLD):
+    // the hedged call would allocate on every call (tests/alloc.rs).
     assert!(retried <= 136, "retries + retry_on: {retried} B");
     assert!(timed <= 368, "timeout + budget: {timed} B");
-    assert!(broken <= 1704, "a breaker: {broken} B");
-    assert!(hedged <= 2064, "hedged: {hedged} B");
+    assert!(broken <= 1688, "a breaker: {broken} B");
+    assert!(hedged <= 2048, "hedged: {hedged} B");
     assert!(idempotent <= 32, "idempotent: {idempotent} B");
 }

@@ -11,7 +11,7 @@ use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
 use super::decide::{self, Counters, LastFailure, Stop};
-use super::events::{self, Ended};
+use super::events::{self, OutcomeLabel};
 use super::hooks::{OnRetry, RetryEvent};
 use crate::attempt::Attempt;
 use crate::backoff::Jitter;
@@ -290,7 +290,12 @@ impl<'o> Core<'o> {
             events::circuit_rejected(name, number);
         }
         events::attempt_failed(name, number, recorded);
-        events::attempt_ended(name, tally, attempt_kind, Ended::of_failure(retryable));
+        events::attempt_ended(
+            name,
+            tally,
+            attempt_kind,
+            OutcomeLabel::of_failure(retryable),
+        );
         let failure = LastFailure {
             retryable,
             refused,
@@ -338,7 +343,7 @@ impl<'o> Core<'o> {
                         number,
                         refused.hint,
                         refused.waited,
-                        settings.max_rate_limit_wait,
+                        settings.max_rate_limit_wait.get(),
                     );
                 }
                 self.stop = Some(stop.reason());
@@ -379,9 +384,11 @@ impl<'o> Core<'o> {
             name,
             tally,
             AttemptKind::Fallback,
-            failed.as_ref().map_or(Ended::Success, |(retryable, _)| {
-                Ended::of_failure(*retryable)
-            }),
+            failed
+                .as_ref()
+                .map_or(OutcomeLabel::Success, |(retryable, _)| {
+                    OutcomeLabel::of_failure(*retryable)
+                }),
         );
         if let Some((retryable, message)) = failed {
             record.set_error(ExecutionError::new(
@@ -444,7 +451,7 @@ impl<'o> Core<'o> {
     /// A primary attempt of `kind` succeeded.
     #[inline]
     pub(crate) fn record_success(&mut self, kind: AttemptKind) {
-        events::attempt_ended(self.name, self.tally(), kind, Ended::Success);
+        events::attempt_ended(self.name, self.tally(), kind, OutcomeLabel::Success);
         self.stop = Some(StopReason::Succeeded);
     }
 }
@@ -461,7 +468,7 @@ fn finish_slow(slow: Slow, elapsed: u64, stop: Option<StopReason>) -> ExecutionR
 /// The backoff's nominal delay, jittered with the operation's random source
 /// (seeded when the settings say so, made on first use).
 fn jittered(settings: &Settings, rng: &mut Option<SmallRng>, nominal: Duration) -> Duration {
-    let nominal = match settings.max_delay {
+    let nominal = match settings.max_delay.get_optional() {
         Some(max_delay) => nominal.min(max_delay),
         None => nominal,
     };

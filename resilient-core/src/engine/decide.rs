@@ -153,7 +153,7 @@ pub(crate) fn schedule(
     let delay = if let Some(hint) = failure.hint {
         let waited = counters.rate_limit_waited.saturating_add(hint);
         if counters.rate_limit_retries >= settings.max_rate_limit_retries
-            || waited > settings.max_rate_limit_wait
+            || waited > settings.max_rate_limit_wait.get()
             || starts_too_late(hint)
         {
             return Err(Stop::RateLimit(RateLimitRefused {
@@ -203,6 +203,7 @@ impl Stop {
 mod tests {
     use super::*;
     use crate::backoff::{Backoff, Jitter};
+    use crate::time::Nanos;
 
     const fn secs(n: u64) -> Duration {
         Duration::from_secs(n)
@@ -343,7 +344,7 @@ mod tests {
     fn the_rate_limit_path_has_three_limits() {
         let s = Settings {
             max_rate_limit_retries: 2,
-            max_rate_limit_wait: secs(60),
+            max_rate_limit_wait: Nanos::from_duration(secs(60)),
             budget: Some(secs(100)),
             ..settings(1)
         };
@@ -467,7 +468,7 @@ mod tests {
                             budget,
                             max_elapsed: soft,
                             min_retries: floor,
-                            max_rate_limit_wait: wait,
+                            max_rate_limit_wait: Nanos::from_duration(wait),
                             max_rate_limit_retries: hints,
                             ..Settings::DEFAULT
                         }
@@ -536,7 +537,7 @@ mod tests {
                             (Some(hint), DelaySource::RetryAfter) => {
                                 prop_assert_eq!(delay.duration(), hint.min(LONGEST));
                                 prop_assert!(c.rate_limit_retries < s.max_rate_limit_retries);
-                                prop_assert!(c.rate_limit_waited.saturating_add(hint) <= s.max_rate_limit_wait);
+                                prop_assert!(c.rate_limit_waited.saturating_add(hint) <= s.max_rate_limit_wait.get());
                             }
                             (None, DelaySource::Backoff) => {
                                 prop_assert!(backoff_attempts < s.max_attempts, "a retry is left");

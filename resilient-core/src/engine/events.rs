@@ -34,18 +34,18 @@ fn millis(duration: Duration) -> u64 {
 /// How an attempt ended, as the attempts counter labels it: numbered as
 /// the series' outcome labels are listed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Ended {
+pub(crate) enum OutcomeLabel {
     Success,
     RetryableFailure,
     FatalFailure,
 }
 
-impl Ended {
-    pub(crate) fn of_failure(retryable: bool) -> Ended {
+impl OutcomeLabel {
+    pub(crate) fn of_failure(retryable: bool) -> OutcomeLabel {
         if retryable {
-            Ended::RetryableFailure
+            OutcomeLabel::RetryableFailure
         } else {
-            Ended::FatalFailure
+            OutcomeLabel::FatalFailure
         }
     }
 }
@@ -57,7 +57,7 @@ pub(crate) fn attempt_ended(
     operation: &Name,
     tally: Option<&'static Tally>,
     kind: AttemptKind,
-    ended: Ended,
+    ended: OutcomeLabel,
 ) {
     #[cfg(feature = "metrics")]
     {

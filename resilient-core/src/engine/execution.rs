@@ -27,7 +27,7 @@ use std::time::Duration;
 use super::core::{AttemptFailure, Core};
 use super::decide::{self, Refused};
 use super::events::{self};
-use super::gates::{self, Admission, End, Injection, Permits, Refusal};
+use super::gates::{self, Admission, End, Interference, Permits, Refusal};
 use super::hooks::HookSet;
 use super::plan::Plan;
 use super::race::{BoxedRace, Course};
@@ -247,7 +247,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         match result {
             Ok(value) if self.plan.hooks.is_valid(&value) => {
                 let kind = self.core.kind_of(index);
-                let ended = gates::Ended::new(kind, rtt, End::Success);
+                let ended = gates::Settlement::new(kind, rtt, End::Success);
                 self.plan.gates.settle(&self.plan.clock, permits, &ended);
                 self.core.record_success(kind);
                 self.result = Some(Ok(value));
@@ -271,7 +271,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             "dropped: another attempt ended the call"
         };
         let rtt = self.core.cancel(index, why);
-        let ended = gates::Ended::new(AttemptKind::Hedge, rtt, End::Cancelled);
+        let ended = gates::Settlement::new(AttemptKind::Hedge, rtt, End::Cancelled);
         self.plan.gates.settle(&self.plan.clock, permits, &ended);
     }
 
@@ -357,7 +357,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             retryable,
             throttled: hint.is_some(),
         };
-        let ended = gates::Ended::new(attempt_kind, rtt, end);
+        let ended = gates::Settlement::new(attempt_kind, rtt, end);
         self.plan.gates.settle(&self.plan.clock, permits, &ended);
         AttemptFailure {
             kind,
@@ -702,7 +702,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         attempt: Attempt,
         permits: &mut Permits<'b, T, E>,
         index: usize,
-    ) -> Option<Injection<T, E>> {
+    ) -> Option<Interference<T, E>> {
         let injection = self.plan.gates.inject(permits)?;
         self.core.injected(attempt.number, index, injection.kinds());
         Some(injection)

@@ -21,7 +21,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use super::execution::Execution;
-use super::gates::{Injection, Permits, Refusal};
+use super::gates::{Interference, Permits, Refusal};
 use super::hooks::HookSet;
 use super::operation::Operation;
 use super::race::gated;
@@ -156,7 +156,7 @@ struct Start<T, E> {
     attempt: Attempt,
     /// The clock's mark when it started.
     started: Mark,
-    injection: Option<Injection<T, E>>,
+    injection: Option<Interference<T, E>>,
 }
 
 /// An attempt in flight beside others.

@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::events;
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
 use super::gates::{BreakerGate, LimitGate};
-use super::gates::{End, Ended, Gates};
+use super::gates::{End, Gates, Settlement};
 use crate::clock::Clock;
 use crate::observe::Tally;
 use crate::report::{AttemptKind, ExecutionReport, Outcome, StopReason};
@@ -103,12 +103,12 @@ impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
             self.name,
             self.tally,
             AttemptKind::Primary,
-            events::Ended::Success,
+            events::OutcomeLabel::Success,
         );
         // Checked here, where it folds or costs a few loads, rather than
         // inside `settle`, which is not inlined.
         if !self.gates.is_empty() {
-            let ended = Ended::new(AttemptKind::Primary, elapsed, End::Success);
+            let ended = Settlement::new(AttemptKind::Primary, elapsed, End::Success);
             self.gates
                 .settle(self.clock, self.gates.free_permits(), &ended);
         }

@@ -7,7 +7,7 @@ use std::pin::{Pin, pin};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use super::gates::Injection;
+use super::gates::Interference;
 use crate::attempt::Attempt;
 use crate::clock::{Clock, Mark};
 use crate::race::{Race, race, raced};
@@ -56,11 +56,11 @@ impl<T, E> Course<T, E> {
         attempt: Attempt,
         started: Mark,
         timed_out: Option<fn() -> E>,
-        injection: Option<Injection<T, E>>,
+        injection: Option<Interference<T, E>>,
     ) -> Self {
         let (delay, replaced) = match injection {
             None => (None, None),
-            Some(Injection { delay, result }) => (delay, result.map(|(_, result)| result)),
+            Some(Interference { delay, result }) => (delay, result.map(|(_, result)| result)),
         };
         let cut = match (attempt.deadline, timed_out) {
             (Some(deadline), Some(timed_out)) => Some((deadline, timed_out)),
@@ -117,7 +117,7 @@ pub(crate) fn gated<'c, T, E, C, F, Fut>(
     attempt: Attempt,
     started: Mark,
     timed_out: Option<fn() -> E>,
-    injection: Option<Injection<T, E>>,
+    injection: Option<Interference<T, E>>,
     f: F,
 ) -> impl Future<Output = Result<T, (E, FailureKind)>> + use<'c, T, E, C, F, Fut>
 where

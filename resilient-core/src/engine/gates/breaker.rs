@@ -1,7 +1,7 @@
 //! The circuit breaker as a gate: admits an attempt while the circuit lets
 //! calls through, and counts each result.
 
-use super::{Admission, End, Ended, Gate, MakeError, Refusal};
+use super::{Admission, End, Gate, MakeError, Refusal, Settlement};
 use crate::breaker::{CircuitBreaker, CircuitPermit};
 use crate::clock::Clock;
 use crate::error::CircuitOpen;
@@ -43,7 +43,7 @@ impl<'b, T, E> Gate<T, E> for BreakerGate<'b, E> {
     /// breaker measures the dependency, not whether a retry may help. A
     /// cancelled or refused attempt gives its permit back unreported.
     #[inline]
-    fn settle<C: Clock>(&self, clock: &C, permit: CircuitPermit<'b>, ended: &Ended) {
+    fn settle<C: Clock>(&self, clock: &C, permit: CircuitPermit<'b>, ended: &Settlement) {
         match ended.end {
             End::Success => permit.record_success(clock.now()),
             End::Failure { .. } => permit.record_failure(clock.now()),

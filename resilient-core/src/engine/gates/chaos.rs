@@ -10,7 +10,7 @@
 use std::any::Any;
 use std::time::Duration;
 
-use super::{Admission, Ended, Gate, Injection, Refusal};
+use super::{Admission, Gate, Interference, Refusal, Settlement};
 use crate::chaos::{Chaos, Injection as Kind, Switches};
 use crate::clock::Clock;
 
@@ -109,7 +109,7 @@ impl<'b, T, E> Gate<T, E> for ChaosGate<'b, T, E> {
         (!self.switches.any_enabled()).then_some(Drawn::default())
     }
 
-    fn inject(&self, drawn: &mut Drawn) -> Option<Injection<T, E>> {
+    fn inject(&self, drawn: &mut Drawn) -> Option<Interference<T, E>> {
         let delay = match self.latency {
             Some(latency) if drawn.latency && !latency.is_zero() => Some(latency),
             _ => None,
@@ -125,14 +125,14 @@ impl<'b, T, E> Gate<T, E> for ChaosGate<'b, T, E> {
         if delay.is_none() && result.is_none() {
             return None;
         }
-        Some(Injection { delay, result })
+        Some(Interference { delay, result })
     }
 
     #[inline]
-    fn settle<C: Clock>(&self, _: &C, _: Drawn, _: &Ended) {}
+    fn settle<C: Clock>(&self, _: &C, _: Drawn, _: &Settlement) {}
 }
 
-impl<T, E> Injection<T, E> {
+impl<T, E> Interference<T, E> {
     /// The kinds injected, in the order they happen: the latency, then
     /// the fault or the outcome.
     pub(crate) fn kinds(&self) -> [Option<Kind>; 2] {

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::{Admission, End, Ended, Gate, MakeError, Refusal};
+use super::{Admission, End, Gate, MakeError, Refusal, Settlement};
 use crate::clock::Clock;
 use crate::limit::admit::{self, Permits};
 use crate::limit::{Completion, LimitExceeded, Limiter};
@@ -94,7 +94,7 @@ impl<'b, T, E> Gate<T, E> for LimitGate<'b, E> {
     }
 
     #[inline]
-    fn settle<C: Clock>(&self, clock: &C, permit: Permits<'b>, ended: &Ended) {
+    fn settle<C: Clock>(&self, clock: &C, permit: Permits<'b>, ended: &Settlement) {
         permit.finish(clock.now(), ended.rtt, completion(ended.end));
     }
 }

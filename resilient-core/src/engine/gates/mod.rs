@@ -6,7 +6,7 @@
 //! operation, in the order of the table below, to [`admit`](Gate::admit)
 //! it. Each admitted attempt holds one [`Permits`] value, a permit from each
 //! gate, until it ends; then every gate [`settle`](Gate::settle)s its permit
-//! with how the attempt ended ([`Ended`]). A gate that refuses returns a
+//! with how the attempt ended ([`Settlement`]). A gate that refuses returns a
 //! [`Refusal`]: the failure kind recorded for the attempt, the stop reason
 //! it gives the call, and the error it becomes. The permits already taken
 //! are settled as [`End::NotRun`]. Besides, before a retry is scheduled or
@@ -104,7 +104,7 @@ pub(crate) trait Gate<T, E> {
     }
 
     /// What replaces or delays the body of the attempt holding `permit`.
-    fn inject(&self, permit: &mut Self::Permit) -> Option<Injection<T, E>> {
+    fn inject(&self, permit: &mut Self::Permit) -> Option<Interference<T, E>> {
         let _ = permit;
         None
     }
@@ -116,7 +116,7 @@ pub(crate) trait Gate<T, E> {
     }
 
     /// The attempt that held `permit` ended as `ended` says.
-    fn settle<C: Clock>(&self, clock: &C, permit: Self::Permit, ended: &Ended);
+    fn settle<C: Clock>(&self, clock: &C, permit: Self::Permit, ended: &Settlement);
 }
 
 /// The attempt a gate is asked to admit.
@@ -167,7 +167,7 @@ impl<E> Refusal<E> {
 /// What a gate makes of an attempt instead of running its body as is:
 /// a delay first, which counts against the attempt's deadline, then the
 /// body, or a result in its place.
-pub(crate) struct Injection<T, E> {
+pub(crate) struct Interference<T, E> {
     /// Waited before the attempt goes on.
     pub(crate) delay: Option<Duration>,
     /// The attempt's result, and whether it is an injected fault or
@@ -181,7 +181,7 @@ pub(crate) struct Injection<T, E> {
 pub(crate) fn run_blocking<T, E, C: Clock>(
     clock: &C,
     attempt: Attempt,
-    injection: Injection<T, E>,
+    injection: Interference<T, E>,
     f: impl FnOnce(Attempt) -> Result<T, E>,
 ) -> Result<T, E> {
     if let Some(delay) = injection.delay {
@@ -199,7 +199,7 @@ pub(crate) fn run_blocking<T, E, C: Clock>(
 
 /// How an admitted attempt ended, as its gates hear it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Ended {
+pub(crate) struct Settlement {
     pub(crate) kind: AttemptKind,
     /// From the attempt's start to its end.
     pub(crate) rtt: Duration,
@@ -241,9 +241,9 @@ impl End {
     }
 }
 
-impl Ended {
-    pub(crate) fn new(kind: AttemptKind, rtt: u64, end: End) -> Ended {
-        Ended {
+impl Settlement {
+    pub(crate) fn new(kind: AttemptKind, rtt: u64, end: End) -> Settlement {
+        Settlement {
             kind,
             rtt: Duration::from_nanos(rtt),
             end,
@@ -365,7 +365,7 @@ macro_rules! gates {
                 permits: Permits<'b, T, E>,
                 refusal: Refusal<E>,
             ) -> Refusal<E> {
-                self.settle(clock, permits, &Ended::new(at.kind, 0, End::NotRun));
+                self.settle(clock, permits, &Settlement::new(at.kind, 0, End::NotRun));
                 refusal
             }
 
@@ -375,7 +375,7 @@ macro_rules! gates {
             pub(crate) fn inject(
                 &self,
                 permits: &mut Permits<'b, T, E>,
-            ) -> Option<Injection<T, E>> {
+            ) -> Option<Interference<T, E>> {
                 $(if let (Some(gate), Some(permit)) = (&self.$name, &mut permits.$name)
                     && let Some(injection) = <$gate as Gate<T, E>>::inject(gate, permit)
                 {
@@ -408,7 +408,7 @@ macro_rules! gates {
                 &self,
                 clock: &C,
                 permits: Permits<'b, T, E>,
-                ended: &Ended,
+                ended: &Settlement,
             ) {
                 $(if let (Some(gate), Some(permit)) = (&self.$name, permits.$name) {
                     <$gate as Gate<T, E>>::settle(gate, clock, permit, ended);

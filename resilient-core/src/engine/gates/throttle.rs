@@ -1,7 +1,7 @@
 //! The retry throttle as a gate: never refuses an attempt, but is asked
 //! before each retry and hedge, and counts each result.
 
-use super::{Admission, End, Ended, Gate, Refusal};
+use super::{Admission, End, Gate, Refusal, Settlement};
 use crate::clock::Clock;
 use crate::throttle::RetryBudget;
 
@@ -26,7 +26,7 @@ impl<T, E> Gate<T, E> for &dyn RetryBudget {
     /// Only the dependency's own results count: an attempt that did not
     /// run, or was cancelled, spends nothing.
     #[inline]
-    fn settle<C: Clock>(&self, _: &C, (): (), ended: &Ended) {
+    fn settle<C: Clock>(&self, _: &C, (): (), ended: &Settlement) {
         match ended.end {
             End::Success => self.record_success(),
             End::Failure {
