@@ -133,7 +133,8 @@ pub use breaker::{CircuitBreaker, CircuitBreakerBuilder, CircuitPermit, CircuitS
 pub use clock::TscClock;
 pub use clock::{Clock, Mark, SystemClock, TokioClock, Untimed};
 pub use engine::hooks::{
-    self, Classify, HookSet, Hooks, OnReport, OnRetry, RateLimit, RetryEvent, Validate,
+    self, Classify, HookSet, Hooks, OnReport, OnRetry, RateLimit, RetryAfterHint, RetryEvent,
+    Validate,
 };
 #[cfg(feature = "tracing")]
 pub use engine::trace_report;

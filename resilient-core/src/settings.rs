@@ -169,7 +169,7 @@ macro_rules! settings_setters {
 
         /// Total time the Retry-After path may wait (default 60 s).
         #[inline]
-        pub const fn max_rate_limit_wait(mut self, max_wait: ::std::time::Duration) -> Self {
+        pub const fn max_retry_after_wait(mut self, max_wait: ::std::time::Duration) -> Self {
             self.$($settings).+.max_rate_limit_wait = $crate::time::Nanos::from_duration(max_wait);
             self
         }
@@ -177,9 +177,24 @@ macro_rules! settings_setters {
         /// Retries the Retry-After path may add on top of `max_attempts`
         /// (default 10), so that even zero-second hints end.
         #[inline]
-        pub const fn max_rate_limit_retries(mut self, retries: u32) -> Self {
+        pub const fn max_retry_after_retries(mut self, retries: u32) -> Self {
             self.$($settings).+.max_rate_limit_retries = retries;
             self
+        }
+
+        /// The former name of `max_retry_after_wait`, easily taken for a
+        /// rate limiter's setting.
+        #[doc(hidden)]
+        #[inline]
+        pub const fn max_rate_limit_wait(self, max_wait: ::std::time::Duration) -> Self {
+            self.max_retry_after_wait(max_wait)
+        }
+
+        /// The former name of `max_retry_after_retries`.
+        #[doc(hidden)]
+        #[inline]
+        pub const fn max_rate_limit_retries(self, retries: u32) -> Self {
+            self.max_retry_after_retries(retries)
         }
 
         /// Seeds the jitter so that schedules are reproducible.

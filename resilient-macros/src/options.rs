@@ -391,12 +391,13 @@ pub(crate) const MIN_RETRIES: OptionSpec = OptionSpec::call("min_retries", Kind:
 
 /// The server's Retry-After hint, read from an error. Its old name,
 /// `rate_limit`, was easily taken for the `RateLimiter` that `limit`
-/// takes. The runtime's builder methods keep the old names.
+/// takes. The runtime's builders say `retry_after` too, their old names
+/// kept as aliases.
 pub(crate) const RETRY_AFTER: OptionSpec = OptionSpec::new(
     "retry_after",
     Kind::Expression,
     "|e| e.retry_after()",
-    Expand::Method("rate_limit"),
+    Expand::Method("retry_after"),
 )
 .formerly("rate_limit")
 .conflicts(&[NEEDS_TIMING])
@@ -407,7 +408,7 @@ pub(crate) const MAX_RETRY_AFTER_WAIT: OptionSpec = OptionSpec::new(
     "max_retry_after_wait",
     Kind::Duration,
     "\"60s\"",
-    Expand::Method("max_rate_limit_wait"),
+    Expand::Method("max_retry_after_wait"),
 )
 .formerly("max_rate_limit_wait")
 .needs(NEEDS_RETRY_AFTER)
@@ -417,7 +418,7 @@ pub(crate) const MAX_RETRY_AFTER_RETRIES: OptionSpec = OptionSpec::new(
     "max_retry_after_retries",
     Kind::Count,
     "10",
-    Expand::Method("max_rate_limit_retries"),
+    Expand::Method("max_retry_after_retries"),
 )
 .formerly("max_rate_limit_retries")
 .needs(NEEDS_RETRY_AFTER)

@@ -451,9 +451,9 @@ fn every_option_becomes_a_builder_call() {
         "let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) . budget (self . budget)",
         ". max_elapsed (:: core :: time :: Duration :: new (10u64 , 0u32))",
         ". min_retries (2u32)",
-        ". rate_limit (my :: runtime :: __private :: rate_limit_hint_fn :: < ProviderError > (retry_after))",
-        ". max_rate_limit_wait (:: core :: time :: Duration :: new (60u64 , 0u32))",
-        ". max_rate_limit_retries (3u32)",
+        ". retry_after (my :: runtime :: __private :: rate_limit_hint_fn :: < ProviderError > (retry_after))",
+        ". max_retry_after_wait (:: core :: time :: Duration :: new (60u64 , 0u32))",
+        ". max_retry_after_retries (3u32)",
         "let __resilient_op = { __resilient_op } . circuit_breaker (& BREAKER) ;",
         "let __resilient_op = { __resilient_op } . validate (non_empty)",
         ". on_retry (my :: runtime :: __private :: retry_listener_fn :: < ProviderError > (log_retry))",
@@ -964,7 +964,7 @@ fn retry_after_caps_need_retry_after() {
     );
     assert_contains(
         &out,
-        ". rate_limit (:: resilient :: __private :: rate_limit_hint_fn :: < ProviderError > (hint)) . max_rate_limit_retries (0u32)",
+        ". retry_after (:: resilient :: __private :: rate_limit_hint_fn :: < ProviderError > (hint)) . max_retry_after_retries (0u32)",
     );
 }
 
@@ -1000,7 +1000,7 @@ fn retry_after_and_its_caps_expand_as_their_old_names() {
         assert_eq!(new, mixed);
         assert_contains(
             &new,
-            ". rate_limit (:: resilient :: __private :: rate_limit_hint_fn :: < ProviderError > (hint)) . max_rate_limit_wait (:: core :: time :: Duration :: new (1u64 , 0u32)) . max_rate_limit_retries (3u32)",
+            ". retry_after (:: resilient :: __private :: rate_limit_hint_fn :: < ProviderError > (hint)) . max_retry_after_wait (:: core :: time :: Duration :: new (1u64 , 0u32)) . max_retry_after_retries (3u32)",
         );
     }
 }

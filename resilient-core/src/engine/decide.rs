@@ -152,8 +152,11 @@ pub(crate) fn schedule(
     };
     let delay = if let Some(hint) = failure.hint {
         let waited = counters.rate_limit_waited.saturating_add(hint);
+        // The cap is kept in nanoseconds, saturating at `LONGEST`: a cap
+        // that saturated (`Duration::MAX`, say) bounds nothing.
+        let max_wait = settings.max_rate_limit_wait.get();
         if counters.rate_limit_retries >= settings.max_rate_limit_retries
-            || waited > settings.max_rate_limit_wait.get()
+            || (max_wait < LONGEST && waited > max_wait)
             || starts_too_late(hint)
         {
             return Err(Stop::RateLimit(RateLimitRefused {
@@ -537,7 +540,9 @@ mod tests {
                             (Some(hint), DelaySource::RetryAfter) => {
                                 prop_assert_eq!(delay.duration(), hint.min(LONGEST));
                                 prop_assert!(c.rate_limit_retries < s.max_rate_limit_retries);
-                                prop_assert!(c.rate_limit_waited.saturating_add(hint) <= s.max_rate_limit_wait.get());
+                                // A cap saturated at `LONGEST` bounds nothing.
+                                let max_wait = s.max_rate_limit_wait.get();
+                                prop_assert!(max_wait >= LONGEST || c.rate_limit_waited.saturating_add(hint) <= max_wait);
                             }
                             (None, DelaySource::Backoff) => {
                                 prop_assert!(backoff_attempts < s.max_attempts, "a retry is left");

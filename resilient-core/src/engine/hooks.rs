@@ -206,7 +206,7 @@ impl<T, E, F: Classify<E>, Rest: HookSet<T, E>> HookSet<T, E> for RetryIf<F, Res
     }
 }
 
-impl<T, E, F: RateLimit<E>, Rest: HookSet<T, E>> HookSet<T, E> for Hint<F, Rest> {
+impl<T, E, F: RetryAfterHint<E>, Rest: HookSet<T, E>> HookSet<T, E> for Hint<F, Rest> {
     #[inline]
     fn retry_after(&self, error: &E) -> Option<Duration> {
         self.hook.retry_after(error)
@@ -298,22 +298,26 @@ impl<E> Classify<E> for RetryAll {
 
 /// Reads a server's Retry-After hint from an error. Implemented by
 /// `Fn(&E) -> Option<Duration>`.
-pub trait RateLimit<E> {
+pub trait RetryAfterHint<E> {
     /// How long the server asked to wait, if it did.
     fn retry_after(&self, error: &E) -> Option<Duration>;
 }
 
-impl<E, F: Fn(&E) -> Option<Duration>> RateLimit<E> for F {
+impl<E, F: Fn(&E) -> Option<Duration>> RetryAfterHint<E> for F {
     fn retry_after(&self, error: &E) -> Option<Duration> {
         self(error)
     }
 }
 
+/// The former name of [`RetryAfterHint`], easily taken for a rate limiter.
+#[doc(hidden)]
+pub use RetryAfterHint as RateLimit;
+
 /// The default: no error carries a hint.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoHint;
 
-impl<E> RateLimit<E> for NoHint {
+impl<E> RetryAfterHint<E> for NoHint {
     #[inline]
     fn retry_after(&self, _: &E) -> Option<Duration> {
         None
@@ -512,7 +516,7 @@ mod tests {
             .max_attempts(3)
             .backoff(Backoff::constant(Duration::from_secs(1)))
             .retry_if(|e: &Failed| *e != Failed::Fatal)
-            .rate_limit(|e: &Failed| (*e == Failed::Slow).then_some(Duration::from_secs(3)))
+            .retry_after(|e: &Failed| (*e == Failed::Slow).then_some(Duration::from_secs(3)))
             .validate(|value: &u32| *value > 0)
             .on_retry(|event: &RetryEvent<'_>| {
                 heard

@@ -498,11 +498,22 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// Reads a Retry-After hint from retryable errors: such an error waits
     /// exactly the hint, without consuming a retry and without the backoff.
     #[inline]
-    pub fn rate_limit<F>(self, hint: F) -> Operation<'b, T, E, C, Hint<F, H>>
+    pub fn retry_after<F>(self, hint: F) -> Operation<'b, T, E, C, Hint<F, H>>
     where
         F: Fn(&E) -> Option<std::time::Duration>,
     {
         with_part!(self, push Hint(hint))
+    }
+
+    /// The former name of [`retry_after`](Operation::retry_after), easily
+    /// taken for the rate limiter that [`limit`](Operation::limit) takes.
+    #[doc(hidden)]
+    #[inline]
+    pub fn rate_limit<F>(self, hint: F) -> Operation<'b, T, E, C, Hint<F, H>>
+    where
+        F: Fn(&E) -> Option<std::time::Duration>,
+    {
+        self.retry_after(hint)
     }
 
     /// Rejects successful values for which `check` returns `false`, as

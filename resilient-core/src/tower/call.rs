@@ -141,7 +141,7 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
             // A copy refused after others were made leaves the original to
             // the last attempt: nothing may follow it.
             .retry_if(|failed: &Unsuccessful<Res, E>| failed.retryable && !spent.load(Relaxed))
-            .rate_limit(|failed: &Unsuccessful<Res, E>| failed.retry_after)
+            .retry_after(|failed: &Unsuccessful<Res, E>| failed.retry_after)
             .on_retry(move |event| {
                 if let Some(hook) = on_retry {
                     hook(event);

@@ -164,7 +164,7 @@ async fn dropping_during_a_retry_after_wait_stops_everything() {
     let operation = Operation::new()
         .max_attempts(5)
         .backoff(Backoff::none())
-        .rate_limit(hint)
+        .retry_after(hint)
         .clock(TokioClock)
         .run_async_with_fallback(
             body(&work, Duration::ZERO, Fail::Limited(secs(30))),

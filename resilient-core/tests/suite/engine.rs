@@ -245,7 +245,7 @@ fn retry_after_waits_the_hint_without_spending_retries() {
     let outcome = Operation::new()
         .max_attempts(3)
         .backoff(exact(secs(1), secs(60)))
-        .rate_limit(hint)
+        .retry_after(hint)
         .on_retry(|e| {
             events
                 .lock()
@@ -285,7 +285,7 @@ fn hostile_hints_end_without_sleeping_or_looping() {
     let clock = FakeClock::new();
     let outcome = Operation::new()
         .max_attempts(3)
-        .rate_limit(hint)
+        .retry_after(hint)
         .clock(&clock)
         .run(|_| Err::<(), _>(Fail::Limited(secs(36_000))));
     assert_eq!(clock.slept(), []);
@@ -297,8 +297,8 @@ fn hostile_hints_end_without_sleeping_or_looping() {
     let clock = FakeClock::new();
     let outcome = Operation::new()
         .max_attempts(3)
-        .rate_limit(hint)
-        .max_rate_limit_retries(10)
+        .retry_after(hint)
+        .max_retry_after_retries(10)
         .clock(&clock)
         .run(|_| Err::<(), _>(Fail::Limited(Duration::ZERO)));
     assert_eq!(outcome.report().attempt_count(), 11);
@@ -312,8 +312,8 @@ fn hostile_hints_end_without_sleeping_or_looping() {
 fn rate_limit_waits_add_up_against_their_cap_and_the_budget() {
     let clock = FakeClock::new();
     let outcome = Operation::new()
-        .rate_limit(hint)
-        .max_rate_limit_wait(secs(10))
+        .retry_after(hint)
+        .max_retry_after_wait(secs(10))
         .clock(&clock)
         .run(|_| Err::<(), _>(Fail::Limited(secs(4))));
     assert_eq!(clock.slept(), [secs(4), secs(4)]);
@@ -324,7 +324,7 @@ fn rate_limit_waits_add_up_against_their_cap_and_the_budget() {
 
     let clock = FakeClock::new();
     let outcome = Operation::new()
-        .rate_limit(hint)
+        .retry_after(hint)
         .budget(secs(7))
         .clock(&clock)
         .run(|_| Err::<(), _>(Fail::Limited(secs(4))));

@@ -150,10 +150,10 @@ impl Policy {
             b = b.max_elapsed(cap).min_retries(floor);
         }
         if let Some(wait) = self.max_rate_limit_wait {
-            b = b.max_rate_limit_wait(wait);
+            b = b.max_retry_after_wait(wait);
         }
         if let Some(retries) = self.max_rate_limit_retries {
-            b = b.max_rate_limit_retries(retries);
+            b = b.max_retry_after_retries(retries);
         }
         if let Some(seed) = self.seed {
             b = b.jitter_seed(seed);
@@ -270,10 +270,10 @@ fn configure(p: &Policy) -> Result<Operation<'static, u32, Fail>, TestCaseError>
             op = op.max_elapsed(cap).min_retries(floor);
         }
         if let Some(wait) = p.max_rate_limit_wait {
-            op = op.max_rate_limit_wait(wait);
+            op = op.max_retry_after_wait(wait);
         }
         if let Some(retries) = p.max_rate_limit_retries {
-            op = op.max_rate_limit_retries(retries);
+            op = op.max_retry_after_retries(retries);
         }
         if let Some(seed) = p.seed {
             op = op.jitter_seed(seed);
@@ -411,7 +411,7 @@ fn run_blocking_with_listener(
     let calls = Cell::new(0usize);
     let op = configure(p)?
         .retry_if(retryable)
-        .rate_limit(hint_reader(p.hints))
+        .retry_after(hint_reader(p.hints))
         .on_retry(record_event(&events, Some((&clock, listener))))
         .clock(&clock);
     let body = |attempt: Attempt| {
@@ -488,7 +488,7 @@ fn run_async(
         let calls = Cell::new(0usize);
         let op = configure(p)?
             .retry_if(retryable)
-            .rate_limit(hint_reader(p.hints))
+            .retry_after(hint_reader(p.hints))
             .on_retry(record_event(&events, None))
             .clock(clock.clone());
         let start = tokio::time::Instant::now();
@@ -1421,10 +1421,10 @@ proptest! {
             b = b.max_elapsed(d);
         }
         if let Some(d) = max_rate_limit_wait {
-            b = b.max_rate_limit_wait(d);
+            b = b.max_retry_after_wait(d);
         }
         if let Some(r) = max_rate_limit_retries {
-            b = b.max_rate_limit_retries(r);
+            b = b.max_retry_after_retries(r);
         }
         if let Some(s) = seed {
             b = b.jitter_seed(s);
@@ -1723,7 +1723,7 @@ fn floor_above_the_retries_allowed_counts_as_all_of_them() {
             .backoff(Backoff::none())
             .max_elapsed(Duration::ZERO)
             .min_retries(min_retries)
-            .rate_limit(hint_reader(true))
+            .retry_after(hint_reader(true))
             .clock(FakeClock::new())
             .run(|attempt| {
                 let k = attempt.retry_number() as usize;

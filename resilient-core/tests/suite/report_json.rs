@@ -17,7 +17,7 @@ fn the_json_of_a_real_report_is_pinned() {
         .max_attempts(2)
         .backoff(Backoff::constant(millis(250)))
         .budget(Duration::from_secs(10))
-        .rate_limit(|e: &&str| (*e == "429").then_some(millis(1500)))
+        .retry_after(|e: &&str| (*e == "429").then_some(millis(1500)))
         .retry_if(|e: &&str| *e != "404")
         .clock(&clock)
         .run_with_fallback(

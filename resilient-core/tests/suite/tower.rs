@@ -334,7 +334,7 @@ async fn a_retry_after_wait_past_the_limit_is_not_taken() {
     let reports = Reports::default();
     let layer = ResilientLayer::new()
         .retries(5)
-        .max_rate_limit_wait(secs(5))
+        .max_retry_after_wait(secs(5))
         .classify(statuses)
         .on_report(reports.hook());
 

@@ -55,7 +55,7 @@ fn retries_rate_limits_and_fallbacks_are_logged_by_name() {
             .name("checkout")
             .max_attempts(2)
             .backoff(Backoff::constant(Duration::from_millis(250)).jitter(Jitter::None))
-            .rate_limit(|e: &&str| (*e == "429").then(|| Duration::from_secs(120)))
+            .retry_after(|e: &&str| (*e == "429").then(|| Duration::from_secs(120)))
             .clock(&clock)
             .run_with_fallback(
                 |a| Err::<(), _>(if a.number() == 1 { "503" } else { "429" }),
