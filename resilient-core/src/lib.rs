@@ -132,9 +132,11 @@ pub use breaker::{CircuitBreaker, CircuitBreakerBuilder, CircuitPermit, CircuitS
 #[cfg(feature = "quanta")]
 pub use clock::TscClock;
 pub use clock::{Clock, Mark, SystemClock, TokioClock, Untimed};
+/// The former name of [`RetryAfterHint`].
+#[doc(hidden)]
+pub use engine::hooks::RateLimit;
 pub use engine::hooks::{
-    self, Classify, HookSet, Hooks, OnReport, OnRetry, RateLimit, RetryAfterHint, RetryEvent,
-    Validate,
+    self, Classify, HookSet, Hooks, OnReport, OnRetry, RetryAfterHint, RetryEvent, Validate,
 };
 #[cfg(feature = "tracing")]
 pub use engine::trace_report;
