@@ -8,7 +8,8 @@ use std::time::Duration;
 
 // Named by the expansion.
 pub use resilient_core::__private::{
-    IdempotentCall, Recipe, Tally, first_attempt_unbuilt, idempotency_fingerprint,
+    IdempotentCall, Recipe, Tally, first_attempt_async_of, first_attempt_unbuilt,
+    first_untimed_async_of, idempotency_fingerprint,
 };
 pub use resilient_core::idempotency::{
     DEFAULT_TTL, IdempotencyConflictFailure, IdempotencyFailure, erase as idempotency_store,

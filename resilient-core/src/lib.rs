@@ -148,8 +148,9 @@ pub use engine::{Execution, Hedged, Idempotent, Operation, ThrottledPolicy};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::engine::{
-        Fingerprint, FirstFailure, FirstSuccess, IdempotentCall, MakeOperation, Recipe,
-        RunsOperation, fingerprint as idempotency_fingerprint, first_attempt_unbuilt,
+        Fingerprint, FirstFailure, FirstReads, FirstSuccess, IdempotentCall, MakeOperation, Recipe,
+        RunsOperation, fingerprint as idempotency_fingerprint, first_attempt_async_of,
+        first_attempt_unbuilt, first_untimed_async_of,
     };
     pub use crate::observe::Tally;
 }

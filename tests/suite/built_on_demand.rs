@@ -1,6 +1,6 @@
 //! An operation whose options are all constants is built where it is
 //! read: the first attempt runs without it (`Operation::first_attempt`,
-//! `Operation::first_attempt_async_of`), and a first attempt that fails,
+//! `__private::first_attempt_async_of`), and a first attempt that fails,
 //! or whose value fails validation, goes on through an operation built
 //! for the rest. These pin that the rest is the same run: the first
 //! attempt's record, the backoff after it, the budget read from `&self`.

@@ -41,7 +41,7 @@ pub struct FirstSuccess<T, E> {
 /// report hook, named by a `&'static str`: all that its outcome needs of
 /// the operation, so that [`Operation::outcome_from`] needn't build it.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Told {
+pub struct Told {
     pub(crate) name: &'static str,
     pub(crate) tally: Option<&'static Tally>,
     /// Whether the call ends here, rather than in its caller (a deferred
@@ -98,7 +98,9 @@ impl<T, E> FirstSuccess<T, E> {
 /// its operation is built from (a [`Recipe`](super::recipe::Recipe)):
 /// read before the attempt's future is made and once the attempt ends, each
 /// time from a fresh build, so that a build of constants folds into them.
-pub(crate) trait FirstReads<T, E> {
+/// Implemented by [`Operation`] and by the [`Recipe`](super::recipe::Recipe),
+/// and by nothing else.
+pub trait FirstReads<T, E> {
     /// The clock the attempt is timed and raced on.
     type Clock: Clock;
 
@@ -139,9 +141,14 @@ impl<T, E, C: Clock, H: HookSet<T, E>> FirstReads<T, E> for Operation<'_, T, E, 
     }
 }
 
-/// The first async attempt of the operation `make` builds, as
-/// [`Operation::first_attempt_async_of`] runs it; `make` builds the
-/// operation or the values it is built from, the same each time.
+/// The first async attempt of the operation `make` builds (an
+/// [`Operation`], or the [`Recipe`](super::recipe::Recipe) of its values),
+/// built again wherever it is read: the future holds `make` and the clock,
+/// not the operation. For an operation of constants (the attribute's, when
+/// every option's value is one), the builds fold into the constants the
+/// attempt reads, and the operation is stored nowhere until an attempt
+/// fails; then `resume` or `resume_async` goes on from the failure, on an
+/// operation built for it. `make` must build the same operation each time.
 ///
 /// One future, flat: the body's future and, when the attempt has a
 /// deadline it is cut at, one timer beside it, with nothing nested. The
@@ -150,7 +157,7 @@ impl<T, E, C: Clock, H: HookSet<T, E>> FirstReads<T, E> for Operation<'_, T, E, 
 // The large `Err` holds the failed result, moved once to `resume`.
 #[allow(clippy::result_large_err)]
 #[inline(always)]
-pub(crate) fn first_async_of<T, E, R, M, F, Fut>(
+pub fn first_attempt_async_of<T, E, R, M, F, Fut>(
     make: &M,
     f: F,
 ) -> impl Future<Output = Result<FirstSuccess<T, E>, FirstFailure<T, E>>>
@@ -204,12 +211,14 @@ where
     }
 }
 
-/// [`first_async_of`] for values known to grant the attempt no deadline
-/// (neither a timeout nor a budget): its future has no room for a timer.
+/// [`first_attempt_async_of`] for values known to grant the attempt no
+/// deadline (neither a timeout nor a budget): its future has no room for a
+/// timer. Were a deadline granted all the same, the first attempt is left
+/// to the general path (`resume_async`), which has one.
 // The large `Err` holds the failed result, moved once to `resume`.
 #[allow(clippy::result_large_err)]
 #[inline(always)]
-pub(crate) fn first_untimed_async_of<T, E, R, M, F, Fut>(
+pub fn first_untimed_async_of<T, E, R, M, F, Fut>(
     make: &M,
     f: F,
 ) -> impl Future<Output = Result<FirstSuccess<T, E>, FirstFailure<T, E>>>
@@ -322,7 +331,7 @@ impl<Op, F: Fn() -> Op> MakeOperation<Op> for F {
 }
 
 /// A first attempt that did not succeed on the fast path of
-/// [`Operation::first_attempt`] or [`Operation::first_attempt_async_of`]:
+/// [`Operation::first_attempt`] or [`first_attempt_async_of`]:
 /// how it ended and after how long, or that it has not run, because a gate
 /// (a breaker, a limiter) must admit it first. [`Operation::run_after`] and
 /// [`Operation::resume_async`] go on from it.
@@ -335,9 +344,8 @@ pub struct FirstFailure<T, E> {
 }
 
 /// What an async first attempt reads of the settings before its future is
-/// made ([`Operation::first_attempt_async`] and
-/// [`Operation::first_attempt_async_of`]).
-pub(crate) struct FirstTerms<E> {
+/// made ([`Operation::first_attempt_async`] and [`first_attempt_async_of`]).
+pub struct FirstTerms<E> {
     /// A gate must admit the attempt: it takes the general path.
     pub(crate) general: bool,
     pub(crate) deadline: Option<Duration>,

@@ -50,7 +50,10 @@ pub(crate) mod recipe;
 #[cfg(feature = "tracing")]
 pub use events::trace_report;
 pub use execution::Execution;
-pub use first::{FirstFailure, FirstSuccess, MakeOperation, first_attempt_unbuilt};
+pub use first::{
+    FirstFailure, FirstReads, FirstSuccess, MakeOperation, first_attempt_async_of,
+    first_attempt_unbuilt, first_untimed_async_of,
+};
 pub use hedge::Hedged;
 pub use idempotent::{Fingerprint, Idempotent, IdempotentCall, RunsOperation, fingerprint};
 pub use operation::Operation;

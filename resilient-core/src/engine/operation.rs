@@ -11,10 +11,7 @@ use std::pin::pin;
 use std::time::Duration;
 
 use super::execution::Execution;
-use super::first::{
-    FirstFailure, FirstSuccess, FirstTerms, MakeOperation, Told, first_async_of,
-    first_untimed_async_of, timed_first,
-};
+use super::first::{FirstFailure, FirstSuccess, FirstTerms, MakeOperation, Told, timed_first};
 use super::gates::{BreakerGate, ChaosGate, Fault, Gates, LimitGate};
 use super::hooks::{HookSet, Hooks, RetryEvent};
 use super::plan::{self, Plan};
@@ -646,7 +643,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     ///
     /// What [`run_primary`](Operation::run_primary) does, in two steps, so
     /// that the operation a failure needs may be built only then: see
-    /// [`first_attempt_async_of`](Operation::first_attempt_async_of).
+    /// `__private::first_attempt_async_of`.
     ///
     /// ```
     /// use resilient::{FakeClock, Operation};
@@ -1009,79 +1006,6 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         }
     }
 
-    /// [`first_attempt_async`](Operation::first_attempt_async) for the
-    /// operation that `make` builds, built again wherever it is read: the
-    /// future holds `make` and the clock, not the operation. For an
-    /// operation built of constants (the attribute's, when every option's
-    /// value is one), the builds fold into the constants the success path
-    /// reads, and the operation is stored nowhere until an attempt fails;
-    /// then [`resume_async`](Operation::resume_async) goes on from the
-    /// failure, on an operation built for it.
-    ///
-    /// `make` must build the same operation each time.
-    ///
-    /// ```
-    /// use resilient::{Operation, TokioClock};
-    ///
-    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
-    /// let make = || Operation::<u32, String>::new().max_attempts(3).clock(TokioClock);
-    /// let mut calls = 0;
-    /// let mut body = async |_| {
-    ///     calls += 1;
-    ///     if calls < 2 { Err("busy".to_owned()) } else { Ok(calls) }
-    /// };
-    /// let outcome = match Operation::first_attempt_async_of(&make, |a| body(a)).await {
-    ///     Ok(first) => make().outcome_of(first),
-    ///     Err(first) => {
-    ///         let operation = make();
-    ///         let mut exec = operation.resume_async(first, |a| body(a)).await;
-    ///         while exec.next_async().await {
-    ///             exec.attempt_async(|a| body(a)).await;
-    ///         }
-    ///         exec.finish()
-    ///     }
-    /// };
-    /// assert_eq!(outcome.report().attempt_count(), 2);
-    /// assert_eq!(outcome.into_result(), Ok(2));
-    /// # });
-    /// ```
-    // The large `Err` holds the failed result, moved once to `resume_async`.
-    #[allow(clippy::result_large_err)]
-    #[inline]
-    #[doc(hidden)]
-    pub fn first_attempt_async_of<M, F, Fut>(
-        make: &M,
-        f: F,
-    ) -> impl Future<Output = Result<FirstSuccess<T, E>, FirstFailure<T, E>>>
-    where
-        M: Fn() -> Self,
-        F: FnOnce(Attempt) -> Fut,
-        Fut: Future<Output = Result<T, E>>,
-    {
-        first_async_of(make, f)
-    }
-
-    /// [`first_attempt_async_of`](Operation::first_attempt_async_of) for
-    /// an operation of neither a timeout nor a budget, which grants the
-    /// attempt no deadline: the future has no room for a timer. Were a
-    /// deadline granted all the same, the first attempt is left to
-    /// [`resume_async`](Operation::resume_async).
-    // The large `Err` holds the failed result, moved once to `resume_async`.
-    #[allow(clippy::result_large_err)]
-    #[inline]
-    #[doc(hidden)]
-    pub fn first_untimed_async_of<M, F, Fut>(
-        make: &M,
-        f: F,
-    ) -> impl Future<Output = Result<FirstSuccess<T, E>, FirstFailure<T, E>>>
-    where
-        M: Fn() -> Self,
-        F: FnOnce(Attempt) -> Fut,
-        Fut: Future<Output = Result<T, E>>,
-    {
-        first_untimed_async_of(make, f)
-    }
-
     /// The execution after `first`, for the retries (`next_async` /
     /// `attempt_async`), fallbacks and [`finish`](Execution::finish),
     /// without running anything: a first attempt that a gate must admit is
@@ -1100,7 +1024,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     ///     calls += 1;
     ///     if calls < 3 { Err("busy".to_owned()) } else { Ok(calls) }
     /// };
-    /// let outcome = match Operation::first_attempt_async_of(&make, |a| body(a)).await {
+    /// let outcome = match resilient::__private::first_attempt_async_of(&make, |a| body(a)).await {
     ///     Ok(first) => Operation::outcome_from(first, &make),
     ///     Err(first) => {
     ///         let operation = make();
@@ -1126,7 +1050,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// The execution after `first`, for the retries (`next_async` /
     /// `attempt_async`), fallbacks and [`finish`](Execution::finish): a
     /// first attempt that a gate must admit runs here, through `f`. See
-    /// [`first_attempt_async_of`](Operation::first_attempt_async_of).
+    /// `__private::first_attempt_async_of`.
     #[doc(hidden)]
     pub async fn resume_async<F, Fut>(
         &self,

@@ -16,20 +16,16 @@
 //! [`first_attempt_unbuilt`](super::first_attempt_unbuilt)). An async one
 //! reads its first attempt's terms (the deadline, the error of a cut
 //! attempt) from the `Recipe` itself, built again where each is read
-//! ([`Recipe::first_attempt_async_of`]), so that they fold into
+//! ([`first_attempt_async_of`](super::first::first_attempt_async_of)), so that they fold into
 //! constants; the operation is built only once that attempt failed.
 //!
 //! Nothing here is an API of its own: `#[resilient]` expands to it.
 
-use std::future::Future;
 use std::marker::PhantomData;
 use std::time::Duration;
 
 use super::execution::Execution;
-use super::first::{
-    FirstFailure, FirstReads, FirstSuccess, FirstTerms, Told, first_async_of,
-    first_untimed_async_of,
-};
+use super::first::{FirstFailure, FirstReads, FirstSuccess, FirstTerms, Told};
 use super::hooks::{HookSet, Hooks, RetryIf};
 use super::operation::Operation;
 use crate::attempt::Attempt;
@@ -190,43 +186,6 @@ impl<T, E, K, C: Clock> Recipe<T, E, K, C> {
             op = op.tally(tally);
         }
         (op, self.classify)
-    }
-
-    /// [`Operation::first_attempt_async_of`] for the values `make` writes,
-    /// written again wherever they are read: the deadline and the error of
-    /// a cut attempt fold into constants, and the operation is built only
-    /// once the attempt failed.
-    // The large `Err` holds the failed result, moved once to `resume`.
-    #[allow(clippy::result_large_err)]
-    #[inline]
-    pub fn first_attempt_async_of<M, F, Fut>(
-        make: &M,
-        f: F,
-    ) -> impl Future<Output = Result<FirstSuccess<T, E>, FirstFailure<T, E>>>
-    where
-        M: Fn() -> Self,
-        F: FnOnce(Attempt) -> Fut,
-        Fut: Future<Output = Result<T, E>>,
-    {
-        first_async_of(make, f)
-    }
-
-    /// [`first_attempt_async_of`](Recipe::first_attempt_async_of) for
-    /// values that set neither a timeout nor a budget, and so grant the
-    /// attempt no deadline: the future has no room for a timer.
-    // The large `Err` holds the failed result, moved once to `resume`.
-    #[allow(clippy::result_large_err)]
-    #[inline]
-    pub fn first_untimed_async_of<M, F, Fut>(
-        make: &M,
-        f: F,
-    ) -> impl Future<Output = Result<FirstSuccess<T, E>, FirstFailure<T, E>>>
-    where
-        M: Fn() -> Self,
-        F: FnOnce(Attempt) -> Fut,
-        Fut: Future<Output = Result<T, E>>,
-    {
-        first_untimed_async_of(make, f)
     }
 }
 
@@ -449,7 +408,7 @@ mod tests {
         // The first attempt is granted min(timeout, budget), and its
         // success is told under the function's name without a build.
         let mut granted = Vec::new();
-        let first = Recipe::first_attempt_async_of(&make, |attempt: Attempt| {
+        let first = super::super::first::first_attempt_async_of(&make, |attempt: Attempt| {
             granted.push(attempt.deadline());
             async { Ok(9) }
         })
@@ -478,7 +437,8 @@ mod tests {
                 Ok(calls)
             }
         };
-        let Err(first) = Recipe::first_attempt_async_of(&make, |a| body(a)).await else {
+        let Err(first) = super::super::first::first_attempt_async_of(&make, |a| body(a)).await
+        else {
             panic!("the first attempt failed")
         };
         let op = make().build();

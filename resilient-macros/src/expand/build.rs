@@ -128,7 +128,7 @@ pub(super) fn build(
     if shape.on_demand() {
         // Built where it is read, again each time: the success path reads
         // constants, and the operation is stored only once an attempt fails
-        // (see `Operation::first_attempt_async_of`).
+        // (see `__private::first_attempt_async_of`).
         let make = &names.make;
         statements.extend(quote!(let #make = || { #steps #op };));
     } else if function.is_async && !options.given().iter().any(leaves_its_expression) {

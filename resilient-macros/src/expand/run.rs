@@ -211,17 +211,11 @@ fn async_recipe(
     fallbacks: &TokenStream,
 ) -> TokenStream {
     let Names {
-        root,
-        make,
-        op,
-        first,
-        ..
+        make, op, first, ..
     } = names;
-    let by = quote!(#root::__private::Recipe);
     let built = quote!(#make().build());
     let resume = quote!(#op.resume(#first));
     let first = First {
-        by: &by,
         built: &built,
         of_recipe: true,
         untimed,
@@ -256,10 +250,8 @@ fn async_on_demand(
     } else {
         quote!(#op.resume(#first))
     };
-    let by = quote!(#root::Operation);
     let built = quote!(#make());
     let first = First {
-        by: &by,
         built: &built,
         of_recipe: false,
         untimed,
@@ -269,10 +261,9 @@ fn async_on_demand(
 }
 
 /// How an async run on an operation built on demand begins: its first
-/// attempt by `by` (a `Recipe` or not, `untimed` or not), the
+/// attempt (on a `Recipe` or not, `untimed` or not), the
 /// operation `built` once it failed, and whether a gate must admit it.
 struct First<'a> {
-    by: &'a TokenStream,
     built: &'a TokenStream,
     of_recipe: bool,
     untimed: bool,
@@ -292,7 +283,6 @@ fn async_first(
     fallbacks: &TokenStream,
 ) -> TokenStream {
     let First {
-        by,
         built,
         of_recipe,
         untimed,
@@ -338,7 +328,7 @@ fn async_first(
     quote! {
         {
             let mut #body = #root::__private::attempt_async(#attempt);
-            match #by::#entry(&#make, |#given: #root::Attempt| #body(#given)).await {
+            match #root::__private::#entry(&#make, |#given: #root::Attempt| #body(#given)).await {
                 ::core::result::Result::Ok(#done) => #succeeded,
                 ::core::result::Result::Err(#first) => #rest,
             }
