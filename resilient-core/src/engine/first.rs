@@ -292,6 +292,12 @@ where
 /// `Pending`, so an attempt done on its first poll registers none. The
 /// work comes as a trait object, made at each poll, so that this is
 /// compiled once per clock and output rather than once per body.
+///
+/// The deadline half of `crate::race::Race::poll`, which retries use: a
+/// first attempt has no injected delay to wait, and a `Race` kept in this
+/// future (its delay, deadline and timing beside the mark) would take the
+/// `timeout` + `budget` call's future past its 384 bytes
+/// (tests/suite/future_size.rs).
 fn first_race<'c, C: Clock, O, S: Future<Output = ()>>(
     clock: &'c C,
     started: Mark,
