@@ -65,26 +65,16 @@ macro_rules! raced {
 }
 pub(crate) use raced;
 
-/// Where a [`race`] stands: the delay still to wait, the deadline, and
-/// what its one timer is counting down. Kept apart from the work's type,
-/// so that its [`poll`](Race::poll) is one copy per clock and output for
-/// every function, not one per function.
+/// Where a [`race`] stands: the delay still to wait, and the deadline.
+/// Kept apart from the work's type, so that its [`poll`](Race::poll) is
+/// one copy per clock and output for every function, not one per
+/// function.
 pub(crate) struct Race {
     started: Mark,
     /// The delay still to wait, and whether it reaches the deadline, which
     /// then cuts the attempt.
     delay: Option<(Duration, bool)>,
     deadline: Option<Duration>,
-    /// What the timer counts down, once made.
-    timing: Timing,
-}
-
-/// What a race's timer counts down.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Timing {
-    Nothing,
-    Delay,
-    Deadline,
 }
 
 impl Race {
@@ -99,52 +89,69 @@ impl Race {
             started,
             delay,
             deadline,
-            timing: Timing::Nothing,
         }
     }
 
-    /// One poll of the race: of the `work`, and of the timer in `timer`,
-    /// which `make` makes anew for each wait.
+    /// One poll of the race: of the delay, then of the `work` within the
+    /// deadline ([`poll_within`]), with the one timer in `timer`, which
+    /// `make` makes anew for each wait.
     pub(crate) fn poll<'c, C: Clock, O, S: Future<Output = ()>>(
         &mut self,
         clock: &'c C,
         cx: &mut Context<'_>,
-        mut work: Pin<&mut dyn Future<Output = O>>,
+        work: Pin<&mut dyn Future<Output = O>>,
         mut timer: Pin<&mut Option<S>>,
         make: fn(&'c C, Duration) -> S,
     ) -> Poll<Option<O>> {
-        // Makes the timer anew for `Some(wait)`, then polls the one there is.
-        let mut tick = |wait: Option<Duration>, cx: &mut Context<'_>| {
-            if let Some(wait) = wait {
+        if let Some((wait, cut)) = self.delay {
+            if timer.is_none() {
                 timer.set(Some(make(clock, wait)));
             }
-            match timer.as_mut().as_pin_mut() {
-                Some(timer) => timer.poll(cx),
-                None => Poll::Pending,
+            if let Some(delay) = timer.as_mut().as_pin_mut() {
+                ready!(delay.poll(cx));
             }
-        };
-        if let Some((wait, cut)) = self.delay {
-            let make = (self.timing != Timing::Delay).then_some(wait);
-            self.timing = Timing::Delay;
-            ready!(tick(make, cx));
+            // The slot is free for the deadline's timer.
+            timer.set(None);
             self.delay = None;
-            self.timing = Timing::Nothing;
             if cut {
                 return Poll::Ready(None);
             }
         }
-        if let Poll::Ready(output) = work.as_mut().poll(cx) {
-            return Poll::Ready(Some(output));
-        }
-        match (self.timing, self.deadline) {
-            (Timing::Deadline, _) => tick(None, cx).map(|()| None),
-            (_, Some(deadline)) => {
-                self.timing = Timing::Deadline;
-                // Measured from the attempt's start, not from the first poll.
-                let spent = Duration::from_nanos(clock.nanos_since(self.started));
-                tick(Some(deadline.saturating_sub(spent)), cx).map(|()| None)
-            }
-            (_, None) => Poll::Pending,
-        }
+        poll_within(clock, self.started, self.deadline, cx, work, timer, make)
+    }
+}
+
+/// One poll of `work`, started at `started`, within `deadline` (if any):
+/// `Some` with its output, or `None` once the deadline passed. The
+/// deadline's timer is made in the empty slot `timer` only when the work
+/// first returns `Pending`, so work done on its first poll registers none.
+///
+/// Every async attempt is polled here: a retry's and a hedge's through
+/// [`Race::poll`], after any injected delay, and a call's first attempt
+/// directly, since it has no delay to wait and its future keeps no room
+/// for a [`Race`].
+pub(crate) fn poll_within<'c, C: Clock, O, S: Future<Output = ()>>(
+    clock: &'c C,
+    started: Mark,
+    deadline: Option<Duration>,
+    cx: &mut Context<'_>,
+    mut work: Pin<&mut dyn Future<Output = O>>,
+    mut timer: Pin<&mut Option<S>>,
+    make: fn(&'c C, Duration) -> S,
+) -> Poll<Option<O>> {
+    if let Poll::Ready(output) = work.as_mut().poll(cx) {
+        return Poll::Ready(Some(output));
+    }
+    let Some(deadline) = deadline else {
+        return Poll::Pending;
+    };
+    if timer.is_none() {
+        // Measured from the attempt's start, not from the first poll.
+        let spent = Duration::from_nanos(clock.nanos_since(started));
+        timer.set(Some(make(clock, deadline.saturating_sub(spent))));
+    }
+    match timer.as_pin_mut() {
+        Some(timer) => timer.poll(cx).map(|()| None),
+        None => Poll::Pending,
     }
 }

@@ -20,7 +20,6 @@ use http::Extensions;
 
 use crate::clock::{Clock, TokioClock};
 use crate::error::TimedOut;
-use crate::race::race;
 use crate::settings::Settings;
 use crate::tower::{
     Call, Classifier, EngineError, FirstFailed, HttpClassifier, ReportExtension, Shared,
@@ -311,19 +310,7 @@ where
             let started = call.first_started();
             let mut output = {
                 let mut sent = next.clone().run(copy, extensions);
-                match started.deadline {
-                    Some(deadline) => {
-                        race(
-                            call.clock,
-                            started.mark,
-                            None,
-                            Some(deadline),
-                            Pin::new(&mut sent),
-                        )
-                        .await
-                    }
-                    None => Some(sent.await),
-                }
+                started.within(call.clock, Pin::new(&mut sent)).await
             };
             if let Some(first) = call.first_ended(started, &mut output, &ReportExtension) {
                 let rest = self.after_first(request, extensions, given, next, first);

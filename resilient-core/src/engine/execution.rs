@@ -30,7 +30,7 @@ use super::events::{self};
 use super::gates::{self, Admission, End, Interference, Permits, Refusal};
 use super::hooks::HookSet;
 use super::plan::Plan;
-use super::race::{BoxedRace, Course};
+use super::runner::{self, AttemptContext, BoxedRace, Grant};
 use crate::attempt::Attempt;
 use crate::clock::{Clock, Mark};
 use crate::limit::LimitExceeded;
@@ -170,11 +170,6 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         self.core.now = self.plan.clock.now_nanos();
     }
 
-    /// The latest clock reading.
-    pub(crate) fn latest_reading(&self) -> u64 {
-        self.core.now
-    }
-
     /// What the gates are asked to admit: an attempt of `kind` starting at
     /// the latest reading.
     pub(crate) fn admission(&self, kind: AttemptKind) -> Admission {
@@ -191,7 +186,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// with as [`decide::refused`] says: a primary one is recorded and ends
     /// the call, a hedge is not started at all.
     #[inline]
-    pub(crate) fn begin(
+    fn begin(
         &mut self,
         kind: AttemptKind,
         admitted: Result<Permits<'b, T, E>, Refusal<E>>,
@@ -431,18 +426,11 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     {
         let at = self.admission(AttemptKind::Primary);
         let admitted = self.plan.gates.admit_blocking(&self.plan.clock, &at);
-        let Some((attempt, index, mut permits)) = self.begin(AttemptKind::Primary, admitted) else {
+        let Some((context, index, permits)) = self.open(AttemptKind::Primary, admitted) else {
             return;
         };
-        let result = match self.inject(attempt, &mut permits, index) {
-            None => f(attempt),
-            Some(injection) => gates::run_blocking(&self.plan.clock, attempt, injection, f),
-        };
-        self.record(
-            index,
-            result.map_err(|e| (e, FailureKind::Operation)),
-            permits,
-        );
+        let result = context.run_blocking(&self.plan.clock, f);
+        self.record(index, runner::ran(result), permits);
     }
 
     /// Runs one async primary attempt, cut at its deadline when the
@@ -459,25 +447,25 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         // and its course are the same for every function of the
         // operation's types.
         let plan = self.plan;
-        let Some((index, permits, attempt, course)) = self.begin_body().await else {
+        let Some((index, permits, context)) = self.begin_body().await else {
             return;
         };
-        let mut work = pin!(f(attempt));
-        let output = raced!(&plan.clock, course.race(), work);
-        self.record(index, course.ended(output), permits);
+        let mut work = pin!(f(context.attempt()));
+        let output = raced!(&plan.clock, context.race(), work);
+        self.record(index, context.grant.ended(output), permits);
     }
 
     /// Begins a primary attempt once the gates admit it, waiting if one
     /// may: where its record is, its permits, the attempt and its course.
     /// `None` if they refused it, or replaced its body, whose injected
     /// result is then recorded here.
-    async fn begin_body(&mut self) -> Option<(usize, Permits<'b, T, E>, Attempt, Course<T, E>)> {
+    async fn begin_body(&mut self) -> Option<(usize, Permits<'b, T, E>, AttemptContext<T, E>)> {
         let plan = self.plan;
-        let (index, permits, attempt, mut course) = self.start_async(AttemptKind::Primary).await?;
-        match course.replaced.take() {
-            None => Some((index, permits, attempt, course)),
+        let (mut context, index, permits) = self.start_async(AttemptKind::Primary).await?;
+        match context.take_replaced() {
+            None => Some((index, permits, context)),
             Some(injected) => {
-                let result = course.replaced_after(&plan.clock, injected).await;
+                let result = context.replaced_after(&plan.clock, injected).await;
                 self.record(index, result, permits);
                 None
             }
@@ -555,13 +543,12 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     #[doc(hidden)]
     pub async fn next_running(&mut self) -> Option<Next<'o, 'b, T, E>> {
         while self.next_async().await {
-            if let Some((index, permits, attempt, course)) = self.begin_body().await {
+            if let Some((index, permits, context)) = self.begin_body().await {
                 return Some(Next {
                     index,
                     permits: Some(permits),
-                    attempt,
-                    race: BoxedRace::new(course.race()),
-                    course,
+                    race: BoxedRace::new(context.race()),
+                    grant: context.grant,
                 });
             }
         }
@@ -584,26 +571,42 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         let output = ready!(next.race.poll(&plan.clock, cx, work));
         // An attempt ends once: its permits are taken when it does.
         if let Some(permits) = next.permits.take() {
-            self.record(next.index, next.course.ended(output), permits);
+            self.record(next.index, next.grant.ended(output), permits);
         }
         Poll::Ready(())
     }
 
     /// Asks the gates to admit an attempt of `kind`, waiting if one may,
-    /// and begins it: where its record is, its permits, the attempt and
-    /// the course its gates set; `None` if it was refused.
+    /// and [opens](Self::open) it; `None` if it was refused.
     async fn start_async(
         &mut self,
         kind: AttemptKind,
-    ) -> Option<(usize, Permits<'b, T, E>, Attempt, Course<T, E>)> {
+    ) -> Option<(AttemptContext<T, E>, usize, Permits<'b, T, E>)> {
         let plan = self.plan;
         let at = self.admission(kind);
         let admitted = plan.gates.admit_async(&plan.clock, &at).await;
+        self.open(kind, admitted)
+    }
+
+    /// Opens an attempt of `kind` once its gates answered `admitted`: the
+    /// one place an admitted attempt begins, whatever runs it (blocking,
+    /// async, a retry, a hedge). Its context (what it was granted, what
+    /// its gates injected), where its record is, and its permits; `None`
+    /// if it doesn't start (see [`begin`](Self::begin)).
+    #[inline]
+    pub(crate) fn open(
+        &mut self,
+        kind: AttemptKind,
+        admitted: Result<Permits<'b, T, E>, Refusal<E>>,
+    ) -> Option<(AttemptContext<T, E>, usize, Permits<'b, T, E>)> {
         let (attempt, index, mut permits) = self.begin(kind, admitted)?;
         let injection = self.inject(attempt, &mut permits, index);
-        let started = Mark::nanos(self.core.now);
-        let course = Course::new(attempt, started, plan.timed_out, injection);
-        Some((index, permits, attempt, course))
+        let grant = Grant {
+            attempt,
+            started: Mark::nanos(self.core.now),
+            timed_out: self.plan.timed_out,
+        };
+        Some((AttemptContext::new(grant, injection), index, permits))
     }
 
     /// Whether the primary attempts (and any fallback so far) ended in
@@ -697,7 +700,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// What the gates inject into `attempt`, whose record is (or will be)
     /// at `index`: recorded, and told as events.
     #[inline]
-    pub(crate) fn inject(
+    fn inject(
         &mut self,
         attempt: Attempt,
         permits: &mut Permits<'b, T, E>,
@@ -726,8 +729,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
 pub struct Next<'o, 'b, T, E> {
     index: usize,
     permits: Option<Permits<'b, T, E>>,
-    attempt: Attempt,
-    course: Course<T, E>,
+    grant: Grant<E>,
     race: BoxedRace<'o>,
 }
 
@@ -735,6 +737,6 @@ impl<T, E> Next<'_, '_, T, E> {
     /// The attempt, for the body.
     #[inline]
     pub fn attempt(&self) -> Attempt {
-        self.attempt
+        self.grant.attempt
     }
 }

@@ -7,12 +7,12 @@
 
 use std::future::{Future, poll_fn};
 use std::pin::{Pin, pin};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use super::hooks::HookSet;
 use super::operation::Operation;
 use super::plan;
+use super::runner::{self, AttemptContext, Grant};
 use crate::attempt::Attempt;
 use crate::clock::{Clock, Mark, SystemClock};
 use crate::observe::Tally;
@@ -175,39 +175,26 @@ where
         },
         clock,
     ) = first_terms_of(make);
-    let cut = deadline.zip(timed_out);
     async move {
         if general {
             return Err(FirstFailure::NOT_RUN);
         }
-        let mark = clock.mark();
-        let mut work = pin!(f(Attempt::first(deadline)));
-        let result = match cut {
-            // Without a deadline to race, the attempt is awaited right
-            // here, with no race and no timer around it.
-            None => work.await.map_err(|e| (e, FailureKind::Operation)),
-            Some((granted, timed_out)) => {
-                let mut timer = pin!(None);
-                let raced = poll_fn(|cx| {
-                    let work: Pin<&mut dyn Future<Output = Result<T, E>>> = work.as_mut();
-                    first_race(
-                        &clock,
-                        mark,
-                        granted,
-                        cx,
-                        work,
-                        timer.as_mut(),
-                        Clock::deadline_async,
-                    )
-                })
-                .await;
-                match raced {
-                    Some(result) => result.map_err(|e| (e, FailureKind::Operation)),
-                    None => Err((timed_out(), FailureKind::Timeout)),
-                }
-            }
+        let grant = Grant::first(deadline, clock.mark(), timed_out);
+        let mut work = pin!(f(grant.attempt));
+        // Without a deadline that cuts it, the attempt is awaited right
+        // here, with no timer around it.
+        let output = if timed_out.is_none() {
+            Some(work.await)
+        } else {
+            let mut timer = pin!(None);
+            poll_fn(|cx| {
+                let work: Pin<&mut dyn Future<Output = Result<T, E>>> = work.as_mut();
+                grant.poll(&clock, cx, work, timer.as_mut(), Clock::deadline_async)
+            })
+            .await
         };
-        first_ended(make, &clock, mark, deadline, result)
+        let result = grant.ended(output);
+        first_ended(make, &clock, grant.started, deadline, result)
     }
 }
 
@@ -236,10 +223,13 @@ where
         if general {
             return Err(FirstFailure::NOT_RUN);
         }
-        let mark = clock.mark();
-        let result = f(Attempt::first(None)).await;
-        let result = result.map_err(|e| (e, FailureKind::Operation));
-        first_ended(make, &clock, mark, None, result)
+        // Only the mark is kept across the body: the grant has nothing
+        // else to say of an attempt that no deadline cuts.
+        let Grant {
+            attempt, started, ..
+        } = Grant::<E>::first(None, clock.mark(), None);
+        let result = runner::ran(f(attempt).await);
+        first_ended(make, &clock, started, None, result)
     }
 }
 
@@ -283,41 +273,6 @@ where
             elapsed,
             result: Some(result),
         }),
-    }
-}
-
-/// One poll of a first attempt's `work` against the deadline `granted`
-/// from `started`: `Some` with its output, or `None` once the deadline
-/// passed. The timer is made in `timer` only when the work first returns
-/// `Pending`, so an attempt done on its first poll registers none. The
-/// work comes as a trait object, made at each poll, so that this is
-/// compiled once per clock and output rather than once per body.
-///
-/// The deadline half of `crate::race::Race::poll`, which retries use: a
-/// first attempt has no injected delay to wait, and a `Race` kept in this
-/// future (its delay, deadline and timing beside the mark) would take the
-/// `timeout` + `budget` call's future past its 384 bytes
-/// (tests/suite/future_size.rs).
-fn first_race<'c, C: Clock, O, S: Future<Output = ()>>(
-    clock: &'c C,
-    started: Mark,
-    granted: Duration,
-    cx: &mut Context<'_>,
-    mut work: Pin<&mut dyn Future<Output = O>>,
-    mut timer: Pin<&mut Option<S>>,
-    make: fn(&'c C, Duration) -> S,
-) -> Poll<Option<O>> {
-    if let Poll::Ready(output) = work.as_mut().poll(cx) {
-        return Poll::Ready(Some(output));
-    }
-    if timer.is_none() {
-        // Measured from the attempt's start, not from the first poll.
-        let spent = Duration::from_nanos(clock.nanos_since(started));
-        timer.set(Some(make(clock, granted.saturating_sub(spent))));
-    }
-    match timer.as_pin_mut() {
-        Some(timer) => timer.poll(cx).map(|()| None),
-        None => Poll::Pending,
     }
 }
 
@@ -417,8 +372,9 @@ pub(crate) fn timed_first<T, E, C: Clock, F>(
 where
     F: FnMut(Attempt) -> Result<T, E>,
 {
-    let mark = clock.mark();
-    let result = f(Attempt::first(deadline));
+    let grant = Grant::<E>::first(deadline, clock.mark(), None);
+    let mark = grant.started;
+    let result = AttemptContext::plain(grant).run_blocking(clock, f);
     let elapsed = clock.nanos_since(mark);
     match result {
         // The clock was read since the attempt wrote its result, so the
@@ -438,7 +394,7 @@ where
         }
         result => Err(FirstFailure {
             elapsed,
-            result: Some(result.map_err(|e| (e, FailureKind::Operation))),
+            result: Some(runner::ran(result)),
         }),
     }
 }

@@ -21,12 +21,12 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use super::execution::Execution;
-use super::gates::{Interference, Permits, Refusal};
+use super::gates::{Permits, Refusal};
 use super::hooks::HookSet;
 use super::operation::Operation;
-use super::race::gated;
+use super::runner::AttemptContext;
 use crate::attempt::Attempt;
-use crate::clock::{Clock, Mark};
+use crate::clock::Clock;
 use crate::report::{AttemptKind, Outcome};
 
 /// An [`Operation`] whose async attempts are hedged: built by
@@ -145,18 +145,10 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Hedged<'b, T, E, C, H> {
 
 /// An attempt admitted by its gates, about to start.
 struct Begun<'b, T, E> {
-    start: Start<T, E>,
+    context: AttemptContext<T, E>,
     /// Where its record is in the report.
     index: usize,
     permits: Permits<'b, T, E>,
-}
-
-/// What an attempt's work is made from.
-struct Start<T, E> {
-    attempt: Attempt,
-    /// The clock's mark when it started.
-    started: Mark,
-    injection: Option<Interference<T, E>>,
 }
 
 /// An attempt in flight beside others.
@@ -201,15 +193,9 @@ fn begin_hedged<'b, T, E, C: Clock, H: HookSet<T, E>>(
     kind: AttemptKind,
     admitted: Result<Permits<'b, T, E>, Refusal<E>>,
 ) -> Option<Begun<'b, T, E>> {
-    let (attempt, index, mut permits) = exec.begin(kind, admitted)?;
-    let started = Mark::nanos(exec.latest_reading());
-    let injection = exec.inject(attempt, &mut permits, index);
+    let (context, index, permits) = exec.open(kind, admitted)?;
     Some(Begun {
-        start: Start {
-            attempt,
-            started,
-            injection,
-        },
+        context,
         index,
         permits,
     })
@@ -237,21 +223,14 @@ async fn hedged_round<'b, T, E, C: Clock, H: HookSet<T, E>, F, Fut>(
     Fut: Future<Output = Result<T, E>>,
 {
     let plan = exec.plan();
-    let work = |start: Start<T, E>| {
-        let Start {
-            attempt,
-            started,
-            injection,
-        } = start;
-        gated(&plan.clock, attempt, started, plan.timed_out, injection, f)
-    };
+    let work = |context: AttemptContext<T, E>| context.run_async(&plan.clock, f);
     let Begun {
-        start,
+        context,
         index,
         permits,
     } = primary;
-    let started = start.started;
-    let mut primary = pin!(work(start));
+    let started = context.grant.started;
+    let mut primary = pin!(work(context));
     let mut timer = pin!(None);
     let alone = poll_fn(|cx| {
         if let Poll::Ready(result) = primary.as_mut().poll(cx) {
@@ -316,7 +295,7 @@ async fn hedged_round<'b, T, E, C: Clock, H: HookSet<T, E>, F, Fut>(
                     && let Some(hedge) = begin_hedged(exec, AttemptKind::Hedge, admitted)
                 {
                     running.push(Running {
-                        work: Work::Hedge(Box::pin(work(hedge.start))),
+                        work: Work::Hedge(Box::pin(work(hedge.context))),
                         index: hedge.index,
                         permits: hedge.permits,
                     });

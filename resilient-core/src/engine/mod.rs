@@ -19,8 +19,10 @@
 //! * `decide.rs`: every decision of a run (a refused attempt, the end of
 //!   a round, the retry rule `schedule`, the budget after a wait), pure
 //!   functions;
-//! * `race.rs`: an async attempt against its deadline: what its gates
-//!   inject, then its body raced (`crate::race`) with the deadline;
+//! * `runner.rs`: the attempt runner, one for blocking code and one for
+//!   async, and the per-attempt context they run from: every attempt of
+//!   every path (a first, a retry, a hedge, the tower layer's and the
+//!   reqwest middleware's) runs there;
 //! * `hedge.rs`: hedged attempts, several in flight at once: [`Hedged`],
 //!   and a round's steps as functions that drive an [`Execution`] through
 //!   its own methods;
@@ -44,8 +46,8 @@ mod idempotent;
 mod operation;
 pub(crate) mod plan;
 mod policy_runs;
-pub(crate) mod race;
 pub(crate) mod recipe;
+pub(crate) mod runner;
 
 #[cfg(feature = "tracing")]
 pub use events::trace_report;

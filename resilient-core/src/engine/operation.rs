@@ -7,7 +7,6 @@ use std::any::Any;
 use std::borrow::Cow;
 use std::future::Future;
 use std::marker::PhantomData;
-use std::pin::pin;
 use std::time::Duration;
 
 use super::execution::Execution;
@@ -15,7 +14,7 @@ use super::first::{FirstFailure, FirstSuccess, FirstTerms, MakeOperation, Told, 
 use super::gates::{BreakerGate, ChaosGate, Fault, Gates, LimitGate};
 use super::hooks::{HookSet, Hooks, RetryEvent};
 use super::plan::{self, Plan};
-use super::race::within_deadline;
+use super::runner::{AttemptContext, Grant};
 use crate::attempt::Attempt;
 use crate::breaker::CircuitBreaker;
 use crate::chaos::Switches;
@@ -968,17 +967,11 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
                 exec.attempt_async(f).await;
                 return Err(exec);
             }
-            let mark = self.plan.clock.mark();
-            let attempt = Attempt::first(deadline);
-            let work = f(attempt);
-            // Without a deadline to race, the attempt is awaited right here,
-            // in this future, with no race and no timer around it.
-            let result = if timed_out.is_some() {
-                let work = pin!(work);
-                within_deadline(&self.plan.clock, attempt, mark, timed_out, work).await
-            } else {
-                work.await.map_err(|e| (e, FailureKind::Operation))
-            };
+            let grant = Grant::first(deadline, self.plan.clock.mark(), timed_out);
+            let mark = grant.started;
+            let result = AttemptContext::plain(grant)
+                .run_async(&self.plan.clock, f)
+                .await;
             let elapsed = self.plan.clock.nanos_since(mark);
             match result {
                 Ok(value) if self.plan.hooks.is_valid(&value) => {

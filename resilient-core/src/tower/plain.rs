@@ -15,9 +15,10 @@ use super::attach::AttachReport;
 use super::call::{Call, EngineError, Requests, Unsuccessful, attempt};
 use super::classify::{Classifier, Verdict};
 use super::request::CloneRequest;
-use crate::clock::{Clock, Mark};
+use crate::clock::Clock;
 use crate::engine::gates::Gates;
 use crate::engine::plan::Listeners;
+use crate::engine::runner::Grant;
 use crate::error::TimedOut;
 use crate::report::{ExecutionReport, FailureKind, UNNAMED};
 use crate::settings::deadline;
@@ -35,19 +36,20 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
             && shared.hedge_delay().is_none()
     }
 
-    /// The start of the first attempt of a call that
+    /// The grant of the first attempt of a call that
     /// [`is_plain`](Self::is_plain), whose first attempt no gate is asked
-    /// for: its deadline, and the clock's mark. The caller sends the
-    /// attempt, races it against the deadline (`crate::engine::race`) and
-    /// hands the output to [`first_ended`](Self::first_ended): awaited in
-    /// the caller's own future, the attempt needs no future of ours around
-    /// it.
-    pub(crate) fn first_started(&self) -> FirstStarted {
+    /// for: its deadline, cut with [`TimedOut`], and the clock's mark. The
+    /// caller sends the attempt, awaits it within the grant
+    /// ([`Grant::within`]) and hands the output to
+    /// [`first_ended`](Self::first_ended): awaited in the caller's own
+    /// future, the attempt needs no future of ours around it.
+    pub(crate) fn first_started(&self) -> Grant<TimedOut> {
         debug_assert!(self.is_plain());
-        FirstStarted {
-            deadline: deadline(self.settings, 0),
-            mark: self.clock.mark(),
-        }
+        Grant::first(
+            deadline(self.settings, 0),
+            self.clock.mark(),
+            Some(|| TimedOut),
+        )
     }
 
     /// How the first attempt [started](Self::first_started) ended:
@@ -62,7 +64,7 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
     #[inline(always)]
     pub(crate) fn first_ended<Res, Err, E>(
         &self,
-        started: FirstStarted,
+        started: Grant<TimedOut>,
         output: &mut Option<Result<Res, Err>>,
         attach: &impl AttachReport<Res>,
     ) -> Option<FirstFailed<Res, E>>
@@ -71,7 +73,7 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
         E: EngineError,
         Cl: Classifier<Res, Err>,
     {
-        let elapsed = self.clock.nanos_since(started.mark);
+        let elapsed = self.clock.nanos_since(started.started);
         let verdict = match &*output {
             Some(result) => self.classifier.classify(result),
             None => {
@@ -86,7 +88,7 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
         if let (Verdict::Success, Some(Ok(response))) = (verdict, &mut *output) {
             attach.attach(
                 response,
-                self.first_report::<Res, E>(elapsed, started.deadline),
+                self.first_report::<Res, E>(elapsed, started.attempt.deadline()),
             );
             return None;
         }
@@ -152,13 +154,6 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
             }),
         )
     }
-}
-
-/// Where a plain call's first attempt started: its deadline, if any, and
-/// the clock's mark.
-pub(crate) struct FirstStarted {
-    pub(crate) deadline: Option<Duration>,
-    pub(crate) mark: Mark,
 }
 
 /// A plain call's first attempt that failed: how, after how long, and

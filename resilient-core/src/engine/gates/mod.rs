@@ -42,7 +42,6 @@ use std::future::Future;
 use std::marker::PhantomData;
 use std::time::Duration;
 
-use crate::attempt::Attempt;
 use crate::clock::Clock;
 use crate::limit::LimitExceeded;
 use crate::report::{AttemptKind, FailureKind, StopReason};
@@ -173,28 +172,6 @@ pub(crate) struct Interference<T, E> {
     /// The attempt's result, and whether it is an injected fault or
     /// outcome; its body does not run.
     pub(crate) result: Option<(crate::chaos::Injection, Result<T, E>)>,
-}
-
-/// Runs a blocking attempt's body `f` as its gates' `injection` says: after
-/// the delay, the injected result or the body. A blocking body cannot be
-/// cut at its deadline, so the delay stops there.
-pub(crate) fn run_blocking<T, E, C: Clock>(
-    clock: &C,
-    attempt: Attempt,
-    injection: Interference<T, E>,
-    f: impl FnOnce(Attempt) -> Result<T, E>,
-) -> Result<T, E> {
-    if let Some(delay) = injection.delay {
-        clock.sleep(
-            attempt
-                .deadline
-                .map_or(delay, |deadline| delay.min(deadline)),
-        );
-    }
-    match injection.result {
-        Some((_, result)) => result,
-        None => f(attempt),
-    }
 }
 
 /// How an admitted attempt ended, as its gates hear it.

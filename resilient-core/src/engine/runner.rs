@@ -1,0 +1,270 @@
+//! The attempt runner: every attempt of every path, blocking or async, a
+//! call's first, a retry or a hedge, runs through the two functions of
+//! [`AttemptContext`], [`run_blocking`](AttemptContext::run_blocking) and
+//! [`run_async`](AttemptContext::run_async), or, where the caller keeps
+//! the body's future itself, through [`Grant::poll`].
+//!
+//! An attempt's context is made once, where it is admitted
+//! ([`Execution::open`](super::Execution)), or, for a first attempt run
+//! before its operation is built, from nothing but its grant
+//! ([`Grant::first`]): what the body is told ([`Attempt`]), where it
+//! started, the deadline it was granted and whether that deadline cuts it,
+//! and what its gates injected. What an attempt reads or leaves for its
+//! record is a field here, and reaches every path from this one place.
+
+use std::future::{Future, poll_fn};
+use std::pin::{Pin, pin};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use super::gates::Interference;
+use crate::attempt::Attempt;
+use crate::clock::{Clock, Mark};
+use crate::race::{Race, poll_within, raced};
+use crate::report::FailureKind;
+
+/// What an attempt was granted: what its body is told, where it started,
+/// and the error it fails with when its deadline cuts it (`None`: the
+/// deadline, if any, is the body's to keep).
+pub(crate) struct Grant<E> {
+    pub(crate) attempt: Attempt,
+    pub(crate) started: Mark,
+    pub(crate) timed_out: Option<fn() -> E>,
+}
+
+impl<E> Grant<E> {
+    /// A call's first attempt, granted `deadline` and started at
+    /// `started`, cut at its deadline with `timed_out`'s error if the
+    /// operation interrupts there.
+    #[inline(always)]
+    pub(crate) fn first(
+        deadline: Option<Duration>,
+        started: Mark,
+        timed_out: Option<fn() -> E>,
+    ) -> Self {
+        Grant {
+            attempt: Attempt::first(deadline),
+            started,
+            timed_out,
+        }
+    }
+
+    /// The deadline that cuts the attempt, if one does.
+    #[inline(always)]
+    fn cut(&self) -> Option<Duration> {
+        self.timed_out.and(self.attempt.deadline)
+    }
+
+    /// One poll of the attempt's `work` within the deadline that cuts it,
+    /// with the timer in `timer` (see [`poll_within`]): `Some` with the
+    /// body's output, `None` once the deadline passed.
+    #[inline(always)]
+    pub(crate) fn poll<'c, C: Clock, O, S: Future<Output = ()>>(
+        &self,
+        clock: &'c C,
+        cx: &mut Context<'_>,
+        work: Pin<&mut dyn Future<Output = O>>,
+        timer: Pin<&mut Option<S>>,
+        make: fn(&'c C, Duration) -> S,
+    ) -> Poll<Option<O>> {
+        poll_within(clock, self.started, self.cut(), cx, work, timer, make)
+    }
+
+    /// Awaits `work`, the attempt's body, within the deadline that cuts
+    /// it: `Some` with its output, or `None` once the deadline passed.
+    /// For a caller that keeps the body's future itself, and whose
+    /// output is not the engine's result (the reqwest middleware's first
+    /// attempt).
+    pub(crate) async fn within<C: Clock, F: Future>(
+        &self,
+        clock: &C,
+        mut work: Pin<&mut F>,
+    ) -> Option<F::Output> {
+        if self.cut().is_none() {
+            return Some(work.await);
+        }
+        let mut timer = pin!(None);
+        poll_fn(|cx| {
+            let work: Pin<&mut dyn Future<Output = F::Output>> = work.as_mut();
+            self.poll(clock, cx, work, timer.as_mut(), Clock::deadline_async)
+        })
+        .await
+    }
+
+    /// How the attempt ended: the body's result, or `None` if the deadline
+    /// cut it.
+    #[inline(always)]
+    pub(crate) fn ended<T>(&self, output: Option<Result<T, E>>) -> Result<T, (E, FailureKind)> {
+        match (output, self.timed_out) {
+            (Some(result), _) => ran(result),
+            (None, Some(timed_out)) => Err((timed_out(), FailureKind::Timeout)),
+            // Without a deadline that cuts, no race ends with `None`.
+            (None, None) => unreachable!("an attempt is cut only at a deadline that cuts it"),
+        }
+    }
+}
+
+/// One attempt's context, from its admission to its record: its grant,
+/// and what its gates made of it instead of running its body as is (a
+/// delay first, which counts against the deadline, or a result in the
+/// body's place).
+pub(crate) struct AttemptContext<T, E> {
+    pub(crate) grant: Grant<E>,
+    delay: Option<Duration>,
+    replaced: Option<Result<T, E>>,
+}
+
+impl<T, E> AttemptContext<T, E> {
+    /// The context of the attempt `grant` describes, under its gates'
+    /// `injection`.
+    pub(crate) fn new(grant: Grant<E>, injection: Option<Interference<T, E>>) -> Self {
+        let (delay, replaced) = match injection {
+            None => (None, None),
+            Some(Interference { delay, result }) => (delay, result.map(|(_, result)| result)),
+        };
+        AttemptContext {
+            grant,
+            delay,
+            replaced,
+        }
+    }
+
+    /// The context of an attempt nothing was injected into.
+    #[inline(always)]
+    pub(crate) const fn plain(grant: Grant<E>) -> Self {
+        AttemptContext {
+            grant,
+            delay: None,
+            replaced: None,
+        }
+    }
+
+    /// What the body is told.
+    #[inline(always)]
+    pub(crate) fn attempt(&self) -> Attempt {
+        self.grant.attempt
+    }
+
+    /// Runs a blocking attempt: after the injected delay, the injected
+    /// result or the body `f`. A blocking body can't be cut at its
+    /// deadline, so the delay stops there, and the result is the body's.
+    #[inline(always)]
+    pub(crate) fn run_blocking<C: Clock>(
+        self,
+        clock: &C,
+        f: impl FnOnce(Attempt) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let attempt = self.grant.attempt;
+        if let Some(delay) = self.delay {
+            clock.sleep(
+                attempt
+                    .deadline
+                    .map_or(delay, |deadline| delay.min(deadline)),
+            );
+        }
+        match self.replaced {
+            Some(result) => result,
+            None => f(attempt),
+        }
+    }
+
+    /// Runs an async attempt: the future `f` makes, after the injected
+    /// delay, within the deadline that cuts it, or the injected result
+    /// instead.
+    ///
+    /// `f` is called before the returned future is first polled, as the
+    /// caller would, so that the future holds the attempt's work and not
+    /// `f`.
+    pub(crate) fn run_async<'c, C, F, Fut>(
+        mut self,
+        clock: &'c C,
+        f: F,
+    ) -> impl Future<Output = Result<T, (E, FailureKind)>> + use<'c, T, E, C, F, Fut>
+    where
+        C: Clock,
+        F: FnOnce(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        let work = match self.replaced.take() {
+            None => Ok(f(self.grant.attempt)),
+            Some(injected) => Err(injected),
+        };
+        async move {
+            let mut work = pin!(match work {
+                Ok(work) => work,
+                Err(injected) => return self.replaced_after(clock, injected).await,
+            });
+            let output = raced!(clock, self.race(), work);
+            self.grant.ended(output)
+        }
+    }
+
+    /// The injected result that replaces the body, taken: the attempt then
+    /// ends with [`replaced_after`](Self::replaced_after).
+    pub(crate) fn take_replaced(&mut self) -> Option<Result<T, E>> {
+        self.replaced.take()
+    }
+
+    /// The race of the body, once it runs: after the delay, against the
+    /// deadline that cuts it.
+    pub(crate) fn race(&self) -> Race {
+        Race::new(self.grant.started, self.delay, self.grant.cut())
+    }
+
+    /// The injected result that replaces the body, after the delay; a
+    /// delay that reaches a deadline that cuts the attempt ends it timed
+    /// out instead.
+    pub(crate) async fn replaced_after<C: Clock>(
+        self,
+        clock: &C,
+        injected: Result<T, E>,
+    ) -> Result<T, (E, FailureKind)> {
+        if let Some(delay) = self.delay {
+            if let (Some(deadline), Some(timed_out)) = (self.grant.cut(), self.grant.timed_out)
+                && delay >= deadline
+            {
+                clock.sleep_async(deadline).await;
+                return Err((timed_out(), FailureKind::Timeout));
+            }
+            clock.sleep_async(delay).await;
+        }
+        ran(injected)
+    }
+}
+
+/// The result of an attempt whose body (or what replaced it) ran to its
+/// end: a failure is the operation's own.
+#[inline(always)]
+pub(crate) fn ran<T, E>(result: Result<T, E>) -> Result<T, (E, FailureKind)> {
+    result.map_err(|e| (e, FailureKind::Operation))
+}
+
+/// A [`Race`] whose one timer lives on the heap, for the retries of an
+/// async `#[resilient]` function: a retry already allocates, and with the
+/// timer boxed, what its race compiles per function is only the call
+/// into the work; making, polling and dropping the clock's timer is
+/// compiled once per clock, in [`poll`](BoxedRace::poll).
+pub(crate) struct BoxedRace<'c> {
+    race: Race,
+    timer: Option<Pin<Box<dyn Future<Output = ()> + Send + 'c>>>,
+}
+
+impl<'c> BoxedRace<'c> {
+    pub(crate) fn new(race: Race) -> Self {
+        BoxedRace { race, timer: None }
+    }
+
+    /// One poll of the race, as [`Race::poll`], with the timer it keeps.
+    #[inline(never)]
+    pub(crate) fn poll<C: Clock, O>(
+        &mut self,
+        clock: &'c C,
+        cx: &mut Context<'_>,
+        work: Pin<&mut dyn Future<Output = O>>,
+    ) -> Poll<Option<O>> {
+        self.race
+            .poll(clock, cx, work, Pin::new(&mut self.timer), |clock, wait| {
+                Box::pin(clock.deadline_async(wait))
+            })
+    }
+}
