@@ -111,6 +111,84 @@ async fn connect_errors_are_retried() {
     assert_eq!(report.stop_reason(), StopReason::AttemptsExhausted);
 }
 
+/// Each attempt's record keeps the HTTP status of its response, in the
+/// report, its JSON (`status`) and its table; an attempt that got no
+/// response (a refused connection) has none. A first success, which the
+/// middleware reports without the engine, keeps its status too.
+#[tokio::test(start_paused = true)]
+async fn each_attempt_records_the_status_it_got() {
+    let (addr, _hits) = http_server::start().await;
+    let client = client(
+        ResilientMiddleware::new()
+            .retries(2)
+            .backoff(Backoff::constant(Duration::from_millis(10))),
+    );
+
+    let retried = client
+        .get(format!("http://{addr}/status/503/statuses"))
+        .send()
+        .await
+        .unwrap();
+    let report = report(&retried);
+    let statuses: Vec<_> = report.attempts().iter().map(|a| a.status()).collect();
+    assert_eq!(statuses, [Some(503), Some(200)]);
+    let json = serde_json::to_value(report).unwrap();
+    assert_eq!(json["attempts"][0]["status"], 503);
+    assert_eq!(json["attempts"][1]["status"], 200);
+    let table = report.to_string();
+    let header = table.lines().next().unwrap();
+    assert!(header.contains("status"), "{table}");
+    assert!(
+        table.lines().nth(1).unwrap().contains("   503  "),
+        "{table}"
+    );
+
+    let at_once = client
+        .get(format!("http://{addr}/status/200/at-once"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(report_statuses(&at_once), [Some(200)]);
+
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let refused = closed.local_addr().unwrap();
+    drop(closed);
+    let seen = Arc::new(std::sync::Mutex::new(None));
+    let kept = Arc::clone(&seen);
+    let client = self::client(
+        ResilientMiddleware::new()
+            .retries(1)
+            .backoff(Backoff::constant(Duration::from_millis(10)))
+            .on_report(move |report: &ExecutionReport| {
+                *kept.lock().unwrap() = Some(report.clone())
+            }),
+    );
+    client
+        .get(format!("http://{refused}/"))
+        .send()
+        .await
+        .unwrap_err();
+    let report = seen.lock().unwrap().take().unwrap();
+    let statuses: Vec<_> = report.attempts().iter().map(|a| a.status()).collect();
+    assert_eq!(statuses, [None, None]);
+    assert!(
+        !report
+            .to_string()
+            .lines()
+            .next()
+            .unwrap()
+            .contains("status")
+    );
+}
+
+fn report_statuses(response: &reqwest::Response) -> Vec<Option<u16>> {
+    report(response)
+        .attempts()
+        .iter()
+        .map(|a| a.status())
+        .collect()
+}
+
 /// A retry budget that counts what it is told: successes, then failures.
 #[derive(Clone, Default)]
 struct Told(Arc<[std::sync::atomic::AtomicU32; 2]>);

@@ -31,6 +31,10 @@ fn failures(report: &ExecutionReport) -> Vec<Option<(bool, String)>> {
         .collect()
 }
 
+fn statuses(report: &ExecutionReport) -> Vec<Option<u16>> {
+    report.attempts().iter().map(|a| a.status()).collect()
+}
+
 #[tokio::test]
 async fn backoff_then_retry_after_then_success_and_a_404_once() {
     let started = Instant::now();
@@ -62,6 +66,9 @@ async fn backoff_then_retry_after_then_success_and_a_404_once() {
         ]
     );
 
+    // Each attempt's record keeps the status its response carried.
+    assert_eq!(statuses(&flaky.report), [Some(503), Some(429), Some(200)]);
+
     let missing = tower_client::get(&client, &format!("http://{addr}/missing"))
         .await
         .unwrap();
@@ -74,6 +81,7 @@ async fn backoff_then_retry_after_then_success_and_a_404_once() {
         failures(&missing.report),
         [Some((false, "HTTP 404 Not Found".to_owned()))]
     );
+    assert_eq!(statuses(&missing.report), [Some(404)]);
 
     let paths: Vec<_> = log.requests().iter().map(|seen| seen.path).collect();
     assert_eq!(paths, ["/flaky", "/flaky", "/flaky", "/missing"]);

@@ -51,6 +51,9 @@ pub(crate) struct Core<'o> {
     pub(crate) begun: bool,
     /// What chaos did to the first attempt, until its record is made.
     pub(crate) first_injected: Option<Injected>,
+    /// The HTTP status of the first attempt's result, until its record
+    /// is made; 0 for none.
+    pub(crate) first_status: u16,
     /// How long the latest attempt waited for its gates' permits.
     pub(crate) queued: u64,
     pub(crate) stop: Option<StopReason>,
@@ -163,6 +166,7 @@ impl<'o> Core<'o> {
     pub(crate) fn keep_first(&mut self, settings: &Settings) -> &mut Slow {
         let deadline = Nanos::optional(self.first_deadline);
         let (name, first_injected, queued) = (self.name, self.first_injected, self.queued);
+        let first_status = self.first_status;
         self.slow.get_or_insert_with(|| {
             let mut report = ExecutionReport::new(name.clone());
             let mut first = AttemptRecord::begin(1, AttemptKind::Primary, queued, deadline, None)
@@ -170,6 +174,7 @@ impl<'o> Core<'o> {
             if let Some(injected) = first_injected {
                 first.set_injected(injected);
             }
+            first.set_status(first_status);
             report.push(first);
             Box::new(Slow {
                 report,
@@ -231,21 +236,28 @@ impl<'o> Core<'o> {
             .map_or(AttemptKind::Primary, AttemptRecord::kind)
     }
 
-    /// Marks the attempt at `index` as ended at the latest reading; how
-    /// long it took.
-    pub(crate) fn end_record(&mut self, index: usize) -> u64 {
+    /// Marks the attempt at `index` as ended at the latest reading, with
+    /// the HTTP `status` of its result (0: none); how long it took.
+    pub(crate) fn end_record(&mut self, index: usize, status: u16) -> u64 {
         let end = self.elapsed();
         match &mut self.slow {
-            Some(slow) => slow.report.name_and(index).1.end_at(end),
-            // The first attempt started after its queue.
-            None => end.saturating_sub(self.queued),
+            Some(slow) => {
+                let record = slow.report.name_and(index).1;
+                record.set_status(status);
+                record.end_at(end)
+            }
+            None => {
+                self.first_status = status;
+                // The first attempt started after its queue.
+                end.saturating_sub(self.queued)
+            }
         }
     }
 
     /// Records the attempt at `index` as dropped at the latest reading,
     /// for the reason `why`; how long it ran.
     pub(crate) fn cancel(&mut self, index: usize, why: &str) -> u64 {
-        let rtt = self.end_record(index);
+        let rtt = self.end_record(index, 0);
         if let Some(slow) = &mut self.slow {
             slow.report.name_and(index).1.set_error(ExecutionError::new(
                 FailureKind::Cancelled,
@@ -430,9 +442,11 @@ impl<'o> Core<'o> {
                     Nanos::optional(self.first_deadline),
                     self.queued,
                 );
+                let first = report.name_and(0).1;
                 if let Some(injected) = self.first_injected {
-                    report.name_and(0).1.set_injected(injected);
+                    first.set_injected(injected);
                 }
+                first.set_status(self.first_status);
                 report
             }
             Some(slow) => finish_slow(*slow, elapsed, self.stop),

@@ -81,6 +81,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             first_deadline,
             begun: false,
             first_injected: None,
+            first_status: 0,
             queued: 0,
             stop: None,
             name: &plan.name,
@@ -238,7 +239,8 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         permits: Permits<'b, T, E>,
         last: bool,
     ) {
-        let rtt = self.core.end_record(index);
+        let status = self.plan.hooks.status(result.as_ref().map_err(|(e, _)| e));
+        let rtt = self.core.end_record(index, status);
         match result {
             Ok(value) if self.plan.hooks.is_valid(&value) => {
                 let kind = self.core.kind_of(index);

@@ -118,6 +118,13 @@ pub trait HookSet<T, E>: sealed::Layer<T, E> {
         self.rest().on_report(report);
     }
 
+    /// The HTTP status an attempt's result carries, for its record; 0
+    /// for none.
+    #[inline]
+    fn status(&self, result: Result<&T, &E>) -> u16 {
+        self.rest().status(result)
+    }
+
     /// Whether a report hook is set: `false` when
     /// [`on_report`](HookSet::on_report) does nothing.
     const REPORTS: bool = <Self::Rest as HookSet<T, E>>::REPORTS;
@@ -149,6 +156,11 @@ impl<T, E> HookSet<T, E> for Hooks {
     #[inline]
     fn on_report(&self, report: &ExecutionReport) {
         Unobserved.on_report(report);
+    }
+
+    #[inline]
+    fn status(&self, _: Result<&T, &E>) -> u16 {
+        0
     }
 
     const REPORTS: bool = Unobserved::REPORTS;
@@ -197,6 +209,10 @@ layers! {
     /// The report hook [`on_report`](crate::Operation::on_report) pushes:
     /// it receives each run's report.
     ReportHook;
+    /// What the tower layer and the reqwest middleware push: it reads the
+    /// HTTP status of each attempt's response, for
+    /// [`AttemptRecord::status`](crate::AttemptRecord::status).
+    StatusReader;
 }
 
 impl<T, E, F: Classify<E>, Rest: HookSet<T, E>> HookSet<T, E> for RetryIf<F, Rest> {
@@ -224,6 +240,15 @@ impl<T, E, F: OnRetry, Rest: HookSet<T, E>> HookSet<T, E> for RetryListener<F, R
     #[inline]
     fn on_retry(&self) -> &dyn OnRetry {
         &self.hook
+    }
+}
+
+impl<T, E, F: Fn(Result<&T, &E>) -> u16, Rest: HookSet<T, E>> HookSet<T, E>
+    for StatusReader<F, Rest>
+{
+    #[inline]
+    fn status(&self, result: Result<&T, &E>) -> u16 {
+        (self.hook)(result)
     }
 }
 

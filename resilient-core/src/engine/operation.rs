@@ -479,7 +479,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     }
 }
 
-use super::hooks::{Hint, ReportHook, RetryIf, RetryListener, Validator};
+use super::hooks::{Hint, ReportHook, RetryIf, RetryListener, StatusReader, Validator};
 
 impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// Retries only the errors for which `classify` returns `true`.
@@ -560,6 +560,16 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         F: Fn(&ExecutionReport),
     {
         with_part!(self, push ReportHook(hook))
+    }
+
+    /// Reads the HTTP status of each attempt's result into its record (0
+    /// for none): what the tower layer and the reqwest middleware set.
+    #[inline]
+    pub(crate) fn status_reader<F>(self, reader: F) -> Operation<'b, T, E, C, StatusReader<F, H>>
+    where
+        F: Fn(Result<&T, &E>) -> u16,
+    {
+        with_part!(self, push StatusReader(reader))
     }
 }
 
@@ -801,14 +811,20 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         elapsed: u64,
         deadline: Option<Duration>,
     ) -> Outcome<T, E> {
-        Outcome::new(result, self.first_report(elapsed, deadline))
+        let status = self.plan.hooks.status(result.as_ref());
+        Outcome::new(result, self.first_report(elapsed, deadline, status))
     }
 
     /// The report of a first attempt that succeeded after `elapsed`
     /// nanoseconds, told to the gates, the counts and the hooks.
     // Always inlined, as `first_success`.
     #[inline(always)]
-    pub(crate) fn first_report(&self, elapsed: u64, deadline: Option<Duration>) -> ExecutionReport {
+    pub(crate) fn first_report(
+        &self,
+        elapsed: u64,
+        deadline: Option<Duration>,
+        status: u16,
+    ) -> ExecutionReport {
         let plan = &self.plan;
         let told = plan::Listeners {
             name: &plan.name,
@@ -818,7 +834,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         };
         let on_report = (!plan.settings.report_deferred)
             .then_some(|report: &ExecutionReport| plan.hooks.on_report(report));
-        told.report(elapsed, deadline, on_report)
+        told.report(elapsed, deadline, status, on_report)
     }
 
     /// The outcome of a first attempt that

@@ -90,13 +90,15 @@ pub(crate) struct Listeners<'p, 'b, T, E, C> {
 
 impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
     /// The report of a first attempt that succeeded after `elapsed`
-    /// nanoseconds within `deadline`, told to the gates, the counts and,
-    /// unless it is `None`, `on_report`.
+    /// nanoseconds within `deadline` with the HTTP `status` (0: none),
+    /// told to the gates, the counts and, unless it is `None`,
+    /// `on_report`.
     #[inline(always)]
     pub(crate) fn report(
         self,
         elapsed: u64,
         deadline: Option<Duration>,
+        status: u16,
         on_report: Option<impl FnOnce(&ExecutionReport)>,
     ) -> ExecutionReport {
         events::attempt_ended(
@@ -120,12 +122,15 @@ impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
             used(self.tally, self.gates),
             elapsed,
         );
-        let report = ExecutionReport::first_success(
+        let mut report = ExecutionReport::first_success(
             self.name.clone(),
             elapsed,
             Nanos::optional(deadline),
             0,
         );
+        if status != 0 {
+            report.name_and(0).1.set_status(status);
+        }
         if let Some(on_report) = on_report {
             events::finished(
                 self.name,
@@ -161,6 +166,11 @@ pub(crate) fn first_success_untold<T, E>(
         // No gate to settle, so no clock is read.
         clock: &crate::clock::SystemClock,
     };
-    let report = told.report(elapsed, deadline, ends.then_some(|_: &ExecutionReport| {}));
+    let report = told.report(
+        elapsed,
+        deadline,
+        0,
+        ends.then_some(|_: &ExecutionReport| {}),
+    );
     Outcome::new(result, report)
 }

@@ -22,7 +22,8 @@
 //! `failure` (`operation`, `timeout`, `circuit_open`, `validation`, `cancelled`, `limit_exceeded`) and
 //! `retryable`, all three `null` for a successful attempt; `injected`
 //! (`fault`, `outcome`, `latency`, or `null` when chaos left the attempt
-//! alone).
+//! alone); `status` (the HTTP status of the attempt's response through the
+//! tower layer or the reqwest middleware, or `null`).
 
 use std::time::Duration;
 
@@ -72,7 +73,7 @@ impl Serialize for AttemptRecord {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let delay = self.delay_before();
         let error = self.error();
-        let mut map = serializer.serialize_map(Some(13))?;
+        let mut map = serializer.serialize_map(Some(14))?;
         map.serialize_entry("number", &self.number())?;
         map.serialize_entry("kind", &self.kind())?;
         map.serialize_entry("started_ms", &millis(self.started_at()))?;
@@ -85,6 +86,7 @@ impl Serialize for AttemptRecord {
         map.serialize_entry("failure", &error.map(|e| e.kind()))?;
         map.serialize_entry("retryable", &error.map(|e| e.retryable()))?;
         map.serialize_entry("injected", &self.injected().map(Injection::as_str))?;
+        map.serialize_entry("status", &self.status())?;
         map.end()
     }
 }

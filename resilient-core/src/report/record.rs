@@ -170,9 +170,9 @@ impl std::error::Error for ExecutionError {}
 #[derive(Clone, PartialEq, Eq)]
 pub struct AttemptRecord {
     number: u32,
-    kind: AttemptKind,
-    delay_source: Option<DelaySource>,
-    injected: Option<Injection>,
+    tags: Tags,
+    /// The HTTP status the attempt's response carried; 0 for none.
+    status: u16,
     started_at: Nanos,
     elapsed: Nanos,
     deadline: Nanos,
@@ -186,9 +186,8 @@ impl AttemptRecord {
     /// A placeholder for unused inline slots; never visible.
     pub(crate) const EMPTY: AttemptRecord = AttemptRecord {
         number: 0,
-        kind: AttemptKind::Primary,
-        delay_source: None,
-        injected: None,
+        tags: Tags::of(AttemptKind::Primary, None),
+        status: 0,
         started_at: Nanos::ZERO,
         elapsed: Nanos::ZERO,
         deadline: Nanos::NONE,
@@ -213,9 +212,8 @@ impl AttemptRecord {
         };
         AttemptRecord {
             number,
-            kind,
-            delay_source,
-            injected: None,
+            tags: Tags::of(kind, delay_source),
+            status: 0,
             started_at: Nanos::from_u64(started_at),
             elapsed: Nanos::ZERO,
             deadline,
@@ -249,7 +247,12 @@ impl AttemptRecord {
 
     /// Records what chaos did to the attempt.
     pub(crate) fn set_injected(&mut self, injection: Injection) {
-        self.injected = Some(injection);
+        self.tags = self.tags.injected(injection);
+    }
+
+    /// Records the HTTP status of the attempt's response; 0 records none.
+    pub(crate) fn set_status(&mut self, status: u16) {
+        self.status = status;
     }
 
     /// 1-based number among all attempts, hedges and fallbacks included.
@@ -259,7 +262,7 @@ impl AttemptRecord {
 
     /// Primary, hedge or fallback.
     pub fn kind(&self) -> AttemptKind {
-        self.kind
+        self.tags.kind()
     }
 
     /// When the attempt started, from the operation's start.
@@ -312,7 +315,8 @@ impl AttemptRecord {
 
     /// The delay slept right before this attempt, if any.
     pub fn delay_before(&self) -> Option<Delay> {
-        self.delay_source
+        self.tags
+            .delay_source()
             .map(|source| Delay::new(self.delay.get(), source))
     }
 
@@ -340,7 +344,81 @@ impl AttemptRecord {
     /// assert_eq!(outcome.report().attempts()[0].injected(), Some(Injection::Fault));
     /// ```
     pub fn injected(&self) -> Option<Injection> {
-        self.injected
+        self.tags.injection()
+    }
+
+    /// The HTTP status of the attempt's response, for an attempt made
+    /// through the tower layer or the reqwest middleware that got one
+    /// (whatever the classifier made of it); `None` for an attempt that
+    /// got no response (a connection error, a timeout) and for every
+    /// attempt of a plain function.
+    ///
+    /// ```
+    /// use resilient::{FakeClock, Operation};
+    ///
+    /// let outcome = Operation::new()
+    ///     .clock(FakeClock::new())
+    ///     .run(|_attempt| Ok::<_, &str>("done"));
+    /// assert_eq!(outcome.report().attempts()[0].status(), None);
+    /// ```
+    pub fn status(&self) -> Option<u16> {
+        (self.status != 0).then_some(self.status)
+    }
+}
+
+/// An attempt's kind, the source of the delay before it and what chaos
+/// did to it, in one byte, two bits each: with the number and the status,
+/// one word.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Tags(u8);
+
+impl Tags {
+    const fn of(kind: AttemptKind, delay_source: Option<DelaySource>) -> Tags {
+        let kind = match kind {
+            AttemptKind::Primary => 0,
+            AttemptKind::Fallback => 1,
+            AttemptKind::Hedge => 2,
+        };
+        let source = match delay_source {
+            None => 0,
+            Some(DelaySource::Backoff) => 1,
+            Some(DelaySource::RetryAfter) => 2,
+        };
+        Tags(kind | source << 2)
+    }
+
+    const fn injected(self, injection: Injection) -> Tags {
+        let injected = match injection {
+            Injection::Fault => 1,
+            Injection::Outcome => 2,
+            Injection::Latency => 3,
+        };
+        Tags(self.0 & 0b1111 | injected << 4)
+    }
+
+    const fn kind(self) -> AttemptKind {
+        match self.0 & 0b11 {
+            0 => AttemptKind::Primary,
+            1 => AttemptKind::Fallback,
+            _ => AttemptKind::Hedge,
+        }
+    }
+
+    const fn delay_source(self) -> Option<DelaySource> {
+        match self.0 >> 2 & 0b11 {
+            0 => None,
+            1 => Some(DelaySource::Backoff),
+            _ => Some(DelaySource::RetryAfter),
+        }
+    }
+
+    const fn injection(self) -> Option<Injection> {
+        match self.0 >> 4 & 0b11 {
+            0 => None,
+            1 => Some(Injection::Fault),
+            2 => Some(Injection::Outcome),
+            _ => Some(Injection::Latency),
+        }
     }
 }
 
@@ -348,13 +426,14 @@ impl fmt::Debug for AttemptRecord {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AttemptRecord")
             .field("number", &self.number)
-            .field("kind", &self.kind)
+            .field("kind", &self.kind())
             .field("started_at", &self.started_at())
             .field("elapsed", &self.elapsed())
             .field("deadline", &self.deadline())
             .field("delay_before", &self.delay_before())
             .field("error", &self.error())
-            .field("injected", &self.injected)
+            .field("injected", &self.injected())
+            .field("status", &self.status())
             .finish()
     }
 }
@@ -460,6 +539,44 @@ mod tests {
         assert_eq!(record.deadline(), Some(Duration::from_nanos(u64::MAX - 1)));
         assert_eq!(record.started_at(), Duration::from_nanos(u64::MAX - 1));
         assert_eq!(record.delay_before(), None);
+    }
+
+    #[test]
+    fn the_kind_the_delay_source_the_injection_and_the_status_read_back() {
+        let kinds = [
+            AttemptKind::Primary,
+            AttemptKind::Fallback,
+            AttemptKind::Hedge,
+        ];
+        let sources = [
+            None,
+            Some(DelaySource::Backoff),
+            Some(DelaySource::RetryAfter),
+        ];
+        let injections = [
+            None,
+            Some(Injection::Fault),
+            Some(Injection::Outcome),
+            Some(Injection::Latency),
+        ];
+        for kind in kinds {
+            for source in sources {
+                for injected in injections {
+                    let delay = source.map(|source| Delay::new(Duration::from_millis(7), source));
+                    let mut record = AttemptRecord::begin(3, kind, 0, Nanos::NONE, delay);
+                    if let Some(injected) = injected {
+                        record.set_injected(injected);
+                    }
+                    record.set_status(503);
+                    assert_eq!(record.kind(), kind);
+                    assert_eq!(record.delay_before(), delay);
+                    assert_eq!(record.injected(), injected);
+                    assert_eq!(record.status(), Some(503));
+                    assert_eq!(record.number(), 3);
+                }
+            }
+        }
+        assert_eq!(AttemptRecord::EMPTY.status(), None);
     }
 
     #[test]

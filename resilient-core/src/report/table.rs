@@ -27,16 +27,19 @@ impl fmt::Display for ExecutionReport {
         // The column of injections shows only in a report that has one, so
         // that reports of calls chaos never touched stay as narrow as ever.
         let chaos = self.attempts().iter().any(|r| r.injected().is_some());
-        // So does the time waited for limiters' permits, when any was.
+        // So does the time waited for limiters' permits, when any was,
+        // and the HTTP status, when an attempt got one.
         let queued = self.attempts().iter().any(|r| !r.queued().is_zero());
+        let http = self.attempts().iter().any(|r| r.status().is_some());
         writeln!(
             f,
-            "{:>3}  {:<8}  {:>9}  {}{:>9}  {:<22}  {:<9}  {}error",
+            "{:>3}  {:<8}  {:>9}  {}{:>9}  {}{:<22}  {:<9}  {}error",
             "#",
             "kind",
             "started",
             if queued { "   queued  " } else { "" },
             "took",
+            if http { "status  " } else { "" },
             "delay before",
             "retryable",
             if chaos { "injected  " } else { "" }
@@ -59,13 +62,18 @@ impl fmt::Display for ExecutionReport {
                 (false, _) => String::new(),
                 (true, injected) => format!("{:<8}  ", injected.map_or("-", |i| i.as_str())),
             };
+            let status = match (http, r.status()) {
+                (false, _) => String::new(),
+                (true, None) => format!("{:>6}  ", "-"),
+                (true, Some(status)) => format!("{status:>6}  "),
+            };
             let waited = match queued {
                 false => String::new(),
                 true => format!("{:>9}  ", Short(r.queued()).to_string()),
             };
             writeln!(
                 f,
-                "{:>3}  {:<8}  {:>9}  {waited}{:>9}  {:<22}  {:<9}  {injected}{}",
+                "{:>3}  {:<8}  {:>9}  {waited}{:>9}  {status}{:<22}  {:<9}  {injected}{}",
                 r.number(),
                 r.kind().name(),
                 Short(r.started_at()).to_string(),

@@ -78,7 +78,7 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
         // Hedged attempts ask for their copies while others run.
         let requests = Mutex::new(requests);
         let spent = AtomicBool::new(false);
-        let op = self.operation(cloneable, &spent);
+        let op = self.operation::<Res, Err, E>(cloneable, &spent);
         let op = match shared.breaker.as_deref() {
             Some(breaker) => op.circuit_breaker(breaker),
             None => op,
@@ -115,7 +115,7 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
     /// A request that can't be copied gets one attempt, whatever its
     /// verdict: the record keeps the classifier's verdict (and the breaker
     /// and throttle count it), and its text says why nothing followed.
-    pub(super) fn operation<'o, Res, E>(
+    pub(super) fn operation<'o, Res, Err, E>(
         &self,
         cloneable: bool,
         spent: &'o AtomicBool,
@@ -123,7 +123,9 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
     where
         'a: 'o,
         E: EngineError,
+        Cl: Classifier<Res, Err>,
     {
+        let classifier = self.classifier;
         let shared = self.shared;
         let mut settings = *self.settings;
         if !cloneable {
@@ -151,6 +153,13 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
                 if let Some(hook) = on_report {
                     hook(report);
                 }
+            })
+            .status_reader(move |result: Result<&Res, &Unsuccessful<Res, E>>| {
+                match result {
+                    Ok(response) => classifier.status(response),
+                    Err(failed) => failed.status(classifier),
+                }
+                .unwrap_or(0)
             });
         // `policy` keeps the operation's own timeout.
         op.plan.settings.timeout = settings.timeout;
@@ -427,6 +436,14 @@ impl<Res, E> Unsuccessful<Res, E> {
             retryable,
             retry_after,
             not_cloned: false,
+        }
+    }
+
+    /// The HTTP status of the response it keeps, if any.
+    fn status<Err, Cl: Classifier<Res, Err>>(&self, classifier: &Cl) -> Option<u16> {
+        match &self.failure {
+            Returned::Response { response, .. } => classifier.status(response),
+            Returned::Error(_) => None,
         }
     }
 

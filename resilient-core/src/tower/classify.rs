@@ -98,6 +98,21 @@ pub trait Classifier<Res, Err> {
         let _ = response;
         String::from("response classified as a failure")
     }
+
+    /// The HTTP status of a response, for the attempt's record
+    /// ([`AttemptRecord::status`](crate::AttemptRecord::status)); `None`
+    /// (the default) for a response that has none, or a classifier that
+    /// doesn't know the response type. [`HttpClassifier`] reads it.
+    ///
+    /// ```
+    /// use resilient::tower::{Classifier, RetryErrors};
+    ///
+    /// assert_eq!(Classifier::<u16, ()>::status(&RetryErrors, &503), None);
+    /// ```
+    fn status(&self, response: &Res) -> Option<u16> {
+        let _ = response;
+        None
+    }
 }
 
 impl<Res, Err, F> Classifier<Res, Err> for F
@@ -212,6 +227,10 @@ impl<B, Err> Classifier<::http::Response<B>, Err> for HttpClassifier {
     fn describe(&self, response: &::http::Response<B>) -> String {
         format!("HTTP {}", response.status())
     }
+
+    fn status(&self, response: &::http::Response<B>) -> Option<u16> {
+        Some(response.status().as_u16())
+    }
 }
 
 /// A response's verdict: its status by the table, and a retryable one's
@@ -262,6 +281,10 @@ impl Classifier<::reqwest::Response, ::reqwest::Error> for HttpClassifier {
     fn describe(&self, response: &::reqwest::Response) -> String {
         format!("HTTP {}", response.status())
     }
+
+    fn status(&self, response: &::reqwest::Response) -> Option<u16> {
+        Some(response.status().as_u16())
+    }
 }
 
 /// reqwest's response through a reqwest-middleware chain (feature
@@ -282,6 +305,10 @@ impl Classifier<::reqwest::Response, ::reqwest_middleware::Error> for HttpClassi
 
     fn describe(&self, response: &::reqwest::Response) -> String {
         format!("HTTP {}", response.status())
+    }
+
+    fn status(&self, response: &::reqwest::Response) -> Option<u16> {
+        Some(response.status().as_u16())
     }
 }
 

@@ -88,7 +88,11 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
         if let (Verdict::Success, Some(Ok(response))) = (verdict, &mut *output) {
             attach.attach(
                 response,
-                self.first_report::<Res, E>(elapsed, started.attempt.deadline()),
+                self.first_report::<Res, E>(
+                    elapsed,
+                    started.attempt.deadline(),
+                    self.classifier.status(response).unwrap_or(0),
+                ),
             );
             return None;
         }
@@ -119,7 +123,7 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
     {
         let requests = Mutex::new(Requests::copied(request, clone_request));
         let spent = AtomicBool::new(false);
-        let op = self.operation(true, &spent);
+        let op = self.operation::<Res, Err, E>(true, &spent);
         let attempt = |_| attempt(&requests, &spent, true, &send, self.classifier);
         let outcome = op
             .after_first_async(first.elapsed, first.failed, attempt)
@@ -132,7 +136,12 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
     /// `elapsed` nanoseconds within `deadline`, told to the throttle, the
     /// counts and the report hook as the engine tells them, without
     /// building the [`operation`](Self::operation) a failure needs.
-    fn first_report<Res, E>(&self, elapsed: u64, deadline: Option<Duration>) -> ExecutionReport {
+    fn first_report<Res, E>(
+        &self,
+        elapsed: u64,
+        deadline: Option<Duration>,
+        status: u16,
+    ) -> ExecutionReport {
         const UNNAMED_NAME: Cow<'static, str> = Cow::Borrowed(UNNAMED);
         let shared = self.shared;
         let mut gates = Gates::<Res, Unsuccessful<Res, E>>::none();
@@ -147,6 +156,7 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
         listeners.report(
             elapsed,
             deadline,
+            status,
             Some(|report: &ExecutionReport| {
                 if let Some(hook) = on_report {
                     hook(report);
