@@ -21,9 +21,10 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use super::execution::Execution;
-use super::gates::{Permits, Refusal};
+use super::gates::{Admission, Permits, Refusal};
 use super::hooks::HookSet;
 use super::operation::Operation;
+use super::plan::Plan;
 use super::runner::AttemptContext;
 use crate::attempt::Attempt;
 use crate::clock::Clock;
@@ -201,6 +202,37 @@ fn begin_hedged<'b, T, E, C: Clock, H: HookSet<T, E>>(
     })
 }
 
+/// Asks the gates, limiters among them, to admit a hedge without waiting
+/// for room: a hedge starts now or not at all, since waiting would hold
+/// back the attempts already running. A limiter's check may take a round
+/// trip (`RedisRateLimiter`): it is made asynchronously, never on the
+/// runtime's thread, with the `running` attempts polled beside it; if one
+/// of them ends first, the admission is dropped (its permits go back) and
+/// the attempt's end comes back as `Err`.
+async fn admit_hedge<'b, T, E, C: Clock, H, A>(
+    plan: &Plan<'b, T, E, C, H>,
+    mut at: Admission,
+    running: &mut [Running<'_, 'b, A, T, E>],
+) -> Result<Result<Permits<'b, T, E>, Refusal<E>>, Woken<A::Output>>
+where
+    A: Future,
+{
+    at.remaining = Some(Duration::ZERO);
+    let mut admission = pin!(plan.gates.admit_async(&plan.clock, &at));
+    poll_fn(|cx| {
+        if let Poll::Ready(admitted) = admission.as_mut().poll(cx) {
+            return Poll::Ready(Ok(admitted));
+        }
+        for (position, attempt) in running.iter_mut().enumerate() {
+            if let Poll::Ready(result) = attempt.work.poll(cx) {
+                return Poll::Ready(Err(Woken::Ended(position, result)));
+            }
+        }
+        Poll::Pending
+    })
+    .await
+}
+
 /// Runs one round from its `primary` attempt: a hedge starts each
 /// time `delay` passes without an end while fewer than
 /// `1 + max_hedges` run.
@@ -286,22 +318,42 @@ async fn hedged_round<'b, T, E, C: Clock, H: HookSet<T, E>, F, Fut>(
             }
             Woken::Hedge => {
                 timer.set(None);
-                // A hedge starts now or not at all: waiting for room
-                // would stall the attempts already running, which are
-                // not polled meanwhile.
-                let at = exec.admission(AttemptKind::Hedge);
-                if exec.allows_retry()
-                    && let admitted = plan.gates.admit(&plan.clock, &at)
-                    && let Some(hedge) = begin_hedged(exec, AttemptKind::Hedge, admitted)
-                {
-                    running.push(Running {
-                        work: Work::Hedge(Box::pin(work(hedge.context))),
-                        index: hedge.index,
-                        permits: hedge.permits,
-                    });
-                }
+                // Without limiters every gate answers at once; a
+                // limiter's check is made asynchronously, boxed, so that
+                // the round's future keeps no room for it.
+                let admitted = match (exec.allows_retry(), plan.gates.limit.is_some()) {
+                    (false, _) => None,
+                    (true, false) => Some(Ok(plan
+                        .gates
+                        .admit(&plan.clock, &exec.admission(AttemptKind::Hedge)))),
+                    (true, true) => {
+                        let at = exec.admission(AttemptKind::Hedge);
+                        Some(Box::pin(admit_hedge(plan, at, &mut running)).await)
+                    }
+                };
+                let ended = match admitted {
+                    Some(Ok(admitted)) => {
+                        if let Some(hedge) = begin_hedged(exec, AttemptKind::Hedge, admitted) {
+                            running.push(Running {
+                                work: Work::Hedge(Box::pin(work(hedge.context))),
+                                index: hedge.index,
+                                permits: hedge.permits,
+                            });
+                        }
+                        None
+                    }
+                    // An attempt ended while the hedge was being admitted:
+                    // the hedge is not started, and the attempt's end is
+                    // dealt with first.
+                    Some(Err(first)) => Some(first),
+                    None => None,
+                };
                 if running.len() < limit {
                     timer.set(Some(plan.clock.deadline_async(delay)));
+                }
+                if let Some(first) = ended {
+                    woken = first;
+                    continue;
                 }
             }
         }

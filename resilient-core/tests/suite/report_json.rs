@@ -56,7 +56,8 @@ fn the_json_of_a_real_report_is_pinned() {
       "error": "503",
       "failure": "operation",
       "retryable": true,
-      "injected": null
+      "injected": null,
+      "status": null
     },
     {
       "number": 2,
@@ -70,7 +71,8 @@ fn the_json_of_a_real_report_is_pinned() {
       "error": "429",
       "failure": "operation",
       "retryable": true,
-      "injected": null
+      "injected": null,
+      "status": null
     },
     {
       "number": 3,
@@ -84,7 +86,8 @@ fn the_json_of_a_real_report_is_pinned() {
       "error": "404",
       "failure": "operation",
       "retryable": false,
-      "injected": null
+      "injected": null,
+      "status": null
     },
     {
       "number": 4,
@@ -98,7 +101,8 @@ fn the_json_of_a_real_report_is_pinned() {
       "error": null,
       "failure": null,
       "retryable": null,
-      "injected": null
+      "injected": null,
+      "status": null
     }
   ],
   "idempotency": null,
