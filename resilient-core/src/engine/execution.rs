@@ -428,7 +428,12 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     {
         let at = self.admission(AttemptKind::Primary);
         let admitted = self.plan.gates.admit_blocking(&self.plan.clock, &at);
-        let Some((context, index, permits)) = self.open(AttemptKind::Primary, admitted) else {
+        let Some(Opened {
+            context,
+            index,
+            permits,
+        }) = self.open(AttemptKind::Primary, admitted)
+        else {
             return;
         };
         let result = context.run_blocking(&self.plan.clock, f);
@@ -463,7 +468,11 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// result is then recorded here.
     async fn begin_body(&mut self) -> Option<(usize, Permits<'b, T, E>, AttemptContext<T, E>)> {
         let plan = self.plan;
-        let (mut context, index, permits) = self.start_async(AttemptKind::Primary).await?;
+        let Opened {
+            mut context,
+            index,
+            permits,
+        } = self.start_async(AttemptKind::Primary).await?;
         match context.take_replaced() {
             None => Some((index, permits, context)),
             Some(injected) => {
@@ -580,10 +589,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
 
     /// Asks the gates to admit an attempt of `kind`, waiting if one may,
     /// and [opens](Self::open) it; `None` if it was refused.
-    async fn start_async(
-        &mut self,
-        kind: AttemptKind,
-    ) -> Option<(AttemptContext<T, E>, usize, Permits<'b, T, E>)> {
+    async fn start_async(&mut self, kind: AttemptKind) -> Option<Opened<'b, T, E>> {
         let plan = self.plan;
         let at = self.admission(kind);
         let admitted = plan.gates.admit_async(&plan.clock, &at).await;
@@ -600,7 +606,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         &mut self,
         kind: AttemptKind,
         admitted: Result<Permits<'b, T, E>, Refusal<E>>,
-    ) -> Option<(AttemptContext<T, E>, usize, Permits<'b, T, E>)> {
+    ) -> Option<Opened<'b, T, E>> {
         let (attempt, index, mut permits) = self.begin(kind, admitted)?;
         let injection = self.inject(attempt, &mut permits, index);
         let grant = Grant {
@@ -608,7 +614,11 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             started: Mark::nanos(self.core.now),
             timed_out: self.plan.timed_out,
         };
-        Some((AttemptContext::new(grant, injection), index, permits))
+        Some(Opened {
+            context: AttemptContext::new(grant, injection),
+            index,
+            permits,
+        })
     }
 
     /// Whether the primary attempts (and any fallback so far) ended in
@@ -723,6 +733,14 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         self.core.end_fallback(self.plan.clock.now_nanos(), failed);
         self.result = Some(result);
     }
+}
+
+/// An attempt [`Execution::open`] began: its context, where its record is
+/// in the report, and its permits.
+pub(crate) struct Opened<'b, T, E> {
+    pub(crate) context: AttemptContext<T, E>,
+    pub(crate) index: usize,
+    pub(crate) permits: Permits<'b, T, E>,
 }
 
 /// An attempt [`Execution::next_running`] began, for

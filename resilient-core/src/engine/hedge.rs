@@ -20,7 +20,7 @@ use std::pin::{Pin, pin};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use super::execution::Execution;
+use super::execution::{Execution, Opened};
 use super::gates::{Admission, Permits, Refusal};
 use super::hooks::HookSet;
 use super::operation::Operation;
@@ -144,14 +144,6 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Hedged<'b, T, E, C, H> {
     }
 }
 
-/// An attempt admitted by its gates, about to start.
-struct Begun<'b, T, E> {
-    context: AttemptContext<T, E>,
-    /// Where its record is in the report.
-    index: usize,
-    permits: Permits<'b, T, E>,
-}
-
 /// An attempt in flight beside others.
 struct Running<'p, 'b, A, T, E> {
     work: Work<'p, A>,
@@ -193,13 +185,8 @@ fn begin_hedged<'b, T, E, C: Clock, H: HookSet<T, E>>(
     exec: &mut Execution<'_, 'b, T, E, C, H>,
     kind: AttemptKind,
     admitted: Result<Permits<'b, T, E>, Refusal<E>>,
-) -> Option<Begun<'b, T, E>> {
-    let (context, index, permits) = exec.open(kind, admitted)?;
-    Some(Begun {
-        context,
-        index,
-        permits,
-    })
+) -> Option<Opened<'b, T, E>> {
+    exec.open(kind, admitted)
 }
 
 /// Asks the gates, limiters among them, to admit a hedge without waiting
@@ -246,7 +233,7 @@ where
 /// hedge's future is boxed.
 async fn hedged_round<'b, T, E, C: Clock, H: HookSet<T, E>, F, Fut>(
     exec: &mut Execution<'_, 'b, T, E, C, H>,
-    primary: Begun<'b, T, E>,
+    primary: Opened<'b, T, E>,
     f: &F,
     delay: Duration,
     max_hedges: u32,
@@ -256,7 +243,7 @@ async fn hedged_round<'b, T, E, C: Clock, H: HookSet<T, E>, F, Fut>(
 {
     let plan = exec.plan();
     let work = |context: AttemptContext<T, E>| context.run_async(&plan.clock, f);
-    let Begun {
+    let Opened {
         context,
         index,
         permits,

@@ -23,7 +23,7 @@ use crate::error::{CircuitOpenError, ReportableError, TimeoutError, ValidationEr
 use crate::limit::{LimitExceededError, Limiter};
 use crate::observe::Tally;
 use crate::policy::RetryPolicy;
-use crate::report::{ExecutionReport, FailureKind, Outcome, UNNAMED};
+use crate::report::{ExecutionReport, Outcome, UNNAMED};
 use crate::settings::{Settings, deadline, settings_setters};
 use crate::throttle::RetryBudget;
 
@@ -479,7 +479,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     }
 }
 
-use super::hooks::{Hint, ReportHook, RetryIf, RetryListener, StatusReader, Validator};
+use super::hooks::{Hint, ReportHook, RetryIf, RetryListener, Validator};
 
 impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// Retries only the errors for which `classify` returns `true`.
@@ -564,11 +564,16 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
 
     /// Reads the HTTP status of each attempt's result into its record (0
     /// for none): what the tower layer and the reqwest middleware set.
+    #[cfg(feature = "tower")]
     #[inline]
-    pub(crate) fn status_reader<F>(self, reader: F) -> Operation<'b, T, E, C, StatusReader<F, H>>
+    pub(crate) fn status_reader<F>(
+        self,
+        reader: F,
+    ) -> Operation<'b, T, E, C, super::hooks::StatusReader<F, H>>
     where
         F: Fn(Result<&T, &E>) -> u16,
     {
+        use super::hooks::StatusReader;
         with_part!(self, push StatusReader(reader))
     }
 }
@@ -913,7 +918,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     pub(crate) async fn after_first_async<F, Fut>(
         &self,
         elapsed: u64,
-        failed: (E, FailureKind),
+        failed: (E, crate::report::FailureKind),
         f: F,
     ) -> Outcome<T, E>
     where

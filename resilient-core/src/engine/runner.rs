@@ -12,7 +12,7 @@
 //! and what its gates injected. What an attempt reads or leaves for its
 //! record is a field here, and reaches every path from this one place.
 
-use std::future::{Future, poll_fn};
+use std::future::Future;
 use std::pin::{Pin, pin};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -75,6 +75,7 @@ impl<E> Grant<E> {
     /// For a caller that keeps the body's future itself, and whose
     /// output is not the engine's result (the reqwest middleware's first
     /// attempt).
+    #[cfg(feature = "reqwest")]
     pub(crate) async fn within<C: Clock, F: Future>(
         &self,
         clock: &C,
@@ -84,7 +85,7 @@ impl<E> Grant<E> {
             return Some(work.await);
         }
         let mut timer = pin!(None);
-        poll_fn(|cx| {
+        std::future::poll_fn(|cx| {
             let work: Pin<&mut dyn Future<Output = F::Output>> = work.as_mut();
             self.poll(clock, cx, work, timer.as_mut(), Clock::deadline_async)
         })
