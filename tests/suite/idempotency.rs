@@ -154,3 +154,106 @@ async fn a_failure_caches_nothing_and_a_success_expires_with_its_ttl() {
     assert_eq!(flaky().await.result(), &Ok(2), "run again once expired");
     assert_eq!(TRIED.load(Ordering::SeqCst), 3);
 }
+
+static INJECTING: resilient::chaos::Chaos = resilient::chaos::Chaos::new()
+    .enabled(true)
+    .injection_rate(1.0);
+static REFUNDS: MemoryStore<u32> = MemoryStore::new();
+static REFUNDED: AtomicU32 = AtomicU32::new(0);
+
+/// A refund under an idempotency key, with an injected outcome while the
+/// chaos switch is on.
+#[resilient(retries = 0, idempotency = &REFUNDS, idempotency_key = key, chaos = &INJECTING, chaos_outcome = || 7)]
+async fn refund(key: &str) -> Result<u32, PaymentError> {
+    Ok(REFUNDED.fetch_add(1, Ordering::SeqCst) + 100)
+}
+
+/// An injected outcome is returned but never stored: once chaos is off, the
+/// same key runs the body, whose value is stored and then replayed.
+#[tokio::test(start_paused = true)]
+async fn an_injected_outcome_is_returned_but_not_stored() {
+    use resilient::idempotency::IdempotencyStored;
+    INJECTING.set_enabled(true);
+    let injected = refund("refund-1").await;
+    assert_eq!(injected.result(), &Ok(7));
+    assert_eq!(
+        injected.report().idempotency_stored(),
+        Some(IdempotencyStored::Injected)
+    );
+    assert_eq!(
+        injected.report().idempotency(),
+        Some(IdempotencyStatus::Executed)
+    );
+    assert_eq!(REFUNDED.load(Ordering::SeqCst), 0, "the body never ran");
+
+    INJECTING.set_enabled(false);
+    let real = refund("refund-1").await;
+    assert_eq!(real.result(), &Ok(100));
+    assert_eq!(
+        real.report().idempotency(),
+        Some(IdempotencyStatus::Executed)
+    );
+    assert_eq!(
+        real.report().idempotency_stored(),
+        Some(IdempotencyStored::Stored)
+    );
+    let replayed = refund("refund-1").await;
+    assert_eq!(replayed.result(), &Ok(100));
+    assert_eq!(
+        replayed.report().idempotency(),
+        Some(IdempotencyStatus::Replayed)
+    );
+    assert_eq!(REFUNDED.load(Ordering::SeqCst), 1);
+}
+
+static DELAYING: resilient::chaos::Chaos = resilient::chaos::Chaos::new()
+    .enabled(true)
+    .injection_rate(1.0)
+    .latency(Duration::from_millis(50));
+static FAILING_CHAOS: resilient::chaos::Chaos = resilient::chaos::Chaos::new()
+    .enabled(true)
+    .injection_rate(1.0);
+static SHIPMENTS: MemoryStore<u32> = MemoryStore::new();
+static SHIPPED: AtomicU32 = AtomicU32::new(0);
+
+#[resilient(retries = 0, idempotency = &SHIPMENTS, idempotency_key = key, chaos = &DELAYING, chaos_latency = "50ms")]
+async fn ship_late(key: &str) -> Result<u32, PaymentError> {
+    Ok(SHIPPED.fetch_add(1, Ordering::SeqCst) + 1)
+}
+
+#[resilient(retries = 0, idempotency = &SHIPMENTS, idempotency_key = key, chaos = &FAILING_CHAOS, chaos_fault = PaymentError::Declined)]
+async fn ship_faulty(key: &str) -> Result<u32, PaymentError> {
+    Ok(SHIPPED.fetch_add(1, Ordering::SeqCst) + 1)
+}
+
+/// Injected latency delays the body, which runs: its value is stored. An
+/// injected fault is a failure: nothing is stored, and the key is free.
+#[tokio::test(start_paused = true)]
+async fn injected_latency_stores_the_bodys_value_and_an_injected_fault_stores_nothing() {
+    use resilient::idempotency::IdempotencyStored;
+    let late = ship_late("ship-1").await;
+    assert_eq!(late.result(), &Ok(1));
+    assert_eq!(
+        late.report().idempotency_stored(),
+        Some(IdempotencyStored::Stored)
+    );
+    assert_eq!(
+        late.report().attempts()[0].injected(),
+        Some(resilient::chaos::Injection::Latency)
+    );
+
+    let faulty = ship_faulty("ship-2").await;
+    assert_eq!(faulty.result(), &Err(PaymentError::Declined));
+    assert_eq!(
+        faulty.report().idempotency_stored(),
+        Some(IdempotencyStored::Failure)
+    );
+    FAILING_CHAOS.set_enabled(false);
+    let after = ship_faulty("ship-2").await;
+    assert_eq!(after.result(), &Ok(2));
+    assert_eq!(
+        after.report().idempotency(),
+        Some(IdempotencyStatus::Executed)
+    );
+    assert_eq!(SHIPPED.load(Ordering::SeqCst), 2);
+}

@@ -21,6 +21,7 @@ use super::hedge::Hedged;
 use super::hooks::HookSet;
 use super::operation::Operation;
 use crate::attempt::Attempt;
+use crate::chaos::Injection;
 use crate::clock::Clock;
 use crate::idempotency::{
     Acquired, DEFAULT_TTL, Held, HeldInMemory, IdempotencyConflict, IdempotencyConflictFailure,
@@ -508,15 +509,33 @@ where
     }
 }
 
-/// An outcome as the coordinator takes it: the result, and whether to
-/// store it (a success of the primary attempts only); the report goes to
-/// `report`.
+/// An outcome as the coordinator takes it: the result, and why not to
+/// store it, if so: only a success of the body itself is stored, never a
+/// fallback's value nor one chaos injected in its place; the report goes
+/// to `report`.
 fn split<T, E>(
     outcome: Outcome<T, E>,
     report: &mut Option<ExecutionReport>,
-) -> (Result<T, E>, bool) {
+) -> (Result<T, E>, Option<IdempotencyStored>) {
     let (result, finished) = outcome.into_parts();
-    let storable = result.is_ok() && finished.stop_reason() == StopReason::Succeeded;
+    let declined = if finished.stop_reason() != StopReason::Succeeded {
+        Some(IdempotencyStored::Fallback)
+    } else if succeeded_by_chaos(&finished) {
+        Some(IdempotencyStored::Injected)
+    } else {
+        None
+    };
     *report = Some(finished);
-    (result, storable)
+    (result, declined)
+}
+
+/// Whether the attempt that succeeded had its result injected by chaos
+/// (an outcome in place of the body's).
+fn succeeded_by_chaos(report: &ExecutionReport) -> bool {
+    report
+        .attempts()
+        .iter()
+        .rev()
+        .find(|attempt| attempt.error().is_none())
+        .is_some_and(|attempt| attempt.injected() == Some(Injection::Outcome))
 }

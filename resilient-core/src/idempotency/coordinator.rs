@@ -250,7 +250,7 @@ where
 /// The second half: runs `body` under the claim `held` (renewed while it
 /// runs, released if the future is dropped), then stores its value or
 /// frees the key.
-pub(crate) async fn run_held<T, E, S, C, B>(
+pub(crate) async fn run_held<T, E, S, C, B, V>(
     held: Held<'_, S, T>,
     ttl: Duration,
     clock: &C,
@@ -259,12 +259,13 @@ pub(crate) async fn run_held<T, E, S, C, B>(
 where
     S: IdempotencyStore<T> + ?Sized,
     C: Clock,
-    B: Future<Output = (Result<T, E>, bool)>,
+    B: Future<Output = (Result<T, E>, V)>,
+    V: Storable,
 {
     let body = claim::poll_inside(held.info.clone(), body);
     let (result, storable) = keep_claim_while(body, &held, clock).await;
     let (store, key, token) = (held.store, held.info.key(), held.token);
-    let stored = match not_to_store(&result, storable) {
+    let stored = match not_to_store(&result, storable.declined()) {
         Some(why) => why,
         None => {
             let value = result.as_ref().ok().expect("only a success is stored");
@@ -378,11 +379,11 @@ impl<'r> Claiming<'r> {
 }
 
 /// [`run_held`] for blocking code, on the in-memory store.
-pub(crate) fn run_held_blocking<T, E, C>(
+pub(crate) fn run_held_blocking<T, E, C, V: Storable>(
     held: HeldInMemory<'_, T>,
     ttl: Duration,
     clock: &C,
-    body: impl FnOnce() -> (Result<T, E>, bool),
+    body: impl FnOnce() -> (Result<T, E>, V),
 ) -> (Result<T, E>, IdempotencyStored)
 where
     T: Clone,
@@ -391,7 +392,7 @@ where
     // `held` releases the key when dropped: after a failure, a panic in
     // the body or in `T::clone`, and as a no-op after a completion.
     let (result, storable) = claim::run_inside(&held.info, body);
-    let stored = match not_to_store(&result, storable) {
+    let stored = match not_to_store(&result, storable.declined()) {
         Some(why) => why,
         None => {
             let value = result.as_ref().ok().expect("only a success is stored");
@@ -430,12 +431,35 @@ fn found<T, H>(value: T, waited: bool) -> Acquired<T, H> {
 }
 
 /// Why the outcome of a run is not offered to the store at all, if so: a
-/// failure, or a value not to replay (a fallback's).
-fn not_to_store<T, E>(result: &Result<T, E>, storable: bool) -> Option<IdempotencyStored> {
+/// failure, or a value not to replay, for the reason the run `declined`
+/// it (a fallback's, an injected one).
+fn not_to_store<T, E>(
+    result: &Result<T, E>,
+    declined: Option<IdempotencyStored>,
+) -> Option<IdempotencyStored> {
     match result {
         Err(_) => Some(IdempotencyStored::Failure),
-        Ok(_) if !storable => Some(IdempotencyStored::Fallback),
-        Ok(_) => None,
+        Ok(_) => declined,
+    }
+}
+
+/// What a run says of its value besides the result: whether it may be
+/// stored, and if not, why. `run_idempotent`'s callers say it with a
+/// `bool` (`false`: a fallback's value); the engine names its reason.
+pub(crate) trait Storable {
+    /// Why the value must not be stored, or `None` if it may be.
+    fn declined(&self) -> Option<IdempotencyStored>;
+}
+
+impl Storable for bool {
+    fn declined(&self) -> Option<IdempotencyStored> {
+        (!*self).then_some(IdempotencyStored::Fallback)
+    }
+}
+
+impl Storable for Option<IdempotencyStored> {
+    fn declined(&self) -> Option<IdempotencyStored> {
+        *self
     }
 }
 
@@ -670,13 +694,17 @@ mod tests {
 
     #[test]
     fn only_a_success_of_the_primary_body_is_offered_to_the_store() {
-        assert_eq!(not_to_store(&Ok::<_, ()>(1), true), None);
+        assert_eq!(not_to_store(&Ok::<_, ()>(1), true.declined()), None);
         assert_eq!(
-            not_to_store(&Ok::<_, ()>(1), false),
+            not_to_store(&Ok::<_, ()>(1), false.declined()),
             Some(IdempotencyStored::Fallback)
         );
         assert_eq!(
-            not_to_store(&Err::<u8, _>(()), true),
+            not_to_store(&Ok::<_, ()>(1), Some(IdempotencyStored::Injected)),
+            Some(IdempotencyStored::Injected)
+        );
+        assert_eq!(
+            not_to_store(&Err::<u8, _>(()), true.declined()),
             Some(IdempotencyStored::Failure)
         );
     }

@@ -207,6 +207,9 @@ pub enum IdempotencyStored {
     Failure,
     /// A fallback's value: returned, never replayed.
     Fallback,
+    /// A value chaos injected in place of the body's (`chaos_outcome`):
+    /// returned, never replayed, since the body's side effect never ran.
+    Injected,
     /// The store could not serialise the value.
     Unserializable,
     /// The value serialised to something that does not read back as the
@@ -256,6 +259,7 @@ impl IdempotencyStored {
             IdempotencyStored::TtlZero => "ttl_zero",
             IdempotencyStored::Failure => "failure",
             IdempotencyStored::Fallback => "fallback",
+            IdempotencyStored::Injected => "injected",
             IdempotencyStored::Unserializable => "unserializable",
             IdempotencyStored::DoesNotReadBack => "does_not_read_back",
             IdempotencyStored::StoreFailed => "store_failed",

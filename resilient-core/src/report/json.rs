@@ -13,7 +13,7 @@
 //! | `elapsed_ms` | float, milliseconds |
 //! | `attempts` | one object per attempt, below |
 //! | `idempotency` | `replayed`, `joined`, `executed`, or `null` without an idempotency key (or when the call got no result from it: in flight, conflict, store error) |
-//! | `idempotency_stored` | for an executed idempotent call, whether its value was stored and why not: `stored`, `ttl_zero`, `failure`, `fallback`, `unserializable`, `does_not_read_back`, `store_failed`, `claim_lost`; else `null` |
+//! | `idempotency_stored` | for an executed idempotent call, whether its value was stored and why not: `stored`, `ttl_zero`, `failure`, `fallback`, `injected`, `unserializable`, `does_not_read_back`, `store_failed`, `claim_lost`; else `null` |
 //!
 //! Each attempt: `number`, `kind` (`primary`, `fallback`, `hedge`),
 //! `started_ms`, `duration_ms`, `queued_ms` (the wait for the limiters'
