@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use super::hooks::HookSet;
 use super::operation::Operation;
-use super::plan;
+use super::plan::Told;
 use super::runner::{self, AttemptContext, Grant};
 use crate::attempt::Attempt;
 use crate::clock::{Clock, Mark, SystemClock};
@@ -37,31 +37,6 @@ pub struct FirstSuccess<T, E> {
     pub(crate) told: Option<Told>,
 }
 
-/// Who hears of a first success, for an operation without gates or a
-/// report hook, named by a `&'static str`: all that its outcome needs of
-/// the operation, so that [`Operation::outcome_from`] needn't build it.
-#[derive(Debug, Clone, Copy)]
-pub struct Told {
-    pub(crate) name: &'static str,
-    pub(crate) tally: Option<&'static Tally>,
-    /// Whether the call ends here, rather than in its caller (a deferred
-    /// report).
-    pub(crate) ends: bool,
-}
-
-impl Told {
-    /// An operation named `name`, counted in `tally`, whose call ends where
-    /// its first success is written.
-    #[inline(always)]
-    pub(crate) const fn ending(name: &'static str, tally: Option<&'static Tally>) -> Self {
-        Told {
-            name,
-            tally,
-            ends: true,
-        }
-    }
-}
-
 impl<T, E> FirstSuccess<T, E> {
     /// A first success with `value`.
     #[inline(always)]
@@ -83,14 +58,7 @@ impl<T, E> FirstSuccess<T, E> {
     /// needs.
     #[inline(always)]
     pub(crate) fn outcome_told(self, told: Told) -> Outcome<T, E> {
-        plan::first_success_untold(
-            self.result,
-            told.name,
-            told.tally,
-            self.elapsed,
-            self.deadline,
-            told.ends,
-        )
+        told.outcome(self.result, self.elapsed, self.deadline)
     }
 }
 

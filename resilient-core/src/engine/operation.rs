@@ -10,9 +10,10 @@ use std::marker::PhantomData;
 use std::time::Duration;
 
 use super::execution::Execution;
-use super::first::{FirstFailure, FirstSuccess, FirstTerms, MakeOperation, Told, timed_first};
+use super::first::{FirstFailure, FirstSuccess, FirstTerms, MakeOperation, timed_first};
 use super::gates::{BreakerGate, ChaosGate, Fault, Gates, LimitGate};
 use super::hooks::{HookSet, Hooks, RetryEvent};
+use super::plan::Told;
 use super::plan::{self, Plan};
 use super::runner::{AttemptContext, Grant};
 use crate::attempt::Attempt;

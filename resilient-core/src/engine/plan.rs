@@ -80,7 +80,9 @@ fn used<'a, T, E>(
 /// name and tally, its gates (each gives its free permit back) and, unless
 /// the report is deferred to the caller, the report hook. A plan lends
 /// them ([`Operation::first_report`](crate::Operation)); a layer's call
-/// lends its own, without building a plan for a success.
+/// lends its own, without building a plan for a success; a [`Told`]
+/// stands for them where a first success needs nothing but a name and a
+/// tally. Every first success's report is written here.
 pub(crate) struct Listeners<'p, 'b, T, E, C> {
     pub(crate) name: &'p Cow<'static, str>,
     pub(crate) tally: Option<&'static Tally>,
@@ -144,33 +146,51 @@ impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
     }
 }
 
-/// The outcome of a first attempt that succeeded with `result` after
-/// `elapsed` nanoseconds within `deadline`, for an operation named `name`
-/// without gates or a report hook: [`Listeners::report`] for one, with
-/// nothing to read from its plan (see
-/// [`Operation::outcome_from`](crate::Operation::outcome_from)). The call
-/// `ends` here unless its report is deferred to the caller.
-#[inline(always)]
-pub(crate) fn first_success_untold<T, E>(
-    result: Result<T, E>,
-    name: &'static str,
-    tally: Option<&'static Tally>,
-    elapsed: u64,
-    deadline: Option<Duration>,
-    ends: bool,
-) -> Outcome<T, E> {
-    let told = Listeners {
-        name: &Cow::Borrowed(name),
-        tally,
-        gates: &Gates::<T, E>::none(),
-        // No gate to settle, so no clock is read.
-        clock: &crate::clock::SystemClock,
-    };
-    let report = told.report(
-        elapsed,
-        deadline,
-        0,
-        ends.then_some(|_: &ExecutionReport| {}),
-    );
-    Outcome::new(result, report)
+/// Who hears of a first success when that is all [`Listeners`] would say
+/// of an operation without gates or a report hook, named by a
+/// `&'static str`: what a first success keeps of its operation, so that its
+/// outcome ([`Told::outcome`]) needn't build the operation. Copied into the
+/// first success's value, before any plan exists; its outcome is written
+/// by the [`Listeners`] it stands for.
+#[derive(Debug, Clone, Copy)]
+pub struct Told {
+    pub(crate) name: &'static str,
+    pub(crate) tally: Option<&'static Tally>,
+    /// Whether the call ends here, rather than in its caller (a deferred
+    /// report).
+    pub(crate) ends: bool,
+}
+
+impl Told {
+    /// An operation named `name`, counted in `tally`, whose call ends where
+    /// its first success is written.
+    #[inline(always)]
+    pub(crate) const fn ending(name: &'static str, tally: Option<&'static Tally>) -> Self {
+        Told {
+            name,
+            tally,
+            ends: true,
+        }
+    }
+
+    /// The outcome of a first attempt that succeeded with `result` after
+    /// `elapsed` nanoseconds within `deadline`: [`Listeners::report`] of the
+    /// listeners this stands for, with no gate to settle and no hook.
+    #[inline(always)]
+    pub(crate) fn outcome<T, E>(
+        self,
+        result: Result<T, E>,
+        elapsed: u64,
+        deadline: Option<Duration>,
+    ) -> Outcome<T, E> {
+        let listeners = Listeners {
+            name: &Cow::Borrowed(self.name),
+            tally: self.tally,
+            gates: &Gates::<T, E>::none(),
+            // No gate to settle, so no clock is read.
+            clock: &crate::clock::SystemClock,
+        };
+        let on_report = self.ends.then_some(|_: &ExecutionReport| {});
+        Outcome::new(result, listeners.report(elapsed, deadline, 0, on_report))
+    }
 }

@@ -25,9 +25,10 @@ use std::marker::PhantomData;
 use std::time::Duration;
 
 use super::execution::Execution;
-use super::first::{FirstFailure, FirstReads, FirstSuccess, FirstTerms, Told};
+use super::first::{FirstFailure, FirstReads, FirstSuccess, FirstTerms};
 use super::hooks::{HookSet, Hooks, RetryIf};
 use super::operation::Operation;
+use super::plan::Told;
 use crate::attempt::Attempt;
 use crate::clock::{Clock, SystemClock};
 use crate::error::{ReportableError, TimeoutError};
