@@ -6,12 +6,15 @@
 //! costs no time; the Retry-After, timeout and hedging tests run on the
 //! real clock, with waits of a second or two at most.
 
+#[path = "support/declined.rs"]
+mod declined;
 #[path = "support/http_server.rs"]
 mod http_server;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
+use declined::{AFTER_A_500, assert_declined, closed_port};
 use futures_util::stream;
 use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
 use resilient::chaos::{Chaos, Injection};
@@ -24,7 +27,7 @@ use resilient::{
 };
 use tower::ServiceBuilder;
 
-fn client(middleware: ResilientMiddleware) -> ClientWithMiddleware {
+fn client(middleware: impl reqwest_middleware::Middleware) -> ClientWithMiddleware {
     ClientBuilder::new(reqwest::Client::new())
         .with(middleware)
         .build()
@@ -853,4 +856,310 @@ async fn each_attempt_runs_with_the_given_extensions_and_the_last_that_ended_com
         );
         assert_eq!(*caller.lock().unwrap(), [(Some(Given(7)), back)], "{path}");
     }
+}
+
+/// The report of a request that failed, from an `on_report` hook.
+type Reports = Arc<std::sync::Mutex<Vec<ExecutionReport>>>;
+
+/// A middleware that keeps every report in `reports`.
+fn reporting(reports: &Reports) -> ResilientMiddleware {
+    let seen = Arc::clone(reports);
+    ResilientMiddleware::new()
+        .on_report(move |report: &ExecutionReport| seen.lock().unwrap().push(report.clone()))
+}
+
+/// A POST whose attempt timed out may have run on the server: it is not
+/// sent again, and the call ends with the timeout. A GET cut the same way
+/// is sent again, as before.
+#[tokio::test]
+async fn a_post_that_timed_out_is_not_sent_again() {
+    let (addr, hits) = http_server::start().await;
+    let reports = Reports::default();
+    let client = client(
+        reporting(&reports)
+            .retries(2)
+            .backoff(Backoff::none())
+            .timeout(Duration::from_millis(200)),
+    );
+
+    let error = client
+        .post(format!("http://{addr}/hang-first/post"))
+        .body("order 7")
+        .send()
+        .await
+        .unwrap_err();
+
+    let reqwest_middleware::Error::Middleware(error) = error else {
+        panic!("the engine's error: {error:?}");
+    };
+    assert!(error.downcast_ref::<TimedOut>().is_some(), "{error}");
+    assert_eq!(hits.count("/hang-first/post"), 1, "sent once");
+    let report = reports.lock().unwrap().pop().unwrap();
+    assert_declined(&report, FailureKind::Timeout, "attempt timed out");
+
+    let response = client
+        .get(format!("http://{addr}/hang-first/get"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(hits.count("/hang-first/get"), 2);
+}
+
+/// After a `500`, GET, HEAD, OPTIONS, PUT, DELETE and TRACE are sent again
+/// as before; POST and PATCH are not, and the caller gets the `500`. The
+/// same holds on the engine's general path (a breaker) as on the plain
+/// one.
+#[tokio::test(start_paused = true)]
+async fn after_a_500_only_idempotent_methods_are_sent_again() {
+    let (addr, hits) = http_server::start().await;
+    let breaker = Arc::new(
+        CircuitBreaker::builder()
+            .failure_threshold(1000)
+            .build()
+            .unwrap(),
+    );
+    let plain = client(
+        ResilientMiddleware::new()
+            .retries(2)
+            .backoff(Backoff::none()),
+    );
+    let general = client(
+        ResilientMiddleware::new()
+            .retries(2)
+            .backoff(Backoff::none())
+            .circuit_breaker(breaker),
+    );
+
+    for (path, client) in [("plain", &plain), ("general", &general)] {
+        for (method, calls) in AFTER_A_500 {
+            let path = format!("/status/500/{path}-{method}");
+            let response = client
+                .request(method.clone(), format!("http://{addr}{path}"))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(hits.count(&path), calls, "{path}");
+            if calls == 1 {
+                assert_eq!(response.status(), 500, "{path}");
+                assert_declined(
+                    report(&response),
+                    FailureKind::Operation,
+                    "HTTP 500 Internal Server Error",
+                );
+            } else {
+                assert_eq!(response.status(), 200, "{path}");
+            }
+        }
+    }
+}
+
+/// A POST is sent again when the server said it did not process it: a
+/// `429` (with `Retry-After` or without), a `408` and a `503` with
+/// `Retry-After`;
+/// after a `503` without one, which the server may send once it ran the
+/// request, it is not.
+#[tokio::test(start_paused = true)]
+async fn a_post_the_server_did_not_process_is_sent_again() {
+    let (addr, hits) = http_server::start().await;
+    let client = client(
+        ResilientMiddleware::new()
+            .retries(2)
+            .backoff(Backoff::none()),
+    );
+
+    for (path, status, calls) in [
+        ("/after/seconds/post", 200, 2),
+        ("/status/429/post", 200, 2),
+        ("/status/408/post", 200, 2),
+        ("/after/date/post", 200, 2),
+        ("/status/503/post", 503, 1),
+    ] {
+        let response = client
+            .post(format!("http://{addr}{path}"))
+            .body("order 7")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), status, "{path}");
+        assert_eq!(hits.count(path), calls, "{path}");
+        assert_eq!(report(&response).attempt_count(), calls as u32, "{path}");
+    }
+}
+
+/// A refused connection never reached a server: a POST to a closed port
+/// is tried again on the backoff's schedule, while the same client sends
+/// a POST that got a `500` once.
+#[tokio::test(start_paused = true)]
+async fn a_post_to_a_refused_port_is_sent_again() {
+    let refused = closed_port();
+    let (addr, hits) = http_server::start().await;
+    let reports = Reports::default();
+    let client = client(
+        reporting(&reports)
+            .retries(2)
+            .backoff(Backoff::constant(Duration::from_millis(10))),
+    );
+
+    let error = client
+        .post(format!("http://{refused}/orders"))
+        .body("order 7")
+        .send()
+        .await
+        .unwrap_err();
+    let reqwest_middleware::Error::Reqwest(error) = error else {
+        panic!("reqwest's own error: {error:?}");
+    };
+    assert!(error.is_connect(), "{error}");
+    let report = reports.lock().unwrap().pop().unwrap();
+    assert_eq!(report.attempt_count(), 3);
+    assert_eq!(report.delays(), [Duration::from_millis(10); 2]);
+    assert_eq!(report.stop_reason(), StopReason::AttemptsExhausted);
+
+    let response = client
+        .post(format!("http://{addr}/status/500/refused"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 500);
+    assert_eq!(hits.count("/status/500/refused"), 1);
+}
+
+/// An `Idempotency-Key` header says the server runs the request once
+/// however often it arrives: such a POST or PATCH is sent again after a
+/// `500`; without the header, it is not.
+#[tokio::test(start_paused = true)]
+async fn a_post_with_an_idempotency_key_is_sent_again_after_a_500() {
+    use reqwest::Method;
+    let (addr, hits) = http_server::start().await;
+    let client = client(
+        ResilientMiddleware::new()
+            .retries(2)
+            .backoff(Backoff::none()),
+    );
+
+    for (method, key, calls) in [
+        (Method::POST, true, 2),
+        (Method::PATCH, true, 2),
+        (Method::POST, false, 1),
+    ] {
+        let path = format!("/status/500/{method}-{key}");
+        let mut request = client.request(method, format!("http://{addr}{path}"));
+        if key {
+            request = request.header("Idempotency-Key", "order-7");
+        }
+        request.send().await.unwrap();
+        assert_eq!(hits.count(&path), calls, "{path}");
+    }
+}
+
+/// `resend_if(EveryRequest)` opts in: a POST or a PATCH that got a `500`
+/// or timed out is sent again. A rule of the caller's own decides per
+/// request.
+#[tokio::test]
+async fn resend_if_opts_in_to_sending_a_post_again() {
+    use reqwest::Method;
+    use resilient::tower::EveryRequest;
+    let (addr, hits) = http_server::start().await;
+    let every = client(
+        ResilientMiddleware::new()
+            .retries(2)
+            .backoff(Backoff::none())
+            .timeout(Duration::from_millis(200))
+            .resend_if(EveryRequest),
+    );
+    let searches = client(
+        ResilientMiddleware::new()
+            .retries(2)
+            .backoff(Backoff::none())
+            .resend_if(|request: &reqwest::Request| request.url().path().contains("search")),
+    );
+
+    for path in ["/status/500/every", "/hang-first/every"] {
+        for method in [Method::POST, Method::PATCH] {
+            let path = format!("{path}-{method}");
+            let response = every
+                .request(method, format!("http://{addr}{path}"))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), 200, "{path}");
+            assert_eq!(hits.count(&path), 2, "{path}");
+        }
+    }
+    for (path, calls) in [("/status/500/search", 2), ("/status/500/order", 1)] {
+        searches
+            .post(format!("http://{addr}{path}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(hits.count(path), calls, "{path}");
+    }
+}
+
+/// The tower layer around a `reqwest::Client`, with `HttpClassifier`,
+/// takes the same rule by default: a POST that got a `500` is sent once, a
+/// GET again, and a POST to a refused port is tried again.
+#[tokio::test(start_paused = true)]
+async fn the_layer_around_a_reqwest_client_sends_a_post_once_after_a_500() {
+    let refused = closed_port();
+    let (addr, hits) = http_server::start().await;
+    let reports = Reports::default();
+    let seen = Arc::clone(&reports);
+    let client = ServiceBuilder::new()
+        .layer(
+            ResilientLayer::new()
+                .retries(2)
+                .backoff(Backoff::none())
+                .classify(HttpClassifier)
+                .attach_report(ReportExtension)
+                .clone_request(|request: &reqwest::Request| request.try_clone())
+                .on_report(move |report: &ExecutionReport| {
+                    seen.lock().unwrap().push(report.clone())
+                }),
+        )
+        .service(reqwest::Client::new());
+    let request = |method, url: String| reqwest::Request::new(method, url.parse().unwrap());
+
+    let post = client
+        .clone()
+        .oneshot(request(
+            reqwest::Method::POST,
+            format!("http://{addr}/status/500/layer-post"),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(post.status(), 500);
+    assert_eq!(hits.count("/status/500/layer-post"), 1);
+    assert_declined(
+        report(&post),
+        FailureKind::Operation,
+        "HTTP 500 Internal Server Error",
+    );
+
+    let get = client
+        .clone()
+        .oneshot(request(
+            reqwest::Method::GET,
+            format!("http://{addr}/status/500/layer-get"),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(get.status(), 200);
+    assert_eq!(hits.count("/status/500/layer-get"), 2);
+
+    let error = client
+        .oneshot(request(
+            reqwest::Method::POST,
+            format!("http://{refused}/orders"),
+        ))
+        .await
+        .unwrap_err();
+    assert!(
+        error
+            .downcast_ref::<reqwest::Error>()
+            .is_some_and(reqwest::Error::is_connect),
+        "{error}"
+    );
+    assert_eq!(reports.lock().unwrap().pop().unwrap().attempt_count(), 3);
 }

@@ -104,6 +104,55 @@ pub fn is_idempotent(method: &Method, headers: &HeaderMap) -> bool {
 /// The header of the IETF draft "The Idempotency-Key HTTP Header Field".
 const IDEMPOTENCY_KEY: &str = "idempotency-key";
 
+/// Whether a response says that the server did not process the request,
+/// so that even a request that may not run twice can be sent again: `408
+/// Request Timeout` (RFC 9110: the server didn't receive the whole
+/// request), `429 Too Many Requests` (RFC 6585: refused for its rate) and
+/// `503 Service Unavailable` with a `Retry-After` header (down for a time
+/// the server names). Any other failing status may come after the server
+/// ran it.
+pub(crate) fn unprocessed(status: StatusCode, headers: &HeaderMap) -> bool {
+    status == StatusCode::REQUEST_TIMEOUT
+        || status == StatusCode::TOO_MANY_REQUESTS
+        || (status == StatusCode::SERVICE_UNAVAILABLE && headers.contains_key(RETRY_AFTER))
+}
+
+/// Whether an error shows that the request never reached a server: a
+/// refused connection, found in `error` or among its causes (an
+/// `io::Error` of kind `ConnectionRefused`, a reqwest connect error).
+/// `error` is read as an `io::Error` or a boxed error; an error of another
+/// type says nothing, so the request may have reached one.
+pub(crate) fn refused<E: 'static>(error: &E) -> bool {
+    let error: &dyn std::any::Any = error;
+    if let Some(error) = error.downcast_ref::<std::io::Error>() {
+        return caused_by_refusal(error);
+    }
+    if let Some(error) = error.downcast_ref::<Box<dyn std::error::Error + Send + Sync>>() {
+        return caused_by_refusal(error.as_ref());
+    }
+    false
+}
+
+/// Whether `error` or one of its causes is a refused connection.
+fn caused_by_refusal(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(error);
+    while let Some(error) = next {
+        if let Some(io) = error.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::ConnectionRefused
+        {
+            return true;
+        }
+        #[cfg(feature = "reqwest")]
+        if let Some(error) = error.downcast_ref::<reqwest::Error>()
+            && error.is_connect()
+        {
+            return true;
+        }
+        next = error.source();
+    }
+    false
+}
+
 /// How long the first `Retry-After` header in `headers` asks to wait,
 /// measured from `now`.
 ///

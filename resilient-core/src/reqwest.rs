@@ -24,7 +24,7 @@ use crate::settings::Settings;
 use crate::tower::{
     Call, Classifier, EngineError, FirstFailed, HttpClassifier, ReportExtension, Shared,
 };
-use crate::tower::{Hedgeable, IdempotentRequests};
+use crate::tower::{Hedgeable, IdempotentRequests, Resendable};
 use crate::tower::{attach_to, resilient_setters};
 
 /// A reqwest-middleware [`Middleware`] that makes each request resilient:
@@ -64,6 +64,20 @@ use crate::tower::{attach_to, resilient_setters};
 /// timeout, a connection reset), except a request that can't be built or
 /// that follows too many redirects, and an error from another middleware.
 /// [`classify`](Self::classify) takes your own rule.
+///
+/// A retry sends the request again, so a POST or a PATCH (without an
+/// `Idempotency-Key` header) is retried only when the server said it did
+/// not process it: a refused connection, a `408`, a `429`, a `503` with
+/// `Retry-After`. After a timeout, another retryable status (a `500`, a
+/// `502`) or a connection cut once the request was written, the server
+/// may have run it, and it is sent once: its attempt records
+/// `retryable() == false`, its text ends with "(not retried: the server
+/// may have processed it, and the request is not idempotent)", and the
+/// call stops with `StopReason::NotRetryable`. GET, HEAD, OPTIONS, TRACE,
+/// PUT and DELETE, and a request of any method with an `Idempotency-Key`
+/// header, are retried as the classifier says.
+/// [`resend_if`](Self::resend_if) changes which requests may be sent
+/// again.
 ///
 /// # What the caller gets
 ///
@@ -123,12 +137,18 @@ use crate::tower::{attach_to, resilient_setters};
 /// handed back.
 #[derive(Clone)]
 #[must_use = "a middleware does nothing until it is added to a client"]
-pub struct ResilientMiddleware<Cl = HttpClassifier, C = TokioClock, H = IdempotentRequests> {
+pub struct ResilientMiddleware<
+    Cl = HttpClassifier,
+    C = TokioClock,
+    H = IdempotentRequests,
+    P = IdempotentRequests,
+> {
     settings: Settings,
     shared: Shared,
     classifier: Cl,
     clock: C,
     hedge_if: H,
+    resend_if: P,
 }
 
 impl ResilientMiddleware {
@@ -149,6 +169,7 @@ impl ResilientMiddleware {
             classifier: HttpClassifier,
             clock: TokioClock,
             hedge_if: IdempotentRequests,
+            resend_if: IdempotentRequests,
         }
     }
 }
@@ -159,7 +180,7 @@ impl Default for ResilientMiddleware {
     }
 }
 
-impl<Cl, C, H> ResilientMiddleware<Cl, C, H> {
+impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
     resilient_setters!(
         ResilientMiddleware,
         "resilient::reqwest::ResilientMiddleware"
@@ -187,13 +208,14 @@ impl<Cl, C, H> ResilientMiddleware<Cl, C, H> {
     /// let middleware = ResilientMiddleware::new().retries(2).classify(only_503);
     /// # let _ = middleware;
     /// ```
-    pub fn classify<Cl2>(self, classifier: Cl2) -> ResilientMiddleware<Cl2, C, H> {
+    pub fn classify<Cl2>(self, classifier: Cl2) -> ResilientMiddleware<Cl2, C, H, P> {
         ResilientMiddleware {
             settings: self.settings,
             shared: self.shared,
             classifier,
             clock: self.clock,
             hedge_if: self.hedge_if,
+            resend_if: self.resend_if,
         }
     }
 
@@ -207,13 +229,14 @@ impl<Cl, C, H> ResilientMiddleware<Cl, C, H> {
     /// let middleware = ResilientMiddleware::new().clock(SystemClock);
     /// # let _ = middleware;
     /// ```
-    pub fn clock<C2: Clock>(self, clock: C2) -> ResilientMiddleware<Cl, C2, H> {
+    pub fn clock<C2: Clock>(self, clock: C2) -> ResilientMiddleware<Cl, C2, H, P> {
         ResilientMiddleware {
             settings: self.settings,
             shared: self.shared,
             classifier: self.classifier,
             clock,
             hedge_if: self.hedge_if,
+            resend_if: self.resend_if,
         }
     }
 
@@ -235,22 +258,70 @@ impl<Cl, C, H> ResilientMiddleware<Cl, C, H> {
     ///     .hedge_if(|request: &reqwest::Request| request.url().path().starts_with("/search"));
     /// # let _ = middleware;
     /// ```
-    pub fn hedge_if<H2>(self, rule: H2) -> ResilientMiddleware<Cl, C, H2> {
+    pub fn hedge_if<H2>(self, rule: H2) -> ResilientMiddleware<Cl, C, H2, P> {
         ResilientMiddleware {
             settings: self.settings,
             shared: self.shared,
             classifier: self.classifier,
             clock: self.clock,
             hedge_if: rule,
+            resend_if: self.resend_if,
+        }
+    }
+
+    /// Which requests may be sent again after an attempt that may have
+    /// reached the server failed: a timeout, a `500` or another failing
+    /// status, a connection reset once the request was written, after
+    /// which a retry would have the server run the request twice. Default:
+    /// [`IdempotentRequests`], those whose method is idempotent by RFC 9110
+    /// (GET, HEAD, OPTIONS, TRACE, PUT, DELETE) or that carry an
+    /// `Idempotency-Key` header. See [What is retried](Self#what-is-retried).
+    ///
+    /// Every request, whatever its method, is retried after a failure the
+    /// server said it did not process: a refused connection, a `408`, a `429`, a
+    /// `503` with `Retry-After`.
+    ///
+    /// A client whose POSTs are all safe to repeat (its server dedupes
+    /// them) opts in with [`EveryRequest`](crate::tower::EveryRequest):
+    ///
+    /// ```
+    /// use resilient::reqwest::ResilientMiddleware;
+    /// use resilient::tower::EveryRequest;
+    ///
+    /// let middleware = ResilientMiddleware::new().retries(3).resend_if(EveryRequest);
+    /// # let _ = middleware;
+    /// ```
+    ///
+    /// Or a rule of its own sees each request; here the searches, POSTs
+    /// that change nothing, are sent again too:
+    ///
+    /// ```
+    /// use resilient::http::is_idempotent;
+    /// use resilient::reqwest::ResilientMiddleware;
+    ///
+    /// let middleware = ResilientMiddleware::new().retries(3).resend_if(|request: &reqwest::Request| {
+    ///     is_idempotent(request.method(), request.headers()) || request.url().path() == "/search"
+    /// });
+    /// # let _ = middleware;
+    /// ```
+    pub fn resend_if<P2>(self, rule: P2) -> ResilientMiddleware<Cl, C, H, P2> {
+        ResilientMiddleware {
+            settings: self.settings,
+            shared: self.shared,
+            classifier: self.classifier,
+            clock: self.clock,
+            hedge_if: self.hedge_if,
+            resend_if: rule,
         }
     }
 }
 
-impl<Cl, C, H> ResilientMiddleware<Cl, C, H>
+impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P>
 where
     Cl: Classifier<Response, Error> + Send + Sync,
     C: Clock,
     H: Hedgeable<Request>,
+    P: Resendable<Request, Response, Error, Cl>,
 {
     /// The configuration of each request's call.
     fn call(&self) -> Call<'_, Cl, C> {
@@ -276,7 +347,13 @@ where
         let send = sender!(next, given, last);
         let (response, report) = self
             .call()
-            .run(request, &Request::try_clone, &self.hedge_if, send)
+            .run(
+                request,
+                &Request::try_clone,
+                &self.hedge_if,
+                &self.resend_if,
+                send,
+            )
             .await;
         if let Some(own) = last.into_inner().unwrap_or_else(|e| e.into_inner()) {
             *extensions = own;
@@ -338,9 +415,9 @@ where
         let cut = first.cut;
         let result = {
             let send = sender!(next, &given, last);
-            let rest = self
-                .call()
-                .after_first(request, &Request::try_clone, send, first);
+            let rest =
+                self.call()
+                    .after_first(request, &Request::try_clone, &self.resend_if, send, first);
             let (result, report) = rest.await;
             attach_to(&ReportExtension, result, report)
         };
@@ -374,11 +451,12 @@ macro_rules! sender {
 }
 use sender;
 
-impl<Cl, C, H> Middleware for ResilientMiddleware<Cl, C, H>
+impl<Cl, C, H, P> Middleware for ResilientMiddleware<Cl, C, H, P>
 where
     Cl: Classifier<Response, Error> + Send + Sync + 'static,
     C: Clock + Send + Sync + 'static,
     H: Hedgeable<Request> + Send + Sync + 'static,
+    P: Resendable<Request, Response, Error, Cl> + Send + Sync + 'static,
 {
     fn handle<'life0, 'life1, 'life2, 'async_trait>(
         &'life0 self,
@@ -428,7 +506,7 @@ impl std::error::Error for Injected {
     }
 }
 
-impl<Cl, C, H> fmt::Debug for ResilientMiddleware<Cl, C, H> {
+impl<Cl, C, H, P> fmt::Debug for ResilientMiddleware<Cl, C, H, P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ResilientMiddleware")
             .field("settings", &self.settings)
@@ -436,6 +514,7 @@ impl<Cl, C, H> fmt::Debug for ResilientMiddleware<Cl, C, H> {
             .field("classifier", &std::any::type_name::<Cl>())
             .field("clock", &std::any::type_name::<C>())
             .field("hedge_if", &std::any::type_name::<H>())
+            .field("resend_if", &std::any::type_name::<P>())
             .finish()
     }
 }

@@ -27,6 +27,7 @@ use ::tower::BoxError;
 
 use super::classify::{Classifier, Verdict};
 use super::hedge::Hedgeable;
+use super::replay::{Reach, Resendable};
 use super::request::CloneRequest;
 use super::shared::{ChaosSpec, Shared};
 use crate::clock::Clock;
@@ -55,12 +56,14 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
     /// A request that `clone_request` can't copy is sent once, as it is:
     /// the call makes one attempt, and the text of its failure says why.
     /// A request that can be copied and that `hedge_if` accepts is hedged,
-    /// if the configuration asks for hedges.
+    /// if the configuration asks for hedges; after a failure that may have
+    /// reached the server, it is sent again only if `resend_if` accepts it.
     pub(crate) async fn run<Req, Res, Err, E, Fut>(
         self,
         request: Req,
         clone_request: &impl CloneRequest<Req>,
         hedge_if: &impl Hedgeable<Req>,
+        resend_if: &impl Resendable<Req, Res, Err, Cl>,
         send: impl Fn(Req) -> Fut,
     ) -> (Result<Res, E>, ExecutionReport)
     where
@@ -73,12 +76,13 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
         let hedge = shared
             .hedge_delay()
             .filter(|_| hedge_if.hedgeable(&request));
+        let resend = resend_if.resendable(&request);
         let requests = Requests::new(request, clone_request);
         let cloneable = requests.cloneable;
         // Hedged attempts ask for their copies while others run.
         let requests = Mutex::new(requests);
         let spent = AtomicBool::new(false);
-        let op = self.operation::<Res, Err, E>(cloneable, &spent);
+        let op = self.operation::<Res, Err, E>(cloneable, resend, &spent);
         let op = match shared.breaker.as_deref() {
             Some(breaker) => op.circuit_breaker(breaker),
             None => op,
@@ -114,10 +118,13 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
     ///
     /// A request that can't be copied gets one attempt, whatever its
     /// verdict: the record keeps the classifier's verdict (and the breaker
-    /// and throttle count it), and its text says why nothing followed.
+    /// and throttle count it), and its text says why nothing followed. A
+    /// failure that may have reached the server is retried only if the
+    /// request may be sent again (`resend`).
     pub(super) fn operation<'o, Res, Err, E>(
         &self,
         cloneable: bool,
+        resend: bool,
         spent: &'o AtomicBool,
     ) -> Operation<'o, Res, Unsuccessful<Res, E>, &'o C, impl HookSet<Res, Unsuccessful<Res, E>> + 'o>
     where
@@ -132,6 +139,8 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
             settings.max_attempts = 1;
             settings.max_rate_limit_retries = 0;
         }
+        // A request sent once is not declined a retry it can't have.
+        let resend = resend || !cloneable;
         let on_retry = shared.on_retry.as_deref();
         let on_report = shared.on_report.as_deref();
         let mut op = Operation::new()
@@ -142,7 +151,9 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
             .interrupt_at_deadline()
             // A copy refused after others were made leaves the original to
             // the last attempt: nothing may follow it.
-            .retry_if(|failed: &Unsuccessful<Res, E>| failed.retryable && !spent.load(Relaxed))
+            .retry_if(move |failed: &Unsuccessful<Res, E>| {
+                failed.retryable && !spent.load(Relaxed) && failed.reach.allows_retry(resend)
+            })
             .retry_after(|failed: &Unsuccessful<Res, E>| failed.retry_after)
             .on_retry(move |event| {
                 if let Some(hook) = on_retry {
@@ -243,6 +254,7 @@ fn injected_fault<Res, E: EngineError>(chaos: &(dyn Any + Send + Sync)) -> Unsuc
         retryable: true,
         retry_after: None,
         not_cloned: false,
+        reach: Reach::unsent(),
     }
 }
 
@@ -385,6 +397,8 @@ pub(crate) struct Unsuccessful<Res, E> {
     retry_after: Option<Duration>,
     /// The request could not be cloned for another attempt.
     not_cloned: bool,
+    /// Whether the request may have reached the server.
+    reach: Reach,
 }
 
 enum Returned<Res, E> {
@@ -424,6 +438,11 @@ impl<Res, E> Unsuccessful<Res, E> {
             // A success with no response to return: the error ends the call.
             Verdict::Success | Verdict::Fatal => (false, None),
         };
+        let reach = if classifier.unprocessed(&result) {
+            Reach::unsent()
+        } else {
+            Reach::maybe()
+        };
         let failure = match result {
             Ok(response) => Returned::Response {
                 text: classifier.describe(&response),
@@ -436,6 +455,7 @@ impl<Res, E> Unsuccessful<Res, E> {
             retryable,
             retry_after,
             not_cloned: false,
+            reach,
         }
     }
 
@@ -465,14 +485,19 @@ impl<Res, E> Unsuccessful<Res, E> {
             retryable,
             retry_after: None,
             not_cloned: false,
+            reach: Reach::unsent(),
         }
     }
 }
 
-/// A late attempt: retryable, as the default classifier has every error.
+/// A late attempt: retryable, as the default classifier has every error,
+/// but the request may have reached the server.
 impl<Res, E: EngineError> From<TimedOut> for Unsuccessful<Res, E> {
     fn from(error: TimedOut) -> Self {
-        Unsuccessful::engine(error, true)
+        Unsuccessful {
+            reach: Reach::maybe(),
+            ..Unsuccessful::engine(error, true)
+        }
     }
 }
 
@@ -493,7 +518,8 @@ impl<Res, E: EngineError> From<LimitExceeded> for Unsuccessful<Res, E> {
 }
 
 /// The report's text: the response's description, or the error's own,
-/// and why no retry followed when the request could not be copied.
+/// and why no retry followed when the request could not be copied or may
+/// not run twice.
 impl<Res, E: fmt::Display> fmt::Display for Unsuccessful<Res, E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.failure {
@@ -502,6 +528,9 @@ impl<Res, E: fmt::Display> fmt::Display for Unsuccessful<Res, E> {
         }
         if self.not_cloned {
             f.write_str(" (not retried: the request can't be cloned)")?;
+        }
+        if let Some(note) = self.reach.note() {
+            f.write_str(note)?;
         }
         Ok(())
     }

@@ -113,6 +113,49 @@ pub trait Classifier<Res, Err> {
         let _ = response;
         None
     }
+
+    /// Whether a failed attempt's result shows that the server did not
+    /// process the request: a refused connection, a `408`, a `429`, a `503` with
+    /// `Retry-After`. Such a failure may be retried whatever the request,
+    /// while after any other (a timeout, a `500`, a connection reset once
+    /// the request was written) only a request that may run twice is sent
+    /// again (see [`Resendable`](super::Resendable)).
+    ///
+    /// The default, `false`, says nothing of the server: the request may
+    /// have reached it. `HttpClassifier` reads statuses and connect errors.
+    ///
+    /// ```
+    /// use resilient::tower::{Classifier, Verdict};
+    ///
+    /// /// A queue that answers `Full` before it takes a message.
+    /// #[derive(Debug)]
+    /// enum Sent {
+    ///     Queued,
+    ///     Full,
+    /// }
+    ///
+    /// struct Queue;
+    ///
+    /// impl Classifier<Sent, std::io::Error> for Queue {
+    ///     fn classify(&self, result: &Result<Sent, std::io::Error>) -> Verdict {
+    ///         match result {
+    ///             Ok(Sent::Queued) => Verdict::Success,
+    ///             _ => Verdict::Retryable { retry_after: None },
+    ///         }
+    ///     }
+    ///
+    ///     fn unprocessed(&self, result: &Result<Sent, std::io::Error>) -> bool {
+    ///         matches!(result, Ok(Sent::Full))
+    ///     }
+    /// }
+    ///
+    /// assert!(Queue.unprocessed(&Ok(Sent::Full)));
+    /// assert!(!Queue.unprocessed(&Err(std::io::Error::other("reset"))));
+    /// ```
+    fn unprocessed(&self, result: &Result<Res, Err>) -> bool {
+        let _ = result;
+        false
+    }
 }
 
 impl<Res, Err, F> Classifier<Res, Err> for F
@@ -160,6 +203,15 @@ impl<Res, Err> Classifier<Res, Err> for RetryErrors {
 /// * 1xx, 2xx and 3xx are a [`Success`](Verdict::Success);
 /// * every error is retryable: no response arrived (refused, reset, timed
 ///   out), so the request may never have reached the server.
+///
+/// What the server may have run is not sent again unless it may run twice:
+/// through the layer's default rule ([`ByClassifier`](super::ByClassifier))
+/// and the reqwest middleware's, a POST or a PATCH without an
+/// `Idempotency-Key` header is retried only when
+/// [`unprocessed`](Classifier::unprocessed) says the server did not
+/// process it (a refused connection, a `408`, a `429`, a `503` with
+/// `Retry-After`),
+/// never after a timeout, another retryable status or a reset.
 ///
 /// The report shows a failing response as `HTTP 503 Service Unavailable`.
 ///
@@ -216,7 +268,7 @@ impl<Res, Err> Classifier<Res, Err> for RetryErrors {
 pub struct HttpClassifier;
 
 #[cfg(feature = "http")]
-impl<B, Err> Classifier<::http::Response<B>, Err> for HttpClassifier {
+impl<B, Err: 'static> Classifier<::http::Response<B>, Err> for HttpClassifier {
     fn classify(&self, result: &Result<::http::Response<B>, Err>) -> Verdict {
         match result {
             Ok(response) => response_verdict(response.status(), response.headers()),
@@ -230,6 +282,18 @@ impl<B, Err> Classifier<::http::Response<B>, Err> for HttpClassifier {
 
     fn status(&self, response: &::http::Response<B>) -> Option<u16> {
         Some(response.status().as_u16())
+    }
+
+    /// A `408`, a `429`, a `503` with `Retry-After`, or an `io::Error` or a
+    /// `BoxError` whose causes hold a refused connection (an `io::Error`
+    /// of kind `ConnectionRefused`, a reqwest connect error); an error of
+    /// another type says nothing, so the request may have reached the
+    /// server.
+    fn unprocessed(&self, result: &Result<::http::Response<B>, Err>) -> bool {
+        match result {
+            Ok(response) => crate::http::unprocessed(response.status(), response.headers()),
+            Err(error) => crate::http::refused(error),
+        }
     }
 }
 
@@ -285,6 +349,15 @@ impl Classifier<::reqwest::Response, ::reqwest::Error> for HttpClassifier {
     fn status(&self, response: &::reqwest::Response) -> Option<u16> {
         Some(response.status().as_u16())
     }
+
+    /// A `408`, a `429`, a `503` with `Retry-After`, or a connect error: the
+    /// request never left the client.
+    fn unprocessed(&self, result: &Result<::reqwest::Response, ::reqwest::Error>) -> bool {
+        match result {
+            Ok(response) => crate::http::unprocessed(response.status(), response.headers()),
+            Err(error) => error.is_connect(),
+        }
+    }
 }
 
 /// reqwest's response through a reqwest-middleware chain (feature
@@ -309,6 +382,19 @@ impl Classifier<::reqwest::Response, ::reqwest_middleware::Error> for HttpClassi
 
     fn status(&self, response: &::reqwest::Response) -> Option<u16> {
         Some(response.status().as_u16())
+    }
+
+    /// As with a `reqwest::Client`: a `408`, a `429`, a `503` with `Retry-After`,
+    /// or reqwest's connect error.
+    fn unprocessed(
+        &self,
+        result: &Result<::reqwest::Response, ::reqwest_middleware::Error>,
+    ) -> bool {
+        match result {
+            Ok(response) => crate::http::unprocessed(response.status(), response.headers()),
+            Err(::reqwest_middleware::Error::Reqwest(error)) => error.is_connect(),
+            Err(::reqwest_middleware::Error::Middleware(_)) => false,
+        }
     }
 }
 
@@ -353,6 +439,47 @@ mod tests {
             HttpClassifier.classify(&Err::<Response<()>, _>("reset")),
             retry(None)
         );
+    }
+
+    #[test]
+    fn only_a_408_a_429_a_503_with_retry_after_and_a_refused_connection_say_it_was_not_processed() {
+        use ::http::{Response, header::RETRY_AFTER};
+        use std::io::{Error, ErrorKind};
+
+        let unprocessed = |status: u16, retry_after: Option<&str>| {
+            let mut response = Response::builder().status(status);
+            if let Some(value) = retry_after {
+                response = response.header(RETRY_AFTER, value);
+            }
+            HttpClassifier.unprocessed(&Ok::<_, Error>(response.body(()).unwrap()))
+        };
+        for (status, header, expected) in [
+            (429, None, true),
+            (429, Some("1"), true),
+            (503, Some("7"), true),
+            (503, None, false),
+            (500, Some("7"), false),
+            (502, None, false),
+            (408, None, true),
+            (504, None, false),
+        ] {
+            assert_eq!(unprocessed(status, header), expected, "{status} {header:?}");
+        }
+
+        let error = |error: Error| HttpClassifier.unprocessed(&Err::<Response<()>, _>(error));
+        assert!(error(Error::from(ErrorKind::ConnectionRefused)));
+        assert!(!error(Error::from(ErrorKind::ConnectionReset)));
+        assert!(!error(Error::from(ErrorKind::TimedOut)));
+
+        // Boxed, with the refusal among the causes; another type says nothing.
+        #[derive(Debug, thiserror::Error)]
+        #[error("connect failed")]
+        struct Connect(#[source] Error);
+        let boxed: ::tower::BoxError = Box::new(Connect(ErrorKind::ConnectionRefused.into()));
+        assert!(HttpClassifier.unprocessed(&Err::<Response<()>, _>(boxed)));
+        assert!(!HttpClassifier.unprocessed(&Err::<Response<()>, _>(Connect(
+            ErrorKind::ConnectionRefused.into()
+        ))));
     }
 
     #[test]

@@ -48,6 +48,11 @@ where
 /// likewise hedges every call of its function). HTTP requests need
 /// [`IdempotentRequests`] (feature `http`).
 ///
+/// As a [`Resendable`](super::Resendable) rule, `resend_if(EveryRequest)`,
+/// it sends every request again after a failure that may have reached the
+/// server, a POST that timed out or got a `500` included: the opt-in of a
+/// client whose server runs each request once however often it arrives.
+///
 /// ```
 /// use resilient::tower::{EveryRequest, Hedgeable};
 ///
@@ -68,6 +73,12 @@ impl<Req> Hedgeable<Req> for EveryRequest {
 /// method is idempotent by RFC 9110 (GET, HEAD, OPTIONS, TRACE, PUT,
 /// DELETE) or that carry an `Idempotency-Key` header. A POST without the
 /// header is sent once per attempt, never hedged.
+///
+/// The same rule decides, as a [`Resendable`](super::Resendable), which
+/// requests are sent again after a failure that may have reached the
+/// server (a timeout, a `500`): it is the reqwest middleware's default
+/// `resend_if`, and the layer's with `HttpClassifier`
+/// ([`ByClassifier`](super::ByClassifier)).
 ///
 /// The reqwest middleware's rule, for `reqwest::Request` (feature
 /// `reqwest`); give it to a layer of `http::Request`s with

@@ -8,6 +8,7 @@ use super::attach::NoReport;
 use super::call::Call;
 use super::classify::RetryErrors;
 use super::hedge::EveryRequest;
+use super::replay::ByClassifier;
 use super::request::UseClone;
 use super::shared::Shared;
 use crate::clock::{Clock, TokioClock};
@@ -77,6 +78,7 @@ pub struct ResilientLayer<
     A = NoReport,
     R = UseClone,
     H = EveryRequest,
+    P = ByClassifier,
 > {
     pub(super) settings: Settings,
     pub(super) shared: Shared,
@@ -85,6 +87,7 @@ pub struct ResilientLayer<
     pub(super) attach: A,
     pub(super) clone_request: R,
     pub(super) hedge_if: H,
+    pub(super) resend_if: P,
 }
 
 impl ResilientLayer {
@@ -108,6 +111,7 @@ impl ResilientLayer {
             attach: NoReport,
             clone_request: UseClone,
             hedge_if: EveryRequest,
+            resend_if: ByClassifier,
         }
     }
 }
@@ -471,7 +475,7 @@ macro_rules! resilient_setters {
 #[cfg(feature = "reqwest")]
 pub(crate) use resilient_setters;
 
-impl<Cl, C, A, R, H> ResilientLayer<Cl, C, A, R, H> {
+impl<Cl, C, A, R, H, P> ResilientLayer<Cl, C, A, R, H, P> {
     resilient_setters!(ResilientLayer, "resilient::tower::ResilientLayer");
 
     /// Decides what each attempt's result means: a [`Classifier`] of the
@@ -502,7 +506,7 @@ impl<Cl, C, A, R, H> ResilientLayer<Cl, C, A, R, H> {
     /// ```
     ///
     /// [`Classifier`]: super::Classifier
-    pub fn classify<Cl2>(self, classifier: Cl2) -> ResilientLayer<Cl2, C, A, R, H> {
+    pub fn classify<Cl2>(self, classifier: Cl2) -> ResilientLayer<Cl2, C, A, R, H, P> {
         ResilientLayer {
             settings: self.settings,
             shared: self.shared,
@@ -511,6 +515,7 @@ impl<Cl, C, A, R, H> ResilientLayer<Cl, C, A, R, H> {
             attach: self.attach,
             clone_request: self.clone_request,
             hedge_if: self.hedge_if,
+            resend_if: self.resend_if,
         }
     }
 
@@ -524,7 +529,7 @@ impl<Cl, C, A, R, H> ResilientLayer<Cl, C, A, R, H> {
     /// let layer = ResilientLayer::new().clock(SystemClock);
     /// # let _ = layer;
     /// ```
-    pub fn clock<C2: Clock>(self, clock: C2) -> ResilientLayer<Cl, C2, A, R, H> {
+    pub fn clock<C2: Clock>(self, clock: C2) -> ResilientLayer<Cl, C2, A, R, H, P> {
         ResilientLayer {
             settings: self.settings,
             shared: self.shared,
@@ -533,6 +538,7 @@ impl<Cl, C, A, R, H> ResilientLayer<Cl, C, A, R, H> {
             attach: self.attach,
             clone_request: self.clone_request,
             hedge_if: self.hedge_if,
+            resend_if: self.resend_if,
         }
     }
 
@@ -561,7 +567,7 @@ impl<Cl, C, A, R, H> ResilientLayer<Cl, C, A, R, H> {
     /// let layer = ResilientLayer::new().retries(2).attach_report(CountRetries);
     /// # let _ = layer;
     /// ```
-    pub fn attach_report<A2>(self, attach: A2) -> ResilientLayer<Cl, C, A2, R, H> {
+    pub fn attach_report<A2>(self, attach: A2) -> ResilientLayer<Cl, C, A2, R, H, P> {
         ResilientLayer {
             settings: self.settings,
             shared: self.shared,
@@ -570,6 +576,7 @@ impl<Cl, C, A, R, H> ResilientLayer<Cl, C, A, R, H> {
             attach,
             clone_request: self.clone_request,
             hedge_if: self.hedge_if,
+            resend_if: self.resend_if,
         }
     }
 
@@ -644,7 +651,7 @@ impl<Cl, C, A, R, H> ResilientLayer<Cl, C, A, R, H> {
     /// assert_eq!(calls.load(Ordering::SeqCst), 1);
     /// # }
     /// ```
-    pub fn clone_request<Req, R2>(self, clone_request: R2) -> ResilientLayer<Cl, C, A, R2, H>
+    pub fn clone_request<Req, R2>(self, clone_request: R2) -> ResilientLayer<Cl, C, A, R2, H, P>
     where
         R2: Fn(&Req) -> Option<Req>,
     {
@@ -656,6 +663,7 @@ impl<Cl, C, A, R, H> ResilientLayer<Cl, C, A, R, H> {
             attach: self.attach,
             clone_request,
             hedge_if: self.hedge_if,
+            resend_if: self.resend_if,
         }
     }
 
@@ -681,7 +689,7 @@ impl<Cl, C, A, R, H> ResilientLayer<Cl, C, A, R, H> {
     ///     .hedge_if(|command: &Command| matches!(command, Command::Get(_)));
     /// # let _ = layer;
     /// ```
-    pub fn hedge_if<H2>(self, rule: H2) -> ResilientLayer<Cl, C, A, R, H2> {
+    pub fn hedge_if<H2>(self, rule: H2) -> ResilientLayer<Cl, C, A, R, H2, P> {
         ResilientLayer {
             settings: self.settings,
             shared: self.shared,
@@ -690,6 +698,70 @@ impl<Cl, C, A, R, H> ResilientLayer<Cl, C, A, R, H> {
             attach: self.attach,
             clone_request: self.clone_request,
             hedge_if: rule,
+            resend_if: self.resend_if,
+        }
+    }
+
+    /// Which requests may be sent again after an attempt that may have
+    /// reached the server failed: a timeout, a `500` or another failing
+    /// status, a connection reset once the request was written, after
+    /// which a retry would have the server run the request twice. A
+    /// [`Resendable`](super::Resendable) rule, such as `IdempotentRequests`
+    /// (feature `http`), [`EveryRequest`] or a closure of the request
+    /// returning whether it may run twice.
+    ///
+    /// Default: [`ByClassifier`], the classifier's rule. With
+    /// `HttpClassifier`, a GET, HEAD, OPTIONS, TRACE, PUT or DELETE is
+    /// retried as the classifier says, and so is a request of any method
+    /// with an `Idempotency-Key` header; a POST or a PATCH without one is
+    /// sent once, unless the server said it did not process it (a refused
+    /// connection, a `408`, a `429`, a `503` with `Retry-After`; see
+    /// [`Classifier::unprocessed`](super::Classifier::unprocessed)). The
+    /// attempt that was not retried records `retryable() == false`, its
+    /// text ends with "(not retried: the server may have processed it, and
+    /// the request is not idempotent)", and the call stops with
+    /// `StopReason::NotRetryable`. With another classifier, every request
+    /// is retried as the classifier says, as the layer can't know what a
+    /// request of any type means.
+    ///
+    /// A client whose POSTs are all safe to repeat (the server dedupes
+    /// them) opts in with `EveryRequest`:
+    ///
+    #[cfg_attr(feature = "http", doc = "```")]
+    #[cfg_attr(not(feature = "http"), doc = "```ignore")]
+    /// use resilient::tower::{EveryRequest, HttpClassifier, ResilientLayer};
+    ///
+    /// let layer = ResilientLayer::new().retries(3).classify(HttpClassifier).resend_if(EveryRequest);
+    /// # let _ = layer;
+    /// ```
+    ///
+    /// A rule of your own sees each request; here the searches, POSTs
+    /// that change nothing, are sent again too:
+    ///
+    #[cfg_attr(feature = "http", doc = "```")]
+    #[cfg_attr(not(feature = "http"), doc = "```ignore")]
+    /// use http::Request;
+    /// use resilient::http::is_idempotent;
+    /// use resilient::tower::{HttpClassifier, ResilientLayer};
+    ///
+    /// let layer = ResilientLayer::new()
+    ///     .retries(3)
+    ///     .classify(HttpClassifier)
+    ///     .resend_if(|request: &Request<String>| {
+    ///         is_idempotent(request.method(), request.headers()) || request.uri().path() == "/search"
+    ///     });
+    /// # let _ = layer;
+    /// ```
+    pub fn resend_if<P2>(self, rule: P2) -> ResilientLayer<Cl, C, A, R, H, P2> {
+        ResilientLayer {
+            settings: self.settings,
+            shared: self.shared,
+            classifier: self.classifier,
+            clock: self.clock,
+            attach: self.attach,
+            clone_request: self.clone_request,
+            hedge_if: self.hedge_if,
+            resend_if: rule,
         }
     }
 
@@ -704,7 +776,7 @@ impl<Cl, C, A, R, H> ResilientLayer<Cl, C, A, R, H> {
     }
 }
 
-impl<Cl, C, A, R, H> fmt::Debug for ResilientLayer<Cl, C, A, R, H> {
+impl<Cl, C, A, R, H, P> fmt::Debug for ResilientLayer<Cl, C, A, R, H, P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ResilientLayer")
             .field("settings", &self.settings)
@@ -714,6 +786,7 @@ impl<Cl, C, A, R, H> fmt::Debug for ResilientLayer<Cl, C, A, R, H> {
             .field("attach", &std::any::type_name::<A>())
             .field("clone_request", &std::any::type_name::<R>())
             .field("hedge_if", &std::any::type_name::<H>())
+            .field("resend_if", &std::any::type_name::<P>())
             .finish()
     }
 }

@@ -20,6 +20,10 @@
 //!   aren't `Clone`);
 //! * `hedge.rs`: [`Hedgeable`], which requests may be hedged
 //!   ([`EveryRequest`] by default, or, with `http`, `IdempotentRequests`);
+//! * `replay.rs`: [`Resendable`], which requests may be sent again after
+//!   a failure that may have reached the server ([`ByClassifier`] by
+//!   default: with `HttpClassifier`, not a POST or a PATCH without an
+//!   `Idempotency-Key`), and what a failure says of the server;
 //! * `classify.rs`: [`Verdict`] and [`Classifier`], what an attempt's whole
 //!   `Result` means (a `503` response fails; a `Retry-After` header sets
 //!   the wait), with [`RetryErrors`] and, with `http`, `HttpClassifier`;
@@ -92,6 +96,7 @@ mod hedge;
 mod layer;
 #[cfg(feature = "reqwest")]
 mod plain;
+mod replay;
 mod request;
 mod service;
 mod shared;
@@ -106,6 +111,7 @@ pub use classify::{Classifier, RetryErrors, Verdict};
 pub use hedge::IdempotentRequests;
 pub use hedge::{EveryRequest, Hedgeable};
 pub use layer::ResilientLayer;
+pub use replay::{ByClassifier, Resendable};
 pub use request::{CloneRequest, UseClone};
 pub use service::{Resilient, ResponseFuture};
 

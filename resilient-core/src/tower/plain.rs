@@ -14,6 +14,7 @@ use std::time::Duration;
 use super::attach::AttachReport;
 use super::call::{Call, EngineError, Requests, Unsuccessful, attempt};
 use super::classify::{Classifier, Verdict};
+use super::replay::Resendable;
 use super::request::CloneRequest;
 use crate::clock::Clock;
 use crate::engine::gates::Gates;
@@ -107,11 +108,14 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
     }
 
     /// The retries of a plain call whose `first` attempt, a copy of
-    /// `request`, failed; each later attempt sends a copy with `send`.
+    /// `request`, failed; each later attempt sends a copy with `send`, and
+    /// after a failure that may have reached the server, only if
+    /// `resend_if` accepts the request.
     pub(crate) async fn after_first<Req, Res, Err, E, Fut>(
         self,
         request: Req,
         clone_request: &impl CloneRequest<Req>,
+        resend_if: &impl Resendable<Req, Res, Err, Cl>,
         send: impl Fn(Req) -> Fut,
         first: FirstFailed<Res, E>,
     ) -> (Result<Res, E>, ExecutionReport)
@@ -121,9 +125,10 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
         E: EngineError,
         Cl: Classifier<Res, Err>,
     {
+        let resend = resend_if.resendable(&request);
         let requests = Mutex::new(Requests::copied(request, clone_request));
         let spent = AtomicBool::new(false);
-        let op = self.operation::<Res, Err, E>(true, &spent);
+        let op = self.operation::<Res, Err, E>(true, resend, &spent);
         let attempt = |_| attempt(&requests, &spent, true, &send, self.classifier);
         let outcome = op
             .after_first_async(first.elapsed, first.failed, attempt)

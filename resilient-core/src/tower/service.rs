@@ -14,6 +14,7 @@ use super::attach::{AttachReport, attach_to};
 use super::classify::Classifier;
 use super::hedge::{EveryRequest, Hedgeable};
 use super::layer::ResilientLayer;
+use super::replay::{ByClassifier, Resendable};
 use super::request::{CloneRequest, UseClone};
 use crate::clock::Clock;
 
@@ -100,13 +101,13 @@ pub type ResponseFuture<Res> = Pin<Box<dyn Future<Output = Result<Res, BoxError>
 /// assert!(error.is::<TimedOut>());
 /// # }
 /// ```
-pub struct Resilient<S, Cl, C, A, R = UseClone, H = EveryRequest> {
+pub struct Resilient<S, Cl, C, A, R = UseClone, H = EveryRequest, P = ByClassifier> {
     inner: S,
-    layer: Arc<ResilientLayer<Cl, C, A, R, H>>,
+    layer: Arc<ResilientLayer<Cl, C, A, R, H, P>>,
 }
 
-impl<S, Cl, C, A, R, H> Resilient<S, Cl, C, A, R, H> {
-    pub(super) fn new(inner: S, layer: Arc<ResilientLayer<Cl, C, A, R, H>>) -> Self {
+impl<S, Cl, C, A, R, H, P> Resilient<S, Cl, C, A, R, H, P> {
+    pub(super) fn new(inner: S, layer: Arc<ResilientLayer<Cl, C, A, R, H, P>>) -> Self {
         Resilient { inner, layer }
     }
 
@@ -164,10 +165,10 @@ impl<S, Cl, C, A, R, H> Resilient<S, Cl, C, A, R, H> {
     }
 }
 
-impl<S, Cl: Clone, C: Clone, A: Clone, R: Clone, H: Clone> Layer<S>
-    for ResilientLayer<Cl, C, A, R, H>
+impl<S, Cl: Clone, C: Clone, A: Clone, R: Clone, H: Clone, P: Clone> Layer<S>
+    for ResilientLayer<Cl, C, A, R, H, P>
 {
-    type Service = Resilient<S, Cl, C, A, R, H>;
+    type Service = Resilient<S, Cl, C, A, R, H, P>;
 
     /// Wraps `inner`; the services it makes share one copy of this
     /// configuration.
@@ -176,7 +177,7 @@ impl<S, Cl: Clone, C: Clone, A: Clone, R: Clone, H: Clone> Layer<S>
     }
 }
 
-impl<S: Clone, Cl, C, A, R, H> Clone for Resilient<S, Cl, C, A, R, H> {
+impl<S: Clone, Cl, C, A, R, H, P> Clone for Resilient<S, Cl, C, A, R, H, P> {
     fn clone(&self) -> Self {
         Resilient {
             inner: self.inner.clone(),
@@ -185,7 +186,7 @@ impl<S: Clone, Cl, C, A, R, H> Clone for Resilient<S, Cl, C, A, R, H> {
     }
 }
 
-impl<S: fmt::Debug, Cl, C, A, R, H> fmt::Debug for Resilient<S, Cl, C, A, R, H> {
+impl<S: fmt::Debug, Cl, C, A, R, H, P> fmt::Debug for Resilient<S, Cl, C, A, R, H, P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Resilient")
             .field("inner", &self.inner)
@@ -194,7 +195,7 @@ impl<S: fmt::Debug, Cl, C, A, R, H> fmt::Debug for Resilient<S, Cl, C, A, R, H> 
     }
 }
 
-impl<S, Req, Cl, C, A, R, H> Service<Req> for Resilient<S, Cl, C, A, R, H>
+impl<S, Req, Cl, C, A, R, H, P> Service<Req> for Resilient<S, Cl, C, A, R, H, P>
 where
     S: Service<Req> + Clone + Send + 'static,
     S::Response: Send + 'static,
@@ -206,6 +207,7 @@ where
     A: AttachReport<S::Response> + Send + Sync + 'static,
     R: CloneRequest<Req> + Send + Sync + 'static,
     H: Hedgeable<Req> + Send + Sync + 'static,
+    P: Resendable<Req, S::Response, S::Error, Cl> + Send + Sync + 'static,
 {
     type Response = S::Response;
     type Error = BoxError;
@@ -226,10 +228,10 @@ where
 
 /// One call: the attempts through the engine, then the result as the
 /// service's caller expects it.
-async fn run<S, Req, Cl, C, A, R, H>(
+async fn run<S, Req, Cl, C, A, R, H, P>(
     ready: S,
     request: Req,
-    layer: Arc<ResilientLayer<Cl, C, A, R, H>>,
+    layer: Arc<ResilientLayer<Cl, C, A, R, H, P>>,
 ) -> Result<S::Response, BoxError>
 where
     S: Service<Req> + Clone,
@@ -239,6 +241,7 @@ where
     A: AttachReport<S::Response>,
     R: CloneRequest<Req>,
     H: Hedgeable<Req>,
+    P: Resendable<Req, S::Response, S::Error, Cl>,
 {
     // The ready service goes to the first attempt; each later one (a retry
     // or a hedge) calls a clone, once it is ready.
@@ -263,7 +266,13 @@ where
     };
     let (response, report) = layer
         .call()
-        .run(request, &layer.clone_request, &layer.hedge_if, send)
+        .run(
+            request,
+            &layer.clone_request,
+            &layer.hedge_if,
+            &layer.resend_if,
+            send,
+        )
         .await;
     attach_to(&layer.attach, response, report)
 }
