@@ -102,7 +102,7 @@
 
 mod attempt;
 mod backoff;
-mod breaker;
+pub mod breaker;
 #[cfg(feature = "metrics")]
 mod catalog;
 pub mod chaos;
