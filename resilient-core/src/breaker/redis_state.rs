@@ -723,6 +723,90 @@ fn gauges(name: &Cow<'static, str>, fleet: &Fleet) {
 mod tests {
     use super::*;
 
+    /// Leaving the fleet is said once, joining again once: the
+    /// transitions the publisher reports.
+    #[test]
+    fn leaving_and_joining_the_fleet_are_each_said_once() {
+        let fleet = Fleet::new(Instant::now(), Instant::now);
+        assert!(!fleet.alone(), "never joined: nothing to say");
+        assert!(fleet.joined(1, None, Duration::from_secs(1)));
+        assert!(!fleet.joined(1, None, Duration::from_secs(1)));
+        assert!(fleet.alone());
+        assert!(!fleet.alone());
+    }
+
+    #[cfg(feature = "tracing")]
+    #[test]
+    fn leaving_the_fleet_is_a_warning_naming_the_breaker() {
+        use std::sync::Mutex;
+        use tracing::span::{Attributes, Id, Record};
+        use tracing::{Event, Level, Metadata, Subscriber};
+
+        #[derive(Clone, Default)]
+        struct Seen(Arc<Mutex<Vec<(Level, &'static str)>>>);
+        impl Subscriber for Seen {
+            fn enabled(&self, _: &Metadata<'_>) -> bool {
+                true
+            }
+            fn new_span(&self, _: &Attributes<'_>) -> Id {
+                Id::from_u64(1)
+            }
+            fn record(&self, _: &Id, _: &Record<'_>) {}
+            fn record_follows_from(&self, _: &Id, _: &Id) {}
+            fn event(&self, event: &Event<'_>) {
+                let meta = event.metadata();
+                self.0.lock().unwrap().push((*meta.level(), meta.name()));
+            }
+            fn enter(&self, _: &Id) {}
+            fn exit(&self, _: &Id) {}
+        }
+        let seen = Seen::default();
+        tracing::subscriber::with_default(seen.clone(), || {
+            left("payments", &"connection refused");
+            joined("payments");
+        });
+        assert_eq!(
+            *seen.0.lock().unwrap(),
+            [
+                (Level::WARN, "circuit.fleet_left"),
+                (Level::INFO, "circuit.fleet_joined")
+            ]
+        );
+    }
+
+    #[cfg(feature = "metrics")]
+    #[test]
+    fn the_gauges_say_whether_the_breaker_reaches_its_fleet_and_its_state() {
+        use metrics_util::debugging::{DebugValue, DebuggingRecorder};
+
+        let recorder = DebuggingRecorder::new();
+        let snapshotter = recorder.snapshotter();
+        // One snapshot per look: taking one resets what it read.
+        let gauges_now = || {
+            let snapshot = snapshotter.snapshot().into_vec();
+            let find = |name: &str| {
+                snapshot.iter().find_map(|(key, _, _, value)| match value {
+                    DebugValue::Gauge(value) if key.key().name() == name => Some(value.0),
+                    _ => None,
+                })
+            };
+            (
+                find(crate::catalog::CIRCUIT_FLEET_JOINED),
+                find(crate::catalog::CIRCUIT_FLEET_STATE),
+            )
+        };
+        let fleet = Fleet::new(Instant::now(), Instant::now);
+        let name = Cow::Borrowed("fleet.gauges");
+        metrics::with_local_recorder(&recorder, || {
+            fleet.joined(3, Some(Duration::from_secs(30)), Duration::from_secs(5));
+            gauges(&name, &fleet);
+            assert_eq!(gauges_now(), (Some(1.0), Some(2.0)));
+            fleet.alone();
+            gauges(&name, &fleet);
+            assert_eq!(gauges_now().0, Some(0.0));
+        });
+    }
+
     #[test]
     fn counts_keep_only_the_ticks_of_the_window() {
         let t0 = Instant::now();
