@@ -128,7 +128,7 @@ pub enum CircuitState {
 ///
 /// Build one with [`CircuitBreaker::builder`] and share it between the
 /// operations that call the same dependency, usually through a `static`
-/// (with [`LazyLock`](std::sync::LazyLock)) or an [`Arc`](std::sync::Arc).
+/// (with [`LazyLock`](std::sync::LazyLock)) or an [`Arc`].
 /// Each call asks [`try_acquire`](CircuitBreaker::try_acquire) for a
 /// [`CircuitPermit`], runs, and reports its outcome through the permit.
 ///

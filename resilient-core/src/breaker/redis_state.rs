@@ -704,16 +704,16 @@ pub(super) fn left(name: &str, err: &dyn std::fmt::Display) {
 
 /// Sets the breaker's fleet gauges: joined or not, and the fleet's state.
 #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
-fn gauges(name: &Cow<'static, str>, fleet: &Fleet) {
+fn gauges(name: &str, fleet: &Fleet) {
     #[cfg(feature = "metrics")]
     {
         use super::FleetState;
         let state = fleet.state();
         let joined = matches!(state, FleetState::Joined(_));
-        ::metrics::gauge!(crate::catalog::CIRCUIT_FLEET_JOINED, "breaker" => name.clone())
+        ::metrics::gauge!(crate::catalog::CIRCUIT_FLEET_JOINED, "breaker" => name.to_owned())
             .set(f64::from(u8::from(joined)));
         if let FleetState::Joined(state) = state {
-            ::metrics::gauge!(crate::catalog::CIRCUIT_FLEET_STATE, "breaker" => name.clone())
+            ::metrics::gauge!(crate::catalog::CIRCUIT_FLEET_STATE, "breaker" => name.to_owned())
                 .set(f64::from(super::view::code(state)));
         }
     }
@@ -796,13 +796,13 @@ mod tests {
             )
         };
         let fleet = Fleet::new(Instant::now(), Instant::now);
-        let name = Cow::Borrowed("fleet.gauges");
+        let name = "fleet.gauges";
         metrics::with_local_recorder(&recorder, || {
             fleet.joined(3, Some(Duration::from_secs(30)), Duration::from_secs(5));
-            gauges(&name, &fleet);
+            gauges(name, &fleet);
             assert_eq!(gauges_now(), (Some(1.0), Some(2.0)));
             fleet.alone();
-            gauges(&name, &fleet);
+            gauges(name, &fleet);
             assert_eq!(gauges_now().0, Some(0.0));
         });
     }
