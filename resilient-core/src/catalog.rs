@@ -10,6 +10,15 @@ use ::metrics::Unit;
 /// half-open, 2 open.
 pub const CIRCUIT_STATE: &str = "resilient_circuit_state";
 
+/// The gauge of a shared breaker's fleet state, labelled `breaker`: 0
+/// closed, 1 half-open, 2 open, as of the breaker's latest word with its
+/// fleet.
+pub const CIRCUIT_FLEET_STATE: &str = "resilient_circuit_fleet_state";
+
+/// The gauge of whether a shared breaker reaches its fleet, labelled
+/// `breaker`: 1 joined, 0 alone (it decides on its own).
+pub const CIRCUIT_FLEET_JOINED: &str = "resilient_circuit_fleet_joined";
+
 /// The gauge of the attempts holding a limiter's permits, labelled
 /// `limiter`.
 pub const LIMIT_IN_FLIGHT: &str = "resilient_limit_in_flight";
@@ -129,6 +138,20 @@ pub const SERIES: &[Series] = &[
         unit: Unit::Count,
         labels: &["breaker"],
         help: "State of a circuit breaker: 0 closed, 1 half-open, 2 open.",
+    },
+    Series {
+        name: CIRCUIT_FLEET_STATE,
+        kind: SeriesKind::Gauge,
+        unit: Unit::Count,
+        labels: &["breaker"],
+        help: "State of a shared circuit breaker's fleet, as the instance last read it: 0 closed, 1 half-open, 2 open.",
+    },
+    Series {
+        name: CIRCUIT_FLEET_JOINED,
+        kind: SeriesKind::Gauge,
+        unit: Unit::Count,
+        labels: &["breaker"],
+        help: "Whether a shared circuit breaker reaches its fleet: 1 joined, 0 alone (Redis out of reach: the breaker decides on its own).",
     },
     Series {
         name: LIMIT_IN_FLIGHT,

@@ -70,6 +70,13 @@ pub enum ConfigError {
         "token_ratio must be a finite number of at least 0.001 (three decimals are kept), got {0}"
     )]
     InvalidTokenRatio(f64),
+    /// A shared breaker's `quorum_share` was not within [0, 1].
+    #[error("quorum_share must be within [0.0, 1.0], got {0}")]
+    InvalidQuorumShare(f64),
+    /// A shared breaker allows no probe across its fleet, so the fleet's
+    /// breaker could never close again.
+    #[error("fleet_probes must be at least 1")]
+    ZeroFleetProbes,
 }
 
 /// The error of [`RetryPolicy::run`](crate::RetryPolicy::run) and

@@ -57,7 +57,8 @@
 //! * `quanta`: `TscClock`, the CPU's time-stamp counter, for a cheaper
 //!   report on machines where it can be trusted.
 //! * `redis`: `idempotency::RedisStore`, idempotent calls across a fleet;
-//!   `limit::RedisRateLimiter`, one rate limit across a fleet.
+//!   `limit::RedisRateLimiter`, one rate limit across a fleet;
+//!   `breaker::RedisBreakerState`, one circuit breaker across a fleet.
 //! * `reqwest`: the `reqwest` module, whose `ResilientMiddleware` is a
 //!   reqwest-middleware `Middleware`; `http::HttpError` from
 //!   `reqwest::Response` and `reqwest::Error`, so a reqwest call under the
@@ -76,6 +77,8 @@
 //! | `retry.scheduled` | `INFO` | `operation`, `attempt` (the one that failed), `delay_ms`, `source` |
 //! | `rate_limit.wait_exceeded` | `WARN` | `operation`, `attempt`, `hint_ms`, `waited_ms`, `max_wait_ms` |
 //! | `circuit.rejected` | `WARN` | `operation`, `attempt` |
+//! | `circuit.fleet_left` | `WARN` | `breaker`, `error` (a shared breaker can't reach its fleet: it decides alone) |
+//! | `circuit.fleet_joined` | `INFO` | `breaker` (it reaches its fleet again) |
 //! | `fallback.used` | `INFO` | `operation`, `attempt`, `ok` |
 //! | `chaos.injected` | `INFO` | `operation`, `attempt`, `kind` (`fault`, `outcome`, `latency`) |
 //! | `operation.report` | `INFO`, `WARN` if it failed | `operation`, `attempt_count`, `retry_count`, `stop_reason`, `fallback_used`, `elapsed_ms`, `report` (emitted by `trace_report`, a hook) |
@@ -102,7 +105,7 @@
 
 mod attempt;
 mod backoff;
-mod breaker;
+pub mod breaker;
 #[cfg(feature = "metrics")]
 mod catalog;
 pub mod chaos;

@@ -73,7 +73,7 @@ impl Plan {
 
 type Blocking = fn(u64) -> Result<u64, shapes::ProviderError>;
 
-const BLOCKING: [(&str, Blocking); 5] = [
+const BLOCKING: [(&str, Blocking); 7] = [
     ("blocking: direct call", shapes::fetch),
     (
         "blocking: two Instant::now() around the call",
@@ -86,6 +86,13 @@ const BLOCKING: [(&str, Blocking); 5] = [
         shapes::value(shapes::blocking_untimed(x))
     }),
     ("blocking: backon", shapes::backon_blocking),
+    ("blocking: #[resilient] retry_on, circuit_breaker", |x| {
+        shapes::value(shapes::blocking_breaker(x))
+    }),
+    (
+        "blocking: #[resilient] retry_on, shared circuit_breaker",
+        |x| shapes::value(shapes::blocking_shared_breaker(x)),
+    ),
 ];
 
 const ASYNC: [&str; 7] = [
@@ -254,6 +261,13 @@ pub fn ratios(rows: &[Row]) -> Vec<Ratio> {
             guarded: true,
         },
         Ratio {
+            path: "blocking, shared circuit_breaker",
+            against: "the same breaker, not shared",
+            value: over(BLOCKING[6].0, BLOCKING[5].0, direct),
+            target: 1.25,
+            guarded: true,
+        },
+        Ratio {
             path: "async, body awaiting an #[inline(never)] async fn",
             against: "a bare tokio::time::timeout",
             value: over(ASYNC[2], ASYNC[1], awaited),
@@ -337,7 +351,7 @@ mod tests {
 
     /// The rows in `measure`'s order; the per-call rows read `per_call`,
     /// their boxed twins the same plus 100 ns.
-    fn rows(ns: [f64; 12], per_call: [f64; 6]) -> Vec<Row> {
+    fn rows(ns: [f64; 14], per_call: [f64; 6]) -> Vec<Row> {
         let names = BLOCKING.iter().map(|(name, _)| *name).chain(ASYNC);
         let names = names.chain(BLOCK_ON).chain(BOXED);
         let boxed = per_call.map(|ns| ns + 100.);
@@ -347,24 +361,26 @@ mod tests {
 
     #[test]
     fn ratios_compare_overheads_above_the_bare_call() {
-        // direct 4, two instants 64, ours 70, untimed 24, backon 24;
-        // awaited 20, timeout 80, ours 110, untimed 50, limits 140, backon 40;
+        // direct 4, two instants 64, ours 70, untimed 24, backon 24,
+        // breaker 84, shared 94; awaited 20, timeout 80, ours 110, untimed 50, limits 140, backon 40;
         // per call: awaited 150, timeout 200, ours 240, untimed 200,
         // limits 260, backon 190.
         let r = ratios(&rows(
-            [4., 64., 70., 24., 24., 20., 80., 110., 50., 140., 40., 10.],
+            [
+                4., 64., 70., 24., 24., 84., 94., 20., 80., 110., 50., 140., 40., 10.,
+            ],
             [150., 200., 240., 200., 260., 190.],
         ));
         let values: Vec<f64> = r.iter().map(|r| r.value).collect();
         let per_call = [1.8, 1.25, 2.2];
-        let expected = [&[1.1, 1.0, 1.5, 1.5, 2.0][..], &per_call, &per_call].concat();
+        let expected = [&[1.1, 1.0, 1.125, 1.5, 1.5, 2.0][..], &per_call, &per_call].concat();
         assert_eq!(values, expected);
-        assert!(r[0].value <= r[0].target && r[3].value > r[3].target);
+        assert!(r[0].value <= r[0].target && r[4].value > r[4].target);
     }
 
     #[test]
     fn the_guard_skips_the_boxed_ratios() {
-        let r = ratios(&rows([1.; 12], [1.; 6]));
+        let r = ratios(&rows([1.; 14], [1.; 6]));
         let unguarded: Vec<&str> = r.iter().filter(|r| !r.guarded).map(|r| r.path).collect();
         assert_eq!(unguarded, BOXED_PATHS);
     }

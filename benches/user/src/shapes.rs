@@ -5,8 +5,11 @@
 use std::hint::black_box;
 use std::time::Duration;
 
+use std::sync::LazyLock;
+
 use backon::{BlockingRetryable, ExponentialBuilder, Retryable};
-use resilient::{Outcome, TimedOut, resilient};
+use resilient::breaker::RedisBreakerState;
+use resilient::{CircuitBreaker, CircuitOpen, Outcome, TimedOut, resilient};
 
 /// A provider's failures, as a user's crate declares them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +33,12 @@ impl std::fmt::Display for ProviderError {
 }
 
 impl std::error::Error for ProviderError {}
+
+impl From<CircuitOpen> for ProviderError {
+    fn from(_: CircuitOpen) -> Self {
+        ProviderError::Transient
+    }
+}
 
 impl From<TimedOut> for ProviderError {
     fn from(_: TimedOut) -> Self {
@@ -61,6 +70,38 @@ pub async fn fetch_async(x: u64) -> Result<u64, ProviderError> {
 /// `retries` with `retry_on`, blocking.
 #[resilient(retries = 3, retry_on = [Timeout, Transient])]
 pub fn blocking(x: u64) -> Result<u64, ProviderError> {
+    fetch(x)
+}
+
+/// A breaker of the service's own.
+static LOCAL: LazyLock<CircuitBreaker> = LazyLock::new(|| {
+    CircuitBreaker::builder()
+        .name("bench.local")
+        .build()
+        .unwrap()
+});
+
+/// The same breaker, shared with a fleet. Its Redis is never reached (no
+/// server listens on port 1): the success path reads nothing of Redis
+/// either way, and the publisher's attempts stay off the calls' thread.
+static SHARED: LazyLock<CircuitBreaker> = LazyLock::new(|| {
+    let fleet = RedisBreakerState::new("redis://127.0.0.1:1/").unwrap();
+    CircuitBreaker::builder()
+        .name("bench.shared")
+        .shared(fleet)
+        .build()
+        .unwrap()
+});
+
+/// `retries` with `retry_on`, blocking, behind a breaker.
+#[resilient(retries = 3, retry_on = [Timeout, Transient], circuit_breaker = &*LOCAL)]
+pub fn blocking_breaker(x: u64) -> Result<u64, ProviderError> {
+    fetch(x)
+}
+
+/// The same behind the shared breaker.
+#[resilient(retries = 3, retry_on = [Timeout, Transient], circuit_breaker = &*SHARED)]
+pub fn blocking_shared_breaker(x: u64) -> Result<u64, ProviderError> {
     fetch(x)
 }
 

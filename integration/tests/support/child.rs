@@ -51,6 +51,11 @@ impl Process {
             .unwrap_or_else(|err| panic!("no line from idem_child within {STEP:?}: {err}"))
     }
 
+    /// The process's next line, if one comes within `within`.
+    pub fn line_within(&self, within: Duration) -> Option<String> {
+        self.lines.recv_timeout(within).ok()
+    }
+
     /// The fencing token of the `running <token>` line that must come next.
     pub fn running(&self) -> u64 {
         let line = self.next_line();

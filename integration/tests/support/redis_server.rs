@@ -83,6 +83,19 @@ impl RedisServer {
         assert!(self.wait_until_ready(), "redis-server did not restart");
     }
 
+    /// Sends `signal` (`STOP`, `CONT`) to the server, through the shell's
+    /// `kill`: a stopped server keeps its connections and answers nothing.
+    #[allow(dead_code)]
+    pub fn signal(&self, signal: &str) {
+        let pid = self.process.as_ref().expect("the server runs").id();
+        let status = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("kill -{signal} {pid}"))
+            .status()
+            .expect("cannot run sh");
+        assert!(status.success(), "kill -{signal} failed: {status}");
+    }
+
     /// The server's port on 127.0.0.1.
     #[allow(dead_code)]
     pub fn port(&self) -> u16 {

@@ -3,6 +3,6 @@
 //! explore every interleaving of the breaker's own loads and swaps.
 
 #[cfg(all(test, loom))]
-pub(super) use loom::sync::atomic::{AtomicU64, Ordering};
+pub(super) use loom::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 #[cfg(not(all(test, loom)))]
-pub(super) use std::sync::atomic::{AtomicU64, Ordering};
+pub(super) use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -2,7 +2,7 @@
 //! validation that turns them into a [`Config`].
 
 use std::borrow::Cow;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::window::{MAX_WINDOW_CALLS, RatioConfig};
 use super::word::MAX_PROBES;
@@ -72,6 +72,9 @@ pub struct CircuitBreakerBuilder {
     half_open_probes: u32,
     /// `None` follows the break duration.
     probe_timeout: Option<Duration>,
+    /// The fleet to share the breaker's state with.
+    #[cfg(feature = "redis")]
+    shared: Option<super::RedisBreakerState>,
 }
 
 impl Default for CircuitBreakerBuilder {
@@ -85,6 +88,8 @@ impl Default for CircuitBreakerBuilder {
             break_duration: DEFAULT_BREAK_DURATION,
             half_open_probes: DEFAULT_HALF_OPEN_PROBES,
             probe_timeout: None,
+            #[cfg(feature = "redis")]
+            shared: None,
         }
     }
 }
@@ -266,6 +271,40 @@ impl CircuitBreakerBuilder {
         self
     }
 
+    /// Shares the breaker's state with every instance of the service that
+    /// attaches a [`RedisBreakerState`](super::RedisBreakerState) of the
+    /// same Redis server and breaker name (feature `redis`).
+    ///
+    /// Each call is still decided by this breaker, with no I/O on its way:
+    /// a background publisher sends the local counts every 100 ms or so
+    /// and reads back the fleet's verdict. The fleet opens the breaker of
+    /// every instance when its rule is met, and its half-open probes are
+    /// limited across the fleet; while Redis is out of reach, each
+    /// instance decides alone. The publisher runs on a thread of its own,
+    /// with a single-threaded Tokio runtime of its own, so a shared breaker
+    /// serves blocking and async calls alike and outlives any runtime.
+    ///
+    /// ```no_run
+    /// use resilient::CircuitBreaker;
+    /// use resilient::breaker::RedisBreakerState;
+    /// use std::time::Duration;
+    ///
+    /// let fleet = RedisBreakerState::new("redis://127.0.0.1:6379/")?.quorum(2);
+    /// let breaker = CircuitBreaker::builder()
+    ///     .name("payments")
+    ///     .failure_threshold(5)
+    ///     .break_duration(Duration::from_secs(30))
+    ///     .shared(fleet)
+    ///     .build()?;
+    /// # let _ = breaker;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "redis")]
+    pub fn shared(mut self, state: super::RedisBreakerState) -> Self {
+        self.shared = Some(state);
+        self
+    }
+
     /// Validates the configuration and makes a closed breaker.
     ///
     /// # Errors
@@ -273,7 +312,8 @@ impl CircuitBreakerBuilder {
     /// [`ConfigError::ZeroFailureThreshold`], [`ConfigError::InvalidFailureRatio`]
     /// (NaN, not above 0 or above 1), [`ConfigError::ZeroHalfOpenProbes`], or
     /// [`ConfigError::ZeroDuration`] naming `break_duration`, `probe_timeout`
-    /// or `sampling_window`.
+    /// or `sampling_window`; for a [shared](Self::shared) breaker, those
+    /// of [`RedisBreakerState`](super::RedisBreakerState)'s settings too.
     ///
     /// ```
     /// use resilient::{CircuitBreaker, ConfigError};
@@ -313,7 +353,7 @@ impl CircuitBreakerBuilder {
             (None, None) => Some(DEFAULT_FAILURE_THRESHOLD),
             (None, Some(_)) => None,
         };
-        Ok(CircuitBreaker::with_config(Config {
+        let config = Config {
             name: self.name,
             failure_threshold,
             ratio,
@@ -322,6 +362,15 @@ impl CircuitBreakerBuilder {
             probe_timeout_nanos: saturating_nanos(
                 self.probe_timeout.unwrap_or(self.break_duration),
             ),
-        }))
+        };
+        let anchor = Instant::now();
+        #[cfg(feature = "redis")]
+        let fleet = match self.shared {
+            Some(state) => Some(state.attach(&config, anchor)?),
+            None => None,
+        };
+        #[cfg(not(feature = "redis"))]
+        let fleet = None;
+        Ok(CircuitBreaker::with_config(config, anchor, fleet))
     }
 }

@@ -16,8 +16,9 @@ use ::loom::sync::Arc;
 use ::loom::sync::atomic::{AtomicUsize, Ordering};
 use ::loom::thread;
 
+use super::shared::{Fleet, Settlement};
 use super::word::{Streak, Tag, Word};
-use super::{CircuitBreaker, CircuitPermit, CircuitState};
+use super::{CircuitBreaker, CircuitPermit, CircuitState, Config};
 
 /// Checks `f` in every interleaving with at most `preemptions` preemptions,
 /// unless `LOOM_MAX_PREEMPTIONS` asks for another bound. Each model's bound
@@ -55,6 +56,7 @@ fn open(breaker: &CircuitBreaker, t0: Instant) -> Instant {
 struct Handoff {
     generation: u32,
     probe: bool,
+    fleet: u16,
 }
 
 impl Handoff {
@@ -62,6 +64,7 @@ impl Handoff {
         let handoff = Self {
             generation: permit.generation,
             probe: permit.probe,
+            fleet: permit.fleet,
         };
         // The permit lives on in the thread that takes the handoff.
         std::mem::forget(permit);
@@ -69,7 +72,9 @@ impl Handoff {
     }
 
     fn take(self, breaker: &CircuitBreaker) -> CircuitPermit<'_> {
-        CircuitPermit::new(breaker, self.generation, self.probe)
+        let mut permit = CircuitPermit::new(breaker, self.generation, self.probe);
+        permit.fleet = self.fleet;
+        permit
     }
 }
 
@@ -250,5 +255,74 @@ fn loom_timed_out_probe_cannot_decide_for_its_successor() {
         } else {
             assert!(matches!(word.tag, Tag::Open | Tag::Closed), "{word:?}");
         }
+    });
+}
+
+/// A closed breaker shared with a fleet that is half-open in `epoch` and
+/// granted this instance its probe slot.
+fn granted_fleet(epoch: u64) -> (Arc<CircuitBreaker>, std::sync::Arc<Fleet>) {
+    let anchor = Instant::now();
+    let fleet = std::sync::Arc::new(Fleet::new(anchor, Instant::now));
+    fleet.joined(epoch, Some(Duration::ZERO), secs(3600));
+    fleet.granted(epoch);
+    let breaker = CircuitBreaker::with_config(
+        Config::default(),
+        anchor,
+        Some(std::sync::Arc::clone(&fleet)),
+    );
+    (Arc::new(breaker), fleet)
+}
+
+/// (f) Calls racing for the fleet's one probe slot: one runs as the
+/// probe, and its drop gives the slot back to the fleet once.
+#[test]
+fn loom_the_fleets_slot_admits_one_probe() {
+    model(3, || {
+        let (b, fleet) = granted_fleet(1);
+        let threads: Vec<_> = (0..2)
+            .map(|_| {
+                let b = b.clone();
+                thread::spawn(move || match b.try_acquire(Instant::now()) {
+                    Ok(permit) => {
+                        assert!(permit.is_probe());
+                        drop(permit);
+                        1
+                    }
+                    Err(_) => 0,
+                })
+            })
+            .collect();
+        let admitted: u32 = threads.into_iter().map(|t| t.join().unwrap()).sum();
+        assert_eq!(admitted, 1);
+        let (_, epoch, how) = fleet.settlement().expect("the probe's drop settled it");
+        assert_eq!((epoch, how), (1, Settlement::Released));
+    });
+}
+
+/// (g) A fleet probe that ends while the publisher moves to a new epoch
+/// and is granted its slot: the old probe never settles the new slot.
+#[test]
+fn loom_a_probe_of_an_old_epoch_never_settles_the_new_slot() {
+    model(3, || {
+        let (b, fleet) = granted_fleet(1);
+        let probe = Handoff::new(b.try_acquire(Instant::now()).unwrap());
+        let b1 = b.clone();
+        let late = thread::spawn(move || probe.take(&b1).record_failure(Instant::now()));
+        let publisher = {
+            let fleet = std::sync::Arc::clone(&fleet);
+            thread::spawn(move || {
+                fleet.joined(2, Some(Duration::ZERO), secs(3600));
+                fleet.granted(2);
+            })
+        };
+        late.join().unwrap();
+        publisher.join().unwrap();
+        // Whichever came first, the new epoch's slot is ready, untouched.
+        assert_eq!(fleet.settlement(), None);
+        let probe = b.try_acquire(Instant::now()).unwrap();
+        assert!(probe.is_probe());
+        probe.record_success(Instant::now());
+        let (_, epoch, how) = fleet.settlement().unwrap();
+        assert_eq!((epoch, how), (2, Settlement::Succeeded));
     });
 }

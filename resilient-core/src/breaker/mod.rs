@@ -55,12 +55,30 @@
 //! configuration; `word` packs the state into atomic words and owns the one
 //! compare-and-swap loop every change goes through; `window` counts the
 //! failure-ratio rule's sampling windows; `view` is what the breaker
-//! publishes for metrics and the dashboard.
+//! publishes for metrics and the dashboard; `shared` is what a breaker
+//! shared with a fleet keeps of the fleet, and `redis_state` the
+//! publisher that shares it through Redis (feature `redis`).
+//!
+//! # A breaker shared by a fleet
+//!
+//! With the `redis` feature, [`CircuitBreakerBuilder::shared`] attaches a
+//! [`RedisBreakerState`]: the instances of a service that call one
+//! dependency then also open, and probe, as one. The local breaker stays
+//! the source of truth for each call, and the success path does no I/O: a
+//! background publisher sends this instance's counts to Redis every 100 ms
+//! and reads back the fleet's verdict, which the call path reads from an
+//! atomic. See [`RedisBreakerState`] for the rule that opens the fleet's
+//! breaker, and why one instance can't open it alone.
 
 mod atomic;
 mod builder;
+#[cfg(all(test, not(loom)))]
+mod fleet_tests;
 #[cfg(all(test, loom))]
 mod loom;
+#[cfg(feature = "redis")]
+mod redis_state;
+mod shared;
 #[cfg(all(test, not(loom)))]
 mod tests;
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
@@ -69,13 +87,16 @@ mod window;
 mod word;
 
 use std::fmt;
-#[cfg(any(feature = "metrics", feature = "dashboard"))]
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use atomic::{AtomicU64, Ordering};
 pub use builder::CircuitBreakerBuilder;
 use builder::Config;
+#[cfg(feature = "redis")]
+pub use redis_state::RedisBreakerState;
+pub use shared::FleetState;
+use shared::{Admission, Fleet, Settlement};
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
 pub(crate) use view::View;
 use window::Window;
@@ -107,7 +128,7 @@ pub enum CircuitState {
 ///
 /// Build one with [`CircuitBreaker::builder`] and share it between the
 /// operations that call the same dependency, usually through a `static`
-/// (with [`LazyLock`](std::sync::LazyLock)) or an [`Arc`](std::sync::Arc).
+/// (with [`LazyLock`](std::sync::LazyLock)) or an [`Arc`].
 /// Each call asks [`try_acquire`](CircuitBreaker::try_acquire) for a
 /// [`CircuitPermit`], runs, and reports its outcome through the permit.
 ///
@@ -157,6 +178,8 @@ pub struct CircuitBreaker {
     /// What the breaker publishes; registered when it is built.
     #[cfg(any(feature = "metrics", feature = "dashboard"))]
     view: Arc<View>,
+    /// The fleet this breaker shares its state with, if any.
+    fleet: Option<Arc<Fleet>>,
 }
 
 impl CircuitBreaker {
@@ -188,14 +211,14 @@ impl CircuitBreaker {
         CircuitBreakerBuilder::default()
     }
 
-    fn with_config(config: Config) -> Self {
-        let anchor = Instant::now();
+    fn with_config(config: Config, anchor: Instant, fleet: Option<Arc<Fleet>>) -> Self {
         #[cfg(any(feature = "metrics", feature = "dashboard"))]
         let view = View::new(
             config.name.clone(),
             anchor,
             config.break_nanos,
             on_scale(anchor, anchor),
+            fleet.as_ref().map(Arc::downgrade),
         )
         .publish();
         Self {
@@ -208,6 +231,7 @@ impl CircuitBreaker {
             anchor,
             #[cfg(any(feature = "metrics", feature = "dashboard"))]
             view,
+            fleet,
         }
     }
 
@@ -232,6 +256,11 @@ impl CircuitBreaker {
     /// permit without reporting (the call was cancelled) counts as neither
     /// success nor failure and frees its probe slot.
     ///
+    /// A [shared](CircuitBreakerBuilder::shared) breaker asks its fleet
+    /// too, once the local breaker has admitted the call: while the fleet
+    /// holds it open the call is rejected, and in the fleet's half-open
+    /// period it runs only as the probe the fleet granted this instance.
+    ///
     /// # Errors
     ///
     /// [`CircuitOpen`] when the call must not run.
@@ -247,10 +276,31 @@ impl CircuitBreaker {
     /// ```
     pub fn try_acquire(&self, now: Instant) -> Result<CircuitPermit<'_>, CircuitOpen> {
         let word = self.word.load();
-        if word.tag == Tag::Closed {
+        if word.tag == Tag::Closed && !self.fleet.as_ref().is_some_and(|fleet| fleet.holds()) {
             return Ok(CircuitPermit::new(self, word.generation, false));
         }
-        self.acquire_probe(word, self.nanos(now))
+        self.acquire_slow(word, now)
+    }
+
+    /// `try_acquire` when the breaker was not closed at `word`, or its
+    /// fleet may hold it open.
+    fn acquire_slow(&self, word: Word, now: Instant) -> Result<CircuitPermit<'_>, CircuitOpen> {
+        let mut permit = match word.tag {
+            Tag::Closed => CircuitPermit::new(self, word.generation, false),
+            _ => self.acquire_probe(word, self.nanos(now))?,
+        };
+        let Some(fleet) = &self.fleet else {
+            return Ok(permit);
+        };
+        match fleet.admit() {
+            Admission::Pass => Ok(permit),
+            // Dropping the permit frees a local probe slot it took.
+            Admission::Reject => Err(CircuitOpen),
+            Admission::Probe(tag) => {
+                permit.fleet = tag;
+                Ok(permit)
+            }
+        }
     }
 
     /// `try_acquire` when the breaker was not closed at `word`.
@@ -308,6 +358,9 @@ impl CircuitBreaker {
     ///
     /// An open breaker whose break has elapsed reports
     /// [`HalfOpen`](CircuitState::HalfOpen): the next call would run as a probe.
+    /// A [shared](CircuitBreakerBuilder::shared) breaker that its fleet
+    /// holds open or half-open reports the fleet's state; otherwise, as
+    /// [`local_state`](Self::local_state), its own.
     ///
     /// ```
     /// use resilient::{CircuitBreaker, CircuitState};
@@ -324,6 +377,28 @@ impl CircuitBreaker {
     /// assert_eq!(breaker.state(t0 + Duration::from_secs(1)), CircuitState::HalfOpen);
     /// ```
     pub fn state(&self, now: Instant) -> CircuitState {
+        match self.fleet_state() {
+            Some(FleetState::Joined(state @ (CircuitState::Open | CircuitState::HalfOpen))) => {
+                state
+            }
+            _ => self.local_state(now),
+        }
+    }
+
+    /// Where this instance's own breaker stands at `now`, whatever its
+    /// fleet says: the same as [`state`](Self::state) for a breaker that
+    /// is not shared.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, CircuitState};
+    /// use std::time::Instant;
+    ///
+    /// let breaker = CircuitBreaker::builder().failure_threshold(1).build().unwrap();
+    /// let now = Instant::now();
+    /// breaker.try_acquire(now).unwrap().record_failure(now);
+    /// assert_eq!(breaker.local_state(now), CircuitState::Open);
+    /// ```
+    pub fn local_state(&self, now: Instant) -> CircuitState {
         match self.word.load().tag {
             Tag::Closed => CircuitState::Closed,
             Tag::Opening => CircuitState::Open,
@@ -331,6 +406,18 @@ impl CircuitBreaker {
             Tag::Open => CircuitState::Open,
             Tag::HalfOpen | Tag::Closing => CircuitState::HalfOpen,
         }
+    }
+
+    /// What a [shared](CircuitBreakerBuilder::shared) breaker knows of its
+    /// fleet; `None` for a breaker that is not shared.
+    ///
+    /// ```
+    /// use resilient::CircuitBreaker;
+    ///
+    /// assert_eq!(CircuitBreaker::default().fleet_state(), None);
+    /// ```
+    pub fn fleet_state(&self) -> Option<FleetState> {
+        self.fleet.as_ref().map(|fleet| fleet.state())
     }
 
     fn break_elapsed(&self, now: u64) -> bool {
@@ -348,6 +435,9 @@ impl CircuitBreaker {
     }
 
     fn on_success(&self, generation: u32, probe: bool, now: Instant) {
+        if let Some(fleet) = &self.fleet {
+            fleet.count(false);
+        }
         let now = self.nanos(now);
         if probe {
             self.switch(now, Tag::HalfOpen, generation, Tag::Closed, |closed| {
@@ -368,6 +458,9 @@ impl CircuitBreaker {
     }
 
     fn on_failure(&self, generation: u32, probe: bool, now: Instant) {
+        if let Some(fleet) = &self.fleet {
+            fleet.count(true);
+        }
         let now = self.nanos(now);
         let open = |_| self.opened_at.store(now, Ordering::Relaxed);
         if probe {
@@ -469,7 +562,7 @@ impl Default for CircuitBreaker {
     /// assert_eq!(breaker.state(Instant::now()), CircuitState::Closed);
     /// ```
     fn default() -> Self {
-        Self::with_config(Config::default())
+        Self::with_config(Config::default(), Instant::now(), None)
     }
 }
 
@@ -497,8 +590,11 @@ impl fmt::Debug for CircuitBreaker {
         .field(
             "probe_timeout",
             &Duration::from_nanos(self.config.probe_timeout_nanos),
-        )
-        .finish()
+        );
+        if let Some(fleet) = &self.fleet {
+            s.field("fleet", &fleet.state());
+        }
+        s.finish()
     }
 }
 
@@ -533,6 +629,9 @@ pub struct CircuitPermit<'a> {
     generation: u32,
     probe: bool,
     reported: bool,
+    /// The tag of the fleet's probe this call runs as; 0 when none. Two
+    /// bytes, so that the permit stays 16 bytes in the calls' futures.
+    fleet: u16,
 }
 
 impl<'a> CircuitPermit<'a> {
@@ -542,6 +641,7 @@ impl<'a> CircuitPermit<'a> {
             generation,
             probe,
             reported: false,
+            fleet: 0,
         }
     }
 
@@ -556,7 +656,16 @@ impl<'a> CircuitPermit<'a> {
     /// assert!(!breaker.try_acquire(Instant::now()).unwrap().is_probe());
     /// ```
     pub fn is_probe(&self) -> bool {
-        self.probe
+        self.probe || self.fleet != 0
+    }
+
+    /// Tells the fleet how its probe ended, if this call was one.
+    fn settle(&self, how: Settlement) {
+        if self.fleet != 0
+            && let Some(fleet) = &self.breaker.fleet
+        {
+            fleet.settle(self.fleet, how);
+        }
     }
 
     /// Reports that the call succeeded at `now`.
@@ -576,6 +685,7 @@ impl<'a> CircuitPermit<'a> {
     /// ```
     pub fn record_success(mut self, now: Instant) {
         self.reported = true;
+        self.settle(Settlement::Succeeded);
         self.breaker.on_success(self.generation, self.probe, now);
     }
 
@@ -597,15 +707,20 @@ impl<'a> CircuitPermit<'a> {
     /// ```
     pub fn record_failure(mut self, now: Instant) {
         self.reported = true;
+        self.settle(Settlement::Failed);
         self.breaker.on_failure(self.generation, self.probe, now);
     }
 }
 
 impl Drop for CircuitPermit<'_> {
     fn drop(&mut self) {
-        if self.probe && !self.reported {
+        if self.reported {
+            return;
+        }
+        if self.probe {
             self.breaker.release_probe(self.generation);
         }
+        self.settle(Settlement::Released);
     }
 }
 
@@ -613,6 +728,7 @@ impl fmt::Debug for CircuitPermit<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CircuitPermit")
             .field("probe", &self.probe)
+            .field("fleet_probe", &(self.fleet != 0))
             .finish_non_exhaustive()
     }
 }

@@ -14,7 +14,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
-use super::CircuitState;
+use super::shared::Fleet;
+use super::{CircuitState, FleetState};
 
 /// A breaker's published state. Shared (in an `Arc`) between the breaker
 /// and the registry of breakers, which holds it weakly.
@@ -29,6 +30,8 @@ pub(crate) struct View {
     state: AtomicU64,
     /// When the state in `state` began, on the breaker's time scale.
     since: AtomicU64,
+    /// The fleet of a shared breaker.
+    fleet: Option<Weak<Fleet>>,
 }
 
 /// Live breakers (a dropped breaker leaves a dead entry, swept on reading).
@@ -58,6 +61,7 @@ impl View {
         anchor: Instant,
         break_nanos: u64,
         since: u64,
+        fleet: Option<Weak<Fleet>>,
     ) -> Self {
         View {
             name,
@@ -65,7 +69,14 @@ impl View {
             break_nanos,
             state: AtomicU64::new(0),
             since: AtomicU64::new(since),
+            fleet,
         }
+    }
+
+    /// What a shared breaker knows of its fleet; `None` for a breaker that
+    /// is not shared (or is gone).
+    pub(crate) fn fleet_state(&self) -> Option<FleetState> {
+        self.fleet.as_ref()?.upgrade().map(|fleet| fleet.state())
     }
 
     /// The view of a breaker that was just built: it is registered, and

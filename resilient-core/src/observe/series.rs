@@ -38,6 +38,8 @@
 //! | `resilient_limit_rejections_total` | counter | | `operation`, `limiter` |
 //! | `resilient_limit_queued_seconds` | histogram | seconds | `operation` |
 //! | `resilient_circuit_state` | gauge: 0 closed, 1 half-open, 2 open | | `breaker` |
+//! | `resilient_circuit_fleet_state` | gauge: a shared breaker's fleet, 0 closed, 1 half-open, 2 open | | `breaker` |
+//! | `resilient_circuit_fleet_joined` | gauge: 1 when a shared breaker reaches its fleet, 0 when it decides alone | | `breaker` |
 //! | `resilient_limit_in_flight` | gauge | | `limiter` |
 //! | `resilient_limit_current` | gauge | | `limiter` |
 //!
@@ -59,7 +61,13 @@
 //!     .filter(|series| series.kind == SeriesKind::Gauge)
 //!     .map(|series| series.name)
 //!     .collect();
-//! assert_eq!(gauges, ["resilient_circuit_state", "resilient_limit_in_flight", "resilient_limit_current"]);
+//! assert_eq!(gauges, [
+//!     "resilient_circuit_state",
+//!     "resilient_circuit_fleet_state",
+//!     "resilient_circuit_fleet_joined",
+//!     "resilient_limit_in_flight",
+//!     "resilient_limit_current",
+//! ]);
 //! ```
 
 use std::borrow::Cow;

@@ -489,6 +489,9 @@ fn every_series_recorded_is_listed_and_described_with_a_unit() {
         "resilient_limit_queued_seconds",
         "resilient_limit_in_flight",
         "resilient_limit_current",
+        // A shared breaker's, set by its publisher (`breaker/redis_state.rs`).
+        "resilient_circuit_fleet_state",
+        "resilient_circuit_fleet_joined",
     ];
     for series in SERIES
         .iter()

@@ -248,6 +248,9 @@ fn breaker(view: &View, now: Instant) -> Value {
             crate::CircuitState::Open => "open",
         },
         "for_s": held.as_secs_f64(),
+        // A shared breaker's fleet: `closed`, `open`, `half-open` or
+        // `alone`; absent for a breaker that is not shared.
+        "fleet": view.fleet_state().map(|fleet| fleet.as_str()),
     })
 }
 
