@@ -1,7 +1,8 @@
 //! `RedisRateLimiter` against a real `redis-server` on 127.0.0.1: governor's
 //! vectors at given times, the same answers as `RateLimiter` under one
-//! clock, the engine's refusals, what happens when Redis goes away, and a
-//! fleet of four processes that together never exceed the limit.
+//! clock, the engine's refusals, calls cut while Redis is paused, what
+//! happens when Redis goes away, and a fleet of four processes that
+//! together never exceed the limit.
 
 #[path = "support/child.rs"]
 mod child;
@@ -12,7 +13,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use child::Process;
 use redis_server::RedisServer;
-use resilient::limit::{Limiter, RateLimiter, RedisRateLimiter, WhenUnreachable};
+use resilient::limit::{Bulkhead, Limiter, RateLimiter, RedisRateLimiter, WhenUnreachable};
 use resilient::{LimitExceeded, Operation, StopReason};
 
 const MS: Duration = Duration::from_millis(1);
@@ -171,6 +172,58 @@ async fn the_engine_awaits_redis_and_a_blocking_call_asks_it_too() {
         wait > MS * 900 && wait <= Duration::from_secs(1),
         "{wait:?}"
     );
+}
+
+/// The README's shape, `limit = [&CONNECTIONS, &QUOTA]` with the quota on
+/// Redis: two calls cut at 50 ms while Redis is paused (`CLIENT PAUSE
+/// 400`) give back the bulkhead's permits they took before asking Redis,
+/// and once the pause is over the calls after them are admitted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_cut_while_redis_is_paused_return_their_permits() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let quota = limiter(
+        &server,
+        RateLimiter::per_second(100).burst(10).named("paused"),
+    )
+    .await;
+    let connections = Bulkhead::new(2);
+    let limiters: [&dyn Limiter; 2] = [&connections, &quota];
+    let call = || {
+        Operation::new()
+            .limit(&limiters)
+            .run_async(async |_| Ok::<_, Busy>(()))
+    };
+    assert!(call().await.is_ok(), "admitted before the pause");
+
+    let mut raw = server.client().get_connection().unwrap();
+    let () = redis::cmd("CLIENT")
+        .arg("PAUSE")
+        .arg(400)
+        .query(&mut raw)
+        .unwrap();
+    let paused = Instant::now();
+    let cut = || tokio::time::timeout(MS * 50, call());
+    let (first, second) = tokio::join!(cut(), cut());
+    assert!(
+        first.is_err() && second.is_err(),
+        "both calls were cut while Redis was paused"
+    );
+    assert_eq!(
+        connections.available(),
+        2,
+        "the bulkhead's permits are back"
+    );
+
+    // Past the pause (and well within the 500 ms answer timeout of the
+    // checks it held), Redis answers again.
+    tokio::time::sleep_until((paused + MS * 450).into()).await;
+    for _ in 0..3 {
+        let later = call().await;
+        assert!(later.is_ok(), "{:?}", later.report());
+    }
+    assert_eq!(connections.available(), 2);
 }
 
 /// When Redis is gone: by default each process limits on its own, with

@@ -25,6 +25,10 @@ use super::{Completion, LimitExceeded, Limiter, Waiters};
 /// | [`vegas`](AdaptiveLimit::vegas) | 20 | 1 | 1000 | the queue the RTT shows over the lowest RTT seen |
 /// | [`gradient2`](AdaptiveLimit::gradient2) | 20 | 20 | 200 | the ratio of a long-term average RTT to the last one |
 ///
+/// No algorithm goes below a limit of 1: a limit of 0 would admit no
+/// attempt, so no sample could ever raise it again. A `min`, `initial` or
+/// `max` of 0 is taken as 1, and a `max` below `min` as `min`.
+///
 /// The engine feeds it every attempt it admitted (see [`Completion`]); a
 /// test, or a caller outside the engine, can feed
 /// [`on_sample`](AdaptiveLimit::on_sample) directly:
@@ -166,14 +170,17 @@ impl AdaptiveLimit {
     const_unless_loom! {
         /// The limit before the first sample. Kept as given even outside
         /// `min..=max`, as Netflix's limits keep it; the first sample
-        /// brings it within.
+        /// brings it within. An initial limit of 0 is taken as 1: it would
+        /// admit nothing, and so never hear a sample.
         ///
         /// ```
         /// use resilient::limit::AdaptiveLimit;
         ///
         /// assert_eq!(AdaptiveLimit::vegas().initial(10).limit(), 10);
+        /// assert_eq!(AdaptiveLimit::vegas().initial(0).limit(), 1);
         /// ```
         pub fn initial(self, initial: u32) -> AdaptiveLimit {
+            let initial = at_least_one(initial);
             AdaptiveLimit {
                 limit: AtomicU32::new(initial),
                 initial,
@@ -182,7 +189,9 @@ impl AdaptiveLimit {
         }
     }
 
-    /// The lowest limit the algorithm may set.
+    /// The lowest limit the algorithm may set. A `min` of 0 is taken as
+    /// 1, for every algorithm: at a limit of 0 no attempt is admitted, so
+    /// no sample could raise it again.
     ///
     /// ```
     /// use resilient::limit::AdaptiveLimit;
@@ -191,13 +200,19 @@ impl AdaptiveLimit {
     /// let limit = AdaptiveLimit::aimd().initial(10).min(5);
     /// limit.on_sample(Duration::from_millis(1), 0, true);
     /// assert_eq!(limit.limit(), 9);
+    ///
+    /// // A drop at a limit of 1 keeps it at 1, not 0.
+    /// let limit = AdaptiveLimit::aimd().initial(1).min(0);
+    /// limit.on_sample(Duration::from_millis(1), 1, true);
+    /// assert_eq!(limit.limit(), 1);
     /// ```
     pub const fn min(mut self, min: u32) -> AdaptiveLimit {
-        self.min = min;
+        self.min = at_least_one(min);
         self
     }
 
-    /// The highest limit the algorithm may set.
+    /// The highest limit the algorithm may set. A `max` of 0 is taken as
+    /// 1, and a `max` below `min` as `min`.
     ///
     /// ```
     /// use resilient::limit::AdaptiveLimit;
@@ -208,7 +223,7 @@ impl AdaptiveLimit {
     /// assert_eq!(limit.limit(), 21);
     /// ```
     pub const fn max(mut self, max: u32) -> AdaptiveLimit {
-        self.max = max;
+        self.max = at_least_one(max);
         self
     }
 
@@ -261,7 +276,9 @@ impl AdaptiveLimit {
         if estimator.estimate.is_nan() {
             estimator.estimate = f64::from(self.initial);
         }
-        let (min, max) = (f64::from(self.min), f64::from(self.max));
+        // `min` is at least 1 (see `at_least_one`); a `max` below it
+        // yields to it.
+        let (min, max) = (f64::from(self.min), f64::from(self.max.max(self.min)));
         let estimate = match self.algorithm {
             Algorithm::Aimd => aimd(estimator.estimate, rtt, in_flight, dropped, min, max),
             Algorithm::Vegas => vegas(&mut estimator, rtt, in_flight, dropped, min, max),
@@ -277,6 +294,12 @@ impl AdaptiveLimit {
             self.in_flight.waiters().wake();
         }
     }
+}
+
+/// `n`, or 1 for 0: the least limit that still admits an attempt, and so
+/// still hears the samples that move it.
+const fn at_least_one(n: u32) -> u32 {
+    if n == 0 { 1 } else { n }
 }
 
 /// Netflix `AIMDLimit._update`, on the integer limit.
@@ -344,7 +367,7 @@ fn vegas(
             return estimate;
         }
     };
-    next.min(max).max(min.max(1.0))
+    next.min(max).max(min)
 }
 
 /// Netflix `Gradient2Limit._update`.
@@ -584,6 +607,52 @@ mod tests {
                 limit.on_sample(rtt, 0, true);
             }
         }
+    }
+
+    /// A drop at a limit of 1 with a `min` of 0 would take AIMD to 0,
+    /// which admits nothing and so never hears a sample again: at a `min`
+    /// of 0 no algorithm goes below 1, whatever its samples, and each
+    /// keeps admitting. A `max` or `initial` of 0 admits one attempt too.
+    #[test]
+    fn no_algorithm_locks_out_at_a_limit_of_zero() {
+        let algorithms = [
+            AdaptiveLimit::aimd,
+            AdaptiveLimit::vegas,
+            AdaptiveLimit::gradient2,
+        ];
+        let now = Instant::now();
+        let aimd = AdaptiveLimit::aimd().initial(1).min(0);
+        aimd.try_acquire(now).unwrap();
+        aimd.release(now, MS, Completion::Dropped);
+        assert_eq!(aimd.limit(), 1, "AIMD after a drop at 1");
+        for (index, algorithm) in algorithms.into_iter().enumerate() {
+            let limit = algorithm().initial(1).min(0);
+            // Drops, and successes slower and slower: what shrinks a limit.
+            for step in 1..50 {
+                let rtt = Duration::from_millis(step * step * 10);
+                limit.try_acquire(now).unwrap();
+                limit.release(now, rtt, Completion::Dropped);
+                limit.try_acquire(now).unwrap();
+                limit.release(now, rtt * 2, Completion::Succeeded);
+                assert!(limit.limit() >= 1, "algorithm {index} at {rtt:?}");
+            }
+            let zero = algorithm().initial(0).min(0).max(0);
+            assert_eq!(zero.limit(), 1, "algorithm {index}: an initial 0 is 1");
+            for _ in 0..3 {
+                zero.try_acquire(now).unwrap();
+                zero.release(now, MS, Completion::Dropped);
+                assert_eq!(zero.limit(), 1, "algorithm {index}: a max of 0 is 1");
+            }
+        }
+    }
+
+    #[test]
+    fn a_max_below_min_yields_to_min() {
+        let limit = AdaptiveLimit::aimd().initial(10).min(8).max(4);
+        limit.on_sample(MS, 10, true);
+        assert_eq!(limit.limit(), 8);
+        limit.on_sample(MS, 10, false);
+        assert_eq!(limit.limit(), 8);
     }
 
     /// Eight threads admit and release through one limit while the samples

@@ -1,6 +1,9 @@
 //! Admission of one attempt: a permit from every limiter of a list, in
 //! order, waited for up to a bound, held while the attempt runs and
-//! returned when it ends (or when its future is dropped).
+//! returned when it ends. Each permit is held by a [`Permits`] from the
+//! moment its limiter grants it, so that it comes back however the call
+//! ends: refused by a later limiter, dropped while a later limiter's
+//! answer is awaited, cancelled while it runs, or unwound by a panic.
 
 use std::pin::pin;
 use std::sync::PoisonError;
@@ -14,21 +17,25 @@ use crate::race::race;
 /// that says "now" while refusing cannot spin the caller.
 const MIN_WAIT: Duration = Duration::from_micros(1);
 
-/// The permits of one admitted attempt. Dropped unfinished (the attempt
-/// was cancelled), it returns them as [`Completion::Unused`].
+/// The permits one attempt holds: while they are being taken, those of
+/// the limiters that granted one so far; once admitted, one of every
+/// limiter. Dropped unfinished (the attempt was cancelled, or its caller
+/// gave up while a later limiter was still answering), it returns them as
+/// [`Completion::Unused`].
 #[must_use = "the permits return when this is dropped"]
 pub(crate) struct Permits<'a> {
-    limiters: &'a [&'a dyn Limiter],
+    /// The limiters whose permit this holds, a prefix of the list; empty
+    /// once returned.
+    held: &'a [&'a dyn Limiter],
     queued: Duration,
-    open: bool,
 }
 
 impl<'a> Permits<'a> {
-    fn new(limiters: &'a [&'a dyn Limiter], queued: Duration) -> Self {
+    /// None held yet.
+    fn none() -> Self {
         Permits {
-            limiters,
-            queued,
-            open: true,
+            held: &[],
+            queued: Duration::ZERO,
         }
     }
 
@@ -37,18 +44,44 @@ impl<'a> Permits<'a> {
         self.queued
     }
 
+    /// Counts the answer of `limiters[index]`, the limiter after the last
+    /// one held: its permit is held from now on, or on a refusal every
+    /// permit held goes back unused at `now`.
+    fn count(
+        &mut self,
+        limiters: &'a [&'a dyn Limiter],
+        index: usize,
+        answer: Result<(), LimitExceeded>,
+        now: Instant,
+    ) -> Result<(), (usize, LimitExceeded)> {
+        match answer {
+            Ok(()) => {
+                self.held = &limiters[..=index];
+                Ok(())
+            }
+            Err(refusal) => {
+                release_all(
+                    std::mem::take(&mut self.held),
+                    now,
+                    Duration::ZERO,
+                    Completion::Unused,
+                );
+                Err((index, refusal))
+            }
+        }
+    }
+
     /// Returns the permits of an attempt that ran for `rtt`.
     pub(crate) fn finish(mut self, now: Instant, rtt: Duration, completion: Completion) {
-        self.open = false;
-        release_all(self.limiters, now, rtt, completion);
+        release_all(std::mem::take(&mut self.held), now, rtt, completion);
     }
 }
 
 impl Drop for Permits<'_> {
     fn drop(&mut self) {
-        if self.open {
+        if !self.held.is_empty() {
             release_all(
-                self.limiters,
+                std::mem::take(&mut self.held),
                 Instant::now(),
                 Duration::ZERO,
                 Completion::Unused,
@@ -64,33 +97,36 @@ fn release_all(limiters: &[&dyn Limiter], now: Instant, rtt: Duration, completio
 }
 
 /// A permit from every limiter at `now`, or the first refusal (with its
-/// limiter's index), the permits taken before it returned unused.
-fn try_all(limiters: &[&dyn Limiter], now: Instant) -> Result<(), (usize, LimitExceeded)> {
+/// limiter's index), the permits taken before it returned unused. Each
+/// permit is held by the result from the moment it is granted, so that a
+/// panic in a later limiter returns it too.
+fn try_all<'a>(
+    limiters: &'a [&'a dyn Limiter],
+    now: Instant,
+) -> Result<Permits<'a>, (usize, LimitExceeded)> {
+    let mut permits = Permits::none();
     for (index, limiter) in limiters.iter().enumerate() {
-        if let Err(refusal) = limiter.try_acquire(now) {
-            release_all(&limiters[..index], now, Duration::ZERO, Completion::Unused);
-            return Err((index, refusal));
-        }
+        permits.count(limiters, index, limiter.try_acquire(now), now)?;
     }
-    Ok(())
+    Ok(permits)
 }
 
 /// [`try_all`], awaiting the limiters whose answer takes a round trip.
-async fn try_all_async(
-    limiters: &[&dyn Limiter],
+/// The permits granted before such an answer are held across its await:
+/// a caller that gives up there returns them.
+async fn try_all_async<'a>(
+    limiters: &'a [&'a dyn Limiter],
     now: Instant,
-) -> Result<(), (usize, LimitExceeded)> {
+) -> Result<Permits<'a>, (usize, LimitExceeded)> {
+    let mut permits = Permits::none();
     for (index, limiter) in limiters.iter().enumerate() {
-        let taken = match limiter.try_acquire_async(now) {
+        let answer = match limiter.try_acquire_async(now) {
             Some(answer) => answer.await,
             None => limiter.try_acquire(now),
         };
-        if let Err(refusal) = taken {
-            release_all(&limiters[..index], now, Duration::ZERO, Completion::Unused);
-            return Err((index, refusal));
-        }
+        permits.count(limiters, index, answer, now)?;
     }
-    Ok(())
+    Ok(permits)
 }
 
 /// The outcome of one try at the permits, `start` being when the first
@@ -115,13 +151,13 @@ fn step<'a, C: Clock>(
     start: Mark,
     wait: Duration,
     first: bool,
-    tried: Result<(), (usize, LimitExceeded)>,
+    tried: Result<Permits<'a>, (usize, LimitExceeded)>,
 ) -> Step<'a> {
     let (index, refusal) = match tried {
         // Admitted at the first try: nothing was queued, whatever the
         // clock read meanwhile.
-        Ok(()) if first => return Step::Admitted(Permits::new(limiters, Duration::ZERO)),
-        Ok(()) => return Step::Admitted(admitted(limiters, clock, start)),
+        Ok(permits) if first => return Step::Admitted(permits),
+        Ok(permits) => return Step::Admitted(queued(permits, clock, start)),
         Err(refused) => refused,
     };
     let left = wait.saturating_sub(Duration::from_nanos(clock.nanos_since(start)));
@@ -163,7 +199,7 @@ impl Tries {
         &mut self,
         limiters: &'a [&'a dyn Limiter],
         clock: &C,
-        tried: Result<(), (usize, LimitExceeded)>,
+        tried: Result<Permits<'a>, (usize, LimitExceeded)>,
     ) -> Step<'a> {
         let first = std::mem::take(&mut self.first);
         step(limiters, clock, self.start, self.wait, first, tried)
@@ -196,7 +232,7 @@ pub(crate) async fn admit_async<'a, C: Clock>(
                 // Registered: a permit returned from here on wakes us; one
                 // returned before is seen by this try.
                 match try_all_async(limiters, clock.now()).await {
-                    Ok(()) => return Ok(admitted(limiters, clock, start)),
+                    Ok(permits) => return Ok(queued(permits, clock, start)),
                     Err((again, _)) if again != index => continue,
                     Err(_) => {}
                 }
@@ -233,7 +269,7 @@ pub(crate) fn admit_blocking<'a, C: Clock>(
                     try_all(limiters, clock.now()).map_err(|(_, refusal)| refusal)
                 });
                 return match taken {
-                    Ok(()) => Ok(admitted(limiters, clock, start)),
+                    Ok(permits) => Ok(queued(permits, clock, start)),
                     Err(last) => Err(last.unwrap_or(refusal)),
                 };
             }
@@ -241,25 +277,27 @@ pub(crate) fn admit_blocking<'a, C: Clock>(
     }
 }
 
-fn admitted<'a, C: Clock>(limiters: &'a [&'a dyn Limiter], clock: &C, start: Mark) -> Permits<'a> {
-    Permits::new(limiters, Duration::from_nanos(clock.nanos_since(start)))
+/// `permits`, taken after waiting since `start`.
+fn queued<'a, C: Clock>(mut permits: Permits<'a>, clock: &C, start: Mark) -> Permits<'a> {
+    permits.queued = Duration::from_nanos(clock.nanos_since(start));
+    permits
 }
 
 impl Waiters {
     /// Blocks until `take` succeeds, trying again at each wake, or until
     /// `deadline` (`None`: no deadline); the last refusal if it never did.
-    fn wait_blocking(
+    fn wait_blocking<T>(
         &self,
         deadline: Option<Instant>,
-        mut take: impl FnMut() -> Result<(), LimitExceeded>,
-    ) -> Result<(), Option<LimitExceeded>> {
+        mut take: impl FnMut() -> Result<T, LimitExceeded>,
+    ) -> Result<T, Option<LimitExceeded>> {
         let _registered = self.register();
         // `take` runs under the lock that `wake` takes after a release:
         // either it sees the permit, or the wake comes after it waits.
         let mut held = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
         loop {
             let refusal = match take() {
-                Ok(()) => return Ok(()),
+                Ok(taken) => return Ok(taken),
                 Err(refusal) => refusal,
             };
             held = match deadline {
@@ -369,6 +407,76 @@ mod tests {
             assert_eq!(waiter.join().unwrap(), Ok(()));
         });
         assert_eq!(BULKHEAD.available(), 1);
+    }
+
+    /// A limiter whose async answer never comes, and whose blocking one
+    /// is a panic: a caller can only give up on it.
+    struct Stuck;
+
+    impl Limiter for Stuck {
+        fn try_acquire(&self, _now: Instant) -> Result<(), LimitExceeded> {
+            panic!("the limiter's store failed");
+        }
+        fn release(&self, _now: Instant, _rtt: Duration, _completion: Completion) {
+            unreachable!("no permit was granted");
+        }
+        fn name(&self) -> &'static str {
+            "stuck"
+        }
+        fn try_acquire_async(&self, _now: Instant) -> Option<super::super::AcquireFuture<'_>> {
+            Some(Box::pin(std::future::pending()))
+        }
+    }
+
+    /// `stuck` at `position` of three limiters, bulkheads of one around it.
+    fn around<'a>(
+        stuck: &'a Stuck,
+        bulkheads: &'a [Bulkhead; 2],
+        position: usize,
+    ) -> [&'a dyn Limiter; 3] {
+        let mut others = bulkheads.iter().map(|bulkhead| bulkhead as &dyn Limiter);
+        std::array::from_fn(|index| {
+            if index == position {
+                stuck
+            } else {
+                others.next().unwrap()
+            }
+        })
+    }
+
+    #[test]
+    fn a_caller_that_gives_up_on_a_pending_answer_returns_the_permits_taken_before_it() {
+        for position in 0..3 {
+            let bulkheads = [Bulkhead::new(1), Bulkhead::new(1)];
+            let limiters = around(&Stuck, &bulkheads, position);
+            let clock = FakeClock::new();
+            let mut admission = Box::pin(admit_async(&limiters, &clock, MS * 100));
+            let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+            assert!(admission.as_mut().poll(&mut context).is_pending());
+            let taken = bulkheads[..position]
+                .iter()
+                .filter(|bulkhead| bulkhead.available() == 0)
+                .count();
+            assert_eq!(taken, position, "held while the answer is awaited");
+            drop(admission);
+            let available = bulkheads.each_ref().map(Bulkhead::available);
+            assert_eq!(available, [1, 1], "{position}: every permit back");
+        }
+    }
+
+    #[test]
+    fn a_panicking_limiter_returns_the_permits_taken_before_it() {
+        for position in 0..3 {
+            let bulkheads = [Bulkhead::new(1), Bulkhead::new(1)];
+            let limiters = around(&Stuck, &bulkheads, position);
+            let clock = FakeClock::new();
+            let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                admit_blocking(&limiters, &clock, Duration::ZERO).is_ok()
+            }));
+            assert!(unwound.is_err());
+            let available = bulkheads.each_ref().map(Bulkhead::available);
+            assert_eq!(available, [1, 1], "{position}: every permit back");
+        }
     }
 
     #[tokio::test(start_paused = true)]

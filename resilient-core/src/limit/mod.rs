@@ -131,6 +131,13 @@ pub trait Limiter: Send + Sync {
     /// `RedisRateLimiter`'s): the answer of [`try_acquire`](Limiter::try_acquire)
     /// as a future, which async callers await instead of blocking their
     /// thread. `None` (the default): `try_acquire` answers at once.
+    ///
+    /// The caller may drop the future before it is ready (its own caller
+    /// gave up): a permit counts as taken only once the future returns
+    /// `Ok`, so a limiter whose permits come back must not count one
+    /// before then. The permits the caller already took from the limiters
+    /// before this one are returned either way, as
+    /// [`Completion::Unused`].
     fn try_acquire_async(&self, now: Instant) -> Option<AcquireFuture<'_>> {
         let _ = now;
         None

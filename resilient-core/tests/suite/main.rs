@@ -14,6 +14,7 @@ mod engine;
 mod fake_clock_async;
 mod hedge;
 mod idempotency_memory;
+mod limit_cancellation;
 mod metrics;
 mod module_cycles;
 mod properties;
