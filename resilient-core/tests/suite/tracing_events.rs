@@ -1,18 +1,26 @@
 //! With the `tracing` feature, the engine's events carry stable names and fields.
 #![cfg(feature = "tracing")]
 
+use std::cell::RefCell;
 use std::fmt::Write as _;
-use std::sync::{Arc, Mutex};
+use std::sync::Once;
 use std::time::Duration;
 
 use resilient_core::{Backoff, FakeClock, Jitter, Operation};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
+use tracing::subscriber::Interest;
 use tracing::{Event, Metadata, Subscriber};
 
-/// Keeps each event as `name field=value ...`.
-#[derive(Clone, Default)]
-struct Recorder(Arc<Mutex<Vec<String>>>);
+/// The process's subscriber for this binary: every callsite is always of
+/// interest to it, so that `tracing`'s process-wide cache of interest never
+/// hides an event, whichever test reached a callsite first; it keeps each
+/// event as `LEVEL name field=value ...` for the thread that is recording.
+struct Recorder;
+
+thread_local! {
+    static RECORDED: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
+}
 
 struct Line<'a>(&'a mut String);
 
@@ -23,6 +31,9 @@ impl Visit for Line<'_> {
 }
 
 impl Subscriber for Recorder {
+    fn register_callsite(&self, _: &'static Metadata<'static>) -> Interest {
+        Interest::always()
+    }
     fn enabled(&self, _: &Metadata<'_>) -> bool {
         true
     }
@@ -32,25 +43,33 @@ impl Subscriber for Recorder {
     fn record(&self, _: &Id, _: &Record<'_>) {}
     fn record_follows_from(&self, _: &Id, _: &Id) {}
     fn event(&self, event: &Event<'_>) {
-        let mut line = format!("{} {}", event.metadata().level(), event.metadata().name());
-        event.record(&mut Line(&mut line));
-        self.0.lock().unwrap().push(line);
+        RECORDED.with_borrow_mut(|recorded| {
+            if let Some(lines) = recorded {
+                let mut line = format!("{} {}", event.metadata().level(), event.metadata().name());
+                event.record(&mut Line(&mut line));
+                lines.push(line);
+            }
+        });
     }
     fn enter(&self, _: &Id) {}
     fn exit(&self, _: &Id) {}
 }
 
-/// `tracing` caches each callsite's interest process-wide: an event first
-/// reached by one test while another installs its subscriber can be cached
-/// as unwanted. The tests of this file therefore run one at a time.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+/// The events `run` emits on this thread, in order.
+fn recorded(run: impl FnOnce()) -> Vec<String> {
+    static INSTALLED: Once = Once::new();
+    INSTALLED.call_once(|| {
+        tracing::subscriber::set_global_default(Recorder).expect("the only subscriber");
+    });
+    RECORDED.with_borrow_mut(|recorded| *recorded = Some(Vec::new()));
+    run();
+    RECORDED.with_borrow_mut(Option::take).unwrap_or_default()
+}
 
 #[test]
 fn retries_rate_limits_and_fallbacks_are_logged_by_name() {
-    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let recorder = Recorder::default();
     let clock = FakeClock::new();
-    tracing::subscriber::with_default(recorder.clone(), || {
+    let lines = recorded(|| {
         let _ = Operation::new()
             .name("checkout")
             .max_attempts(2)
@@ -62,7 +81,6 @@ fn retries_rate_limits_and_fallbacks_are_logged_by_name() {
                 Some(|_| Ok(())),
             );
     });
-    let lines = recorder.0.lock().unwrap().clone();
     assert_eq!(
         lines,
         [
@@ -92,7 +110,6 @@ impl From<resilient_core::CircuitOpen> for Rejected {
 
 #[test]
 fn a_rejection_by_an_open_breaker_is_logged_by_name() {
-    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let breaker = resilient_core::CircuitBreaker::builder()
         .failure_threshold(1)
         .build()
@@ -102,14 +119,12 @@ fn a_rejection_by_an_open_breaker_is_logged_by_name() {
         .circuit_breaker(&breaker)
         .clock(&clock)
         .run(|_| Err::<(), _>(Rejected));
-    let recorder = Recorder::default();
-    tracing::subscriber::with_default(recorder.clone(), || {
+    let lines = recorded(|| {
         let _ = Operation::new()
             .circuit_breaker(&breaker)
             .clock(&clock)
             .run(|_| Ok::<_, Rejected>(()));
     });
-    let lines = recorder.0.lock().unwrap().clone();
     assert_eq!(
         lines,
         [
@@ -124,10 +139,8 @@ fn each_injection_is_logged_by_name_and_kind() {
     static ALWAYS: resilient_core::chaos::Chaos = resilient_core::chaos::Chaos::new()
         .enabled(true)
         .injection_rate(1.0);
-    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let recorder = Recorder::default();
     let clock = FakeClock::new();
-    tracing::subscriber::with_default(recorder.clone(), || {
+    let lines = recorded(|| {
         let _ = Operation::new()
             .name("checkout")
             .clock(&clock)
@@ -136,7 +149,6 @@ fn each_injection_is_logged_by_name_and_kind() {
             .chaos_latency(Duration::from_millis(300))
             .run(|_| Ok::<_, &str>(()));
     });
-    let lines = recorder.0.lock().unwrap().clone();
     assert_eq!(
         lines,
         [
