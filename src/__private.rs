@@ -19,6 +19,44 @@ pub use resilient_core::{
     TokioClock, ValidationError,
 };
 
+/// Tells, at the expansion site, whether the function's error type makes
+/// the timeout's error: `(&&TimeoutProbe::<E>::NEW).maker()` is
+/// `Some(E::timed_out)` where `E: From<TimedOut>`, and `None` otherwise,
+/// without requiring the conversion. A call made inside another's attempt
+/// then fails with it once that attempt's deadline passes.
+pub struct TimeoutProbe<E>(std::marker::PhantomData<fn() -> E>);
+
+impl<E> TimeoutProbe<E> {
+    /// The probe.
+    pub const NEW: Self = TimeoutProbe(std::marker::PhantomData);
+}
+
+/// The probe's answer where the error converts the timeout.
+pub trait MakesTimeout<E> {
+    /// `Some(E::timed_out)`.
+    fn maker(&self) -> Option<fn() -> E>;
+}
+
+impl<E: TimeoutError> MakesTimeout<E> for &TimeoutProbe<E> {
+    #[inline(always)]
+    fn maker(&self) -> Option<fn() -> E> {
+        Some(E::timed_out)
+    }
+}
+
+/// The probe's answer otherwise.
+pub trait MakesNoTimeout<E> {
+    /// `None`.
+    fn maker(&self) -> Option<fn() -> E>;
+}
+
+impl<E> MakesNoTimeout<E> for TimeoutProbe<E> {
+    #[inline(always)]
+    fn maker(&self) -> Option<fn() -> E> {
+        None
+    }
+}
+
 // Named here only.
 use resilient_core::{Attempt, ExecutionReport, Operation, Outcome, RetryEvent};
 

@@ -5,6 +5,7 @@
 //! subtraction per reading, instead of `Instant` arithmetic and `Duration`
 //! conversions on every call.
 
+use std::fmt;
 use std::future::Future;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -112,6 +113,15 @@ pub trait Clock: Send + Sync {
     fn deadline_async(&self, duration: Duration) -> impl Future<Output = ()> + Send {
         self.sleep_async(duration)
     }
+
+    /// How a deadline measured from one of this clock's marks is read
+    /// where the clock itself can't be borrowed: by the calls made inside
+    /// an attempt (`resilient::deadline`). The default reads the system's
+    /// monotonic clock, as [`SystemClock`]'s marks do.
+    #[doc(hidden)]
+    fn timeline(&self) -> Timeline {
+        Timeline::System
+    }
 }
 
 /// A reading of a clock, to measure an interval from with
@@ -136,6 +146,16 @@ impl Mark {
     #[inline]
     pub const fn instant(instant: Instant) -> Mark {
         Mark(Reading::Instant(instant))
+    }
+
+    /// Nanoseconds from this mark, a reading in nanoseconds, to `now`,
+    /// another on the same clock; 0 from a reading of an `Instant`.
+    #[inline]
+    pub(crate) fn nanos_until(self, now: u64) -> u64 {
+        match self.0 {
+            Reading::Nanos(then) => now.saturating_sub(then),
+            Reading::Instant(_) => 0,
+        }
     }
 }
 
@@ -189,6 +209,10 @@ macro_rules! forward_clock {
 
             fn deadline_async(&self, duration: Duration) -> impl Future<Output = ()> + Send {
                 (**self).deadline_async(duration)
+            }
+
+            fn timeline(&self) -> Timeline {
+                (**self).timeline()
             }
         }
     )*};
@@ -279,6 +303,10 @@ impl Clock for TokioClock {
     fn sleep_async(&self, duration: Duration) -> impl Future<Output = ()> + Send {
         tokio::time::sleep(duration)
     }
+
+    fn timeline(&self) -> Timeline {
+        Timeline::Tokio
+    }
 }
 
 /// The CPU's time-stamp counter, through `quanta` (feature `quanta`): a
@@ -321,6 +349,10 @@ impl Clock for TscClock {
     fn now_nanos(&self) -> u64 {
         let source = TscClock::source();
         source.delta_as_nanos(0, source.raw())
+    }
+
+    fn timeline(&self) -> Timeline {
+        Timeline::Tsc
     }
 
     fn sleep(&self, duration: Duration) {
@@ -378,6 +410,10 @@ impl<C: Clock> Clock for Untimed<C> {
         Mark::nanos(0)
     }
 
+    fn timeline(&self) -> Timeline {
+        Timeline::Frozen
+    }
+
     #[inline]
     fn nanos_since(&self, _: Mark) -> u64 {
         0
@@ -429,4 +465,59 @@ mod tests {
         std::hint::black_box(0);
         assert!(SystemClock.now_nanos() >= before);
     }
+}
+
+/// Where a clock's time is read from one of its marks, without the clock:
+/// what a deadline kept for the calls made inside an attempt
+/// (`resilient::deadline`) measures with. An expansion detail of the
+/// engine; [`Clock::timeline`] gives a clock's.
+#[doc(hidden)]
+#[derive(Clone)]
+pub enum Timeline {
+    /// [`SystemClock`]'s.
+    System,
+    /// [`TokioClock`]'s, paused time included.
+    Tokio,
+    /// [`TscClock`]'s.
+    #[cfg(feature = "quanta")]
+    Tsc,
+    /// [`Untimed`]'s: no time passes.
+    Frozen,
+    /// A clock of its own, shared (a [`FakeClock`](crate::FakeClock)'s).
+    Shared(Arc<dyn ReadsSince>),
+}
+
+impl Timeline {
+    /// Nanoseconds from `mark` to now on this timeline.
+    pub(crate) fn nanos_since(&self, mark: Mark) -> u64 {
+        match self {
+            Timeline::System => SystemClock.nanos_since(mark),
+            Timeline::Tokio => TokioClock.nanos_since(mark),
+            #[cfg(feature = "quanta")]
+            Timeline::Tsc => TscClock.nanos_since(mark),
+            Timeline::Frozen => 0,
+            Timeline::Shared(clock) => clock.nanos_since(mark),
+        }
+    }
+}
+
+impl fmt::Debug for Timeline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self {
+            Timeline::System => "System",
+            Timeline::Tokio => "Tokio",
+            #[cfg(feature = "quanta")]
+            Timeline::Tsc => "Tsc",
+            Timeline::Frozen => "Frozen",
+            Timeline::Shared(_) => "Shared",
+        };
+        f.write_str(name)
+    }
+}
+
+/// A clock's reading from a mark, shared: see [`Timeline::Shared`].
+#[doc(hidden)]
+pub trait ReadsSince: Send + Sync {
+    /// Nanoseconds from `mark` to now.
+    fn nanos_since(&self, mark: Mark) -> u64;
 }

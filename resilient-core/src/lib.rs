@@ -110,6 +110,7 @@ pub mod breaker;
 mod catalog;
 pub mod chaos;
 mod clock;
+pub mod deadline;
 mod engine;
 mod error;
 #[cfg(feature = "http")]
@@ -135,6 +136,8 @@ pub use breaker::{CircuitBreaker, CircuitBreakerBuilder, CircuitPermit, CircuitS
 #[cfg(feature = "quanta")]
 pub use clock::TscClock;
 pub use clock::{Clock, Mark, SystemClock, TokioClock, Untimed};
+#[doc(hidden)]
+pub use clock::{ReadsSince, Timeline};
 /// The former name of [`RetryAfterHint`].
 #[doc(hidden)]
 pub use engine::hooks::RateLimit;

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
-use crate::clock::Clock;
+use crate::clock::{Clock, Mark, ReadsSince, Timeline};
 use crate::time::duration_nanos;
 
 /// Manual virtual time for tests.
@@ -153,6 +153,15 @@ impl FakeClock {
     }
 }
 
+/// The clock's time read from a mark without the clock itself, for a
+/// deadline that calls made inside an attempt inherit.
+impl ReadsSince for Mutex<FakeState> {
+    fn nanos_since(&self, mark: Mark) -> u64 {
+        let offset = self.lock().unwrap_or_else(PoisonError::into_inner).offset;
+        mark.nanos_until(duration_nanos(offset))
+    }
+}
+
 impl Default for FakeClock {
     fn default() -> Self {
         Self::new()
@@ -176,6 +185,10 @@ fn max_offset(origin: Instant, wanted: Duration) -> Duration {
 impl Clock for FakeClock {
     fn now(&self) -> Instant {
         FakeClock::now(self)
+    }
+
+    fn timeline(&self) -> Timeline {
+        Timeline::Shared(self.state.clone())
     }
 
     fn now_nanos(&self) -> u64 {

@@ -73,7 +73,7 @@ fn no_options_is_one_attempt_with_a_report() {
     );
     assert_contains(
         &out,
-        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: recipe :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock) . name (\"call\") ; __resilient_op }) . tally (& __RESILIENT_TALLY) ;",
+        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: recipe :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock) . name (\"call\") ; __resilient_op }) . tally (& __RESILIENT_TALLY)",
     );
     assert_contains(
         &out,
@@ -223,7 +223,7 @@ fn blocking_fn_uses_the_blocking_loop_and_the_default_clock() {
     );
     assert_contains(
         &out,
-        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: recipe :: < String , ProviderError > () . max_attempts (3u32) . name (\"call\") ; __resilient_op }) . tally (& __RESILIENT_TALLY) ;",
+        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: recipe :: < String , ProviderError > () . max_attempts (3u32) . name (\"call\") ; __resilient_op }) . tally (& __RESILIENT_TALLY)",
     );
     assert_contains(&out, ". max_attempts (3u32)");
     assert!(!out.contains("clock"));
@@ -1162,7 +1162,7 @@ fn whole_expansions() {
 const BLOCKING: &str = "\
      fn fetch (clock : & FakeClock , id : u32) -> :: resilient :: Outcome < String , FetchError > { let _ = < FetchError as :: resilient :: __private :: ReportableError > :: describe ; \
      static __RESILIENT_TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: named (\"fetch\") ; \
-     let __resilient_op = :: resilient :: __private :: operation :: < String , FetchError > () . clock (clock) . max_attempts (3u32) . retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , FetchError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (1u64 , 0u32) , :: resilient :: __private :: Backoff :: DEFAULT_MAX)) . name (\"fetch\") . tally (& __RESILIENT_TALLY) ; \
+     let __resilient_op = :: resilient :: __private :: operation :: < String , FetchError > () . clock (clock) . expiring ({ # [allow (unused_imports)] use :: resilient :: __private :: { MakesNoTimeout as _ , MakesTimeout as _ } ; (&& :: resilient :: __private :: TimeoutProbe :: < FetchError > :: NEW) . maker () }) . max_attempts (3u32) . retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , FetchError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (1u64 , 0u32) , :: resilient :: __private :: Backoff :: DEFAULT_MAX)) . name (\"fetch\") . tally (& __RESILIENT_TALLY) ; \
      { let mut __resilient_body = :: resilient :: __private :: attempt_blocking (| _ : :: resilient :: Attempt | -> Result < String , FetchError > { let mut id = :: resilient :: __private :: FreshPerAttempt :: fresh (:: resilient :: __private :: Argument :: of (& id)) ; \
      { id += 1 ; \
      lookup (id) } }) ; \
@@ -1282,7 +1282,7 @@ fn a_blocking_first_attempt_runs_unbuilt_only_where_it_reads_nothing_of_the_oper
         retry_on = [Timeout],
         backoff = constant("1s")
     )));
-    assert!(expanded(quote!(retries = 3, retry_on = [Timeout]), blocking_fn()).contains(". retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , ProviderError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . name (\"call\") ; __resilient_op }) . tally (& __RESILIENT_TALLY) ;"));
+    assert!(expanded(quote!(retries = 3, retry_on = [Timeout]), blocking_fn()).contains(". retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , ProviderError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . name (\"call\") ; __resilient_op }) . tally (& __RESILIENT_TALLY)"));
     assert!(recipe(quote!(
         retries = 3,
         jitter_seed = 7,

@@ -54,6 +54,12 @@ pub(crate) struct Core<'o> {
     /// The HTTP status of the first attempt's result, until its record
     /// is made; 0 for none.
     pub(crate) first_status: u16,
+    /// Whether the first attempt's deadline is the enclosing attempt's.
+    pub(crate) first_inherited: bool,
+    /// What the attempt this call was made inside had left when the call
+    /// started (`Nanos::NONE`: no such attempt): no attempt of this call
+    /// is granted more than what is left of it.
+    pub(crate) cap: Nanos,
     /// How long the latest attempt waited for its gates' permits.
     pub(crate) queued: u64,
     pub(crate) stop: Option<StopReason>,
@@ -127,7 +133,7 @@ impl<'o> Core<'o> {
             self.queued = queued;
             if queued > 0 {
                 // Its budget's share is what the wait left of it.
-                self.first_deadline = deadline(settings, self.queued);
+                (self.first_deadline, self.first_inherited) = self.granted(settings, self.queued);
             }
             let attempt = Attempt {
                 number: 1,
@@ -158,6 +164,31 @@ impl<'o> Core<'o> {
         slow
     }
 
+    /// The time granted to an attempt starting `started_at` nanoseconds
+    /// into the call: `min(timeout, budget - started_at)`, and no more than
+    /// the enclosing attempt had left then; whether that is what decided.
+    #[inline]
+    pub(crate) fn granted(&self, settings: &Settings, started_at: u64) -> (Option<Duration>, bool) {
+        let own = deadline(settings, started_at);
+        let Some(cap) = self.cap.get_optional() else {
+            return (own, false);
+        };
+        let left = cap.saturating_sub(Duration::from_nanos(started_at));
+        match own {
+            Some(own) if own <= left => (Some(own), false),
+            _ => (Some(left), true),
+        }
+    }
+
+    /// Whether the enclosing attempt's deadline has passed at the latest
+    /// reading: then no attempt of this call starts.
+    #[inline]
+    pub(crate) fn cap_spent(&self) -> bool {
+        self.cap
+            .get_optional()
+            .is_some_and(|cap| Duration::from_nanos(self.elapsed()) >= cap)
+    }
+
     /// The report, made (if it isn't yet) with the record of the first
     /// attempt, begun and not ended: when it fails, or when another
     /// attempt is to run beside it.
@@ -166,7 +197,8 @@ impl<'o> Core<'o> {
     pub(crate) fn keep_first(&mut self, settings: &Settings) -> &mut Slow {
         let deadline = Nanos::optional(self.first_deadline);
         let (name, first_injected, queued) = (self.name, self.first_injected, self.queued);
-        let first_status = self.first_status;
+        let (first_status, first_inherited, cap) =
+            (self.first_status, self.first_inherited, self.cap);
         self.slow.get_or_insert_with(|| {
             let mut report = ExecutionReport::new(name.clone());
             let mut first = AttemptRecord::begin(1, AttemptKind::Primary, queued, deadline, None)
@@ -175,10 +207,19 @@ impl<'o> Core<'o> {
                 first.set_injected(injected);
             }
             first.set_status(first_status);
+            if first_inherited {
+                first.set_inherited();
+            }
             report.push(first);
+            let mut settings = settings.clamped();
+            // The enclosing attempt's deadline bounds the call as its own
+            // budget does: no wait outlasts it.
+            if let Some(cap) = cap.get_optional() {
+                settings.budget = Some(settings.budget.map_or(cap, |budget| budget.min(cap)));
+            }
             Box::new(Slow {
                 report,
-                settings: settings.clamped(),
+                settings,
                 counters: Counters::default(),
                 pending: None,
                 rng: None,
@@ -197,7 +238,7 @@ impl<'o> Core<'o> {
         settings: &Settings,
     ) -> (Attempt, usize) {
         let started_at = self.elapsed();
-        let deadline = deadline(settings, started_at);
+        let (deadline, inherited) = self.granted(settings, started_at);
         let slow = self
             .slow
             .as_mut()
@@ -209,16 +250,18 @@ impl<'o> Core<'o> {
         } else {
             None
         };
-        slow.report.push(
-            AttemptRecord::begin(
-                number,
-                kind,
-                started_at,
-                Nanos::optional(deadline),
-                delay_before,
-            )
-            .queued_for(self.queued),
-        );
+        let mut record = AttemptRecord::begin(
+            number,
+            kind,
+            started_at,
+            Nanos::optional(deadline),
+            delay_before,
+        )
+        .queued_for(self.queued);
+        if inherited {
+            record.set_inherited();
+        }
+        slow.report.push(record);
         let attempt = Attempt {
             number,
             retry_number: slow.counters.primaries,
@@ -447,6 +490,9 @@ impl<'o> Core<'o> {
                     first.set_injected(injected);
                 }
                 first.set_status(self.first_status);
+                if self.first_inherited {
+                    first.set_inherited();
+                }
                 report
             }
             Some(slow) => finish_slow(*slow, elapsed, self.stop),

@@ -34,9 +34,8 @@ use super::runner::{self, AttemptContext, BoxedRace, Grant};
 use crate::attempt::Attempt;
 use crate::clock::{Clock, Mark};
 use crate::limit::LimitExceeded;
-use crate::race::raced;
 use crate::report::{AttemptKind, FailureKind, Outcome};
-use crate::settings::deadline;
+use crate::time::Nanos;
 
 /// A running operation: decides, after each attempt, whether to stop, wait
 /// or try again.
@@ -74,14 +73,15 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// An execution that started at `start` on the operation's clock.
     #[inline]
     fn new_at(plan: &'o Plan<'b, T, E, C, H>, start: u64) -> Self {
-        let first_deadline = deadline(&plan.settings, 0);
-        let core = Core {
+        let mut core = Core {
             start,
             now: start,
-            first_deadline,
+            first_deadline: None,
             begun: false,
             first_injected: None,
             first_status: 0,
+            first_inherited: false,
+            cap: Nanos::optional(crate::deadline::inherited()),
             queued: 0,
             stop: None,
             name: &plan.name,
@@ -89,6 +89,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             tally: plan.tally,
             slow: None,
         };
+        (core.first_deadline, core.first_inherited) = core.granted(&plan.settings, 0);
         Execution {
             plan,
             core,
@@ -175,9 +176,15 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// the latest reading.
     pub(crate) fn admission(&self, kind: AttemptKind) -> Admission {
         let elapsed = Duration::from_nanos(self.core.elapsed());
+        let left = |bound: Duration| bound.saturating_sub(elapsed);
+        let budget = self.plan.settings.budget.map(left);
+        let enclosing = self.core.cap.get_optional().map(left);
         Admission {
             kind,
-            remaining: self.plan.settings.budget.map(|b| b.saturating_sub(elapsed)),
+            remaining: match (budget, enclosing) {
+                (Some(budget), Some(enclosing)) => Some(budget.min(enclosing)),
+                (budget, enclosing) => budget.or(enclosing),
+            },
         }
     }
 
@@ -458,7 +465,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             return;
         };
         let mut work = pin!(f(context.attempt()));
-        let output = raced!(&plan.clock, context.race(), work);
+        let output = runner::raced_within!(&context.grant, &plan.clock, context.race(), work);
         self.record(index, context.grant.ended(output), permits);
     }
 
@@ -579,7 +586,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         work: Pin<&mut dyn Future<Output = Result<T, E>>>,
     ) -> Poll<()> {
         let plan = self.plan;
-        let output = ready!(next.race.poll(&plan.clock, cx, work));
+        let output = ready!(next.race.poll(&next.grant, &plan.clock, cx, work));
         // An attempt ends once: its permits are taken when it does.
         if let Some(permits) = next.permits.take() {
             self.record(next.index, next.grant.ended(output), permits);
@@ -607,6 +614,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         kind: AttemptKind,
         admitted: Result<Permits<'b, T, E>, Refusal<E>>,
     ) -> Option<Opened<'b, T, E>> {
+        let admitted = self.within_enclosing(kind, admitted);
         let (attempt, index, mut permits) = self.begin(kind, admitted)?;
         let injection = self.inject(attempt, &mut permits, index);
         let grant = Grant {
@@ -618,6 +626,38 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             context: AttemptContext::new(grant, injection),
             index,
             permits,
+        })
+    }
+
+    /// An attempt the gates `admitted`, unless the attempt this call was
+    /// made inside has no time left for it: then it is refused, as timed
+    /// out, and the call stops with `BudgetExhausted`, its permits back
+    /// unused. A call that can't make the timeout's error (it doesn't
+    /// interrupt) runs its first attempt all the same, within the grant.
+    fn within_enclosing(
+        &mut self,
+        kind: AttemptKind,
+        admitted: Result<Permits<'b, T, E>, Refusal<E>>,
+    ) -> Result<Permits<'b, T, E>, Refusal<E>> {
+        let (Ok(permits), Some(timed_out)) = (&admitted, self.plan.timed_out) else {
+            return admitted;
+        };
+        if self.core.cap.get_optional().is_none() {
+            return admitted;
+        }
+        self.read_clock();
+        if !self.core.cap_spent() {
+            return admitted;
+        }
+        let _ = permits;
+        if let Ok(permits) = admitted {
+            let ended = gates::Settlement::new(kind, 0, End::NotRun);
+            self.plan.gates.settle(&self.plan.clock, permits, &ended);
+        }
+        Err(Refusal {
+            kind: FailureKind::Timeout,
+            stop: crate::report::StopReason::BudgetExhausted,
+            error: gates::MakeError::Marker(timed_out),
         })
     }
 

@@ -340,6 +340,11 @@ pub(crate) fn timed_first<T, E, C: Clock, F>(
 where
     F: FnMut(Attempt) -> Result<T, E>,
 {
+    // Inside another call's attempt, the general path grants what that
+    // attempt has left.
+    if crate::deadline::enclosed() {
+        return Err(FirstFailure::NOT_RUN);
+    }
     let grant = Grant::<E>::first(deadline, clock.mark(), None);
     let mark = grant.started;
     let result = AttemptContext::plain(grant).run_blocking(clock, f);

@@ -183,6 +183,19 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         self.interrupt_at_deadline()
     }
 
+    /// The error an attempt fails with when it is cut at a deadline it
+    /// inherited from the attempt its call was made inside, where the
+    /// error type makes one (`maker`) and nothing set it yet: what
+    /// `#[resilient]` passes for an error that converts `TimedOut`.
+    #[inline]
+    #[doc(hidden)]
+    pub fn expiring(mut self, maker: Option<fn() -> E>) -> Self {
+        if self.plan.timed_out.is_none() {
+            self.plan.timed_out = maker;
+        }
+        self
+    }
+
     /// Cuts an async attempt at its deadline even without a `timeout`, so
     /// that the `budget` holds while an attempt runs. Implied by
     /// [`timeout`](Operation::timeout).
@@ -1015,7 +1028,9 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             None
         };
         FirstTerms {
-            general: !self.plan.gates.first_is_free(),
+            // Inside another call's attempt, the general path grants what
+            // that attempt has left.
+            general: !self.plan.gates.first_is_free() || crate::deadline::enclosed(),
             deadline,
             timed_out,
         }

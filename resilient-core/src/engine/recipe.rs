@@ -92,6 +92,17 @@ impl<T, E, K, C> Recipe<T, E, K, C> {
         self.interrupt_at_deadline()
     }
 
+    /// The error an attempt fails with when it is cut at a deadline it
+    /// inherited from the attempt its call was made inside, where the
+    /// function's error makes one (`maker`) and nothing set it yet.
+    #[inline(always)]
+    pub const fn expiring(mut self, maker: Option<fn() -> E>) -> Self {
+        if self.timed_out.is_none() {
+            self.timed_out = maker;
+        }
+        self
+    }
+
     /// As [`Operation::interrupt_at_deadline`].
     #[inline]
     pub const fn interrupt_at_deadline(mut self) -> Self
@@ -197,7 +208,9 @@ impl<T, E, K, C: Clock> FirstReads<T, E> for Recipe<T, E, K, C> {
     fn first_terms(&self) -> FirstTerms<E> {
         let deadline = deadline(&self.settings, 0);
         FirstTerms {
-            general: false,
+            // Inside another call's attempt, the general path grants what
+            // that attempt has left.
+            general: crate::deadline::enclosed(),
             deadline,
             timed_out: if deadline.is_some() {
                 self.timed_out

@@ -20,8 +20,35 @@ use std::time::Duration;
 use super::gates::Interference;
 use crate::attempt::Attempt;
 use crate::clock::{Clock, Mark};
-use crate::race::{Race, poll_within, raced};
+use crate::deadline::{self, Scope};
+use crate::race::{Race, poll_within};
 use crate::report::FailureKind;
+
+/// Awaits `$work` (pinned) in the race `$race` of the attempt `$grant`
+/// describes, with one timer of `$clock` pinned beside it, the body within
+/// the attempt's deadline ([`Grant::poll_race`]): the expression of the
+/// race's output. The work is lent as a `dyn Future` made afresh at each
+/// poll, so that the caller's future holds none and keeps its `Send`.
+macro_rules! raced_within {
+    ($grant:expr, $clock:expr, $race:expr, $work:ident) => {{
+        let (grant, clock) = ($grant, $clock);
+        let mut timer = ::std::pin::pin!(None);
+        let mut race = $race;
+        ::std::future::poll_fn(|cx| {
+            let work: ::std::pin::Pin<&mut dyn ::std::future::Future<Output = _>> = $work.as_mut();
+            grant.poll_race(
+                &mut race,
+                clock,
+                cx,
+                work,
+                timer.as_mut(),
+                $crate::clock::Clock::deadline_async,
+            )
+        })
+        .await
+    }};
+}
+pub(crate) use raced_within;
 
 /// What an attempt was granted: what its body is told, where it started,
 /// and the error it fails with when its deadline cuts it (`None`: the
@@ -49,6 +76,14 @@ impl<E> Grant<E> {
         }
     }
 
+    /// The deadline the body runs within, for the calls made inside it
+    /// (`crate::deadline`): the one it was granted, whether or not it cuts
+    /// the attempt.
+    #[inline(always)]
+    pub(crate) fn scope<C: Clock>(&self, clock: &C) -> Option<Scope> {
+        Scope::of(clock, self.started, self.attempt.deadline)
+    }
+
     /// The deadline that cuts the attempt, if one does.
     #[inline(always)]
     fn cut(&self) -> Option<Duration> {
@@ -67,7 +102,27 @@ impl<E> Grant<E> {
         timer: Pin<&mut Option<S>>,
         make: fn(&'c C, Duration) -> S,
     ) -> Poll<Option<O>> {
-        poll_within(clock, self.started, self.cut(), cx, work, timer, make)
+        deadline::within(self.scope(clock), || {
+            poll_within(clock, self.started, self.cut(), cx, work, timer, make)
+        })
+    }
+
+    /// One poll of `race`, the race of the attempt's body `work` (its
+    /// delay, then its deadline, with the timer in `timer`), the body
+    /// within the attempt's deadline: see [`Race::poll`].
+    #[inline]
+    pub(crate) fn poll_race<'c, C: Clock, O, S: Future<Output = ()>>(
+        &self,
+        race: &mut Race,
+        clock: &'c C,
+        cx: &mut Context<'_>,
+        work: Pin<&mut dyn Future<Output = O>>,
+        timer: Pin<&mut Option<S>>,
+        make: fn(&'c C, Duration) -> S,
+    ) -> Poll<Option<O>> {
+        deadline::within(self.scope(clock), || {
+            race.poll(clock, cx, work, timer, make)
+        })
     }
 
     /// Awaits `work`, the attempt's body, within the deadline that cuts
@@ -81,7 +136,7 @@ impl<E> Grant<E> {
         clock: &C,
         mut work: Pin<&mut F>,
     ) -> Option<F::Output> {
-        if self.cut().is_none() {
+        if self.attempt.deadline.is_none() {
             return Some(work.await);
         }
         let mut timer = pin!(None);
@@ -165,7 +220,7 @@ impl<T, E> AttemptContext<T, E> {
         }
         match self.replaced {
             Some(result) => result,
-            None => f(attempt),
+            None => deadline::within(self.grant.scope(clock), || f(attempt)),
         }
     }
 
@@ -195,7 +250,7 @@ impl<T, E> AttemptContext<T, E> {
                 Ok(work) => work,
                 Err(injected) => return self.replaced_after(clock, injected).await,
             });
-            let output = raced!(clock, self.race(), work);
+            let output = raced_within!(&self.grant, clock, self.race(), work);
             self.grant.ended(output)
         }
     }
@@ -255,17 +310,19 @@ impl<'c> BoxedRace<'c> {
         BoxedRace { race, timer: None }
     }
 
-    /// One poll of the race, as [`Race::poll`], with the timer it keeps.
+    /// One poll of the race of the attempt `grant` describes, as
+    /// [`Grant::poll_race`], with the timer it keeps.
     #[inline(never)]
-    pub(crate) fn poll<C: Clock, O>(
+    pub(crate) fn poll<C: Clock, O, E>(
         &mut self,
+        grant: &Grant<E>,
         clock: &'c C,
         cx: &mut Context<'_>,
         work: Pin<&mut dyn Future<Output = O>>,
     ) -> Poll<Option<O>> {
-        self.race
-            .poll(clock, cx, work, Pin::new(&mut self.timer), |clock, wait| {
-                Box::pin(clock.deadline_async(wait))
-            })
+        let timer = Pin::new(&mut self.timer);
+        grant.poll_race(&mut self.race, clock, cx, work, timer, |clock, wait| {
+            Box::pin(clock.deadline_async(wait))
+        })
     }
 }

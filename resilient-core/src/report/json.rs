@@ -17,7 +17,9 @@
 //!
 //! Each attempt: `number`, `kind` (`primary`, `fallback`, `hedge`),
 //! `started_ms`, `duration_ms`, `queued_ms` (the wait for the limiters'
-//! permits before the start), `deadline_ms` (or `null`), `delay_ms` and
+//! permits before the start), `deadline_ms` (or `null`) and
+//! `deadline_inherited` (whether that deadline is what the attempt the
+//! call was made inside had left), `delay_ms` and
 //! `delay_source` (`backoff` / `retry_after`, or both `null`), and `error`,
 //! `failure` (`operation`, `timeout`, `circuit_open`, `validation`, `cancelled`, `limit_exceeded`) and
 //! `retryable`, all three `null` for a successful attempt; `injected`
@@ -73,13 +75,14 @@ impl Serialize for AttemptRecord {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let delay = self.delay_before();
         let error = self.error();
-        let mut map = serializer.serialize_map(Some(14))?;
+        let mut map = serializer.serialize_map(Some(15))?;
         map.serialize_entry("number", &self.number())?;
         map.serialize_entry("kind", &self.kind())?;
         map.serialize_entry("started_ms", &millis(self.started_at()))?;
         map.serialize_entry("duration_ms", &millis(self.elapsed()))?;
         map.serialize_entry("queued_ms", &millis(self.queued()))?;
         map.serialize_entry("deadline_ms", &self.deadline().map(millis))?;
+        map.serialize_entry("deadline_inherited", &self.deadline_inherited())?;
         map.serialize_entry("delay_ms", &delay.map(|d| millis(d.duration())))?;
         map.serialize_entry("delay_source", &delay.map(|d| d.source()))?;
         map.serialize_entry("error", &error.map(|e| e.message()))?;

@@ -250,6 +250,12 @@ impl AttemptRecord {
         self.tags = self.tags.injected(injection);
     }
 
+    /// Records that the attempt's deadline is what the attempt this call
+    /// was made inside had left.
+    pub(crate) fn set_inherited(&mut self) {
+        self.tags = self.tags.inherited();
+    }
+
     /// Records the HTTP status of the attempt's response; 0 records none.
     pub(crate) fn set_status(&mut self, status: u16) {
         self.status = status;
@@ -347,6 +353,34 @@ impl AttemptRecord {
         self.tags.injection()
     }
 
+    /// Whether the attempt's [`deadline`](AttemptRecord::deadline) is what
+    /// the attempt this call was made inside had left, less than its own
+    /// `min(timeout, budget - elapsed)` (see [`resilient::deadline`](crate::deadline)).
+    ///
+    /// ```
+    /// use resilient::{FakeClock, Operation, TimedOut};
+    /// use std::time::Duration;
+    ///
+    /// # #[derive(Debug, PartialEq)] struct Late;
+    /// # impl std::fmt::Display for Late {
+    /// #     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str("late") }
+    /// # }
+    /// # impl From<TimedOut> for Late { fn from(_: TimedOut) -> Self { Late } }
+    /// let clock = FakeClock::new();
+    /// let outer = Operation::new().clock(&clock).budget(Duration::from_secs(1)).run(|_| {
+    ///     let inner = Operation::new()
+    ///         .clock(&clock)
+    ///         .timeout(Duration::from_secs(5))
+    ///         .run(|_| Ok::<_, Late>(()));
+    ///     let record = &inner.report().attempts()[0];
+    ///     Ok::<_, Late>((record.deadline(), record.deadline_inherited()))
+    /// });
+    /// assert_eq!(outer.into_result(), Ok((Some(Duration::from_secs(1)), true)));
+    /// ```
+    pub fn deadline_inherited(&self) -> bool {
+        self.tags.is_inherited()
+    }
+
     /// The HTTP status of the attempt's response, for an attempt made
     /// through the tower layer or the reqwest middleware that got one
     /// (whatever the classifier made of it); `None` for an attempt that
@@ -367,8 +401,8 @@ impl AttemptRecord {
 }
 
 /// An attempt's kind, the source of the delay before it and what chaos
-/// did to it, in one byte, two bits each: with the number and the status,
-/// one word.
+/// did to it, in one byte, two bits each, and whether its deadline was
+/// inherited, one more: with the number and the status, one word.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Tags(u8);
 
@@ -393,7 +427,15 @@ impl Tags {
             Injection::Outcome => 2,
             Injection::Latency => 3,
         };
-        Tags(self.0 & 0b1111 | injected << 4)
+        Tags(self.0 & 0b1100_1111 | injected << 4)
+    }
+
+    const fn inherited(self) -> Tags {
+        Tags(self.0 | 1 << 6)
+    }
+
+    const fn is_inherited(self) -> bool {
+        self.0 & 1 << 6 != 0
     }
 
     const fn kind(self) -> AttemptKind {

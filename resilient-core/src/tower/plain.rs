@@ -32,6 +32,9 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
     pub(crate) fn is_plain(&self) -> bool {
         let shared = self.shared;
         shared.breaker.is_none()
+            // Inside another call's attempt, the engine grants what that
+            // attempt has left.
+            && !crate::deadline::enclosed()
             && shared.limiters.is_empty()
             && shared.chaos.as_ref().is_none_or(|c| c.switches.is_none())
             && shared.hedge_delay().is_none()

@@ -50,7 +50,29 @@ pub(super) fn build(
     } else {
         quote!(#root::__private::operation::<#ok, #error>())
     };
+    // An error that converts `TimedOut` is what an attempt fails with when
+    // a deadline it inherited (a call made inside another's attempt) cuts
+    // it or leaves it no time; told without requiring the conversion.
+    // Spanned at the return type, where an error about the error type is
+    // reported once.
+    // Asked only of an error type written out (`Result<T, E>`): behind an
+    // alias, a type that is not a `Result` is reported where the alias is
+    // resolved, and asking again would report it twice.
+    let expiring = match names.written_error() {
+        Some(error) => quote! {
+            .expiring({
+                #[allow(unused_imports)]
+                use #root::__private::{MakesNoTimeout as _, MakesTimeout as _};
+                (&&#root::__private::TimeoutProbe::<#error>::NEW).maker()
+            })
+        },
+        None => TokenStream::new(),
+    };
     let mut chain = quote!(#new #clock);
+    if !recipe {
+        // A `Recipe`'s may be written in a `const` block: set after.
+        chain.extend(expiring.clone());
+    }
     // The statements that build the operation itself.
     let mut steps = TokenStream::new();
     let options = attrs.options;
@@ -111,7 +133,7 @@ pub(super) fn build(
             quote!({ #steps #op })
         };
         let make = &names.make;
-        statements.extend(quote!(let #make = || #values.tally(&#tally);));
+        statements.extend(quote!(let #make = || #values.tally(&#tally) #expiring;));
         return statements;
     }
     // A hedged operation owns its operation: made here, so that the run

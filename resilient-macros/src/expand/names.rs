@@ -157,6 +157,13 @@ impl<'a> Names<'a> {
         (self.over("OkOf", ty), self.over("ErrOf", ty))
     }
 
+    /// The error type, where the return type writes it out
+    /// (`Result<T, E>`).
+    pub(super) fn written_error(&self) -> Option<TokenStream> {
+        let (_, err) = self.ret.ok_err.as_ref()?;
+        Some(err.to_token_stream())
+    }
+
     /// `__private::alias<ty>`, spanned from the first token of `ty` to its
     /// last, so that an error about it underlines the whole type.
     pub(super) fn over(&self, alias: &str, ty: &Type) -> TokenStream {

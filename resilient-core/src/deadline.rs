@@ -1,0 +1,167 @@
+//! Deadlines that reach the calls made inside an attempt.
+//!
+//! While an attempt's body runs (a blocking body, or each poll of an async
+//! body's future), the deadline it was granted is this thread's
+//! [`remaining`] time; a resilient call made inside it grants none of its
+//! own attempts more, and starts none once nothing is left. A call inside
+//! a call never outlives its caller's deadline.
+//!
+//! ```
+//! use resilient::{FakeClock, Operation, TimedOut};
+//! use std::time::Duration;
+//!
+//! #[derive(Debug, PartialEq)]
+//! struct Late;
+//! impl std::fmt::Display for Late {
+//!     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str("late") }
+//! }
+//! impl From<TimedOut> for Late {
+//!     fn from(_: TimedOut) -> Self { Late }
+//! }
+//!
+//! let clock = FakeClock::new();
+//! let outer = Operation::new()
+//!     .clock(&clock)
+//!     .budget(Duration::from_secs(2))
+//!     .run(|_| {
+//!         assert_eq!(resilient::deadline::remaining(), Some(Duration::from_secs(2)));
+//!         clock.advance(Duration::from_millis(1500));
+//!         // The inner call's own timeout is 10 s; it is granted what is left.
+//!         let inner = Operation::new()
+//!             .clock(&clock)
+//!             .timeout(Duration::from_secs(10))
+//!             .run(|attempt| Ok::<_, Late>(attempt.deadline()));
+//!         inner.into_result()
+//!     });
+//! assert_eq!(outer.into_result(), Ok(Some(Duration::from_millis(500))));
+//! assert_eq!(resilient::deadline::remaining(), None);
+//! ```
+//!
+//! A task spawned from an attempt does not inherit its deadline: it may
+//! outlive the attempt on purpose. [`carry`] hands it over where it should.
+
+use std::cell::RefCell;
+use std::future::{Future, poll_fn};
+use std::pin::pin;
+use std::time::Duration;
+
+use crate::clock::{Clock, Mark, Timeline};
+
+/// The deadline of the attempt whose body is running: granted `granted`
+/// from `started`, on `timeline`.
+#[derive(Debug, Clone)]
+pub(crate) struct Scope {
+    started: Mark,
+    granted: Duration,
+    timeline: Timeline,
+}
+
+impl Scope {
+    /// The deadline of an attempt started at `started` (a mark of `clock`)
+    /// and granted `granted`, if it was granted one.
+    #[inline]
+    pub(crate) fn of<C: Clock>(
+        clock: &C,
+        started: Mark,
+        granted: Option<Duration>,
+    ) -> Option<Self> {
+        granted.map(|granted| Scope {
+            started,
+            granted,
+            timeline: clock.timeline(),
+        })
+    }
+
+    /// What is left of it now.
+    fn left(&self) -> Duration {
+        let spent = Duration::from_nanos(self.timeline.nanos_since(self.started));
+        self.granted.saturating_sub(spent)
+    }
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Scope>> = const { RefCell::new(None) };
+}
+
+/// Inside an attempt, the time left of its deadline: `min(timeout,
+/// budget - elapsed)` as it was granted, less the time spent since, and
+/// no more than the attempt around it (if any) has left. `None` outside
+/// any attempt, or inside one without a deadline.
+///
+/// ```
+/// use resilient::deadline;
+///
+/// assert_eq!(deadline::remaining(), None);
+/// ```
+pub fn remaining() -> Option<Duration> {
+    CURRENT.with_borrow(|scope| scope.as_ref().map(Scope::left))
+}
+
+/// Whether an attempt's body is running on this thread with a deadline:
+/// then a call made here inherits it, and takes the engine's general path,
+/// which grants it.
+#[inline]
+pub(crate) fn enclosed() -> bool {
+    CURRENT.with_borrow(Option::is_some)
+}
+
+/// Runs `f` with `scope` as this thread's deadline, the one before it
+/// back afterwards, however `f` ends. Without a scope, `f` runs as it is:
+/// an attempt without a deadline has none to inherit either.
+#[inline]
+pub(crate) fn within<R>(scope: Option<Scope>, f: impl FnOnce() -> R) -> R {
+    let Some(scope) = scope else {
+        return f();
+    };
+    let before = CURRENT.replace(Some(scope));
+    let _back = Restore(Some(before));
+    f()
+}
+
+/// Puts the scope that was current back when dropped.
+struct Restore(Option<Option<Scope>>);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        if let Some(before) = self.0.take() {
+            CURRENT.set(before);
+        }
+    }
+}
+
+/// `future`, run within the deadline current where `carry` is called: for
+/// a task spawned from an attempt that should not outlive it.
+///
+/// ```
+/// use resilient::{Operation, TokioClock};
+/// use std::time::Duration;
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let outcome = Operation::new()
+///     .clock(TokioClock)
+///     .budget(Duration::from_secs(3))
+///     .run_async(async |_| {
+///         let carried = tokio::spawn(resilient::deadline::carry(async {
+///             resilient::deadline::remaining()
+///         }));
+///         let bare = tokio::spawn(async { resilient::deadline::remaining() });
+///         Ok::<_, String>((carried.await.unwrap(), bare.await.unwrap()))
+///     })
+///     .await;
+/// assert_eq!(outcome.into_result(), Ok((Some(Duration::from_secs(3)), None)));
+/// # }
+/// ```
+pub fn carry<F: Future>(future: F) -> impl Future<Output = F::Output> {
+    let scope = CURRENT.with_borrow(Clone::clone);
+    async move {
+        let mut future = pin!(future);
+        poll_fn(|cx| within(scope.clone(), || future.as_mut().poll(cx))).await
+    }
+}
+
+/// What is left, measured now, of the deadline current on this thread.
+#[inline]
+pub(crate) fn inherited() -> Option<Duration> {
+    remaining()
+}
