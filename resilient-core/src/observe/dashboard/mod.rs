@@ -20,7 +20,7 @@
 //! Names and numbers only: operation and breaker names, counts, rates and
 //! durations. Never an argument, a result or an error's text. It is a
 //! plain `Router`, so it goes behind whatever guards the service's other
-//! admin routes: a middleware layer on the nested router (see [`router`]).
+//! admin routes: a middleware layer on the mounted router (see [`router`]).
 //!
 //! # Cost
 //!
@@ -67,15 +67,20 @@ const PERIOD: Duration = Duration::from_secs(1);
 /// * `/events`: the stream of snapshots (`text/event-stream`), one a second;
 /// * `/snapshot`: the latest snapshot, as JSON.
 ///
+/// Mount it with [`Router::nest_service`], which serves the page at both
+/// `/resilience` and `/resilience/`. [`Router::nest`] routes a nested
+/// router's `/` at the bare path only, so under it `/resilience/` is a 404
+/// of the application's own router, which no route of this one can answer.
+///
 /// ```
 /// use axum::Router;
 ///
-/// let app: Router = Router::new().nest("/resilience", resilient::dashboard::router());
+/// let app: Router = Router::new().nest_service("/resilience", resilient::dashboard::router());
 /// # drop(app);
 /// ```
 ///
 /// Behind the service's own authentication, as any other router: a
-/// middleware on the nested router (here one that checks a bearer token).
+/// middleware on the mounted router (here one that checks a bearer token).
 ///
 /// ```
 /// use axum::Router;
@@ -93,7 +98,7 @@ const PERIOD: Duration = Duration::from_secs(1);
 /// }
 ///
 /// let dashboard = resilient::dashboard::router().layer(middleware::from_fn(operators_only));
-/// let app: Router = Router::new().nest("/resilience", dashboard);
+/// let app: Router = Router::new().nest_service("/resilience", dashboard);
 /// # drop(app);
 /// ```
 pub fn router() -> Router {
@@ -295,8 +300,47 @@ fn limits_of(operation: &str) -> Vec<Value> {
 mod tests {
     use std::time::Instant;
 
+    use axum::http::StatusCode;
+
     use super::*;
     use crate::limit::{AdaptiveLimit, Limiter};
+
+    /// The status and body of a GET of `path` on `app`.
+    async fn get(app: Router, path: &str) -> (StatusCode, String) {
+        use tower::ServiceExt;
+        let request = axum::http::Request::get(path)
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let response = app.oneshot(request).await.unwrap();
+        let status = response.status();
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        (status, String::from_utf8_lossy(&body).into_owned())
+    }
+
+    #[tokio::test]
+    async fn mounted_as_documented_the_page_is_served_with_and_without_a_trailing_slash() {
+        let mounted = || Router::new().nest_service("/resilience", router());
+        for path in ["/resilience", "/resilience/"] {
+            let (status, body) = get(mounted(), path).await;
+            assert_eq!(status, StatusCode::OK, "GET {path}");
+            assert_eq!(body, PAGE, "GET {path}");
+        }
+        let (status, body) = get(mounted(), "/resilience/snapshot").await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(body.starts_with('{'), "a snapshot: {body}");
+        let (status, _) = get(mounted(), "/resilience/nothing").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        // From either address, the page asks for its stream under its own.
+        assert!(PAGE.contains(
+            r#"const base = location.pathname.endsWith("/") ? location.pathname : location.pathname + "/";"#
+        ));
+        assert!(PAGE.contains(r#"new EventSource(base + "events")"#));
+        // Nested as a router, the bare path still serves the page.
+        let nested = Router::new().nest("/resilience", router());
+        assert_eq!(get(nested, "/resilience").await.0, StatusCode::OK);
+    }
 
     #[test]
     fn a_limiter_shown_on_a_tile_reports_its_fill_once() {
