@@ -29,7 +29,19 @@
 //! failure, fallback or rejection, no lock and no allocation. The counts
 //! only grow; the windows are differences between readings taken once a
 //! second by a task that runs while at least one page is open, and stops
-//! when the last one closes.
+//! when the last one closes. A reading and a snapshot take time linear in
+//! the operations; the minute kept holds each operation's latest counts
+//! and, for each second, only the operations whose counts moved.
+//!
+//! # Cardinality
+//!
+//! A tile per operation name, for as long as the process runs: names
+//! given at run time (`name = format!(…)`) get one each up to
+//! [`cardinality::limit`](crate::cardinality::limit), 1 000 by default;
+//! the calls of every later name share the tile
+//! [`resilient.overflow`](crate::cardinality::OVERFLOW), and the page's
+//! footer (the snapshot's `names`) says how many names were folded into it.
+//! A thousand operations make a snapshot of well under a megabyte.
 //!
 //! # Layout
 //!
@@ -39,6 +51,7 @@
 mod window;
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{LazyLock, Mutex, PoisonError};
@@ -238,12 +251,13 @@ impl<L: crate::limit::Limiter + ?Sized> LimitGauge for L {
 }
 
 struct Limit {
-    operation: Cow<'static, str>,
     name: Cow<'static, str>,
     gauge: &'static dyn LimitGauge,
 }
 
-static LIMITS: Mutex<Vec<Limit>> = Mutex::new(Vec::new());
+/// The limits shown, by operation.
+static LIMITS: LazyLock<Mutex<HashMap<Cow<'static, str>, Vec<Limit>>>> =
+    LazyLock::new(Default::default);
 
 /// Shows `gauge`, called `name`, on the tile of `operation`: for a limit
 /// the engine doesn't see (the operation's own `limit`s are shown on
@@ -267,15 +281,9 @@ pub fn show_limit(
 ) {
     let (operation, name) = (operation.into(), name.into());
     let mut limits = LIMITS.lock().unwrap_or_else(PoisonError::into_inner);
-    if !limits
-        .iter()
-        .any(|limit| limit.operation == operation && limit.name == name)
-    {
-        limits.push(Limit {
-            operation,
-            name,
-            gauge,
-        });
+    let shown = limits.entry(operation).or_default();
+    if !shown.iter().any(|limit| limit.name == name) {
+        shown.push(Limit { name, gauge });
     }
 }
 
@@ -283,8 +291,9 @@ pub fn show_limit(
 fn limits_of(operation: &str) -> Vec<Value> {
     let limits = LIMITS.lock().unwrap_or_else(PoisonError::into_inner);
     limits
-        .iter()
-        .filter(|limit| limit.operation == operation)
+        .get(operation)
+        .into_iter()
+        .flatten()
         .map(|limit| {
             json!({
                 "name": limit.name,
@@ -340,6 +349,16 @@ mod tests {
         // Nested as a router, the bare path still serves the page.
         let nested = Router::new().nest("/resilience", router());
         assert_eq!(get(nested, "/resilience").await.0, StatusCode::OK);
+    }
+
+    #[test]
+    fn the_page_says_how_names_are_bounded() {
+        assert!(PAGE.contains("resilient::cardinality::set_limit"));
+        assert!(PAGE.contains("<code>resilient.overflow</code>"));
+        assert!(PAGE.contains("if (snapshot.names) names(snapshot.names);"));
+        let names = &SAMPLER.latest_or_now()["names"];
+        assert_eq!(names["overflow"], crate::cardinality::OVERFLOW);
+        assert_eq!(names["limit"], crate::cardinality::limit());
     }
 
     #[test]
