@@ -346,6 +346,20 @@ fn main() {
             }),
         ),
     ];
+    // Past the limit on names, a call is counted under the overflow's name,
+    // with the overflow's keys: it allocates nothing either.
+    #[cfg(any(feature = "metrics", feature = "dashboard"))]
+    let past_the_limit = {
+        resilient::cardinality::set_limit(resilient::cardinality::counted());
+        allocations(|x| {
+            resilient::Operation::new()
+                .name("past.the.limit")
+                .max_attempts(4)
+                .run(|_| Ok::<u64, Failure>(x + 1))
+                .into_result()
+                .unwrap()
+        })
+    };
     // The control: a failure renders its message into the report, so the
     // counter must see allocations here, or it is not counting at all.
     let control = allocations(|x| fails_once(x).into_result().unwrap());
@@ -387,6 +401,17 @@ fn main() {
         } else {
             failed += 1;
             println!("test first call ... FAILED ({first_call} allocations)");
+        }
+    }
+    #[cfg(any(feature = "metrics", feature = "dashboard"))]
+    {
+        total += 1;
+        let name = "Operation named past the limit on names";
+        if past_the_limit == 0 {
+            println!("test {name} ... ok (0 allocations in {CALLS} calls)");
+        } else {
+            failed += 1;
+            println!("test {name} ... FAILED ({past_the_limit} allocations in {CALLS} calls)");
         }
     }
     for (name, count) in cases {

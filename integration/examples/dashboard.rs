@@ -133,6 +133,6 @@ async fn main() {
         let _ = recommendations_fetch().await;
     });
     println!("dashboard: http://127.0.0.1:{port}/resilience");
-    let app = Router::new().nest("/resilience", resilient::dashboard::router());
+    let app = Router::new().nest_service("/resilience", resilient::dashboard::router());
     axum::serve(listener, app).await.expect("the server runs");
 }

@@ -203,7 +203,8 @@ async fn the_page_shows_each_operation_its_error_rate_its_breaker_and_its_limits
             .with_state(flaky.clone()),
     )
     .await;
-    let service = serve(Router::new().nest("/resilience", resilient::dashboard::router())).await;
+    let service =
+        serve(Router::new().nest_service("/resilience", resilient::dashboard::router())).await;
 
     // The load: each operation called every 20 ms.
     let truth = Arc::new(Truth::default());
@@ -222,7 +223,8 @@ async fn the_page_shows_each_operation_its_error_rate_its_breaker_and_its_limits
         })
     };
 
-    browser.open(&format!("{service}/resilience")).await;
+    // With the trailing slash: the page and its stream are found there too.
+    browser.open(&format!("{service}/resilience/")).await;
     // A tile per operation, with figures from the stream.
     wait_for(
         &mut browser,
@@ -318,4 +320,37 @@ async fn the_page_shows_each_operation_its_error_rate_its_breaker_and_its_limits
     }
     save("dashboard.png", &browser.screenshot().await);
     load.abort();
+}
+
+/// Without a browser: the page at both addresses, and the stream under
+/// the slash form, from a real server mounted as the README mounts it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_and_its_stream_answer_with_and_without_a_trailing_slash() {
+    let service =
+        serve(Router::new().nest_service("/resilience", resilient::dashboard::router())).await;
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(5))
+        .build()
+        .unwrap();
+    for path in ["/resilience", "/resilience/"] {
+        let response = client.get(format!("{service}{path}")).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "GET {path}");
+        let page = response.text().await.unwrap();
+        assert!(
+            page.contains("new EventSource(base + \"events\")"),
+            "GET {path}"
+        );
+    }
+    let mut stream = client
+        .get(format!("{service}/resilience/events"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.headers()["content-type"], "text/event-stream");
+    let first = tokio::time::timeout(Duration::from_secs(5), stream.chunk())
+        .await
+        .expect("a snapshot within 5 s")
+        .unwrap()
+        .expect("a snapshot, not the end of the stream");
+    assert!(first.starts_with(b"data: {"), "{first:?}");
 }

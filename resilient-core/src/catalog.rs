@@ -27,6 +27,11 @@ pub const LIMIT_IN_FLIGHT: &str = "resilient_limit_in_flight";
 /// an adaptive limit's current limit), labelled `limiter`.
 pub const LIMIT_CURRENT: &str = "resilient_limit_current";
 
+/// The gauge of the distinct operation names counted under
+/// [`OVERFLOW`](crate::cardinality::OVERFLOW), past the limit on names: an
+/// estimate.
+pub const NAMES_FOLDED: &str = "resilient_operation_names_folded";
+
 /// The counter of attempts a limiter refused, labelled `operation` and
 /// `limiter`.
 pub(crate) const LIMIT_REJECTIONS: &str = "resilient_limit_rejections_total";
@@ -166,6 +171,13 @@ pub const SERIES: &[Series] = &[
         unit: Unit::Count,
         labels: &["limiter"],
         help: "Attempts a concurrency limiter lets hold a permit at once now: a bulkhead's max, an adaptive limit's current limit.",
+    },
+    Series {
+        name: NAMES_FOLDED,
+        kind: SeriesKind::Gauge,
+        unit: Unit::Count,
+        labels: &[],
+        help: "Distinct operation names counted under resilient.overflow because the limit on names was reached, estimated within a few percent.",
     },
 ];
 

@@ -165,6 +165,8 @@ pub use error::{
     TimedOut, TimeoutError, ValidationError, ValidationFailed,
 };
 pub use limit::{LimitExceeded, LimitExceededError};
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+pub use observe::cardinality;
 #[cfg(feature = "dashboard")]
 pub use observe::dashboard;
 #[cfg(feature = "metrics")]

@@ -123,7 +123,7 @@ use proc_macro::TokenStream;
 /// | [`idempotency_ttl`](#once-per-key-idempotency-idempotency_key-idempotency_ttl) | duration: how long a success is replayed (default 24 h); `"0s"` stores nothing, but calls in flight at once still join |
 /// | [`idempotency_fingerprint`](#the-same-key-with-other-parameters-idempotency_fingerprint) | expression `impl Hash` (bytes too), from the arguments: a key reused with another fingerprint fails with `E::from(IdempotencyConflict)` |
 /// | [`on_retry`](#hearing-about-retries-on_retry) | expression `Fn(&RetryEvent)`, called before each wait |
-/// | [`name`](#naming-the-operation-name) | expression of type `&'static str` or `String`, usually a literal: the name the report and its events carry. Default: the function's identifier |
+/// | [`name`](#naming-the-operation-name) | expression of type `&'static str` or `String`, usually a literal: the name the report and its events carry; names made at run time are counted apart up to a limit (1 000 by default), the rest together. Default: the function's identifier |
 /// | [`report`](#keeping-the-signature-report) | expression `Fn(&ExecutionReport)`: the function keeps its declared `Result<T, E>` and hands the report of each call to it |
 /// | [`clock`](#time-in-tests-clock) | expression implementing `Clock`; `TokioClock` for an `async fn` and `SystemClock` for a `fn` by default |
 /// | [`timing`](#no-clock-readings-timing) | `false`: the report measures no time, and no clock is read to measure it. Not with `timeout`, `budget`, `max_elapsed` or `retry_after` |
@@ -1166,6 +1166,18 @@ use proc_macro::TokenStream;
 /// field) carry the operation's name: the function's identifier, or
 /// `name`. The value is an expression like any option's, so
 /// `name = format!("shard.{id}")` works too.
+///
+/// **Cardinality.** With `metrics` or `dashboard`, each distinct name keeps
+/// counts, a set of series and a dashboard tile for as long as the process
+/// runs. Without `name`, the function has counts of its own, in a
+/// `static`. Names given at run time are counted apart up to a limit, 1 000
+/// by default (`resilient::cardinality::set_limit`); the calls of every
+/// later name are counted under one name, `resilient.overflow`, and
+/// `resilient::cardinality::folded()` (the gauge
+/// `resilient_operation_names_folded`) says how many names went there. So
+/// name a function after what it does (`name = format!("shard.{id}")` for a
+/// handful of shards), never after a tenant, a user or a request: put those
+/// in the report, a `tracing` span or a log line.
 ///
 /// ```
 /// use resilient::{Attempt, FakeClock, resilient};

@@ -1,7 +1,8 @@
 //! What the engine tells the outside world as it runs: `tracing` events
 //! (feature `tracing`) and `metrics` counters and a histogram (feature
 //! `metrics`), both named and labelled as the crate documentation lists.
-//! Every event and every series carries the operation's name. The two
+//! Every event and every series carries the operation's name (a series,
+//! the overflow's past the limit on names: `observe::cardinality`). The two
 //! series every call records (attempts and duration) go through keys kept
 //! per operation, so that a call builds none. Without the features every
 //! function here is empty and compiles away.
@@ -93,7 +94,7 @@ pub(crate) fn idempotent_call(operation: &Name, status: &'static str) {
     #[cfg(feature = "metrics")]
     metrics::counter!(
         "resilient_idempotent_calls_total",
-        "operation" => operation.clone(),
+        "operation" => crate::observe::cardinality::label(operation),
         "status" => status
     )
     .increment(1);
@@ -152,7 +153,7 @@ pub(crate) fn retry_scheduled(
         ?source
     );
     #[cfg(feature = "metrics")]
-    metrics::counter!("resilient_retries_total", "operation" => operation.clone()).increment(1);
+    metrics::counter!("resilient_retries_total", "operation" => crate::observe::cardinality::label(operation)).increment(1);
 }
 
 pub(crate) fn rate_limit_wait_exceeded(
@@ -177,7 +178,7 @@ pub(crate) fn circuit_rejected(operation: &Name, attempt: u32) {
     #[cfg(feature = "tracing")]
     tracing::warn!(name: "circuit.rejected", operation = operation.as_ref(), attempt);
     #[cfg(feature = "metrics")]
-    metrics::counter!("resilient_circuit_rejections_total", "operation" => operation.clone())
+    metrics::counter!("resilient_circuit_rejections_total", "operation" => crate::observe::cardinality::label(operation))
         .increment(1);
 }
 
@@ -189,7 +190,7 @@ pub(crate) fn limit_refused(operation: &Name, limiter: &'static str) {
     #[cfg(feature = "metrics")]
     metrics::counter!(
         "resilient_limit_rejections_total",
-        "operation" => operation.clone(),
+        "operation" => crate::observe::cardinality::label(operation),
         "limiter" => limiter
     )
     .increment(1);
@@ -202,7 +203,7 @@ pub(crate) fn limit_queued(operation: &Name, queued: Duration) {
     #[cfg(feature = "metrics")]
     metrics::histogram!(
         "resilient_limit_queued_seconds",
-        "operation" => operation.clone()
+        "operation" => crate::observe::cardinality::label(operation)
     )
     .record(queued.as_secs_f64());
 }
@@ -211,7 +212,7 @@ pub(crate) fn fallback_used(operation: &Name, attempt: u32, ok: bool) {
     #[cfg(feature = "tracing")]
     tracing::info!(name: "fallback.used", operation = operation.as_ref(), attempt, ok);
     #[cfg(feature = "metrics")]
-    metrics::counter!("resilient_fallbacks_total", "operation" => operation.clone()).increment(1);
+    metrics::counter!("resilient_fallbacks_total", "operation" => crate::observe::cardinality::label(operation)).increment(1);
 }
 
 /// Emits a finished report as one `tracing` event, `operation.report` at
@@ -265,7 +266,7 @@ pub(crate) fn chaos_injected(operation: &Name, attempt: u32, kind: Injection) {
     #[cfg(feature = "metrics")]
     metrics::counter!(
         "resilient_chaos_injections_total",
-        "operation" => operation.clone(),
+        "operation" => crate::observe::cardinality::label(operation),
         "kind" => kind.as_str()
     )
     .increment(1);

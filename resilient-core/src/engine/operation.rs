@@ -152,7 +152,9 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
 
     /// Names the operation: the report, its table and every event carry
     /// the name (default `"operation"`; the attribute uses the function's
-    /// name).
+    /// name). With `metrics` or `dashboard`, a name keeps counts for as
+    /// long as the process runs: names given at run time are counted apart
+    /// up to a limit, the rest together (`resilient::cardinality`).
     #[inline]
     pub fn name(mut self, name: impl Into<Cow<'static, str>>) -> Self {
         self.plan.name = name.into();

@@ -11,6 +11,7 @@
 //! allocation: the operation's [`Tally`] keeps its rows, found on its
 //! first call.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{LazyLock, Mutex, PoisonError};
@@ -146,13 +147,20 @@ fn not_on_first_call(operation: &str, limiter: &dyn Limiter) {
 }
 
 /// The limiter of `limiters` named in `refusal` refused an attempt of
-/// `operation`.
+/// `operation`: counted on the overflow's row for a name past the limit on
+/// names.
 #[cold]
-pub(crate) fn refused(operation: &str, limiters: &[&dyn Limiter], refusal: &LimitExceeded) {
+// The `Cow` itself, for `cardinality::label`.
+#[allow(clippy::ptr_arg)]
+pub(crate) fn refused(
+    operation: &Cow<'static, str>,
+    limiters: &[&dyn Limiter],
+    refusal: &LimitExceeded,
+) {
     let Some(limiter) = limiters.iter().find(|l| l.name() == refusal.limiter()) else {
         return;
     };
-    let row = row_of(operation, *limiter);
+    let row = row_of(&super::cardinality::label(operation), *limiter);
     row.rejections.fetch_add(1, Relaxed);
     row.level.sample(*limiter);
 }

@@ -4,9 +4,13 @@
 //!
 //! * `tally.rs`: [`Tally`], one operation's counts in atomics, and the
 //!   keys of its series;
-//! * `registry.rs`: the operations in use, which enter on their own, on
-//!   their first call (the breakers in use list themselves when built:
-//!   `breaker::View::live`);
+//! * `cardinality.rs`: the tallies of operations found by name, at most
+//!   a limit of them, and the overflow's, where the names past it are
+//!   counted; public as [`resilient::cardinality`](crate::cardinality);
+//! * `sketch.rs`: the estimate of how many names were folded so;
+//! * `registry.rs`: the operations the dashboard shows, which enter on
+//!   their own, on their first call (the breakers in use list themselves
+//!   when built: `breaker::View::live`);
 //! * `limits.rs`: the limiters in use, which enter with the first call
 //!   that uses them: their latest in-flight count and limit, and each
 //!   operation's refusals;
@@ -19,14 +23,18 @@
 //! Without either feature, nothing here is compiled in but an empty
 //! [`Tally`].
 
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+pub mod cardinality;
 #[cfg(feature = "dashboard")]
 pub mod dashboard;
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
 pub(crate) mod limits;
-#[cfg(any(feature = "metrics", feature = "dashboard"))]
+#[cfg(feature = "dashboard")]
 mod registry;
 #[cfg(feature = "metrics")]
 pub mod series;
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+mod sketch;
 mod tally;
 
 #[cfg(feature = "dashboard")]
@@ -63,7 +71,7 @@ pub(crate) struct Used<'a> {
 pub(crate) fn succeeded_at_once(name: &str, used: Used<'_>, elapsed: u64) {
     let tally = tally_of(name, &used);
     if !used.limiters.is_empty() {
-        limits::call_ended(name, tally, used.limiters);
+        limits::call_ended(cardinality::name_of(name, tally), tally, used.limiters);
     }
     #[cfg(feature = "dashboard")]
     {
@@ -82,7 +90,7 @@ pub(crate) fn succeeded_at_once(name: &str, used: Used<'_>, elapsed: u64) {
 pub(crate) fn finished(name: &str, used: Used<'_>, report: &ExecutionReport, ok: bool) {
     let tally = tally_of(name, &used);
     if !used.limiters.is_empty() {
-        limits::call_ended(name, tally, used.limiters);
+        limits::call_ended(cardinality::name_of(name, tally), tally, used.limiters);
     }
     #[cfg(feature = "dashboard")]
     {
@@ -112,14 +120,18 @@ pub(crate) fn finished(name: &str, used: Used<'_>, report: &ExecutionReport, ok:
 
 /// The keys of the series each call of the operation called `name`
 /// records, kept in `tally`, its own, or (`None`) in the one found by its
-/// name.
+/// name: the overflow's, labelled with its name, past the limit on names.
 #[cfg(feature = "metrics")]
 #[inline]
 pub(crate) fn call_keys(name: &str, tally: Option<&'static Tally>) -> &'static series::CallKeys {
-    tally.unwrap_or_else(|| registry::tally_named(name)).keys()
+    tally
+        .unwrap_or_else(|| cardinality::tally_named(name))
+        .keys()
 }
 
-/// The operation's tally, announced on its first call.
+/// The operation's tally, announced on its first call; for a call of a
+/// name past the limit on names, the overflow's, which counts the name as
+/// folded.
 ///
 /// The name comes as a `&str`, read out of the operation, never as a
 /// reference to its `Cow`: a reference into the operation would make the
@@ -129,10 +141,16 @@ pub(crate) fn call_keys(name: &str, tally: Option<&'static Tally>) -> &'static s
 fn tally_of(name: &str, used: &Used<'_>) -> &'static Tally {
     let tally = match used.tally {
         Some(tally) => tally,
-        None => registry::tally_named(name),
+        None => {
+            let tally = cardinality::tally_named(name);
+            if cardinality::is_overflow(tally) {
+                cardinality::fold(name);
+            }
+            tally
+        }
     };
     if tally.first_use() {
-        first_call(name, tally, used);
+        first_call(cardinality::name_of(name, tally), tally, used);
     }
     tally
 }
@@ -148,13 +166,19 @@ fn first_call(name: &str, tally: &'static Tally, used: &Used<'_>) {
     {
         series::describe();
         series::zero(name, tally.keys());
+        // The gauge of folded names exists from the first call, at zero.
+        series::folded_gauge(cardinality::folded());
     }
+    // The overflow's tile shows no breaker: its calls are many
+    // operations', each with its own.
     #[cfg(feature = "dashboard")]
-    registry::add_operation(registry::Entry {
-        name: name.to_owned().into(),
+    registry::add_operation(
+        name.to_owned().into(),
         tally,
-        breaker: used.breaker.map(|breaker| Arc::downgrade(breaker.view())),
-    });
+        used.breaker
+            .filter(|_| !cardinality::is_overflow(tally))
+            .map(|breaker| Arc::downgrade(breaker.view())),
+    );
     limits::first_call(name, tally, used.limiters);
 }
 

@@ -42,6 +42,18 @@
 //! | `resilient_circuit_fleet_joined` | gauge: 1 when a shared breaker reaches its fleet, 0 when it decides alone | | `breaker` |
 //! | `resilient_limit_in_flight` | gauge | | `limiter` |
 //! | `resilient_limit_current` | gauge | | `limiter` |
+//! | `resilient_operation_names_folded` | gauge | | |
+//!
+//! # Cardinality
+//!
+//! Every series labelled `operation` has one set per operation name, kept
+//! by the recorder for as long as the process runs. The first 1 000 names
+//! given at run time ([`cardinality::limit`](crate::cardinality::limit))
+//! are labelled as given; the calls of every later one are labelled
+//! [`resilient.overflow`](crate::cardinality::OVERFLOW), and
+//! `resilient_operation_names_folded` estimates how many distinct names
+//! were folded so. The function of an attribute without `name` is never
+//! folded: there are as many as the program has.
 //!
 //! A limiter's series appear with the first call of an operation that
 //! uses it: its rejections at zero for that operation, its gauges at its
@@ -52,6 +64,8 @@
 //! `Bulkhead`'s max, an `AdaptiveLimit`'s current limit, which moves);
 //! `resilient_limit_queued_seconds` has a sample for each
 //! attempt that waited for its permits, none for one admitted at once.
+//! `resilient_operation_names_folded` is set when the estimate grows, and
+//! by [`refresh`].
 //!
 //! ```
 //! use resilient::metrics::{self, SeriesKind};
@@ -61,13 +75,17 @@
 //!     .filter(|series| series.kind == SeriesKind::Gauge)
 //!     .map(|series| series.name)
 //!     .collect();
-//! assert_eq!(gauges, [
-//!     "resilient_circuit_state",
-//!     "resilient_circuit_fleet_state",
-//!     "resilient_circuit_fleet_joined",
-//!     "resilient_limit_in_flight",
-//!     "resilient_limit_current",
-//! ]);
+//! assert_eq!(
+//!     gauges,
+//!     [
+//!         "resilient_circuit_state",
+//!         "resilient_circuit_fleet_state",
+//!         "resilient_circuit_fleet_joined",
+//!         "resilient_limit_in_flight",
+//!         "resilient_limit_current",
+//!         "resilient_operation_names_folded",
+//!     ]
+//! );
 //! ```
 
 use std::borrow::Cow;
@@ -80,7 +98,8 @@ use super::limits::{self, Level};
 use crate::breaker::View;
 use crate::catalog::{ATTEMPTS, DURATION, LIMIT_REJECTIONS};
 pub use crate::catalog::{
-    CIRCUIT_STATE, LIMIT_CURRENT, LIMIT_IN_FLIGHT, SERIES, Series, SeriesKind, describe,
+    CIRCUIT_STATE, LIMIT_CURRENT, LIMIT_IN_FLIGHT, NAMES_FOLDED, SERIES, Series, SeriesKind,
+    describe,
 };
 use crate::report::{AttemptKind, StopReason};
 
@@ -110,6 +129,9 @@ pub(crate) struct CallKeys {
     /// The duration histogram's, by stop reason.
     durations: [OnceLock<Key>; 8],
     labels: Option<CallLabels>,
+    /// Whether the keys serve every operation under the name of their
+    /// labels: the overflow's, past the limit on names.
+    folds: bool,
 }
 
 /// The labels of an operation's keys, for [`CallKeys::named`].
@@ -173,27 +195,34 @@ impl CallLabels {
 impl CallKeys {
     /// The keys of an operation whose name is found at each call.
     pub(crate) const fn new() -> Self {
-        CallKeys::with_labels(None)
+        CallKeys::with_labels(None, false)
     }
 
     /// The keys of the operation called `operation`, with their labels.
     pub(crate) const fn named(operation: &'static str) -> Self {
-        CallKeys::with_labels(Some(CallLabels::new(operation)))
+        CallKeys::with_labels(Some(CallLabels::new(operation)), false)
     }
 
-    const fn with_labels(labels: Option<CallLabels>) -> Self {
+    /// The keys labelled `operation` of every operation whose counts are
+    /// folded into one: whatever name a call gives, its series are these.
+    pub(crate) const fn folding(operation: &'static str) -> Self {
+        CallKeys::with_labels(Some(CallLabels::new(operation)), true)
+    }
+
+    const fn with_labels(labels: Option<CallLabels>, folds: bool) -> Self {
         CallKeys {
             attempts: [const { [const { OnceLock::new() }; 3] }; 3],
             durations: [const { OnceLock::new() }; 8],
             labels,
+            folds,
         }
     }
 
-    /// The labels kept, if they are `operation`'s.
+    /// The labels kept, if they are `operation`'s (or serve any).
     fn labels_of(&'static self, operation: &str) -> Option<&'static CallLabels> {
         self.labels
             .as_ref()
-            .filter(|labels| labels.operation == operation)
+            .filter(|labels| self.folds || labels.operation == operation)
     }
 
     /// The attempts counter's key for `operation`, `kind` and the
@@ -231,7 +260,7 @@ impl CallKeys {
             let labels = labels.attempts.get(kind as usize)?.get(outcome)?;
             Some(Key::from_static_parts(ATTEMPTS, labels))
         };
-        keep(cell, operation, written, || {
+        self.keep(cell, operation, written, || {
             Key::from_parts(
                 ATTEMPTS,
                 vec![
@@ -267,7 +296,7 @@ impl CallKeys {
             let labels = self.labels_of(operation)?.durations.get(stop as usize)?;
             Some(Key::from_static_parts(DURATION, labels))
         };
-        keep(cell, operation, written, || {
+        self.keep(cell, operation, written, || {
             Key::from_parts(
                 DURATION,
                 vec![
@@ -285,6 +314,32 @@ impl CallKeys {
             None => Key::from_parts(name, vec![Label::new("operation", operation.to_owned())]),
         }
     }
+    /// The key `cell` keeps, kept now if it holds none: the key `written`
+    /// makes of the labels written beside it, or else the key `make`
+    /// makes; a key that is not `operation`'s (an operation whose name
+    /// changed, or a label value with no cell) is the key `make` makes
+    /// now, unless these keys fold every name into theirs.
+    ///
+    /// A kept key is retained: its name and labels are shared, so that a
+    /// recorder that clones it (to store it, on first sight) allocates
+    /// nothing either.
+    fn keep(
+        &'static self,
+        cell: Option<&'static OnceLock<Key>>,
+        operation: &str,
+        written: impl FnOnce() -> Option<Key>,
+        make: impl Fn() -> Key,
+    ) -> Cow<'static, Key> {
+        let Some(cell) = cell else {
+            return Cow::Owned(make());
+        };
+        let kept = cell.get_or_init(|| written().unwrap_or_else(|| make().to_retained()));
+        match kept_for(cell, operation) {
+            Some(key) => Cow::Borrowed(key),
+            None if self.folds => Cow::Borrowed(kept),
+            None => Cow::Owned(make()),
+        }
+    }
 }
 
 /// The key `cell` keeps, if it is the one of `operation`.
@@ -292,30 +347,6 @@ impl CallKeys {
 fn kept_for(cell: &'static OnceLock<Key>, operation: &str) -> Option<&'static Key> {
     cell.get()
         .filter(|key| key.labels().next().map(Label::value) == Some(operation))
-}
-
-/// The key `cell` keeps, kept now if it holds none: the key `written`
-/// makes of the labels written beside it, or else the key `make` makes;
-/// a key that is not `operation`'s (an operation whose name changed, or a
-/// label value with no cell) is the key `make` makes now.
-///
-/// A kept key is retained: its name and labels are shared, so that a
-/// recorder that clones it (to store it, on first sight) allocates
-/// nothing either.
-fn keep(
-    cell: Option<&'static OnceLock<Key>>,
-    operation: &str,
-    written: impl FnOnce() -> Option<Key>,
-    make: impl Fn() -> Key,
-) -> Cow<'static, Key> {
-    let Some(cell) = cell else {
-        return Cow::Owned(make());
-    };
-    cell.get_or_init(|| written().unwrap_or_else(|| make().to_retained()));
-    match kept_for(cell, operation) {
-        Some(key) => Cow::Borrowed(key),
-        None => Cow::Owned(make()),
-    }
 }
 
 /// Sets every live breaker's gauge to its state now: half-open for an
@@ -373,6 +404,12 @@ pub fn refresh_at(now: Instant) {
     for level in limits::levels() {
         gauge_level(level);
     }
+    folded_gauge(super::cardinality::folded());
+}
+
+/// Sets the gauge of names counted under the overflow name.
+pub(crate) fn folded_gauge(estimate: u64) {
+    ::metrics::gauge!(NAMES_FOLDED).set(estimate as f64);
 }
 
 /// Sets a limiter's gauges to its latest reading.

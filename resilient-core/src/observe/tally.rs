@@ -64,6 +64,17 @@ impl Tally {
         Tally::with_keys(keys)
     }
 
+    /// The tally of every operation past the limit on names, counted
+    /// under [`OVERFLOW`](super::cardinality::OVERFLOW) whatever its name.
+    #[cfg(any(feature = "metrics", feature = "dashboard"))]
+    pub(crate) const fn overflow() -> Self {
+        #[cfg(feature = "metrics")]
+        let keys = super::series::CallKeys::folding(super::cardinality::OVERFLOW);
+        #[cfg(not(feature = "metrics"))]
+        let keys = ();
+        Tally::with_keys(keys)
+    }
+
     const fn with_keys(keys: Keys) -> Self {
         #[cfg(not(feature = "metrics"))]
         let () = keys;

@@ -94,6 +94,8 @@ fn a_failing_then_succeeding_call_through_an_operation() {
                 "1"
             ),
             ("resilient_retries_total{operation=users.get}", "1"),
+            // No name was folded: the gauge exists, at zero.
+            ("resilient_operation_names_folded{}", "0"),
             (
                 "resilient_attempts_total{kind=primary,operation=users.get,outcome=fatal_failure}",
                 "0"
@@ -251,6 +253,8 @@ fn a_failing_call_and_its_fallbacks_through_the_attribute() {
             ),
             ("resilient_fallbacks_total{operation=lookup}", "2"),
             ("resilient_retries_total{operation=lookup}", "1"),
+            // No name was folded: the gauge exists, at zero.
+            ("resilient_operation_names_folded{}", "0"),
             (
                 "resilient_attempts_total{kind=primary,operation=lookup,outcome=fatal_failure}",
                 "0"
@@ -362,6 +366,8 @@ fn an_idempotent_call_is_counted_and_timed_whether_it_ran_or_replayed() {
                 "0"
             ),
             ("resilient_retries_total{operation=charge}", "0"),
+            // No name was folded: the gauge exists, at zero.
+            ("resilient_operation_names_folded{}", "0"),
             ("resilient_fallbacks_total{operation=charge}", "0"),
             ("resilient_circuit_rejections_total{operation=charge}", "0"),
             (

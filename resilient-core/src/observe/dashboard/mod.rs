@@ -20,7 +20,7 @@
 //! Names and numbers only: operation and breaker names, counts, rates and
 //! durations. Never an argument, a result or an error's text. It is a
 //! plain `Router`, so it goes behind whatever guards the service's other
-//! admin routes: a middleware layer on the nested router (see [`router`]).
+//! admin routes: a middleware layer on the mounted router (see [`router`]).
 //!
 //! # Cost
 //!
@@ -29,7 +29,19 @@
 //! failure, fallback or rejection, no lock and no allocation. The counts
 //! only grow; the windows are differences between readings taken once a
 //! second by a task that runs while at least one page is open, and stops
-//! when the last one closes.
+//! when the last one closes. A reading and a snapshot take time linear in
+//! the operations; the minute kept holds each operation's latest counts
+//! and, for each second, only the operations whose counts moved.
+//!
+//! # Cardinality
+//!
+//! A tile per operation name, for as long as the process runs: names
+//! given at run time (`name = format!(…)`) get one each up to
+//! [`cardinality::limit`](crate::cardinality::limit), 1 000 by default;
+//! the calls of every later name share the tile
+//! [`resilient.overflow`](crate::cardinality::OVERFLOW), and the page's
+//! footer (the snapshot's `names`) says how many names were folded into it.
+//! A thousand operations make a snapshot of well under a megabyte.
 //!
 //! # Layout
 //!
@@ -39,6 +51,7 @@
 mod window;
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{LazyLock, Mutex, PoisonError};
@@ -67,15 +80,20 @@ const PERIOD: Duration = Duration::from_secs(1);
 /// * `/events`: the stream of snapshots (`text/event-stream`), one a second;
 /// * `/snapshot`: the latest snapshot, as JSON.
 ///
+/// Mount it with [`Router::nest_service`], which serves the page at both
+/// `/resilience` and `/resilience/`. [`Router::nest`] routes a nested
+/// router's `/` at the bare path only, so under it `/resilience/` is a 404
+/// of the application's own router, which no route of this one can answer.
+///
 /// ```
 /// use axum::Router;
 ///
-/// let app: Router = Router::new().nest("/resilience", resilient::dashboard::router());
+/// let app: Router = Router::new().nest_service("/resilience", resilient::dashboard::router());
 /// # drop(app);
 /// ```
 ///
 /// Behind the service's own authentication, as any other router: a
-/// middleware on the nested router (here one that checks a bearer token).
+/// middleware on the mounted router (here one that checks a bearer token).
 ///
 /// ```
 /// use axum::Router;
@@ -93,7 +111,7 @@ const PERIOD: Duration = Duration::from_secs(1);
 /// }
 ///
 /// let dashboard = resilient::dashboard::router().layer(middleware::from_fn(operators_only));
-/// let app: Router = Router::new().nest("/resilience", dashboard);
+/// let app: Router = Router::new().nest_service("/resilience", dashboard);
 /// # drop(app);
 /// ```
 pub fn router() -> Router {
@@ -233,12 +251,13 @@ impl<L: crate::limit::Limiter + ?Sized> LimitGauge for L {
 }
 
 struct Limit {
-    operation: Cow<'static, str>,
     name: Cow<'static, str>,
     gauge: &'static dyn LimitGauge,
 }
 
-static LIMITS: Mutex<Vec<Limit>> = Mutex::new(Vec::new());
+/// The limits shown, by operation.
+static LIMITS: LazyLock<Mutex<HashMap<Cow<'static, str>, Vec<Limit>>>> =
+    LazyLock::new(Default::default);
 
 /// Shows `gauge`, called `name`, on the tile of `operation`: for a limit
 /// the engine doesn't see (the operation's own `limit`s are shown on
@@ -262,15 +281,9 @@ pub fn show_limit(
 ) {
     let (operation, name) = (operation.into(), name.into());
     let mut limits = LIMITS.lock().unwrap_or_else(PoisonError::into_inner);
-    if !limits
-        .iter()
-        .any(|limit| limit.operation == operation && limit.name == name)
-    {
-        limits.push(Limit {
-            operation,
-            name,
-            gauge,
-        });
+    let shown = limits.entry(operation).or_default();
+    if !shown.iter().any(|limit| limit.name == name) {
+        shown.push(Limit { name, gauge });
     }
 }
 
@@ -278,8 +291,9 @@ pub fn show_limit(
 fn limits_of(operation: &str) -> Vec<Value> {
     let limits = LIMITS.lock().unwrap_or_else(PoisonError::into_inner);
     limits
-        .iter()
-        .filter(|limit| limit.operation == operation)
+        .get(operation)
+        .into_iter()
+        .flatten()
         .map(|limit| {
             json!({
                 "name": limit.name,
@@ -295,8 +309,57 @@ fn limits_of(operation: &str) -> Vec<Value> {
 mod tests {
     use std::time::Instant;
 
+    use axum::http::StatusCode;
+
     use super::*;
     use crate::limit::{AdaptiveLimit, Limiter};
+
+    /// The status and body of a GET of `path` on `app`.
+    async fn get(app: Router, path: &str) -> (StatusCode, String) {
+        use tower::ServiceExt;
+        let request = axum::http::Request::get(path)
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let response = app.oneshot(request).await.unwrap();
+        let status = response.status();
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        (status, String::from_utf8_lossy(&body).into_owned())
+    }
+
+    #[tokio::test]
+    async fn mounted_as_documented_the_page_is_served_with_and_without_a_trailing_slash() {
+        let mounted = || Router::new().nest_service("/resilience", router());
+        for path in ["/resilience", "/resilience/"] {
+            let (status, body) = get(mounted(), path).await;
+            assert_eq!(status, StatusCode::OK, "GET {path}");
+            assert_eq!(body, PAGE, "GET {path}");
+        }
+        let (status, body) = get(mounted(), "/resilience/snapshot").await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(body.starts_with('{'), "a snapshot: {body}");
+        let (status, _) = get(mounted(), "/resilience/nothing").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        // From either address, the page asks for its stream under its own.
+        assert!(PAGE.contains(
+            r#"const base = location.pathname.endsWith("/") ? location.pathname : location.pathname + "/";"#
+        ));
+        assert!(PAGE.contains(r#"new EventSource(base + "events")"#));
+        // Nested as a router, the bare path still serves the page.
+        let nested = Router::new().nest("/resilience", router());
+        assert_eq!(get(nested, "/resilience").await.0, StatusCode::OK);
+    }
+
+    #[test]
+    fn the_page_says_how_names_are_bounded() {
+        assert!(PAGE.contains("resilient::cardinality::set_limit"));
+        assert!(PAGE.contains("<code>resilient.overflow</code>"));
+        assert!(PAGE.contains("if (snapshot.names) names(snapshot.names);"));
+        let names = &SAMPLER.latest_or_now()["names"];
+        assert_eq!(names["overflow"], crate::cardinality::OVERFLOW);
+        assert_eq!(names["limit"], crate::cardinality::limit());
+    }
 
     #[test]
     fn a_limiter_shown_on_a_tile_reports_its_fill_once() {

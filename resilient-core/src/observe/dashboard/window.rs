@@ -1,16 +1,25 @@
-//! The rolling windows: a reading of every operation's counts each second,
-//! the last minute of them kept, and the tiles made from the difference
-//! between the newest reading and the one ten seconds older.
+//! The rolling windows: a reading of every operation's counts each
+//! second, what changed since the reading before kept for the last
+//! minute, and the tiles made from the changes of the last ten seconds.
+//!
+//! A reading costs the same for every operation, one pass over its counts;
+//! a snapshot, one pass over the operations and one over the changes kept.
+//! Both are linear in the operations (bounded in turn by the limit on
+//! names). What is kept is each operation's latest counts, and for each
+//! reading only the operations whose counts moved: an idle operation
+//! costs no memory in the history, and a reading older than a window
+//! keeps its calls and failures only, for the sparklines.
 
 use std::collections::VecDeque;
-use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use crate::breaker::View;
-use crate::observe::registry::{self, Name};
+use crate::observe::cardinality;
+use crate::observe::registry::{self, Entry, Name};
 use crate::observe::tally::{BUCKETS, bucket_middle};
 
 /// How far back a tile's figures look.
@@ -19,10 +28,12 @@ pub(crate) const WINDOW: Duration = Duration::from_secs(10);
 /// Readings kept: a minute of them, one a second, for the sparklines.
 const KEPT: usize = 61;
 
-/// One operation's counts at one moment (every count only grows).
-#[derive(Debug, Clone)]
+/// One operation's counts at one moment (every count only grows), or
+/// what changed over a span of time.
+#[derive(Debug, Clone, Default)]
 struct Counts {
-    latency: Box<[u64; BUCKETS]>,
+    /// Calls by latency bucket; empty for no call at all.
+    latency: Vec<u64>,
     failed: u64,
     retries: u64,
     fallbacks: u64,
@@ -30,35 +41,17 @@ struct Counts {
 }
 
 impl Counts {
-    fn zero() -> Self {
-        Counts {
-            latency: Box::new([0; BUCKETS]),
-            failed: 0,
-            retries: 0,
-            fallbacks: 0,
-            rejected: 0,
-        }
-    }
-
     fn calls(&self) -> u64 {
         self.latency.iter().sum()
     }
 
-    /// What happened between `earlier` and `self`.
-    fn since(&self, earlier: &Counts) -> Counts {
-        let mut latency = Box::new([0; BUCKETS]);
-        for (delta, (now, then)) in latency
-            .iter_mut()
-            .zip(self.latency.iter().zip(earlier.latency.iter()))
-        {
-            *delta = now.saturating_sub(*then);
+    /// Adds `calls` to the latency bucket `index`.
+    fn add_latency(&mut self, index: usize, calls: u64) {
+        if self.latency.is_empty() {
+            self.latency = vec![0; BUCKETS];
         }
-        Counts {
-            latency,
-            failed: self.failed.saturating_sub(earlier.failed),
-            retries: self.retries.saturating_sub(earlier.retries),
-            fallbacks: self.fallbacks.saturating_sub(earlier.fallbacks),
-            rejected: self.rejected.saturating_sub(earlier.rejected),
+        if let Some(bucket) = self.latency.get_mut(index) {
+            *bucket += calls;
         }
     }
 
@@ -77,135 +70,260 @@ impl Counts {
     }
 }
 
-/// An operation at one moment.
-#[derive(Debug, Clone)]
-struct Operation {
-    name: Name,
-    counts: Counts,
-    throttle: Option<(f64, f64)>,
-    breaker: Option<Arc<View>>,
+/// What one operation did between two readings.
+#[derive(Debug)]
+struct Change {
+    row: usize,
+    calls: u64,
+    failed: u64,
+    retries: u64,
+    fallbacks: u64,
+    rejected: u64,
+    /// The latency buckets that grew, and by how much; dropped once the
+    /// reading is older than a window.
+    latency: Vec<(u8, u64)>,
 }
 
-/// Every operation at one moment.
+/// What changed at one moment: the operations whose counts moved, in the
+/// order of their rows.
 #[derive(Debug)]
 struct Reading {
     at: Instant,
-    operations: Vec<Operation>,
+    changes: Vec<Change>,
 }
 
-impl Reading {
-    /// Reads every registered operation now. Operations of one name (say,
-    /// two methods called `get`) are added up into one.
-    fn now(at: Instant) -> Reading {
-        let mut operations: Vec<Operation> = Vec::new();
-        for entry in registry::operations() {
-            let tally = &entry.tally.counts;
-            let index = match operations.iter().position(|op| op.name == entry.name) {
-                Some(index) => index,
-                None => {
-                    operations.push(Operation {
-                        name: entry.name.clone(),
-                        counts: Counts::zero(),
-                        throttle: None,
-                        breaker: None,
-                    });
-                    operations.len() - 1
-                }
-            };
-            let op = &mut operations[index];
-            for (sum, bucket) in op.counts.latency.iter_mut().zip(&tally.latency) {
-                *sum += bucket.load(Relaxed);
-            }
-            op.counts.failed += tally.failed.load(Relaxed);
-            op.counts.retries += tally.retries.load(Relaxed);
-            op.counts.fallbacks += tally.fallbacks.load(Relaxed);
-            op.counts.rejected += tally.rejected.load(Relaxed);
-            let (tokens, max) = (
-                tally.throttle_milli.load(Relaxed),
-                tally.throttle_max.load(Relaxed),
-            );
-            if tokens != u64::MAX && max != u64::MAX {
-                op.throttle = Some((tokens as f64 / 1000.0, max as f64 / 1000.0));
-            }
-            if op.breaker.is_none() {
-                op.breaker = entry.breaker.as_ref().and_then(std::sync::Weak::upgrade);
-            }
-        }
-        Reading { at, operations }
-    }
-
-    fn counts_of(&self, name: &str) -> Option<&Counts> {
-        self.operations
-            .iter()
-            .find(|op| op.name == name)
-            .map(|op| &op.counts)
-    }
+/// An operation as of the latest reading.
+#[derive(Debug)]
+struct Row {
+    name: Name,
+    throttle: Option<(f64, f64)>,
+    breaker: Option<Weak<View>>,
 }
 
 /// The last minute of readings.
 #[derive(Debug, Default)]
 pub(crate) struct History {
+    rows: Vec<Row>,
+    /// Each row's counts as of the latest reading.
+    last: Vec<Counts>,
     readings: VecDeque<Reading>,
 }
 
 impl History {
-    /// Takes a reading at `at` and keeps it.
+    /// Takes a reading of every registered operation at `at` and keeps it.
     pub(crate) fn sample(&mut self, at: Instant) {
+        self.sample_of(at, &registry::operations());
+    }
+
+    /// Takes a reading of `entries` at `at`. Entries of one row (two
+    /// methods called `get`) are added up into one.
+    fn sample_of(&mut self, at: Instant, entries: &[Arc<Entry>]) {
+        let rows = entries.iter().map(|entry| entry.row + 1).max().unwrap_or(0);
+        if rows > self.rows.len() {
+            self.rows.resize_with(rows, || Row {
+                name: Name::Borrowed(""),
+                throttle: None,
+                breaker: None,
+            });
+            self.last.resize_with(rows, Counts::default);
+        }
+        // The entries row by row: nearly always one per row.
+        let mut order: Vec<&Entry> = entries.iter().map(|entry| &**entry).collect();
+        order.sort_by_key(|entry| entry.row);
+        let mut changes = Vec::new();
+        let mut now = Counts::default();
+        for group in order.chunk_by(|a, b| a.row == b.row) {
+            let index = group[0].row;
+            now.latency.iter_mut().for_each(|bucket| *bucket = 0);
+            (now.failed, now.retries, now.fallbacks, now.rejected) = (0, 0, 0, 0);
+            let row = &mut self.rows[index];
+            for entry in group {
+                read(entry, row, &mut now);
+            }
+            let change = change(index, &now, &self.last[index]);
+            if change.moved() {
+                changes.push(change);
+                self.last[index].clone_from(&now);
+            }
+        }
         if self.readings.len() == KEPT {
             self.readings.pop_front();
         }
-        self.readings.push_back(Reading::now(at));
+        self.readings.push_back(Reading { at, changes });
+        // Only the readings of the latest window give latencies.
+        for reading in &mut self.readings {
+            if at.saturating_duration_since(reading.at) <= WINDOW {
+                break;
+            }
+            for change in &mut reading.changes {
+                change.latency = Vec::new();
+            }
+        }
     }
 
     /// The snapshot the page shows, as JSON, from the readings kept (the
     /// newest is "now").
     pub(crate) fn snapshot(&self) -> Value {
         let Some(newest) = self.readings.back() else {
-            return json!({ "window_s": WINDOW.as_secs(), "operations": [], "breakers": breakers(Instant::now()) });
+            return json!({
+                "window_s": WINDOW.as_secs(),
+                "operations": [],
+                "breakers": breakers(Instant::now()),
+                "names": names(),
+            });
         };
         // The oldest reading at most a window old (the oldest kept, while
-        // fewer than a window's worth are).
+        // fewer than a window's worth are): the window is what changed
+        // after it.
         let base = self
             .readings
             .iter()
-            .find(|reading| newest.at.duration_since(reading.at) <= WINDOW)
-            .unwrap_or(newest);
-        let seconds = newest.at.duration_since(base.at).as_secs_f64();
-        let operations: Vec<Value> = newest
-            .operations
+            .position(|reading| newest.at.duration_since(reading.at) <= WINDOW)
+            .unwrap_or(self.readings.len() - 1);
+        let seconds = newest
+            .at
+            .duration_since(self.readings[base].at)
+            .as_secs_f64();
+        let mut windows = vec![Counts::default(); self.rows.len()];
+        for reading in self.readings.iter().skip(base + 1) {
+            for change in &reading.changes {
+                let window = &mut windows[change.row];
+                for &(index, calls) in &change.latency {
+                    window.add_latency(usize::from(index), calls);
+                }
+                window.failed += change.failed;
+                window.retries += change.retries;
+                window.fallbacks += change.fallbacks;
+                window.rejected += change.rejected;
+            }
+        }
+        // Calls and failures in each second, oldest first: one point per
+        // reading after the oldest.
+        let points = self.readings.len() - 1;
+        let mut sparks = vec![(vec![0; points], vec![0; points]); self.rows.len()];
+        for (point, reading) in self.readings.iter().skip(1).enumerate() {
+            for change in &reading.changes {
+                let (calls, errors) = &mut sparks[change.row];
+                calls[point] = change.calls;
+                errors[point] = change.failed;
+            }
+        }
+        let operations: Vec<Value> = self
+            .rows
             .iter()
-            .map(|op| {
-                let zero = Counts::zero();
-                let then = base.counts_of(&op.name).unwrap_or(&zero);
-                let window = op.counts.since(then);
-                tile(op, &window, seconds, self.spark(&op.name), newest.at)
-            })
+            .zip(windows)
+            .zip(sparks)
+            .map(|((row, window), spark)| tile(row, &window, seconds, spark, newest.at))
             .collect();
         json!({
             "window_s": WINDOW.as_secs(),
             "operations": operations,
             "breakers": breakers(newest.at),
+            "names": names(),
         })
     }
 
-    /// Calls and failures in each second of the last minute, oldest first.
-    fn spark(&self, name: &str) -> (Vec<u64>, Vec<u64>) {
-        let zero = Counts::zero();
-        let pairs = self.readings.iter().zip(self.readings.iter().skip(1));
-        pairs
-            .map(|(then, now)| {
-                let now = now.counts_of(name).unwrap_or(&zero);
-                let then = then.counts_of(name).unwrap_or(&zero);
-                let delta = now.since(then);
-                (delta.calls(), delta.failed)
+    /// About how many bytes the history holds.
+    #[cfg(test)]
+    fn bytes(&self) -> usize {
+        use std::mem::size_of;
+        let counts = |counts: &Counts| size_of::<Counts>() + counts.latency.capacity() * 8;
+        let rows = self.rows.capacity() * size_of::<Row>();
+        let last: usize = self.last.iter().map(counts).sum();
+        let readings: usize = self
+            .readings
+            .iter()
+            .map(|reading| {
+                size_of::<Reading>()
+                    + reading.changes.capacity() * size_of::<Change>()
+                    + reading
+                        .changes
+                        .iter()
+                        .map(|change| change.latency.capacity() * size_of::<(u8, u64)>())
+                        .sum::<usize>()
             })
-            .unzip()
+            .sum();
+        rows + last + readings
     }
+}
+
+/// Adds the counts of `entry` to `now`, and notes its throttle and
+/// breaker on its `row`.
+fn read(entry: &Entry, row: &mut Row, now: &mut Counts) {
+    let tally = &entry.tally.counts;
+    if row.name.is_empty() {
+        row.name = entry.name.clone();
+    }
+    for (index, bucket) in tally.latency.iter().enumerate() {
+        let calls = bucket.load(Relaxed);
+        if calls > 0 {
+            now.add_latency(index, calls);
+        }
+    }
+    now.failed += tally.failed.load(Relaxed);
+    now.retries += tally.retries.load(Relaxed);
+    now.fallbacks += tally.fallbacks.load(Relaxed);
+    now.rejected += tally.rejected.load(Relaxed);
+    let (tokens, max) = (
+        tally.throttle_milli.load(Relaxed),
+        tally.throttle_max.load(Relaxed),
+    );
+    if tokens != u64::MAX && max != u64::MAX {
+        row.throttle = Some((tokens as f64 / 1000.0, max as f64 / 1000.0));
+    }
+    if row.breaker.is_none() {
+        row.breaker.clone_from(&entry.breaker);
+    }
+}
+
+impl Change {
+    fn moved(&self) -> bool {
+        self.calls > 0
+            || self.failed > 0
+            || self.retries > 0
+            || self.fallbacks > 0
+            || self.rejected > 0
+    }
+}
+
+/// What changed of row `row` from `last` to `now`.
+fn change(row: usize, now: &Counts, last: &Counts) -> Change {
+    let latency: Vec<(u8, u64)> = now
+        .latency
+        .iter()
+        .enumerate()
+        .filter_map(|(index, calls)| {
+            let before = last.latency.get(index).copied().unwrap_or(0);
+            let grew = calls.saturating_sub(before);
+            // Fewer buckets than 256: an index fits a byte.
+            (grew > 0).then_some((index as u8, grew))
+        })
+        .collect();
+    Change {
+        row,
+        calls: latency.iter().map(|&(_, calls)| calls).sum(),
+        failed: now.failed.saturating_sub(last.failed),
+        retries: now.retries.saturating_sub(last.retries),
+        fallbacks: now.fallbacks.saturating_sub(last.fallbacks),
+        rejected: now.rejected.saturating_sub(last.rejected),
+        latency,
+    }
+}
+
+/// How the names are bounded: the limit, how many are counted apart, and
+/// how many were folded into the overflow's tile.
+fn names() -> Value {
+    json!({
+        "limit": cardinality::limit(),
+        "counted": cardinality::counted(),
+        "folded": cardinality::folded(),
+        "overflow": cardinality::OVERFLOW,
+    })
 }
 
 /// One operation's tile.
 fn tile(
-    op: &Operation,
+    op: &Row,
     window: &Counts,
     seconds: f64,
     spark: (Vec<u64>, Vec<u64>),
@@ -232,7 +350,7 @@ fn tile(
         "p99_ms": millis(0.99),
         "spark_calls": spark.0,
         "spark_errors": spark.1,
-        "breaker": op.breaker.as_ref().map(|view| breaker(view, now)),
+        "breaker": op.breaker.as_ref().and_then(Weak::upgrade).map(|view| breaker(&view, now)),
         "throttle": op.throttle.map(|(tokens, max)| json!({ "tokens": tokens, "max": max })),
         "limits": super::limits_of(&op.name),
     })
@@ -262,29 +380,142 @@ fn breakers(now: Instant) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::observe::Tally;
 
-    fn counts(latency: &[(usize, u64)], failed: u64) -> Counts {
-        let mut counts = Counts::zero();
-        for &(index, count) in latency {
-            counts.latency[index] = count;
-        }
-        counts.failed = failed;
-        counts
+    /// `count` operations, each its own row, with tallies of their own.
+    fn operations(count: usize) -> Vec<Arc<Entry>> {
+        (0..count)
+            .map(|row| {
+                Arc::new(Entry {
+                    name: format!("tenant-{row}").into(),
+                    tally: Box::leak(Box::new(Tally::new())),
+                    breaker: None,
+                    row,
+                })
+            })
+            .collect()
+    }
+
+    /// `calls` calls of `entry` in latency bucket `bucket`, `failed` of them failed.
+    fn call(entry: &Entry, bucket: usize, calls: u64, failed: u64) {
+        entry.tally.counts.latency[bucket].fetch_add(calls, Relaxed);
+        entry.tally.counts.failed.fetch_add(failed, Relaxed);
+    }
+
+    fn second(start: Instant, second: u64) -> Instant {
+        start + Duration::from_secs(second)
     }
 
     #[test]
     fn percentiles_come_from_the_calls_of_the_window_only() {
         // Before the window: 1000 slow calls. In it: 90 fast, 10 slow.
-        let before = counts(&[(60, 1000)], 0);
-        let now = counts(&[(20, 90), (60, 1010)], 5);
-        let window = now.since(&before);
-        assert_eq!(window.calls(), 100);
-        assert_eq!(window.failed, 5);
-        let fast = Duration::from_nanos(bucket_middle(20));
-        let slow = Duration::from_nanos(bucket_middle(60));
-        assert_eq!(window.percentile(0.5), Some(fast));
-        assert_eq!(window.percentile(0.9), Some(fast));
-        assert_eq!(window.percentile(0.99), Some(slow));
-        assert_eq!(Counts::zero().percentile(0.5), None);
+        let entries = operations(1);
+        let (mut history, start) = (History::default(), Instant::now());
+        call(&entries[0], 60, 1000, 0);
+        history.sample_of(start, &entries);
+        history.sample_of(second(start, 20), &entries);
+        call(&entries[0], 20, 90, 5);
+        call(&entries[0], 60, 10, 0);
+        history.sample_of(second(start, 21), &entries);
+        let tile = &history.snapshot()["operations"][0];
+        assert_eq!(tile["calls"], 100);
+        assert_eq!(tile["error_pct"], 5.0);
+        let millis = |index| Duration::from_nanos(bucket_middle(index)).as_secs_f64() * 1000.0;
+        assert_eq!(tile["p50_ms"], millis(20));
+        assert_eq!(tile["p90_ms"], millis(20));
+        assert_eq!(tile["p99_ms"], millis(60));
+        assert_eq!(Counts::default().percentile(0.5), None);
+    }
+
+    #[test]
+    fn a_tile_adds_up_its_names_entries_over_the_window_and_sparks_each_second() {
+        let mut entries = operations(2);
+        // A second operation called "tenant-0": the same row.
+        entries.push(Arc::new(Entry {
+            name: "tenant-0".into(),
+            tally: Box::leak(Box::new(Tally::new())),
+            breaker: None,
+            row: 0,
+        }));
+        let (mut history, start) = (History::default(), Instant::now());
+        history.sample_of(start, &entries);
+        for s in 1..=15 {
+            call(&entries[0], 10, 2, 1);
+            call(&entries[2], 10, 1, 0);
+            history.sample_of(second(start, s), &entries);
+        }
+        let snapshot = history.snapshot();
+        let tiles = snapshot["operations"].as_array().unwrap();
+        assert_eq!(tiles.len(), 2, "one tile per name");
+        assert_eq!(tiles[0]["name"], "tenant-0");
+        // The last 10 s: 3 calls a second, 1 failed.
+        assert_eq!(tiles[0]["calls"], 30);
+        assert_eq!(tiles[0]["calls_per_s"], 3.0);
+        assert_eq!(tiles[0]["spark_calls"], json!(vec![3u64; 15]));
+        assert_eq!(tiles[0]["spark_errors"], json!(vec![1u64; 15]));
+        assert_eq!(tiles[1]["calls"], 0);
+        assert_eq!(tiles[1]["calls_per_s"], 0.0);
+        assert_eq!(tiles[1]["spark_calls"], json!(vec![0u64; 15]));
+        assert_eq!(tiles[1]["p50_ms"], Value::Null);
+    }
+
+    #[test]
+    fn an_operation_that_joins_late_counts_its_calls_from_its_first_reading() {
+        let entries = operations(2);
+        let (mut history, start) = (History::default(), Instant::now());
+        history.sample_of(start, &entries[..1]);
+        call(&entries[1], 10, 4, 0);
+        history.sample_of(second(start, 1), &entries);
+        let snapshot = history.snapshot();
+        assert_eq!(snapshot["operations"][1]["calls"], 4);
+        assert_eq!(snapshot["operations"][1]["spark_calls"], json!([4]));
+    }
+
+    /// A thousand operations, and the overflow: the most the limit on
+    /// names lets the dashboard show, functions under the attribute aside.
+    const ROWS: usize = cardinality::DEFAULT_LIMIT + 1;
+
+    #[test]
+    fn a_minute_of_a_thousand_idle_operations_holds_about_a_kilobyte_each() {
+        let entries = operations(ROWS);
+        for entry in &entries {
+            call(entry, 30, 1, 0);
+        }
+        let (mut history, start) = (History::default(), Instant::now());
+        for s in 0..100 {
+            history.sample_of(second(start, s), &entries);
+        }
+        // Each operation's latest counts; no reading holds an idle one.
+        let bytes = history.bytes();
+        assert!(bytes <= ROWS * 1_200, "{bytes} bytes for {ROWS} operations");
+        let snapshot = history.snapshot().to_string();
+        assert!(
+            snapshot.len() <= ROWS * 700,
+            "a snapshot of {} bytes for {ROWS} operations",
+            snapshot.len()
+        );
+    }
+
+    #[test]
+    fn a_minute_of_a_thousand_busy_operations_holds_a_bounded_history() {
+        let entries = operations(ROWS);
+        let (mut history, start) = (History::default(), Instant::now());
+        for s in 0..100 {
+            for (index, entry) in entries.iter().enumerate() {
+                // Calls over a few latency buckets, some failing.
+                for bucket in 20..24 {
+                    call(entry, bucket, 250 + index as u64 % 7, 3);
+                }
+            }
+            history.sample_of(second(start, s), &entries);
+        }
+        let bytes = history.bytes();
+        assert!(bytes <= ROWS * 8_000, "{bytes} bytes for {ROWS} operations");
+        let snapshot = history.snapshot().to_string();
+        assert!(
+            snapshot.len() <= ROWS * 1_500,
+            "a snapshot of {} bytes for {ROWS} operations",
+            snapshot.len()
+        );
     }
 }
