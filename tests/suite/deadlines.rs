@@ -236,3 +236,126 @@ async fn a_call_without_a_timeout_is_cut_at_the_deadline_it_inherited() {
     assert_eq!(grants(&inner), [(Some(ms(600)), true)]);
     assert_eq!(inner.report().stop_reason(), StopReason::BudgetExhausted);
 }
+
+// ---- retries that don't multiply ---------------------------------------------
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+static BOTTOM_CALLS: AtomicU32 = AtomicU32::new(0);
+static LAST_MIDDLE: std::sync::Mutex<Option<StopReason>> = std::sync::Mutex::new(None);
+
+#[resilient(retries = 3, backoff = none, nested_retries = false)]
+async fn bottom() -> Result<(), CallError> {
+    BOTTOM_CALLS.fetch_add(1, Ordering::SeqCst);
+    Err(CallError::Transient)
+}
+
+#[resilient(retries = 3, backoff = none, nested_retries = false)]
+async fn middle() -> Result<(), CallError> {
+    let outcome = bottom().await;
+    assert_eq!(outcome.report().attempt_count(), 1);
+    assert_eq!(outcome.report().stop_reason(), StopReason::LeftToCaller);
+    outcome.into_result()
+}
+
+#[resilient(retries = 3, backoff = none)]
+async fn top() -> Result<(), CallError> {
+    let outcome = middle().await;
+    *LAST_MIDDLE.lock().unwrap() = Some(outcome.report().stop_reason());
+    outcome.into_result()
+}
+
+/// Three layers of 4 attempts each would make 4 × 4 × 4 = 64 calls at the
+/// bottom; with the inner two leaving their retries to the caller, the
+/// bottom sees the top's 4 attempts only.
+#[tokio::test(start_paused = true)]
+async fn calls_inside_a_retrying_call_leave_their_retries_to_it() {
+    BOTTOM_CALLS.store(0, Ordering::SeqCst);
+    let outcome = top().await;
+    assert_eq!(outcome.report().attempt_count(), 4);
+    assert_eq!(
+        outcome.report().stop_reason(),
+        StopReason::AttemptsExhausted
+    );
+    assert_eq!(BOTTOM_CALLS.load(Ordering::SeqCst), 4);
+    assert_eq!(*LAST_MIDDLE.lock().unwrap(), Some(StopReason::LeftToCaller));
+    let record = &outcome.report().attempts()[0];
+    assert!(record.error().unwrap().retryable());
+
+    // Called alone, the same function retries as usual.
+    BOTTOM_CALLS.store(0, Ordering::SeqCst);
+    let alone = bottom().await;
+    assert_eq!(alone.report().attempt_count(), 4);
+    assert_eq!(alone.report().stop_reason(), StopReason::AttemptsExhausted);
+    assert_eq!(BOTTOM_CALLS.load(Ordering::SeqCst), 4);
+}
+
+static RETRIED_CALLS: AtomicU32 = AtomicU32::new(0);
+
+#[resilient(retries = 3, backoff = none)]
+async fn retrying_bottom() -> Result<(), CallError> {
+    RETRIED_CALLS.fetch_add(1, Ordering::SeqCst);
+    Err(CallError::Transient)
+}
+
+#[resilient(retries = 3, backoff = none)]
+async fn retrying_middle() -> Result<(), CallError> {
+    retrying_bottom().await.into_result()
+}
+
+#[resilient(retries = 3, backoff = none)]
+async fn retrying_top() -> Result<(), CallError> {
+    retrying_middle().await.into_result()
+}
+
+static LONE_CALLS: AtomicU32 = AtomicU32::new(0);
+
+#[resilient(retries = 3, backoff = none, nested_retries = false)]
+async fn lone_bottom() -> Result<(), CallError> {
+    LONE_CALLS.fetch_add(1, Ordering::SeqCst);
+    Err(CallError::Transient)
+}
+
+#[resilient]
+async fn once_top() -> Result<(), CallError> {
+    lone_bottom().await.into_result()
+}
+
+/// By default every layer retries: the 64 calls. And under a caller that
+/// doesn't retry, a call that declines nested retries still retries.
+#[tokio::test(start_paused = true)]
+async fn by_default_retries_multiply_and_a_caller_that_does_not_retry_keeps_them() {
+    RETRIED_CALLS.store(0, Ordering::SeqCst);
+    let _ = retrying_top().await;
+    assert_eq!(RETRIED_CALLS.load(Ordering::SeqCst), 64);
+
+    let _ = once_top().await;
+    assert_eq!(LONE_CALLS.load(Ordering::SeqCst), 4);
+}
+
+static BLOCKING_BOTTOM_CALLS: AtomicU32 = AtomicU32::new(0);
+
+#[resilient(retries = 2, backoff = constant("10ms"), nested_retries = false, clock = clock)]
+fn blocking_bottom(clock: &FakeClock) -> Result<(), CallError> {
+    let _ = clock;
+    BLOCKING_BOTTOM_CALLS.fetch_add(1, Ordering::SeqCst);
+    Err(CallError::Transient)
+}
+
+#[resilient(retries = 2, backoff = constant("100ms"), clock = clock)]
+fn blocking_top(clock: &FakeClock) -> Result<(), CallError> {
+    let inner = blocking_bottom(clock);
+    assert_eq!(inner.report().stop_reason(), StopReason::LeftToCaller);
+    inner.into_result()
+}
+
+#[test]
+fn a_blocking_call_inside_a_retrying_call_leaves_its_retries_to_it() {
+    let clock = FakeClock::new();
+    BLOCKING_BOTTOM_CALLS.store(0, Ordering::SeqCst);
+    let outcome = blocking_top(&clock);
+    assert_eq!(outcome.report().attempt_count(), 3);
+    assert_eq!(BLOCKING_BOTTOM_CALLS.load(Ordering::SeqCst), 3);
+    // Only the caller's waits: the inner call slept none of its own.
+    assert_eq!(clock.slept(), [ms(100), ms(100)]);
+}

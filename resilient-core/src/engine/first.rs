@@ -140,6 +140,7 @@ where
             general,
             deadline,
             timed_out,
+            retries,
         },
         clock,
     ) = first_terms_of(make);
@@ -147,12 +148,12 @@ where
         if general {
             return Err(FirstFailure::NOT_RUN);
         }
-        let grant = Grant::first(deadline, clock.mark(), timed_out);
+        let grant = Grant::first(deadline, clock.mark(), timed_out, retries);
         let mut work = pin!(f(grant.attempt));
         // Without a deadline that cuts it, the attempt is awaited right
         // here, with no timer around it.
         let output = if timed_out.is_none() {
-            Some(work.await)
+            Some(poll_fn(|cx| grant.around_body(&clock, || work.as_mut().poll(cx))).await)
         } else {
             let mut timer = pin!(None);
             poll_fn(|cx| {
@@ -187,6 +188,7 @@ where
     // A deadline granted all the same is left to the general path, which
     // has a timer to cut the attempt at it.
     let general = terms.general || terms.deadline.is_some();
+    let retries = terms.retries;
     async move {
         if general {
             return Err(FirstFailure::NOT_RUN);
@@ -195,8 +197,11 @@ where
         // else to say of an attempt that no deadline cuts.
         let Grant {
             attempt, started, ..
-        } = Grant::<E>::first(None, clock.mark(), None);
-        let result = runner::ran(f(attempt).await);
+        } = Grant::<E>::first(None, clock.mark(), None, retries);
+        let mut work = pin!(f(attempt));
+        // The calls the body makes learn whether this call may retry.
+        let output = poll_fn(|cx| crate::deadline::retrying(retries, || work.as_mut().poll(cx)));
+        let result = runner::ran(output.await);
         first_ended(make, &clock, started, None, result)
     }
 }
@@ -281,6 +286,8 @@ pub struct FirstTerms<E> {
     /// The error of an attempt cut at its deadline, if the operation
     /// interrupts there.
     pub(crate) timed_out: Option<fn() -> E>,
+    /// Whether the call may retry.
+    pub(crate) retries: bool,
 }
 
 impl<T, E> FirstFailure<T, E> {
@@ -308,6 +315,7 @@ impl<T, E> FirstFailure<T, E> {
 pub fn first_attempt_unbuilt<T, E, F>(
     name: &'static str,
     tally: &'static Tally,
+    retries: bool,
     f: &mut F,
 ) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
 where
@@ -316,7 +324,7 @@ where
     let told = Told::ending(name, Some(tally));
     // A function, not a closure: a closure here would be compiled again for
     // every `F`, that is for every function.
-    timed_first(&SystemClock, None, f, accepts_any::<T>, Some(told))
+    timed_first(&SystemClock, None, retries, f, accepts_any::<T>, Some(told))
 }
 
 /// The validator of an operation without one: every value stands.
@@ -333,6 +341,7 @@ fn accepts_any<T>(_: &T) -> bool {
 pub(crate) fn timed_first<T, E, C: Clock, F>(
     clock: &C,
     deadline: Option<Duration>,
+    retries: bool,
     f: &mut F,
     is_valid: impl Fn(&T) -> bool,
     told: Option<Told>,
@@ -345,7 +354,7 @@ where
     if crate::deadline::enclosed() {
         return Err(FirstFailure::NOT_RUN);
     }
-    let grant = Grant::<E>::first(deadline, clock.mark(), None);
+    let grant = Grant::<E>::first(deadline, clock.mark(), None, retries);
     let mark = grant.started;
     let result = AttemptContext::plain(grant).run_blocking(clock, f);
     let elapsed = clock.nanos_since(mark);

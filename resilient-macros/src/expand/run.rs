@@ -142,7 +142,8 @@ fn unbuilt_first_attempt(names: &Names) -> TokenStream {
         root, tally, body, ..
     } = names;
     let name = Literal::string(&names.function_name);
-    quote!(#root::__private::first_attempt_unbuilt(#name, &#tally, &mut #body))
+    let retries = names.retries;
+    quote!(#root::__private::first_attempt_unbuilt(#name, &#tally, #retries, &mut #body))
 }
 
 /// A blocking run on an operation built on demand: `first_attempt`, then
