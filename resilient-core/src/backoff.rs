@@ -18,6 +18,26 @@ pub enum Jitter {
     Equal,
     /// The exact delay.
     None,
+    /// AWS's "decorrelated jitter": each delay is drawn uniformly from
+    /// `[base, previous × 3]`, the previous delay starting at `base`, and
+    /// cut at `max`. It ignores the multiplier; the delays wander rather
+    /// than grow in steps, and never drop below `base`.
+    ///
+    /// ```
+    /// use resilient::{Backoff, Jitter};
+    /// use std::time::Duration;
+    ///
+    /// let backoff = Backoff::exponential(Duration::from_secs(1), Duration::from_secs(10))
+    ///     .jitter(Jitter::Decorrelated);
+    /// // Uniform in [1 s, 3 s] after a first delay of 1 s; cut at 10 s.
+    /// assert_eq!(backoff.delay_after(Some(Duration::from_secs(1)), 0.5), Duration::from_secs(2));
+    /// assert_eq!(backoff.delay_after(Some(Duration::from_secs(8)), 1.0), Duration::from_secs(10));
+    /// ```
+    Decorrelated,
+    /// Uniform in `[delay, 2 × delay]`: the delay plus up to as much again,
+    /// the jitter backon and tokio-retry add. The result may exceed the
+    /// backoff's `max` (but never an operation's `max_delay`).
+    Additive,
 }
 
 /// The delay schedule between retries.
@@ -101,6 +121,41 @@ impl Backoff {
         self
     }
 
+    /// The same backoff, checked: in a `const` or `static`, a multiplier
+    /// below 1 (or NaN) or a base above the max is a compile error; a
+    /// panic at run time. A policy's `build` checks its backoff anyway;
+    /// this is for a backoff kept on its own.
+    ///
+    /// ```
+    /// use resilient::Backoff;
+    /// use std::time::Duration;
+    ///
+    /// const BACKOFF: Backoff = Backoff::exponential(Duration::from_millis(50), Duration::from_secs(5))
+    ///     .multiplier(3.0)
+    ///     .checked();
+    /// assert_eq!(BACKOFF.nominal_delay(2), Duration::from_millis(150));
+    /// ```
+    ///
+    /// ```compile_fail
+    /// use resilient::Backoff;
+    /// use std::time::Duration;
+    ///
+    /// const BACKOFF: Backoff = Backoff::exponential(Duration::from_secs(1), Duration::from_secs(5))
+    ///     .multiplier(0.5)
+    ///     .checked();
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When the backoff is invalid, with the reason.
+    #[track_caller]
+    pub const fn checked(self) -> Backoff {
+        match self.validate() {
+            Ok(()) => self,
+            Err(error) => panic!("{}", error.const_message()),
+        }
+    }
+
     /// The first delay.
     pub const fn base(&self) -> Duration {
         self.base
@@ -124,11 +179,11 @@ impl Backoff {
         self
     }
 
-    pub(crate) fn validate(&self) -> Result<(), ConfigError> {
+    pub(crate) const fn validate(&self) -> Result<(), ConfigError> {
         if !(self.multiplier.is_finite() && self.multiplier >= 1.0) {
             return Err(ConfigError::InvalidMultiplier(self.multiplier));
         }
-        if self.base > self.max {
+        if self.base.as_nanos() > self.max.as_nanos() {
             return Err(ConfigError::BaseAboveMax {
                 base: self.base,
                 max: self.max,
@@ -173,12 +228,35 @@ impl Backoff {
     /// assert_eq!(equal.delay(3, 0.5), Duration::from_secs(3));
     /// ```
     pub fn delay(&self, retry: u32, sample: f64) -> Duration {
-        self.jitter_nominal(self.nominal_delay(retry), sample)
+        self.jitter_nominal(self.nominal_delay(retry), None, sample)
     }
 
-    /// `nominal` jittered with `sample`, as [`delay`](Backoff::delay) does.
-    pub(crate) fn jitter_nominal(&self, nominal: Duration, sample: f64) -> Duration {
-        let sample = if sample >= 0.0 { sample.min(1.0) } else { 0.0 };
+    /// The delay of [`Jitter::Decorrelated`] after a backoff delay of
+    /// `previous` (`None` before the first retry), with `sample` drawn
+    /// uniformly from `[0, 1)`: `min(max, base + (min(max, previous × 3)
+    /// − base) × sample)`. The other jitters don't look at `previous`:
+    /// theirs is [`delay`](Backoff::delay) of the next retry.
+    pub fn delay_after(&self, previous: Option<Duration>, sample: f64) -> Duration {
+        let sample = unit(sample);
+        let low = self.base.min(self.max);
+        let high = previous
+            .unwrap_or(self.base)
+            .max(low)
+            .saturating_mul(3)
+            .min(self.max);
+        low.saturating_add(scale(high.saturating_sub(low), sample))
+    }
+
+    /// `nominal` jittered with `sample`, as [`delay`](Backoff::delay) does;
+    /// `previous` is the backoff delay before, which only decorrelated
+    /// jitter reads.
+    pub(crate) fn jitter_nominal(
+        &self,
+        nominal: Duration,
+        previous: Option<Duration>,
+        sample: f64,
+    ) -> Duration {
+        let sample = unit(sample);
         match self.jitter {
             Jitter::None => nominal,
             _ if nominal.is_zero() => nominal,
@@ -187,6 +265,8 @@ impl Backoff {
                 let half = nominal / 2;
                 half.saturating_add(scale(nominal - half, sample))
             }
+            Jitter::Decorrelated => self.delay_after(previous, sample),
+            Jitter::Additive => nominal.saturating_add(scale(nominal, sample)),
         }
     }
 }
@@ -197,6 +277,11 @@ impl Default for Backoff {
     fn default() -> Self {
         Backoff::exponential(Backoff::DEFAULT_BASE, Backoff::DEFAULT_MAX)
     }
+}
+
+/// `sample` cut to `[0, 1]`, NaN to 0.
+fn unit(sample: f64) -> f64 {
+    if sample >= 0.0 { sample.min(1.0) } else { 0.0 }
 }
 
 /// `duration * fraction` for a fraction in `[0, 1]`, never above `duration`.
