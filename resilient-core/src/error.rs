@@ -50,6 +50,10 @@ pub enum ConfigError {
         /// `max_attempts - 1`.
         retries: u32,
     },
+    /// Attempts without a cap ([`unbounded`](crate::RetryPolicyBuilder::unbounded))
+    /// and neither a `budget` nor a `max_elapsed` to end them.
+    #[error("unbounded attempts need a budget or max_elapsed to end them")]
+    UnboundedWithoutCap,
     /// A duration that must be positive was zero.
     #[error("{0} must be greater than zero")]
     ZeroDuration(&'static str),
@@ -77,6 +81,29 @@ pub enum ConfigError {
     /// breaker could never close again.
     #[error("fleet_probes must be at least 1")]
     ZeroFleetProbes,
+}
+
+impl ConfigError {
+    /// What went wrong, without the values: the message of a policy
+    /// refused in a `const`, where formatting is not available.
+    pub(crate) const fn const_message(&self) -> &'static str {
+        match self {
+            ConfigError::ZeroAttempts => "max_attempts must be at least 1 (1 means no retries)",
+            ConfigError::InvalidMultiplier(_) => {
+                "backoff multiplier must be a finite number >= 1.0"
+            }
+            ConfigError::BaseAboveMax { .. } => "backoff base must not exceed its max",
+            ConfigError::BudgetBelowMaxElapsed { .. } => "budget must not be below max_elapsed",
+            ConfigError::MinRetriesAboveRetries { .. } => {
+                "min_retries must not exceed the retries max_attempts allows"
+            }
+            ConfigError::UnboundedWithoutCap => {
+                "unbounded attempts need a budget or max_elapsed to end them"
+            }
+            ConfigError::ZeroDuration(_) => "a duration that must be positive is zero",
+            _ => "invalid configuration",
+        }
+    }
 }
 
 /// The error of [`RetryPolicy::run`](crate::RetryPolicy::run) and
