@@ -122,6 +122,7 @@ mod race;
 mod report;
 #[cfg(feature = "reqwest")]
 pub mod reqwest;
+pub mod retryable;
 mod settings;
 pub mod testing;
 mod throttle;
@@ -139,7 +140,8 @@ pub use clock::{Clock, Mark, SystemClock, TokioClock, Untimed};
 #[doc(hidden)]
 pub use engine::hooks::RateLimit;
 pub use engine::hooks::{
-    self, Classify, HookSet, Hooks, OnReport, OnRetry, RetryAfterHint, RetryEvent, Validate,
+    self, Classify, HookSet, Hooks, OnReport, OnRetry, OnRetryError, RetryAfterHint, RetryEvent,
+    Validate,
 };
 #[cfg(feature = "tracing")]
 pub use engine::trace_report;
@@ -171,6 +173,7 @@ pub use report::{
     AttemptKind, AttemptRecord, Delay, DelaySource, ExecutionError, ExecutionReport, FailureKind,
     Outcome, StopReason,
 };
+pub use retryable::{Retry, Retryable};
 pub use settings::{DEFAULT_MAX_RATE_LIMIT_RETRIES, DEFAULT_MAX_RATE_LIMIT_WAIT};
 pub use testing::FakeClock;
 pub use throttle::{RetryBudget, RetryThrottle};

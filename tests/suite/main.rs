@@ -9,6 +9,7 @@ mod attribute;
 mod breaker_attribute;
 mod built_on_demand;
 mod chaos_attribute;
+mod closure;
 mod engine_failure;
 mod fallback_chain;
 mod fallback_selection;
