@@ -155,6 +155,9 @@ pub(crate) struct OptionSpec {
     /// the type the value must have: a value of another type is reported
     /// there, once, rather than again at the builder call.
     pub(crate) checked_by: Option<&'static str>,
+    /// The method and check a closure of two parameters goes to instead:
+    /// a listener that sees the error beside the event.
+    pub(crate) with_error: Option<(&'static str, &'static str)>,
     /// When a run reads the value.
     pub(crate) read: Read,
     /// Whether `__private::Recipe` holds it: a function whose every
@@ -185,6 +188,7 @@ impl OptionSpec {
             conflicts: &[],
             error_needs: None,
             checked_by: None,
+            with_error: None,
             read: Read::EveryAttempt,
             recipe: false,
             gate: false,
@@ -219,6 +223,13 @@ impl OptionSpec {
     const fn checked_by(self, function: &'static str) -> OptionSpec {
         OptionSpec {
             checked_by: Some(function),
+            ..self
+        }
+    }
+
+    const fn with_error(self, method: &'static str, check: &'static str) -> OptionSpec {
+        OptionSpec {
+            with_error: Some((method, check)),
             ..self
         }
     }
@@ -645,6 +656,7 @@ pub(crate) const CLOCK: OptionSpec = OptionSpec::new(
 pub(crate) const ON_RETRY: OptionSpec =
     OptionSpec::call("on_retry", Kind::Expression, "|event| log(event)")
         .checked_by("retry_listener")
+        .with_error("on_retry_error", "retry_error_listener")
         .after_failure();
 
 /// Names the runtime's path in the expansion, and is no part of the
