@@ -518,13 +518,18 @@ impl<E: From<LimitExceeded>> LimitExceededError for E {
     }
 }
 
-/// An error type whose text the report can record: every `E: Display`,
-/// through the blanket implementation.
+/// An error type whose `Display` text the report can record: every
+/// `E: Display`, through the blanket implementation.
 ///
-/// [`Operation::new`](crate::Operation::new), and so every function under
-/// `#[resilient]`, asks for it: each failed attempt's record keeps the
-/// error's text ([`ExecutionError::message`](crate::ExecutionError::message)).
-/// Implement [`Display`](std::fmt::Display), not this trait:
+/// [`Operation::new`](crate::Operation::new) asks for it: each failed
+/// attempt's record keeps the error's text
+/// ([`ExecutionError::message`](crate::ExecutionError::message)). An error
+/// type without `Display` goes through
+/// [`Operation::described_by`](crate::Operation::described_by) (its `Debug`
+/// text, say); `#[resilient]` picks `Display` where the type has it and
+/// `Debug` otherwise, and the closure API ([`Retryable`](crate::Retryable))
+/// records `Debug`. Implement [`Display`](std::fmt::Display), not this
+/// trait:
 ///
 /// ```
 /// use resilient::ReportableError;
