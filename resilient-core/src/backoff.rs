@@ -10,6 +10,7 @@ use crate::error::ConfigError;
 
 /// How a delay is randomised, to keep many clients from retrying in lockstep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Jitter {
     /// Uniform in `[0, delay]`: spreads retries the most.
     #[default]
@@ -34,9 +35,9 @@ pub enum Jitter {
     /// assert_eq!(backoff.delay_after(Some(Duration::from_secs(8)), 1.0), Duration::from_secs(10));
     /// ```
     Decorrelated,
-    /// Uniform in `[delay, 2 × delay]`: the delay plus up to as much again,
-    /// the jitter backon and tokio-retry add. The result may exceed the
-    /// backoff's `max` (but never an operation's `max_delay`).
+    /// Uniform in `[delay, 2 × delay]`, cut at `max`: the delay plus up to
+    /// as much again, backon's jitter. A delay at the cap is the cap; for
+    /// jitter up to a largest delay `m`, give `max = 2m`.
     Additive,
 }
 
@@ -266,7 +267,7 @@ impl Backoff {
                 half.saturating_add(scale(nominal - half, sample))
             }
             Jitter::Decorrelated => self.delay_after(previous, sample),
-            Jitter::Additive => nominal.saturating_add(scale(nominal, sample)),
+            Jitter::Additive => nominal.saturating_add(scale(nominal, sample)).min(self.max),
         }
     }
 }
@@ -358,6 +359,50 @@ mod tests {
             assert!(d >= secs(2) && d <= secs(4), "{d:?}");
         }
         assert_eq!(b.delay(1, 0.0), secs(2));
+    }
+
+    #[test]
+    fn decorrelated_jitter_draws_between_base_and_three_times_the_previous_delay() {
+        let b = Backoff::exponential(secs(1), secs(10)).jitter(Jitter::Decorrelated);
+        // Before the first retry, the previous delay counts as the base.
+        assert_eq!(b.delay_after(None, 0.0), secs(1));
+        assert_eq!(b.delay_after(None, 1.0), secs(3));
+        assert_eq!(
+            b.delay_after(Some(secs(2)), 0.5),
+            Duration::from_millis(3_500)
+        );
+        // Cut at max, and never below base, whatever came before.
+        assert_eq!(b.delay_after(Some(secs(9)), 1.0), secs(10));
+        assert_eq!(b.delay_after(Some(Duration::ZERO), 1.0), secs(3));
+        assert_eq!(
+            b.delay_after(Some(Duration::MAX), 0.999),
+            b.delay_after(Some(secs(10)), 0.999)
+        );
+        assert_eq!(
+            b.jitter_nominal(secs(4), Some(secs(2)), 0.5),
+            Duration::from_millis(3_500)
+        );
+    }
+
+    #[test]
+    fn additive_jitter_adds_up_to_the_delay_again_within_max() {
+        let b = Backoff::exponential(secs(1), secs(10)).jitter(Jitter::Additive);
+        assert_eq!(b.delay(1, 0.0), secs(1));
+        assert_eq!(b.delay(2, 0.5), secs(3));
+        assert_eq!(b.delay(3, 1.0), secs(8));
+        assert_eq!(b.delay(4, 1.0), secs(10), "cut at max");
+        assert_eq!(b.delay(u32::MAX, f64::NAN), secs(10));
+    }
+
+    #[test]
+    fn checked_passes_a_valid_backoff_through() {
+        const B: Backoff = Backoff::exponential(secs(1), secs(10))
+            .multiplier(3.0)
+            .checked();
+        assert_eq!(B.nominal_delay(3), secs(9));
+        assert!(
+            std::panic::catch_unwind(|| Backoff::exponential(secs(2), secs(1)).checked()).is_err()
+        );
     }
 
     #[test]

@@ -39,6 +39,8 @@
 //! * `tower/`: the tower layer (feature `tower`), and the run of one call
 //!   that the reqwest middleware shares;
 //! * `reqwest.rs`: the reqwest-middleware `Middleware` (feature `reqwest`);
+//! * `retryable.rs`: the closure API, [`Retryable`] and its builder
+//!   [`Retry`], which fill in and run one [`Operation`];
 //! * leaves: `settings` (the plain configuration and its defaults),
 //!   `policy`, `backoff`, `clock`, `time` (durations as whole
 //!   nanoseconds), `race` (a future against a deadline, with one timer),

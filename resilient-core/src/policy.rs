@@ -225,6 +225,44 @@ mod tests {
     }
 
     #[test]
+    fn unbounded_attempts_need_a_cap_on_time() {
+        let b = RetryPolicy::builder;
+        let secs = Duration::from_secs;
+        assert_eq!(
+            b().unbounded().build(),
+            Err(ConfigError::UnboundedWithoutCap)
+        );
+        let capped = b().unbounded().budget(secs(60)).build().unwrap();
+        assert_eq!(capped.max_attempts(), u32::MAX);
+        assert!(b().unbounded().max_elapsed(secs(60)).build().is_ok());
+        // A floor of retries is within any count of them.
+        assert!(
+            b().unbounded()
+                .budget(secs(60))
+                .min_retries(1_000)
+                .build()
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_constant_policy_is_the_built_one() {
+        const POLICY: RetryPolicy = RetryPolicy::builder()
+            .max_attempts(3)
+            .budget(Duration::from_secs(5))
+            .build_const();
+        let built = RetryPolicy::builder()
+            .max_attempts(3)
+            .budget(Duration::from_secs(5))
+            .build();
+        assert_eq!(Ok(POLICY), built);
+        assert!(
+            std::panic::catch_unwind(|| RetryPolicy::builder().max_attempts(0).build_const())
+                .is_err()
+        );
+    }
+
+    #[test]
     fn policies_are_shareable() {
         fn assert_shareable<T: Send + Sync + Clone + 'static>() {}
         assert_shareable::<RetryPolicy>();

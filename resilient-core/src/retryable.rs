@@ -91,7 +91,25 @@ use crate::throttle::RetryBudget;
 pub trait Retryable<S: Shape>: Sized {
     /// Starts a [`Retry`] of this closure under `policy`, by value or by
     /// reference: its attempts, backoff, jitter and caps.
-    fn retry<P: Borrow<RetryPolicy>>(self, policy: P) -> Retry<'static, Self, S>;
+    fn retry<P: PolicyArg<Hooks = Hooks>>(self, policy: P) -> Retry<'static, Self, S, P::Hooks>;
+}
+
+/// A [`RetryPolicy`] by value or by reference, what
+/// [`Retryable::retry`] takes.
+pub trait PolicyArg: Borrow<RetryPolicy> + sealed::Policy {
+    /// The hooks a retry starts with: none. Named in `retry`'s return
+    /// type, so that `.retry(&POLICY)` reads as a borrow that matters
+    /// (clippy's `needless_borrows_for_generic_args` leaves it alone), as
+    /// it does for a policy that isn't `'static`.
+    type Hooks;
+}
+
+impl PolicyArg for RetryPolicy {
+    type Hooks = Hooks;
+}
+
+impl PolicyArg for &RetryPolicy {
+    type Hooks = Hooks;
 }
 
 /// What a [`Retryable`] closure returns: [`Blocking`] or [`Async`], with
@@ -124,6 +142,10 @@ impl<T, E> Shape for Async<T, E> {
 }
 
 mod sealed {
+    pub trait Policy {}
+    impl Policy for crate::RetryPolicy {}
+    impl Policy for &crate::RetryPolicy {}
+
     pub trait Sealed {}
     impl<T, E> Sealed for super::Blocking<T, E> {}
     impl<T, E> Sealed for super::Async<T, E> {}
@@ -135,7 +157,10 @@ where
     E: fmt::Debug,
 {
     #[inline]
-    fn retry<P: Borrow<RetryPolicy>>(self, policy: P) -> Retry<'static, F, Blocking<T, E>> {
+    fn retry<P: PolicyArg<Hooks = Hooks>>(
+        self,
+        policy: P,
+    ) -> Retry<'static, F, Blocking<T, E>, P::Hooks> {
         Retry::new(self, policy.borrow())
     }
 }
@@ -147,7 +172,10 @@ where
     E: fmt::Debug,
 {
     #[inline]
-    fn retry<P: Borrow<RetryPolicy>>(self, policy: P) -> Retry<'static, F, Async<T, E>> {
+    fn retry<P: PolicyArg<Hooks = Hooks>>(
+        self,
+        policy: P,
+    ) -> Retry<'static, F, Async<T, E>, P::Hooks> {
         Retry::new(self, policy.borrow())
     }
 }

@@ -499,7 +499,8 @@ fn jittered(
         None => SmallRng::from_rng(&mut rand::rng()),
     });
     let sample: f64 = rng.random();
-    // Additive and decorrelated jitter may pass the nominal delay.
+    // Additive and decorrelated jitter may pass the nominal delay, and
+    // so the cap applied to it.
     settings
         .backoff
         .jitter_nominal(nominal, previous, sample)

@@ -658,6 +658,32 @@ mod tests {
     }
 
     #[test]
+    fn both_listeners_hear_each_retry_the_typed_one_with_its_error() {
+        let heard = RefCell::new(Vec::new());
+        let clock = FakeClock::new();
+        let mut errors = [Failed::Slow, Failed::Invalid, Failed::Fatal].into_iter();
+        let outcome = Operation::new()
+            .max_attempts(3)
+            .backoff(Backoff::constant(Duration::from_secs(1)))
+            .on_retry(|event: &RetryEvent<'_>| {
+                heard
+                    .borrow_mut()
+                    .push(format!("plain {}", event.attempt()))
+            })
+            .notify(|error: &Failed, next: Duration| {
+                heard.borrow_mut().push(format!("typed {error:?} {next:?}"));
+            })
+            .clock(&clock)
+            .run(|_| Err::<u32, _>(errors.next().unwrap()));
+        assert_eq!(outcome.into_result(), Err(Failed::Fatal));
+        // Never after the final attempt.
+        assert_eq!(
+            *heard.borrow(),
+            ["plain 1", "typed Slow 1s", "plain 2", "typed Invalid 1s"]
+        );
+    }
+
+    #[test]
     fn the_empty_stack_answers_every_question_with_the_defaults() {
         // Its `rest` is itself: an answer it left to the default methods
         // would never return.
