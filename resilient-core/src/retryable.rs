@@ -390,6 +390,17 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
         with!(self, op: self.op.on_retry(listener))
     }
 
+    /// Calls `listener` before each wait with the event (the attempt that
+    /// failed, the delay, its source) and the typed error that caused the
+    /// retry: [`notify`](Retry::notify) with the attempt's number.
+    #[inline]
+    pub fn on_retry_error<L>(self, listener: L) -> Retry<'b, F, S, ErrorListener<L, H>, K, W, B, G>
+    where
+        L: Fn(&RetryEvent<'_>, &S::Err),
+    {
+        with!(self, op: self.op.on_retry_error(listener))
+    }
+
     /// Hands the report to `hook` when the call ends, before the outcome
     /// is returned.
     #[inline]

@@ -84,6 +84,33 @@ fn blocking_retry_sleeps_the_schedule_and_notifies_each_typed_error() {
 }
 
 #[test]
+fn on_retry_error_hands_the_attempt_number_with_the_typed_error() {
+    let heard = Mutex::new(Vec::new());
+    let mut calls = 0;
+    let _ = (|| {
+        calls += 1;
+        Err::<(), _>(ApiError::Busy(calls * 10))
+    })
+    .retry(&POLICY)
+    .on_retry_error(|event: &RetryEvent<'_>, error: &ApiError| {
+        heard
+            .lock()
+            .unwrap()
+            .push((event.attempt(), error.clone(), event.delay()))
+    })
+    .clock(FakeClock::new())
+    .call();
+    assert_eq!(
+        *heard.lock().unwrap(),
+        [
+            (1, ApiError::Busy(10), ms(100)),
+            (2, ApiError::Busy(20), ms(200)),
+            (3, ApiError::Busy(30), ms(400)),
+        ]
+    );
+}
+
+#[test]
 fn an_error_when_rejects_ends_the_call_unslept() {
     let clock = FakeClock::new();
     let heard = Mutex::new(0);
@@ -230,6 +257,41 @@ async fn each_attempt_is_granted_the_least_of_timeout_and_budget_left() {
     assert_eq!(start.elapsed(), secs(30));
     assert_eq!(outcome.report().stop_reason(), StopReason::BudgetExhausted);
     assert_eq!(outcome.into_result(), Err(ApiError::TimedOut));
+}
+
+#[test]
+fn a_blocking_attempt_is_granted_the_least_of_timeout_and_budget_left() {
+    let policy = RetryPolicy::builder()
+        .max_attempts(10)
+        .backoff(Backoff::exponential(secs(1), secs(60)).jitter(Jitter::None))
+        .build()
+        .unwrap();
+    let clock = FakeClock::new();
+    let granted = Mutex::new(Vec::new());
+    let outcome = (|| {
+        clock.advance(ms(9_500));
+        Err::<(), _>(ApiError::Busy(0))
+    })
+    .retry(&policy)
+    .timeout(secs(10))
+    .budget(secs(30))
+    .before_attempt(|attempt: &Attempt| {
+        granted.lock().unwrap().push(attempt.deadline());
+        Ok(())
+    })
+    .clock(&clock)
+    .call();
+    let deadlines = [Some(secs(10)), Some(secs(10)), Some(secs(8))];
+    assert_eq!(*granted.lock().unwrap(), deadlines);
+    let recorded: Vec<_> = outcome
+        .report()
+        .attempts()
+        .iter()
+        .map(|a| a.deadline())
+        .collect();
+    assert_eq!(recorded, deadlines);
+    assert_eq!(clock.slept(), [secs(1), secs(2)]);
+    assert_eq!(outcome.report().stop_reason(), StopReason::BudgetExhausted);
 }
 
 #[tokio::test(start_paused = true)]
