@@ -268,6 +268,31 @@ impl<E> BeforeAttempt<E> for NoCheck {
 /// [`budget`](Retry::budget) may be set here too. The type parameters
 /// follow the setters (`H` the hooks, `K` the clock, `W` the classifier,
 /// `B` the check, `G` the fallback) and need never be written.
+///
+/// `.await` boxes the run, so that its future has a name (one allocation
+/// per call), and asks the closure, its future, the values and the
+/// settings to be `Send`, so that the future is too. `.call().await` does
+/// neither: the call's future is held inline and is `Send` exactly when
+/// its parts are. In generic code without `Send` bounds, or with parts
+/// that aren't `Send`, write `.call().await`:
+///
+/// ```
+/// use resilient::{Outcome, RetryPolicy, Retryable};
+/// use std::fmt::Debug;
+/// use std::future::Future;
+///
+/// /// A library's helper: no bound on the caller's closure but `Debug`
+/// /// errors.
+/// async fn with_retries<F, Fut, T, E>(policy: &RetryPolicy, work: F) -> Outcome<T, E>
+/// where
+///     F: FnMut() -> Fut,
+///     Fut: Future<Output = Result<T, E>>,
+///     E: Debug,
+/// {
+///     work.retry(policy).call().await
+/// }
+/// # let _ = with_retries(&RetryPolicy::builder().build().unwrap(), || async { Ok::<_, ()>(1) });
+/// ```
 #[must_use = "a retry does nothing until it is awaited or called"]
 pub struct Retry<
     'b,
@@ -532,14 +557,31 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
     pub fn limit_wait(self, wait: Duration) -> Self {
         with!(self, op: self.op.limit_wait(wait))
     }
+}
 
+impl<'b, F, T, E, H, K, W, B, G> Retry<'b, F, Blocking<T, E>, H, K, W, B, G> {
     /// Runs once when the primary attempts fail (for any reason but a
-    /// panic or a drop), with the error that ended them; its result is
-    /// the call's. Blocking: `FnOnce(&E) -> Result<T, E>`; async: a
-    /// `FnOnce(&E)` returning a future of `Result<T, E>`
-    /// (`|_| async { Ok(cached) }`), which doesn't borrow the error.
+    /// panic), with the error that ended them; its result is the call's.
     #[inline]
-    pub fn fallback<G2>(self, fallback: G2) -> Retry<'b, F, S, H, K, W, B, G2> {
+    pub fn fallback<G2>(self, fallback: G2) -> Retry<'b, F, Blocking<T, E>, H, K, W, B, G2>
+    where
+        G2: FnOnce(&E) -> Result<T, E>,
+    {
+        with!(self, fallback: Some(fallback))
+    }
+}
+
+impl<'b, F, T, E, H, K, W, B, G> Retry<'b, F, Async<T, E>, H, K, W, B, G> {
+    /// Runs once when the primary attempts fail (for any reason but a
+    /// panic or a drop), with the error that ended them; its future's
+    /// result is the call's. The future doesn't borrow the error:
+    /// `|_| async { Ok(cached) }`, or copy what it needs first.
+    #[inline]
+    pub fn fallback<G2, GF>(self, fallback: G2) -> Retry<'b, F, Async<T, E>, H, K, W, B, G2>
+    where
+        G2: FnOnce(&E) -> GF,
+        GF: Future<Output = Result<T, E>>,
+    {
         with!(self, fallback: Some(fallback))
     }
 }

@@ -305,7 +305,7 @@ async fn async_before_attempt_ends_the_call_and_the_fallback_runs() {
                 Ok(())
             }
         })
-        .fallback(|e: &ApiError| {
+        .fallback(|e| {
             let closed = *e == ApiError::Closed;
             async move { if closed { Ok(1) } else { Ok(0) } }
         })
