@@ -191,6 +191,30 @@ fn an_open_breaker_ends_the_call_with_its_error() {
     assert_eq!(first.into_result(), Err(ApiError::Open));
 }
 
+impl From<resilient::LimitExceeded> for ApiError {
+    fn from(_: resilient::LimitExceeded) -> Self {
+        ApiError::Closed
+    }
+}
+
+#[test]
+fn a_full_bulkhead_refuses_the_attempt_and_ends_the_call() {
+    use resilient::limit::{Bulkhead, Limiter};
+    static FULL: Bulkhead = Bulkhead::new(0);
+    let mut ran = false;
+    let outcome = (|| {
+        ran = true;
+        Ok::<_, ApiError>(1)
+    })
+    .retry(&POLICY)
+    .limit(&[&FULL as &dyn Limiter])
+    .clock(FakeClock::new())
+    .call();
+    assert!(!ran);
+    assert_eq!(outcome.report().stop_reason(), StopReason::LimitExceeded);
+    assert_eq!(outcome.into_result(), Err(ApiError::Closed));
+}
+
 #[test]
 fn the_attribute_s_names_reach_the_report() {
     let reported = Mutex::new(None);
