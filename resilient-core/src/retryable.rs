@@ -385,6 +385,20 @@ macro_rules! with {
 impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
     /// Which errors are retried (default: all). An error it rejects ends
     /// the call with [`StopReason::NotRetryable`](crate::StopReason).
+    ///
+    /// ```
+    /// use resilient::{FakeClock, RetryPolicy, Retryable, StopReason};
+    ///
+    /// let policy = RetryPolicy::builder().max_attempts(5).build()?;
+    /// let outcome = (|| Err::<(), _>(404))
+    ///     .retry(&policy)
+    ///     .when(|status| *status >= 500)
+    ///     .clock(FakeClock::new())
+    ///     .call();
+    /// assert_eq!(outcome.report().attempt_count(), 1);
+    /// assert_eq!(outcome.report().stop_reason(), StopReason::NotRetryable);
+    /// # Ok::<(), resilient::ConfigError>(())
+    /// ```
     #[inline]
     pub fn when<W2>(self, when: W2) -> Retry<'b, F, S, H, K, W2, B, G>
     where
@@ -396,6 +410,26 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
     /// Calls `listener` before each wait with the error that caused the
     /// retry and the delay about to be slept; never after the final
     /// attempt.
+    ///
+    /// ```
+    /// use resilient::{Backoff, FakeClock, RetryPolicy, Retryable};
+    /// use std::cell::RefCell;
+    /// use std::time::Duration;
+    ///
+    /// let policy = RetryPolicy::builder()
+    ///     .max_attempts(3)
+    ///     .backoff(Backoff::constant(Duration::from_secs(1)))
+    ///     .build()?;
+    /// let heard = RefCell::new(Vec::new());
+    /// let mut status = 500;
+    /// let _ = (|| { status += 1; Err::<(), _>(status) })
+    ///     .retry(&policy)
+    ///     .notify(|status: &u16, next| heard.borrow_mut().push((*status, next)))
+    ///     .clock(FakeClock::new())
+    ///     .call();
+    /// assert_eq!(*heard.borrow(), [(501, Duration::from_secs(1)), (502, Duration::from_secs(1))]);
+    /// # Ok::<(), resilient::ConfigError>(())
+    /// ```
     #[inline]
     pub fn notify<N>(self, listener: N) -> Retry<'b, F, S, ErrorListener<Notify<N>, H>, K, W, B, G>
     where
@@ -464,6 +498,31 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
     /// limiters) admitted it, so its error is recorded as that attempt's,
     /// with [`StopReason::NotRetryable`](crate::StopReason); a fallback
     /// still runs.
+    ///
+    /// ```
+    /// use resilient::{Attempt, FakeClock, RetryPolicy, Retryable, StopReason};
+    /// use std::sync::atomic::{AtomicBool, Ordering};
+    ///
+    /// #[derive(Debug, PartialEq)]
+    /// enum JobError { Busy, Cancelled }
+    ///
+    /// let cancelled = AtomicBool::new(false);
+    /// let policy = RetryPolicy::builder().max_attempts(5).build()?;
+    /// let outcome = (|| {
+    ///     cancelled.store(true, Ordering::Relaxed); // the caller gives up meanwhile
+    ///     Err::<(), _>(JobError::Busy)
+    /// })
+    /// .retry(&policy)
+    /// .before_attempt(|_: &Attempt| {
+    ///     if cancelled.load(Ordering::Relaxed) { Err(JobError::Cancelled) } else { Ok(()) }
+    /// })
+    /// .clock(FakeClock::new())
+    /// .call();
+    /// assert_eq!(outcome.report().attempt_count(), 2);
+    /// assert_eq!(outcome.report().stop_reason(), StopReason::NotRetryable);
+    /// assert_eq!(outcome.into_result(), Err(JobError::Cancelled));
+    /// # Ok::<(), resilient::ConfigError>(())
+    /// ```
     #[inline]
     pub fn before_attempt<B2>(self, check: B2) -> Retry<'b, F, S, H, K, W, B2, G>
     where
@@ -474,6 +533,20 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
 
     /// The clock (default: [`TokioClock`] for an async closure, so that
     /// paused test time drives it; [`SystemClock`] for a blocking one).
+    ///
+    /// ```
+    /// use resilient::{Backoff, FakeClock, RetryPolicy, Retryable};
+    /// use std::time::Duration;
+    ///
+    /// let policy = RetryPolicy::builder()
+    ///     .max_attempts(3)
+    ///     .backoff(Backoff::constant(Duration::from_secs(2)))
+    ///     .build()?;
+    /// let clock = FakeClock::new();
+    /// let _ = (|| Err::<(), _>("busy")).retry(&policy).clock(&clock).call();
+    /// assert_eq!(clock.slept(), [Duration::from_secs(2); 2]);
+    /// # Ok::<(), resilient::ConfigError>(())
+    /// ```
     #[inline]
     pub fn clock<C: Clock>(self, clock: C) -> Retry<'b, F, S, H, C, W, B, G> {
         with!(self, clock: clock)
@@ -490,6 +563,33 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
     /// deadline, `min(timeout, budget − elapsed)`, is dropped and fails
     /// with `E::from(TimedOut)`. A blocking attempt reads its deadline
     /// from [`Attempt::deadline`] in [`before_attempt`](Retry::before_attempt).
+    ///
+    /// ```
+    /// use resilient::{RetryPolicy, Retryable, TimedOut};
+    /// use std::time::Duration;
+    ///
+    /// #[derive(Debug, PartialEq)]
+    /// struct Slow;
+    /// impl From<TimedOut> for Slow {
+    ///     fn from(_: TimedOut) -> Self { Slow }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() {
+    /// let policy = RetryPolicy::builder().max_attempts(2).build().unwrap();
+    /// let outcome = (|| async {
+    ///     tokio::time::sleep(Duration::from_secs(60)).await;
+    ///     Ok::<_, Slow>(1)
+    /// })
+    /// .retry(&policy)
+    /// .timeout(Duration::from_secs(1))
+    /// .budget(Duration::from_secs(10))
+    /// .await;
+    /// let granted: Vec<_> = outcome.report().attempts().iter().map(|a| a.deadline()).collect();
+    /// assert_eq!(granted, [Some(Duration::from_secs(1)); 2]);
+    /// assert_eq!(outcome.into_result(), Err(Slow));
+    /// # }
+    /// ```
     #[inline]
     pub fn timeout(self, timeout: Duration) -> Self
     where
@@ -562,6 +662,20 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
 impl<'b, F, T, E, H, K, W, B, G> Retry<'b, F, Blocking<T, E>, H, K, W, B, G> {
     /// Runs once when the primary attempts fail (for any reason but a
     /// panic), with the error that ended them; its result is the call's.
+    ///
+    /// ```
+    /// use resilient::{FakeClock, RetryPolicy, Retryable};
+    ///
+    /// let policy = RetryPolicy::builder().max_attempts(2).build()?;
+    /// let outcome = (|| Err::<&str, _>("down"))
+    ///     .retry(&policy)
+    ///     .fallback(|_| Ok("cached"))
+    ///     .clock(FakeClock::new())
+    ///     .call();
+    /// assert!(outcome.report().fallback_used());
+    /// assert_eq!(outcome.into_result(), Ok("cached"));
+    /// # Ok::<(), resilient::ConfigError>(())
+    /// ```
     #[inline]
     pub fn fallback<G2>(self, fallback: G2) -> Retry<'b, F, Blocking<T, E>, H, K, W, B, G2>
     where
@@ -576,6 +690,20 @@ impl<'b, F, T, E, H, K, W, B, G> Retry<'b, F, Async<T, E>, H, K, W, B, G> {
     /// panic or a drop), with the error that ended them; its future's
     /// result is the call's. The future doesn't borrow the error:
     /// `|_| async { Ok(cached) }`, or copy what it needs first.
+    ///
+    /// ```
+    /// use resilient::{RetryPolicy, Retryable};
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() {
+    /// let policy = RetryPolicy::builder().max_attempts(2).build().unwrap();
+    /// let outcome = (|| async { Err::<&str, _>("down") })
+    ///     .retry(&policy)
+    ///     .fallback(|_| async { Ok("cached") })
+    ///     .await;
+    /// assert_eq!(outcome.into_result(), Ok("cached"));
+    /// # }
+    /// ```
     #[inline]
     pub fn fallback<G2, GF>(self, fallback: G2) -> Retry<'b, F, Async<T, E>, H, K, W, B, G2>
     where
