@@ -22,6 +22,7 @@ pub use resilient_core::{
 };
 
 // Named here only.
+use resilient_core::hooks::Listener;
 use resilient_core::{Attempt, ExecutionReport, Operation, Outcome, RetryEvent};
 
 /// Splits a `Result` type into its parts, so the expansion can name them
@@ -193,12 +194,6 @@ pub fn retry_listener<E, F: Fn(&RetryEvent<'_>)>(listener: F) -> impl Fn(&RetryE
     listener
 }
 
-/// `on_retry = path`: the function as a pointer; see [`report_hook`].
-#[inline]
-pub fn retry_listener_fn<E>(listener: fn(&RetryEvent<'_>)) -> fn(&RetryEvent<'_>) {
-    listener
-}
-
 /// A retry listener that sees the error too (`on_retry = |event, error|
 /// …`), checked where it is written and handed on as an opaque
 /// `Fn(&RetryEvent, &E)`; see [`report_hook`].
@@ -206,6 +201,14 @@ pub fn retry_listener_fn<E>(listener: fn(&RetryEvent<'_>)) -> fn(&RetryEvent<'_>
 pub fn retry_error_listener<E, F: Fn(&RetryEvent<'_>, &E)>(
     listener: F,
 ) -> impl Fn(&RetryEvent<'_>, &E) {
+    listener
+}
+
+/// `on_retry = path`: a function of the event, or of the event and the
+/// error, whichever its signature says, checked where it is written (the
+/// trait's message names both shapes) and pushed by `Operation::listen`.
+#[inline]
+pub fn retry_listener_of<E, M, L: Listener<E, M>>(listener: L) -> L {
     listener
 }
 

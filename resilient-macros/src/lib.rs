@@ -122,7 +122,7 @@ use proc_macro::TokenStream;
 /// | [`idempotency_key`](#once-per-key-idempotency-idempotency_key-idempotency_ttl) | expression `impl Into<String>`, from the arguments: the key |
 /// | [`idempotency_ttl`](#once-per-key-idempotency-idempotency_key-idempotency_ttl) | duration: how long a success is replayed (default 24 h); `"0s"` stores nothing, but calls in flight at once still join |
 /// | [`idempotency_fingerprint`](#the-same-key-with-other-parameters-idempotency_fingerprint) | expression `impl Hash` (bytes too), from the arguments: a key reused with another fingerprint fails with `E::from(IdempotencyConflict)` |
-/// | [`on_retry`](#hearing-about-retries-on_retry) | expression `Fn(&RetryEvent)`, or a closure of two parameters `\|event, error: &E\|` that sees the typed error too, called before each wait |
+/// | [`on_retry`](#hearing-about-retries-on_retry) | expression `Fn(&RetryEvent)`, or `Fn(&RetryEvent, &E)` (a closure of two parameters, or a function named by path) that sees the typed error too, called before each wait |
 /// | [`name`](#naming-the-operation-name) | expression of type `&'static str` or `String`, usually a literal: the name the report and its events carry. Default: the function's identifier |
 /// | [`report`](#keeping-the-signature-report) | expression `Fn(&ExecutionReport)`: the function keeps its declared `Result<T, E>` and hands the report of each call to it |
 /// | [`clock`](#time-in-tests-clock) | expression implementing `Clock`; `TokioClock` for an `async fn` and `SystemClock` for a `fn` by default |
@@ -1160,8 +1160,8 @@ use proc_macro::TokenStream;
 /// # }
 /// ```
 ///
-/// A closure of two parameters also gets the error that caused the retry,
-/// typed:
+/// A closure of two parameters, or a function of `&RetryEvent` and `&E`,
+/// also gets the error that caused the retry, typed:
 ///
 /// ```
 /// use resilient::{FakeClock, resilient};

@@ -456,7 +456,7 @@ fn every_option_becomes_a_builder_call() {
         ". max_retry_after_retries (3u32)",
         "let __resilient_op = { __resilient_op } . circuit_breaker (& BREAKER) ;",
         "let __resilient_op = { __resilient_op } . validate (non_empty)",
-        ". on_retry (my :: runtime :: __private :: retry_listener_fn :: < ProviderError > (log_retry))",
+        ". listen (my :: runtime :: __private :: retry_listener_of :: < ProviderError , _ , _ > (log_retry))",
         "-> my :: runtime :: Outcome < String , ProviderError >",
     ] {
         assert_contains(&out, call);

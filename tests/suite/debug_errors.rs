@@ -116,6 +116,25 @@ fn heard_plainly(clock: &FakeClock) -> Result<(), Opaque> {
     Err(Opaque { code: 503 })
 }
 
+static TYPED: Mutex<Vec<(u32, u16)>> = Mutex::new(Vec::new());
+
+fn log_with_error(event: &RetryEvent<'_>, error: &Opaque) {
+    TYPED.lock().unwrap().push((event.attempt(), error.code));
+}
+
+#[resilient(retries = 2, backoff = none, clock = clock, on_retry = log_with_error)]
+fn heard_by_path(clock: &FakeClock) -> Result<(), Opaque> {
+    let _ = clock;
+    Err(Opaque { code: 418 })
+}
+
+#[test]
+fn a_listener_named_by_path_may_take_the_error_too() {
+    let outcome = heard_by_path(&FakeClock::new());
+    assert_eq!(outcome.report().attempt_count(), 3);
+    assert_eq!(*TYPED.lock().unwrap(), [(1, 418), (2, 418)]);
+}
+
 #[test]
 fn the_attribute_s_on_retry_sees_the_typed_error() {
     let clock = FakeClock::new();

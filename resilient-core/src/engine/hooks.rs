@@ -470,6 +470,52 @@ impl<E, F: Fn(&E, Duration)> OnRetryError<E> for Notify<F> {
     }
 }
 
+/// A retry listener of either shape, `Fn(&RetryEvent)` or
+/// `Fn(&RetryEvent, &E)`, and the layer it is pushed as: what
+/// [`Operation::listen`](crate::Operation::listen) takes, for a function
+/// named by path, whose shape the attribute can't see. `M` tells the two
+/// shapes apart, inferred ([`EventOnly`], [`WithError`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` can't listen to retries of an operation whose error is `{E}`",
+    label = "expected a function of `&RetryEvent`, or of `&RetryEvent` and `&{E}`",
+    note = "a retry listener is `fn(event: &RetryEvent<'_>)`, or `fn(event: &RetryEvent<'_>, error: &{E})` to see the error too"
+)]
+pub trait Listener<E, M> {
+    /// The layer the listener is pushed as, on `Rest`.
+    type Layer<Rest>;
+
+    /// The listener on top of `rest`.
+    fn push<Rest>(self, rest: Rest) -> Self::Layer<Rest>;
+}
+
+/// [`Listener`]'s shape `Fn(&RetryEvent)`.
+#[derive(Debug)]
+pub enum EventOnly {}
+
+/// [`Listener`]'s shape `Fn(&RetryEvent, &E)`.
+#[derive(Debug)]
+pub enum WithError {}
+
+#[diagnostic::do_not_recommend]
+impl<E, F: Fn(&RetryEvent<'_>)> Listener<E, EventOnly> for F {
+    type Layer<Rest> = RetryListener<F, Rest>;
+
+    #[inline]
+    fn push<Rest>(self, rest: Rest) -> RetryListener<F, Rest> {
+        RetryListener { hook: self, rest }
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<E, F: Fn(&RetryEvent<'_>, &E)> Listener<E, WithError> for F {
+    type Layer<Rest> = ErrorListener<F, Rest>;
+
+    #[inline]
+    fn push<Rest>(self, rest: Rest) -> ErrorListener<F, Rest> {
+        ErrorListener { hook: self, rest }
+    }
+}
+
 /// Both listeners of a stack, as the engine's untyped bookkeeping calls
 /// them: the plain one, then the one that sees the error (when the result
 /// holds one).

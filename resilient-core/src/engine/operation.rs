@@ -12,7 +12,7 @@ use std::time::Duration;
 use super::execution::Execution;
 use super::first::{FirstFailure, FirstSuccess, FirstTerms, MakeOperation, timed_first};
 use super::gates::{BreakerGate, ChaosGate, Fault, Gates, LimitGate};
-use super::hooks::{ErrorListener, HookSet, Hooks, Notify, RetryEvent};
+use super::hooks::{ErrorListener, HookSet, Hooks, Listener, Notify, RetryEvent};
 use super::plan::Told;
 use super::plan::{self, Plan};
 use super::runner::{AttemptContext, Grant};
@@ -576,6 +576,39 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         F: Fn(&RetryEvent<'_>, &E),
     {
         with_part!(self, push ErrorListener(listener))
+    }
+
+    /// Calls `listener` before each wait: a function of the event, as
+    /// [`on_retry`](Operation::on_retry) takes, or of the event and the
+    /// error, as [`on_retry_error`](Operation::on_retry_error) takes; which
+    /// one is inferred from its signature. What the attribute's `on_retry`
+    /// calls for a function named by path.
+    ///
+    /// ```
+    /// use resilient::{FakeClock, Operation, RetryEvent};
+    ///
+    /// fn plain(event: &RetryEvent<'_>) {
+    ///     assert_eq!(event.attempt(), 1);
+    /// }
+    /// fn typed(event: &RetryEvent<'_>, error: &&str) {
+    ///     assert_eq!((event.attempt(), *error), (1, "busy"));
+    /// }
+    ///
+    /// let outcome = Operation::new()
+    ///     .max_attempts(2)
+    ///     .listen(plain)
+    ///     .listen(typed)
+    ///     .clock(FakeClock::new())
+    ///     .run(|_| Err::<(), _>("busy"));
+    /// assert_eq!(outcome.report().retry_count(), 1);
+    /// ```
+    #[inline]
+    pub fn listen<L, M>(self, listener: L) -> Operation<'b, T, E, C, L::Layer<H>>
+    where
+        L: Listener<E, M>,
+    {
+        let hooks = listener.push(self.plan.hooks);
+        with_part!(@build self, self.plan.clock, hooks)
     }
 
     /// Calls `listener` before each wait with the error that caused the

@@ -262,10 +262,25 @@ fn method_call(
     span: Span,
 ) -> TokenStream {
     let (method, checked_by) = match (spec.with_error, value) {
-        (Some((method, check)), Value::Expression(Expr::Closure(closure)))
+        (Some(with_error), Value::Expression(Expr::Closure(closure)))
             if closure.inputs.len() == 2 =>
         {
+            let (method, check) = with_error.closure;
             (method, Some(check))
+        }
+        (Some(with_error), Value::Expression(expr)) if names.is_function(expr) => {
+            let (method, check) = with_error.path;
+            let value_span = expr.span();
+            let at = names.root_at(value_span);
+            let error = names.error_at(value_span);
+            // The check and the call both at the value, so that a function
+            // of neither shape is one error, there.
+            let (method, check) = (
+                Ident::new(method, value_span),
+                Ident::new(check, value_span),
+            );
+            let value = quote_spanned!(value_span=> #at::__private::#check::<#error, _, _>(#expr));
+            return quote_spanned!(value_span=> .#method(#value));
         }
         _ => (method, spec.checked_by),
     };
