@@ -3,7 +3,9 @@
 //! parameters, its fallback) and report a misfit at the user's tokens with
 //! a message of ours, rather than deep inside the runtime.
 
+use std::fmt;
 use std::future::Future;
+use std::marker::PhantomData;
 use std::time::Duration;
 
 // Named by the expansion.
@@ -15,8 +17,8 @@ pub use resilient_core::idempotency::{
     DEFAULT_TTL, IdempotencyConflictFailure, IdempotencyFailure, erase as idempotency_store,
 };
 pub use resilient_core::{
-    Backoff, CircuitOpenError, Jitter, LimitExceededError, ReportableError, TimeoutError,
-    TokioClock, ValidationError,
+    Backoff, CircuitOpenError, Jitter, LimitExceededError, TimeoutError, TokioClock,
+    ValidationError,
 };
 
 /// Tells, at the expansion site, whether the function's error type makes
@@ -58,6 +60,7 @@ impl<E> MakesNoTimeout<E> for TimeoutProbe<E> {
 }
 
 // Named here only.
+use resilient_core::hooks::Listener;
 use resilient_core::{Attempt, ExecutionReport, Operation, Outcome, RetryEvent};
 
 /// Splits a `Result` type into its parts, so the expansion can name them
@@ -94,19 +97,87 @@ pub type OkOf<R> = <R as ResultLike>::Ok;
 /// `ErrOf::<R>::Timeout { .. }`.
 pub type ErrOf<R> = <R as ResultLike>::Err;
 
-/// A fresh operation for a function returning `Result<T, E>`.
+/// A fresh operation for a function returning `Result<T, E>`, whose
+/// report renders errors with `describe` (see [`Describe`]).
 #[inline]
-pub fn operation<T, E: ReportableError>() -> Operation<'static, T, E> {
-    Operation::new()
+pub fn operation<T, E>(describe: fn(&E) -> String) -> Operation<'static, T, E> {
+    Operation::described_by(describe)
 }
 
 /// The values of an operation of the commonest options, built by one
-/// shared function (see [`Recipe`]). A free function, like [`operation`],
-/// so that an error type that isn't reportable is the one error of the
-/// check at that type.
+/// shared function (see [`Recipe`]); `describe` is set after, outside
+/// the `const` block that may hold them.
 #[inline]
-pub const fn recipe<T, E: ReportableError>() -> Recipe<T, E> {
-    Recipe::new()
+pub const fn recipe<T, E>() -> Recipe<T, E> {
+    Recipe::described_by(undescribed::<E>)
+}
+
+fn undescribed<E>(_: &E) -> String {
+    String::new()
+}
+
+/// How the report renders the function's error, chosen where the
+/// expansion names its type, by autoref specialization:
+/// `(&&Describe::<E>::NEW).describer()` finds [`ByDisplay`]'s method,
+/// on `&Describe<E>`, where `E: Display`, and [`ByDebug`]'s, one
+/// dereference further, otherwise. In a generic function, what the
+/// function's bounds say decides.
+pub struct Describe<E>(PhantomData<fn(&E) -> String>);
+
+impl<E> Describe<E> {
+    /// The one value.
+    pub const NEW: Describe<E> = Describe(PhantomData);
+}
+
+/// The report renders an error that has `Display` with it.
+pub trait ByDisplay<E> {
+    /// `E`'s `Display` text.
+    fn describer(&self) -> fn(&E) -> String;
+}
+
+impl<E: fmt::Display> ByDisplay<E> for &Describe<E> {
+    #[inline]
+    fn describer(&self) -> fn(&E) -> String {
+        |error| error.to_string()
+    }
+}
+
+/// The report renders an error without `Display` with its `Debug`.
+pub trait ByDebug<E> {
+    /// `E`'s `Debug` text.
+    fn describer(&self) -> fn(&E) -> String
+    where
+        E: DebugText;
+}
+
+impl<E> ByDebug<E> for Describe<E> {
+    #[inline]
+    fn describer(&self) -> fn(&E) -> String
+    where
+        E: DebugText,
+    {
+        E::debug_text
+    }
+}
+
+/// An error type the report can render without `Display`: every `Debug`
+/// type.
+#[diagnostic::on_unimplemented(
+    message = "the error type `{Self}` must implement `std::fmt::Debug` or `std::fmt::Display`: the report records each failed attempt's error as text",
+    label = "`{Self}` implements neither `Debug` nor `Display`",
+    note = "add `#[derive(Debug)]` to `{Self}`: the report records an error's `Display` text where it has one, and its `Debug` text otherwise"
+)]
+pub trait DebugText {
+    /// The error's `Debug` text.
+    fn debug_text(&self) -> String;
+}
+
+#[diagnostic::do_not_recommend]
+impl<E: fmt::Debug> DebugText for E {
+    #[inline]
+    fn debug_text(&self) -> String {
+        format!("{self:?}")
+    }
 }
 
 /// A part of an `async fn`'s run that few calls reach, on the heap: the
@@ -161,9 +232,21 @@ pub fn retry_listener<E, F: Fn(&RetryEvent<'_>)>(listener: F) -> impl Fn(&RetryE
     listener
 }
 
-/// `on_retry = path`: the function as a pointer; see [`report_hook`].
+/// A retry listener that sees the error too (`on_retry = |event, error|
+/// …`), checked where it is written and handed on as an opaque
+/// `Fn(&RetryEvent, &E)`; see [`report_hook`].
 #[inline]
-pub fn retry_listener_fn<E>(listener: fn(&RetryEvent<'_>)) -> fn(&RetryEvent<'_>) {
+pub fn retry_error_listener<E, F: Fn(&RetryEvent<'_>, &E)>(
+    listener: F,
+) -> impl Fn(&RetryEvent<'_>, &E) {
+    listener
+}
+
+/// `on_retry = path`: a function of the event, or of the event and the
+/// error, whichever its signature says, checked where it is written (the
+/// trait's message names both shapes) and pushed by `Operation::listen`.
+#[inline]
+pub fn retry_listener_of<E, M, L: Listener<E, M>>(listener: L) -> L {
     listener
 }
 

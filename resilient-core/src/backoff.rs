@@ -10,6 +10,7 @@ use crate::error::ConfigError;
 
 /// How a delay is randomised, to keep many clients from retrying in lockstep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Jitter {
     /// Uniform in `[0, delay]`: spreads retries the most.
     #[default]
@@ -18,6 +19,26 @@ pub enum Jitter {
     Equal,
     /// The exact delay.
     None,
+    /// AWS's "decorrelated jitter": each delay is drawn uniformly from
+    /// `[base, previous × 3]`, the previous delay starting at `base`, and
+    /// cut at `max`. It ignores the multiplier; the delays wander rather
+    /// than grow in steps, and never drop below `base`.
+    ///
+    /// ```
+    /// use resilient::{Backoff, Jitter};
+    /// use std::time::Duration;
+    ///
+    /// let backoff = Backoff::exponential(Duration::from_secs(1), Duration::from_secs(10))
+    ///     .jitter(Jitter::Decorrelated);
+    /// // Uniform in [1 s, 3 s] after a first delay of 1 s; cut at 10 s.
+    /// assert_eq!(backoff.delay_after(Some(Duration::from_secs(1)), 0.5), Duration::from_secs(2));
+    /// assert_eq!(backoff.delay_after(Some(Duration::from_secs(8)), 1.0), Duration::from_secs(10));
+    /// ```
+    Decorrelated,
+    /// Uniform in `[delay, 2 × delay]`, cut at `max`: the delay plus up to
+    /// as much again, backon's jitter. A delay at the cap is the cap; for
+    /// jitter up to a largest delay `m`, give `max = 2m`.
+    Additive,
 }
 
 /// The delay schedule between retries.
@@ -101,6 +122,41 @@ impl Backoff {
         self
     }
 
+    /// The same backoff, checked: in a `const` or `static`, a multiplier
+    /// below 1 (or NaN) or a base above the max is a compile error; a
+    /// panic at run time. A policy's `build` checks its backoff anyway;
+    /// this is for a backoff kept on its own.
+    ///
+    /// ```
+    /// use resilient::Backoff;
+    /// use std::time::Duration;
+    ///
+    /// const BACKOFF: Backoff = Backoff::exponential(Duration::from_millis(50), Duration::from_secs(5))
+    ///     .multiplier(3.0)
+    ///     .checked();
+    /// assert_eq!(BACKOFF.nominal_delay(2), Duration::from_millis(150));
+    /// ```
+    ///
+    /// ```compile_fail
+    /// use resilient::Backoff;
+    /// use std::time::Duration;
+    ///
+    /// const BACKOFF: Backoff = Backoff::exponential(Duration::from_secs(1), Duration::from_secs(5))
+    ///     .multiplier(0.5)
+    ///     .checked();
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When the backoff is invalid, with the reason.
+    #[track_caller]
+    pub const fn checked(self) -> Backoff {
+        match self.validate() {
+            Ok(()) => self,
+            Err(error) => panic!("{}", error.const_message()),
+        }
+    }
+
     /// The first delay.
     pub const fn base(&self) -> Duration {
         self.base
@@ -124,11 +180,11 @@ impl Backoff {
         self
     }
 
-    pub(crate) fn validate(&self) -> Result<(), ConfigError> {
+    pub(crate) const fn validate(&self) -> Result<(), ConfigError> {
         if !(self.multiplier.is_finite() && self.multiplier >= 1.0) {
             return Err(ConfigError::InvalidMultiplier(self.multiplier));
         }
-        if self.base > self.max {
+        if self.base.as_nanos() > self.max.as_nanos() {
             return Err(ConfigError::BaseAboveMax {
                 base: self.base,
                 max: self.max,
@@ -173,12 +229,35 @@ impl Backoff {
     /// assert_eq!(equal.delay(3, 0.5), Duration::from_secs(3));
     /// ```
     pub fn delay(&self, retry: u32, sample: f64) -> Duration {
-        self.jitter_nominal(self.nominal_delay(retry), sample)
+        self.jitter_nominal(self.nominal_delay(retry), None, sample)
     }
 
-    /// `nominal` jittered with `sample`, as [`delay`](Backoff::delay) does.
-    pub(crate) fn jitter_nominal(&self, nominal: Duration, sample: f64) -> Duration {
-        let sample = if sample >= 0.0 { sample.min(1.0) } else { 0.0 };
+    /// The delay of [`Jitter::Decorrelated`] after a backoff delay of
+    /// `previous` (`None` before the first retry), with `sample` drawn
+    /// uniformly from `[0, 1)`: `min(max, base + (min(max, previous × 3)
+    /// − base) × sample)`. The other jitters don't look at `previous`:
+    /// theirs is [`delay`](Backoff::delay) of the next retry.
+    pub fn delay_after(&self, previous: Option<Duration>, sample: f64) -> Duration {
+        let sample = unit(sample);
+        let low = self.base.min(self.max);
+        let high = previous
+            .unwrap_or(self.base)
+            .max(low)
+            .saturating_mul(3)
+            .min(self.max);
+        low.saturating_add(scale(high.saturating_sub(low), sample))
+    }
+
+    /// `nominal` jittered with `sample`, as [`delay`](Backoff::delay) does;
+    /// `previous` is the backoff delay before, which only decorrelated
+    /// jitter reads.
+    pub(crate) fn jitter_nominal(
+        &self,
+        nominal: Duration,
+        previous: Option<Duration>,
+        sample: f64,
+    ) -> Duration {
+        let sample = unit(sample);
         match self.jitter {
             Jitter::None => nominal,
             _ if nominal.is_zero() => nominal,
@@ -187,6 +266,8 @@ impl Backoff {
                 let half = nominal / 2;
                 half.saturating_add(scale(nominal - half, sample))
             }
+            Jitter::Decorrelated => self.delay_after(previous, sample),
+            Jitter::Additive => nominal.saturating_add(scale(nominal, sample)).min(self.max),
         }
     }
 }
@@ -197,6 +278,11 @@ impl Default for Backoff {
     fn default() -> Self {
         Backoff::exponential(Backoff::DEFAULT_BASE, Backoff::DEFAULT_MAX)
     }
+}
+
+/// `sample` cut to `[0, 1]`, NaN to 0.
+fn unit(sample: f64) -> f64 {
+    if sample >= 0.0 { sample.min(1.0) } else { 0.0 }
 }
 
 /// `duration * fraction` for a fraction in `[0, 1]`, never above `duration`.
@@ -273,6 +359,50 @@ mod tests {
             assert!(d >= secs(2) && d <= secs(4), "{d:?}");
         }
         assert_eq!(b.delay(1, 0.0), secs(2));
+    }
+
+    #[test]
+    fn decorrelated_jitter_draws_between_base_and_three_times_the_previous_delay() {
+        let b = Backoff::exponential(secs(1), secs(10)).jitter(Jitter::Decorrelated);
+        // Before the first retry, the previous delay counts as the base.
+        assert_eq!(b.delay_after(None, 0.0), secs(1));
+        assert_eq!(b.delay_after(None, 1.0), secs(3));
+        assert_eq!(
+            b.delay_after(Some(secs(2)), 0.5),
+            Duration::from_millis(3_500)
+        );
+        // Cut at max, and never below base, whatever came before.
+        assert_eq!(b.delay_after(Some(secs(9)), 1.0), secs(10));
+        assert_eq!(b.delay_after(Some(Duration::ZERO), 1.0), secs(3));
+        assert_eq!(
+            b.delay_after(Some(Duration::MAX), 0.999),
+            b.delay_after(Some(secs(10)), 0.999)
+        );
+        assert_eq!(
+            b.jitter_nominal(secs(4), Some(secs(2)), 0.5),
+            Duration::from_millis(3_500)
+        );
+    }
+
+    #[test]
+    fn additive_jitter_adds_up_to_the_delay_again_within_max() {
+        let b = Backoff::exponential(secs(1), secs(10)).jitter(Jitter::Additive);
+        assert_eq!(b.delay(1, 0.0), secs(1));
+        assert_eq!(b.delay(2, 0.5), secs(3));
+        assert_eq!(b.delay(3, 1.0), secs(8));
+        assert_eq!(b.delay(4, 1.0), secs(10), "cut at max");
+        assert_eq!(b.delay(u32::MAX, f64::NAN), secs(10));
+    }
+
+    #[test]
+    fn checked_passes_a_valid_backoff_through() {
+        const B: Backoff = Backoff::exponential(secs(1), secs(10))
+            .multiplier(3.0)
+            .checked();
+        assert_eq!(B.nominal_delay(3), secs(9));
+        assert!(
+            std::panic::catch_unwind(|| Backoff::exponential(secs(2), secs(1)).checked()).is_err()
+        );
     }
 
     #[test]

@@ -50,6 +50,10 @@ pub enum ConfigError {
         /// `max_attempts - 1`.
         retries: u32,
     },
+    /// Attempts without a cap ([`unbounded`](crate::RetryPolicyBuilder::unbounded))
+    /// and neither a `budget` nor a `max_elapsed` to end them.
+    #[error("unbounded attempts need a budget or max_elapsed to end them")]
+    UnboundedWithoutCap,
     /// A duration that must be positive was zero.
     #[error("{0} must be greater than zero")]
     ZeroDuration(&'static str),
@@ -77,6 +81,29 @@ pub enum ConfigError {
     /// breaker could never close again.
     #[error("fleet_probes must be at least 1")]
     ZeroFleetProbes,
+}
+
+impl ConfigError {
+    /// What went wrong, without the values: the message of a policy
+    /// refused in a `const`, where formatting is not available.
+    pub(crate) const fn const_message(&self) -> &'static str {
+        match self {
+            ConfigError::ZeroAttempts => "max_attempts must be at least 1 (1 means no retries)",
+            ConfigError::InvalidMultiplier(_) => {
+                "backoff multiplier must be a finite number >= 1.0"
+            }
+            ConfigError::BaseAboveMax { .. } => "backoff base must not exceed its max",
+            ConfigError::BudgetBelowMaxElapsed { .. } => "budget must not be below max_elapsed",
+            ConfigError::MinRetriesAboveRetries { .. } => {
+                "min_retries must not exceed the retries max_attempts allows"
+            }
+            ConfigError::UnboundedWithoutCap => {
+                "unbounded attempts need a budget or max_elapsed to end them"
+            }
+            ConfigError::ZeroDuration(_) => "a duration that must be positive is zero",
+            _ => "invalid configuration",
+        }
+    }
 }
 
 /// The error of [`RetryPolicy::run`](crate::RetryPolicy::run) and
@@ -491,13 +518,18 @@ impl<E: From<LimitExceeded>> LimitExceededError for E {
     }
 }
 
-/// An error type whose text the report can record: every `E: Display`,
-/// through the blanket implementation.
+/// An error type whose `Display` text the report can record: every
+/// `E: Display`, through the blanket implementation.
 ///
-/// [`Operation::new`](crate::Operation::new), and so every function under
-/// `#[resilient]`, asks for it: each failed attempt's record keeps the
-/// error's text ([`ExecutionError::message`](crate::ExecutionError::message)).
-/// Implement [`Display`](std::fmt::Display), not this trait:
+/// [`Operation::new`](crate::Operation::new) asks for it: each failed
+/// attempt's record keeps the error's text
+/// ([`ExecutionError::message`](crate::ExecutionError::message)). An error
+/// type without `Display` goes through
+/// [`Operation::described_by`](crate::Operation::described_by) (its `Debug`
+/// text, say); `#[resilient]` picks `Display` where the type has it and
+/// `Debug` otherwise, and the closure API ([`Retryable`](crate::Retryable))
+/// records `Debug`. Implement [`Display`](std::fmt::Display), not this
+/// trait:
 ///
 /// ```
 /// use resilient::ReportableError;

@@ -39,6 +39,8 @@
 //! * `tower/`: the tower layer (feature `tower`), and the run of one call
 //!   that the reqwest middleware shares;
 //! * `reqwest.rs`: the reqwest-middleware `Middleware` (feature `reqwest`);
+//! * `retryable.rs`: the closure API, [`Retryable`] and its builder
+//!   [`Retry`], which fill in and run one [`Operation`];
 //! * leaves: `settings` (the plain configuration and its defaults),
 //!   `policy`, `backoff`, `clock`, `time` (durations as whole
 //!   nanoseconds), `race` (a future against a deadline, with one timer),
@@ -123,6 +125,7 @@ mod race;
 mod report;
 #[cfg(feature = "reqwest")]
 pub mod reqwest;
+pub mod retryable;
 mod settings;
 pub mod testing;
 mod throttle;
@@ -142,7 +145,8 @@ pub use clock::{ReadsSince, Timeline};
 #[doc(hidden)]
 pub use engine::hooks::RateLimit;
 pub use engine::hooks::{
-    self, Classify, HookSet, Hooks, OnReport, OnRetry, RetryAfterHint, RetryEvent, Validate,
+    self, Classify, HookSet, Hooks, OnReport, OnRetry, OnRetryError, RetryAfterHint, RetryEvent,
+    Validate,
 };
 #[cfg(feature = "tracing")]
 pub use engine::trace_report;
@@ -176,6 +180,7 @@ pub use report::{
     AttemptKind, AttemptRecord, Delay, DelaySource, ExecutionError, ExecutionReport, FailureKind,
     Outcome, StopReason,
 };
+pub use retryable::{Retry, Retryable};
 pub use settings::{DEFAULT_MAX_RATE_LIMIT_RETRIES, DEFAULT_MAX_RATE_LIMIT_WAIT};
 pub use testing::FakeClock;
 pub use throttle::{RetryBudget, RetryThrottle};

@@ -40,10 +40,13 @@ pub struct RetryPolicy {
 
 impl RetryPolicy {
     /// Starts a policy: one attempt, exponential backoff from 100 ms to
-    /// 10 s with full jitter, no caps.
-    pub fn builder() -> RetryPolicyBuilder {
+    /// 10 s with full jitter, no caps. `const`, as every setter is: see
+    /// [`build_const`](RetryPolicyBuilder::build_const) for a policy in a
+    /// `const` or `static`.
+    pub const fn builder() -> RetryPolicyBuilder {
         RetryPolicyBuilder {
             settings: Settings::DEFAULT,
+            unbounded: false,
         }
     }
 
@@ -87,23 +90,102 @@ impl RetryPolicy {
 #[must_use = "a builder does nothing until `build` is called"]
 pub struct RetryPolicyBuilder {
     settings: Settings,
+    /// Set by [`unbounded`](RetryPolicyBuilder::unbounded): a cap on time
+    /// must end the attempts.
+    unbounded: bool,
 }
 
 impl RetryPolicyBuilder {
     settings_setters!();
+
+    /// Retries without a cap on attempts (`max_attempts(u32::MAX)`), for a
+    /// call that a [`budget`](RetryPolicyBuilder::budget) or a
+    /// [`max_elapsed`](RetryPolicyBuilder::max_elapsed) ends instead:
+    /// `build` refuses it without one of them.
+    ///
+    /// ```
+    /// use resilient::{ConfigError, RetryPolicy};
+    /// use std::time::Duration;
+    ///
+    /// let policy = RetryPolicy::builder().unbounded().budget(Duration::from_secs(60)).build()?;
+    /// assert_eq!(policy.max_attempts(), u32::MAX);
+    /// assert_eq!(RetryPolicy::builder().unbounded().build(), Err(ConfigError::UnboundedWithoutCap));
+    /// # Ok::<(), ConfigError>(())
+    /// ```
+    #[inline]
+    pub const fn unbounded(mut self) -> Self {
+        self.settings.max_attempts = u32::MAX;
+        self.unbounded = true;
+        self
+    }
 
     /// Validates the configuration.
     ///
     /// # Errors
     ///
     /// [`ConfigError`] for zero attempts, a multiplier below 1 or NaN, a
-    /// base above the max, a zero budget, a budget below `max_elapsed`, or
-    /// `min_retries` above the retries `max_attempts` allows.
-    pub fn build(self) -> Result<RetryPolicy, ConfigError> {
-        self.settings.validate()?;
+    /// base above the max, a zero budget, a budget below `max_elapsed`,
+    /// `min_retries` above the retries `max_attempts` allows, or unbounded
+    /// attempts without a cap on time.
+    pub const fn build(self) -> Result<RetryPolicy, ConfigError> {
+        if let Err(error) = self.settings.validate() {
+            return Err(error);
+        }
+        if self.unbounded && self.settings.budget.is_none() && self.settings.max_elapsed.is_none() {
+            return Err(ConfigError::UnboundedWithoutCap);
+        }
         Ok(RetryPolicy {
             settings: self.settings,
         })
+    }
+
+    /// Validates the configuration in a `const` or `static`, where an
+    /// invalid value is a compile error; a panic where it runs at run
+    /// time. Values read at run time go through
+    /// [`build`](RetryPolicyBuilder::build), which returns the error.
+    ///
+    /// ```
+    /// use resilient::{Backoff, Jitter, RetryPolicy};
+    /// use std::time::Duration;
+    ///
+    /// static POLICY: RetryPolicy = RetryPolicy::builder()
+    ///     .max_attempts(4)
+    ///     .backoff(Backoff::exponential(Duration::from_millis(100), Duration::from_secs(2)).jitter(Jitter::Equal))
+    ///     .budget(Duration::from_secs(10))
+    ///     .build_const();
+    /// assert_eq!(POLICY.max_attempts(), 4);
+    /// ```
+    ///
+    /// A base above the max doesn't compile:
+    ///
+    /// ```compile_fail
+    /// use resilient::{Backoff, RetryPolicy};
+    /// use std::time::Duration;
+    ///
+    /// const POLICY: RetryPolicy = RetryPolicy::builder()
+    ///     .max_attempts(4)
+    ///     .backoff(Backoff::exponential(Duration::from_secs(5), Duration::from_secs(1)))
+    ///     .build_const();
+    /// ```
+    ///
+    /// Nor do zero attempts:
+    ///
+    /// ```compile_fail
+    /// use resilient::RetryPolicy;
+    ///
+    /// static POLICY: RetryPolicy = RetryPolicy::builder().max_attempts(0).build_const();
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When the configuration is one [`build`](RetryPolicyBuilder::build)
+    /// rejects, with that error's message.
+    #[track_caller]
+    pub const fn build_const(self) -> RetryPolicy {
+        match self.build() {
+            Ok(policy) => policy,
+            Err(error) => panic!("{}", error.const_message()),
+        }
     }
 }
 
@@ -140,6 +222,44 @@ mod tests {
             })
         );
         assert!(b().max_attempts(3).min_retries(2).build().is_ok());
+    }
+
+    #[test]
+    fn unbounded_attempts_need_a_cap_on_time() {
+        let b = RetryPolicy::builder;
+        let secs = Duration::from_secs;
+        assert_eq!(
+            b().unbounded().build(),
+            Err(ConfigError::UnboundedWithoutCap)
+        );
+        let capped = b().unbounded().budget(secs(60)).build().unwrap();
+        assert_eq!(capped.max_attempts(), u32::MAX);
+        assert!(b().unbounded().max_elapsed(secs(60)).build().is_ok());
+        // A floor of retries is within any count of them.
+        assert!(
+            b().unbounded()
+                .budget(secs(60))
+                .min_retries(1_000)
+                .build()
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_constant_policy_is_the_built_one() {
+        const POLICY: RetryPolicy = RetryPolicy::builder()
+            .max_attempts(3)
+            .budget(Duration::from_secs(5))
+            .build_const();
+        let built = RetryPolicy::builder()
+            .max_attempts(3)
+            .budget(Duration::from_secs(5))
+            .build();
+        assert_eq!(Ok(POLICY), built);
+        assert!(
+            std::panic::catch_unwind(|| RetryPolicy::builder().max_attempts(0).build_const())
+                .is_err()
+        );
     }
 
     #[test]

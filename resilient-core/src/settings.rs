@@ -68,17 +68,22 @@ impl Settings {
         no_nested_retries: false,
     };
 
-    /// Checks every value a builder must reject.
-    pub(crate) fn validate(&self) -> Result<(), ConfigError> {
+    /// Checks every value a builder must reject. `const`, so that a
+    /// policy built in a `const` or `static` is checked by the compiler.
+    pub(crate) const fn validate(&self) -> Result<(), ConfigError> {
         if self.max_attempts == 0 {
             return Err(ConfigError::ZeroAttempts);
         }
-        self.backoff.validate()?;
-        if self.budget == Some(Duration::ZERO) {
+        if let Err(error) = self.backoff.validate() {
+            return Err(error);
+        }
+        if let Some(budget) = self.budget
+            && budget.is_zero()
+        {
             return Err(ConfigError::ZeroDuration("budget"));
         }
         if let (Some(budget), Some(max_elapsed)) = (self.budget, self.max_elapsed)
-            && budget < max_elapsed
+            && budget.as_nanos() < max_elapsed.as_nanos()
         {
             return Err(ConfigError::BudgetBelowMaxElapsed {
                 budget,

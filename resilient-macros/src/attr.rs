@@ -25,6 +25,9 @@ use crate::suggest;
 pub(crate) struct Count {
     pub(crate) value: u32,
     pub(crate) expr: Expr,
+    /// `retries = unbounded`: as many retries as the attempts' `u32`
+    /// holds, which a cap on time must end.
+    pub(crate) unbounded: bool,
 }
 
 /// A duration: a literal read at expansion time, or an expression of type
@@ -71,6 +74,8 @@ pub(crate) enum Jitter {
     Full,
     Equal,
     None,
+    Decorrelated,
+    Additive,
 }
 
 /// Declares [`Value`] and, for the type of each of its variants, how to
@@ -394,6 +399,14 @@ pub(crate) fn peel(mut expr: &Expr) -> &Expr {
 fn count(spec: &OptionSpec, name: &str, value: Expr) -> syn::Result<Count> {
     let example = spec.example;
     let wrong = |message: String| Err(Error::new_spanned(&value, message));
+    if spec.kind == Kind::Retries && single_ident(&value).is_some_and(|ident| ident == "unbounded")
+    {
+        return Ok(Count {
+            value: u32::MAX - 1,
+            expr: value,
+            unbounded: true,
+        });
+    }
     match peel(&value) {
         Expr::Lit(lit) => match &lit.lit {
             Lit::Int(int) => match int.base10_parse::<u32>() {
@@ -403,6 +416,7 @@ fn count(spec: &OptionSpec, name: &str, value: Expr) -> syn::Result<Count> {
                 Ok(n) => Ok(Count {
                     value: n,
                     expr: value,
+                    unbounded: false,
                 }),
                 Err(_) => wrong(format!(
                     "`{name}` must fit a `u32`: write a smaller count, like `{name} = {example}`"
@@ -643,9 +657,11 @@ fn jitter(value: &Expr) -> syn::Result<Jitter> {
         Some("full") => Ok(Jitter::Full),
         Some("equal") => Ok(Jitter::Equal),
         Some("none") => Ok(Jitter::None),
+        Some("decorrelated") => Ok(Jitter::Decorrelated),
+        Some("additive") => Ok(Jitter::Additive),
         _ => Err(Error::new_spanned(
             value,
-            "`jitter` is `full`, `equal` or `none`, as in `jitter = full`",
+            "`jitter` is `full`, `equal`, `none`, `decorrelated` or `additive`, as in `jitter = full`",
         )),
     }
 }

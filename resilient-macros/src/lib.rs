@@ -90,10 +90,10 @@ use proc_macro::TokenStream;
 ///
 /// | option | value |
 /// |---|---|
-/// | [`retries`](#which-errors-are-retried-retries-retry_on-retry_if) | integer literal: retries after the first attempt (`retries = N` makes at most `N + 1` attempts); without it, one attempt |
+/// | [`retries`](#which-errors-are-retried-retries-retry_on-retry_if) | integer literal: retries after the first attempt (`retries = N` makes at most `N + 1` attempts), or `unbounded` with a `budget` or `max_elapsed` to end them; without it, one attempt |
 /// | [`retry_on`](#which-errors-are-retried-retries-retry_on-retry_if) | `[Timeout, MyError::Transient, …]`: the enum variants that are retried, whatever their fields; a bare name is a variant of the `E` in `Result<T, E>`. Needs `retries`. Default: every error is retried |
 /// | [`retry_if`](#which-errors-are-retried-retries-retry_on-retry_if) | expression `Fn(&E) -> bool`: which errors are retried, for errors that are not enums. Needs `retries`; not with `retry_on` |
-/// | [`backoff`](#the-wait-between-attempts-backoff) | `exponential(base = "100ms", max = "10s", multiplier = 2.0, jitter = full)` (each argument optional, these are the defaults; `max_delay` is another name of `max`; `jitter` is `full`, `equal` or `none`), `constant("1s")`, `none`, or an expression of type `Backoff`. Needs `retries`. Default: `exponential()` |
+/// | [`backoff`](#the-wait-between-attempts-backoff) | `exponential(base = "100ms", max = "10s", multiplier = 2.0, jitter = full)` (each argument optional, these are the defaults; `max_delay` is another name of `max`; `jitter` is `full`, `equal`, `none`, `decorrelated` or `additive`), `constant("1s")`, `none`, or an expression of type `Backoff`. Needs `retries`. Default: `exponential()` |
 /// | [`jitter_seed`](#the-wait-between-attempts-backoff) | expression of type `u64`: seeds the jitter, so that a test can assert the exact jittered schedule. Needs `retries`; not with `retry` (seed the policy instead) |
 /// | [`retry`](#a-shared-policy-retry) | expression of type `RetryPolicy`: a whole policy, instead of `retries`, `retry_on`, `retry_if` and `backoff` |
 /// | [`timeout`](#time-limits-timeout-budget) | duration: time allowed to each attempt (`async fn` only); an expired attempt fails with `E::from(TimedOut)` |
@@ -123,7 +123,7 @@ use proc_macro::TokenStream;
 /// | [`idempotency_key`](#once-per-key-idempotency-idempotency_key-idempotency_ttl) | expression `impl Into<String>`, from the arguments: the key |
 /// | [`idempotency_ttl`](#once-per-key-idempotency-idempotency_key-idempotency_ttl) | duration: how long a success is replayed (default 24 h); `"0s"` stores nothing, but calls in flight at once still join |
 /// | [`idempotency_fingerprint`](#the-same-key-with-other-parameters-idempotency_fingerprint) | expression `impl Hash` (bytes too), from the arguments: a key reused with another fingerprint fails with `E::from(IdempotencyConflict)` |
-/// | [`on_retry`](#hearing-about-retries-on_retry) | expression `Fn(&RetryEvent)`, called before each wait |
+/// | [`on_retry`](#hearing-about-retries-on_retry) | expression `Fn(&RetryEvent)`, or `Fn(&RetryEvent, &E)` (a closure of two parameters, or a function named by path) that sees the typed error too, called before each wait |
 /// | [`name`](#naming-the-operation-name) | expression of type `&'static str` or `String`, usually a literal: the name the report and its events carry; names made at run time are counted apart up to a limit (1 000 by default), the rest together. Default: the function's identifier |
 /// | [`report`](#keeping-the-signature-report) | expression `Fn(&ExecutionReport)`: the function keeps its declared `Result<T, E>` and hands the report of each call to it |
 /// | [`clock`](#time-in-tests-clock) | expression implementing `Clock`; `TokioClock` for an `async fn` and `SystemClock` for a `fn` by default |
@@ -1194,6 +1194,32 @@ use proc_macro::TokenStream;
 ///     ["attempt 1 failed; next in 500ms", "attempt 2 failed; next in 500ms"]
 /// );
 /// # }
+/// ```
+///
+/// A closure of two parameters, or a function of `&RetryEvent` and `&E`,
+/// also gets the error that caused the retry, typed:
+///
+/// ```
+/// use resilient::{FakeClock, resilient};
+/// use std::sync::Mutex;
+///
+/// #[derive(Debug, Clone, PartialEq)]
+/// struct Refused { code: u16 }
+///
+/// static SEEN: Mutex<Vec<(u32, u16)>> = Mutex::new(Vec::new());
+///
+/// #[resilient(
+///     retries = 2,
+///     backoff = none,
+///     clock = FakeClock::new(),
+///     on_retry = |event, error| SEEN.lock().unwrap().push((event.attempt(), error.code))
+/// )]
+/// fn push() -> Result<(), Refused> {
+///     Err(Refused { code: 503 })
+/// }
+///
+/// let _ = push();
+/// assert_eq!(*SEEN.lock().unwrap(), [(1, 503), (2, 503)]);
 /// ```
 ///
 /// ## Naming the operation: `name`

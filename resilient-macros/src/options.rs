@@ -103,6 +103,19 @@ pub(crate) enum Side {
     Error,
 }
 
+/// The builder method and `__private` check of a value that may take the
+/// function's error as well as what the option's own method takes: a
+/// closure of two parameters does, and a function named by path may, which
+/// only its signature says.
+#[derive(Clone, Copy)]
+pub(crate) struct WithError {
+    /// For a closure of two parameters.
+    pub(crate) closure: (&'static str, &'static str),
+    /// For a path, either shape: the check takes the error type and
+    /// infers the shape.
+    pub(crate) path: (&'static str, &'static str),
+}
+
 /// Another option that must be written for this one to mean anything.
 pub(crate) struct Need {
     /// Any one of these satisfies the need; the first is the one to suggest.
@@ -155,6 +168,9 @@ pub(crate) struct OptionSpec {
     /// the type the value must have: a value of another type is reported
     /// there, once, rather than again at the builder call.
     pub(crate) checked_by: Option<&'static str>,
+    /// Where a value that may also take the error goes instead: a
+    /// listener that sees it beside the event.
+    pub(crate) with_error: Option<WithError>,
     /// When a run reads the value.
     pub(crate) read: Read,
     /// Whether `__private::Recipe` holds it: a function whose every
@@ -185,6 +201,7 @@ impl OptionSpec {
             conflicts: &[],
             error_needs: None,
             checked_by: None,
+            with_error: None,
             read: Read::EveryAttempt,
             recipe: false,
             gate: false,
@@ -219,6 +236,13 @@ impl OptionSpec {
     const fn checked_by(self, function: &'static str) -> OptionSpec {
         OptionSpec {
             checked_by: Some(function),
+            ..self
+        }
+    }
+
+    const fn with_error(self, with_error: WithError) -> OptionSpec {
+        OptionSpec {
+            with_error: Some(with_error),
             ..self
         }
     }
@@ -657,6 +681,10 @@ pub(crate) const CLOCK: OptionSpec = OptionSpec::new(
 pub(crate) const ON_RETRY: OptionSpec =
     OptionSpec::call("on_retry", Kind::Expression, "|event| log(event)")
         .checked_by("retry_listener")
+        .with_error(WithError {
+            closure: ("on_retry_error", "retry_error_listener"),
+            path: ("listen", "retry_listener_of"),
+        })
         .after_failure();
 
 /// Names the runtime's path in the expansion, and is no part of the

@@ -73,7 +73,7 @@ fn no_options_is_one_attempt_with_a_report() {
     );
     assert_contains(
         &out,
-        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: recipe :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock) . name (\"call\") ; __resilient_op }) . tally (& __RESILIENT_TALLY)",
+        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: recipe :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock) . name (\"call\") ; __resilient_op }) . describe ({ # [allow (unused_imports)] use :: resilient :: __private :: { ByDebug as _ , ByDisplay as _ } ; (&& :: resilient :: __private :: Describe :: < ProviderError > :: NEW) . describer () }) . tally (& __RESILIENT_TALLY)",
     );
     assert_contains(
         &out,
@@ -223,7 +223,7 @@ fn blocking_fn_uses_the_blocking_loop_and_the_default_clock() {
     );
     assert_contains(
         &out,
-        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: recipe :: < String , ProviderError > () . max_attempts (3u32) . name (\"call\") ; __resilient_op }) . tally (& __RESILIENT_TALLY)",
+        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: recipe :: < String , ProviderError > () . max_attempts (3u32) . name (\"call\") ; __resilient_op }) . describe ({ # [allow (unused_imports)] use :: resilient :: __private :: { ByDebug as _ , ByDisplay as _ } ; (&& :: resilient :: __private :: Describe :: < ProviderError > :: NEW) . describer () }) . tally (& __RESILIENT_TALLY)",
     );
     assert_contains(&out, ". max_attempts (3u32)");
     assert!(!out.contains("clock"));
@@ -441,11 +441,11 @@ fn every_option_becomes_a_builder_call() {
         async_fn(),
     );
     for call in [
-        "let _ = < ProviderError as my :: runtime :: __private :: ReportableError > :: describe ;",
+        "{ # [allow (unused_imports)] use my :: runtime :: __private :: { ByDebug as _ , ByDisplay as _ } ; (&& my :: runtime :: __private :: Describe :: < ProviderError > :: NEW) . describer () }",
         "let _ = < ProviderError as my :: runtime :: __private :: TimeoutError > :: timed_out ;",
         "let _ = < ProviderError as my :: runtime :: __private :: CircuitOpenError > :: circuit_open ;",
         "let _ = < ProviderError as my :: runtime :: __private :: ValidationError > :: validation_failed ;",
-        "my :: runtime :: __private :: operation :: < String , ProviderError > () . clock (clock . clone ())",
+        "my :: runtime :: __private :: operation :: < String , ProviderError > ({ # [allow (unused_imports)] use my :: runtime :: __private :: { ByDebug as _ , ByDisplay as _ } ; (&& my :: runtime :: __private :: Describe :: < ProviderError > :: NEW) . describer () }) . clock (clock . clone ())",
         ". max_attempts (6u32)",
         ". retry_if (my :: runtime :: __private :: retry_classifier_fn :: < ProviderError > (is_transient))",
         "let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) . budget (self . budget)",
@@ -456,7 +456,7 @@ fn every_option_becomes_a_builder_call() {
         ". max_retry_after_retries (3u32)",
         "let __resilient_op = { __resilient_op } . circuit_breaker (& BREAKER) ;",
         "let __resilient_op = { __resilient_op } . validate (non_empty)",
-        ". on_retry (my :: runtime :: __private :: retry_listener_fn :: < ProviderError > (log_retry))",
+        ". listen (my :: runtime :: __private :: retry_listener_of :: < ProviderError , _ , _ > (log_retry))",
         "-> my :: runtime :: Outcome < String , ProviderError >",
     ] {
         assert_contains(&out, call);
@@ -555,7 +555,7 @@ fn keeps_attributes_visibility_generics_and_inner_attributes() {
     );
     assert_contains(
         &out,
-        "# [inline] # [doc = r\" Docs.\"] pub (crate) fn call < T : Clone > (value : T) -> :: resilient :: Outcome < T , E > where T : Send { # ! [allow (clippy :: clone_on_copy)] let _ = < E as :: resilient :: __private :: ReportableError > :: describe ; static __RESILIENT_TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: named (\"call\") ; let __resilient_make",
+        "# [inline] # [doc = r\" Docs.\"] pub (crate) fn call < T : Clone > (value : T) -> :: resilient :: Outcome < T , E > where T : Send { # ! [allow (clippy :: clone_on_copy)] static __RESILIENT_TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: named (\"call\") ; let __resilient_make",
     );
 }
 
@@ -921,7 +921,7 @@ fn an_alias_return_type_is_resolved_by_the_compiler_at_its_tokens() {
     );
     assert_contains(
         &out,
-        "let _ = < :: resilient :: __private :: ErrOf < AppResult < u32 > > as :: resilient :: __private :: ReportableError > :: describe ;",
+        "{ # [allow (unused_imports)] use :: resilient :: __private :: { ByDebug as _ , ByDisplay as _ } ; (&& :: resilient :: __private :: Describe :: < :: resilient :: __private :: ErrOf < AppResult < u32 > > > :: NEW) . describer () }",
     );
     assert_contains(
         &out,
@@ -1160,9 +1160,9 @@ fn whole_expansions() {
 
 /// What [`whole_expansions`] expects of its blocking fn.
 const BLOCKING: &str = "\
-     fn fetch (clock : & FakeClock , id : u32) -> :: resilient :: Outcome < String , FetchError > { let _ = < FetchError as :: resilient :: __private :: ReportableError > :: describe ; \
+     fn fetch (clock : & FakeClock , id : u32) -> :: resilient :: Outcome < String , FetchError > { \
      static __RESILIENT_TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: named (\"fetch\") ; \
-     let __resilient_op = :: resilient :: __private :: operation :: < String , FetchError > () . clock (clock) . expiring ({ # [allow (unused_imports)] use :: resilient :: __private :: { MakesNoTimeout as _ , MakesTimeout as _ } ; (&& :: resilient :: __private :: TimeoutProbe :: < FetchError > :: NEW) . maker () }) . max_attempts (3u32) . retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , FetchError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (1u64 , 0u32) , :: resilient :: __private :: Backoff :: DEFAULT_MAX)) . name (\"fetch\") . tally (& __RESILIENT_TALLY) ; \
+     let __resilient_op = :: resilient :: __private :: operation :: < String , FetchError > ({ # [allow (unused_imports)] use :: resilient :: __private :: { ByDebug as _ , ByDisplay as _ } ; (&& :: resilient :: __private :: Describe :: < FetchError > :: NEW) . describer () }) . clock (clock) . expiring ({ # [allow (unused_imports)] use :: resilient :: __private :: { MakesNoTimeout as _ , MakesTimeout as _ } ; (&& :: resilient :: __private :: TimeoutProbe :: < FetchError > :: NEW) . maker () }) . max_attempts (3u32) . retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , FetchError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (1u64 , 0u32) , :: resilient :: __private :: Backoff :: DEFAULT_MAX)) . name (\"fetch\") . tally (& __RESILIENT_TALLY) ; \
      { let mut __resilient_body = :: resilient :: __private :: attempt_blocking (| _ : :: resilient :: Attempt | -> Result < String , FetchError > { let mut id = :: resilient :: __private :: FreshPerAttempt :: fresh (:: resilient :: __private :: Argument :: of (& id)) ; \
      { id += 1 ; \
      lookup (id) } }) ; \
@@ -1171,12 +1171,12 @@ const BLOCKING: &str = "\
 
 /// What [`whole_expansions`] expects of its `async fn`.
 const ASYNCHRONOUS: &str = "\
-     async fn complete (& self , prompt : & str) -> :: resilient :: __private :: OutcomeOf < AppResult < String > > { let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: ReportableError > :: describe ; \
+     async fn complete (& self , prompt : & str) -> :: resilient :: __private :: OutcomeOf < AppResult < String > > { \
      let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: TimeoutError > :: timed_out ; \
      static __RESILIENT_TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: named (\"complete\") ; \
      let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: recipe :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
      let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) . name (\"complete\") ; \
-     __resilient_op }) . tally (& __RESILIENT_TALLY) ; \
+     __resilient_op }) . describe ({ # [allow (unused_imports)] use :: resilient :: __private :: { ByDebug as _ , ByDisplay as _ } ; (&& :: resilient :: __private :: Describe :: < :: resilient :: __private :: ErrOf < AppResult < String > > > :: NEW) . describer () }) . tally (& __RESILIENT_TALLY) ; \
      { let mut __resilient_body = :: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
      { self . provider . complete (prompt , attempt . deadline ()) . await } }) ; \
      match :: resilient :: __private :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => :: resilient :: __private :: Recipe :: outcome_from (__resilient_done , \"complete\" , & __RESILIENT_TALLY) , :: core :: result :: Result :: Err (__resilient_first) => :: resilient :: __private :: on_heap (async { let __resilient_op = __resilient_make () . build () ; \
@@ -1282,7 +1282,7 @@ fn a_blocking_first_attempt_runs_unbuilt_only_where_it_reads_nothing_of_the_oper
         retry_on = [Timeout],
         backoff = constant("1s")
     )));
-    assert!(expanded(quote!(retries = 3, retry_on = [Timeout]), blocking_fn()).contains(". retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , ProviderError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . name (\"call\") ; __resilient_op }) . tally (& __RESILIENT_TALLY)"));
+    assert!(expanded(quote!(retries = 3, retry_on = [Timeout]), blocking_fn()).contains(". retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , ProviderError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . name (\"call\") ; __resilient_op }) . describe ({ # [allow (unused_imports)] use :: resilient :: __private :: { ByDebug as _ , ByDisplay as _ } ; (&& :: resilient :: __private :: Describe :: < ProviderError > :: NEW) . describer () }) . tally (& __RESILIENT_TALLY)"));
     assert!(recipe(quote!(
         retries = 3,
         jitter_seed = 7,

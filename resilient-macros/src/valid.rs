@@ -223,6 +223,16 @@ fn durations(attrs: &Attrs, errors: &mut Errors) {
 }
 
 fn counts(attrs: &Attrs, errors: &mut Errors) {
+    if let Some(retries) = attrs.retries
+        && retries.value.unbounded
+        && attrs.budget.is_none()
+        && attrs.max_elapsed.is_none()
+    {
+        errors.push(Error::new_spanned(
+            &retries.value.expr,
+            "`retries = unbounded` needs a cap on time to end the attempts: add `budget = \"60s\"` or `max_elapsed = \"60s\"`",
+        ));
+    }
     if let (Some(retries), Some(min)) = (attrs.retries, attrs.min_retries)
         && min.value.value > retries.value.value
     {

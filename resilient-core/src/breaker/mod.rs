@@ -44,7 +44,7 @@
 //!
 //! A break ends by the passing of time, with no call to notice it, and the
 //! breaker spawns no task to watch the clock. The gauge follows open →
-//! half-open when someone looks: [`metrics::refresh`](crate::metrics::refresh)
+//! half-open when someone looks: `metrics::refresh` (feature `metrics`)
 //! sets every live breaker's gauge to its state at that moment (call it
 //! where the scrape is rendered), and the dashboard (feature `dashboard`)
 //! refreshes it every second while its page is open.

@@ -377,7 +377,7 @@ impl<'o> Core<'o> {
             counters,
             elapsed,
             failure,
-            |nominal| jittered(settings, rng, nominal),
+            |nominal| jittered(settings, rng, report.last_backoff(), nominal),
             allows_retry,
         );
         match decision {
@@ -532,11 +532,16 @@ fn finish_slow(slow: Slow, elapsed: u64, stop: Option<StopReason>) -> ExecutionR
 
 /// The backoff's nominal delay, jittered with the operation's random source
 /// (seeded when the settings say so, made on first use).
-fn jittered(settings: &Settings, rng: &mut Option<SmallRng>, nominal: Duration) -> Duration {
-    let nominal = match settings.max_delay.get_optional() {
-        Some(max_delay) => nominal.min(max_delay),
-        None => nominal,
-    };
+/// `previous` is the last backoff delay, which decorrelated jitter starts
+/// from.
+fn jittered(
+    settings: &Settings,
+    rng: &mut Option<SmallRng>,
+    previous: Option<Duration>,
+    nominal: Duration,
+) -> Duration {
+    let cap = settings.max_delay.get_optional().unwrap_or(Duration::MAX);
+    let nominal = nominal.min(cap);
     if settings.backoff.jitter_kind() == Jitter::None || nominal.is_zero() {
         return nominal;
     }
@@ -545,5 +550,10 @@ fn jittered(settings: &Settings, rng: &mut Option<SmallRng>, nominal: Duration) 
         None => SmallRng::from_rng(&mut rand::rng()),
     });
     let sample: f64 = rng.random();
-    settings.backoff.jitter_nominal(nominal, sample)
+    // Additive and decorrelated jitter may pass the nominal delay, and
+    // so the cap applied to it.
+    settings
+        .backoff
+        .jitter_nominal(nominal, previous, sample)
+        .min(cap)
 }

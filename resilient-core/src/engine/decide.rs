@@ -512,7 +512,7 @@ mod tests {
                 fraction in 0.0f64..=1.0,
                 allows in any::<bool>(),
             ) {
-                let jitter = |nominal: Duration| s.backoff.jitter_nominal(nominal, fraction);
+                let jitter = |nominal: Duration| s.backoff.jitter_nominal(nominal, None, fraction);
                 let decision = schedule(&s, &c, elapsed, f, jitter, || allows);
                 let budget_passed = s.budget.is_some_and(|b| elapsed >= b);
                 let backoff_attempts = c.primaries.saturating_sub(c.rate_limit_retries);

@@ -20,6 +20,7 @@
 //! own.
 
 use std::future::{Future, poll_fn};
+use std::marker::PhantomData;
 use std::pin::{Pin, pin};
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
@@ -28,7 +29,7 @@ use super::core::{AttemptFailure, Core};
 use super::decide::{self, Refused};
 use super::events::{self};
 use super::gates::{self, Admission, End, Interference, Permits, Refusal};
-use super::hooks::HookSet;
+use super::hooks::{HookSet, Listening};
 use super::plan::Plan;
 use super::runner::{self, AttemptContext, BoxedRace, Grant};
 use crate::attempt::Attempt;
@@ -331,10 +332,18 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         self.result = Some(Err(error));
         self.core.keep_report(&self.plan.settings);
         let gates = &self.plan.gates;
+        let listening = Listening {
+            hooks: &self.plan.hooks,
+            error: self
+                .result
+                .as_ref()
+                .and_then(|result| result.as_ref().err()),
+            value: PhantomData,
+        };
         self.core.fail_at(
             index,
             failed,
-            self.plan.hooks.on_retry(),
+            &listening,
             &mut || gates.allows_retry(),
             last,
         );

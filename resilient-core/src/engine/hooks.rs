@@ -112,6 +112,13 @@ pub trait HookSet<T, E>: sealed::Layer<T, E> {
         self.rest_on_retry()
     }
 
+    /// Tells the listener of typed errors about a retry that `error`
+    /// caused, beside `event`.
+    #[inline]
+    fn on_retry_error(&self, event: &RetryEvent<'_>, error: &E) {
+        self.rest().on_retry_error(event, error);
+    }
+
     /// Hands the finished report to its hook.
     #[inline]
     fn on_report(&self, report: &ExecutionReport) {
@@ -151,6 +158,11 @@ impl<T, E> HookSet<T, E> for Hooks {
     #[inline]
     fn on_retry(&self) -> &dyn OnRetry {
         &Silent
+    }
+
+    #[inline]
+    fn on_retry_error(&self, event: &RetryEvent<'_>, error: &E) {
+        OnRetryError::on_retry(&Silent, event, error);
     }
 
     #[inline]
@@ -206,6 +218,10 @@ layers! {
     /// The listener [`on_retry`](crate::Operation::on_retry) pushes: it
     /// hears about each retry.
     RetryListener;
+    /// The listener [`on_retry_error`](crate::Operation::on_retry_error)
+    /// and [`notify`](crate::Operation::notify) push: it hears about each
+    /// retry with the error that caused it.
+    ErrorListener;
     /// The report hook [`on_report`](crate::Operation::on_report) pushes:
     /// it receives each run's report.
     ReportHook;
@@ -240,6 +256,13 @@ impl<T, E, F: OnRetry, Rest: HookSet<T, E>> HookSet<T, E> for RetryListener<F, R
     #[inline]
     fn on_retry(&self) -> &dyn OnRetry {
         &self.hook
+    }
+}
+
+impl<T, E, F: OnRetryError<E>, Rest: HookSet<T, E>> HookSet<T, E> for ErrorListener<F, Rest> {
+    #[inline]
+    fn on_retry_error(&self, event: &RetryEvent<'_>, error: &E) {
+        self.hook.on_retry(event, error);
     }
 }
 
@@ -391,6 +414,124 @@ pub struct Silent;
 impl OnRetry for Silent {
     #[inline]
     fn on_retry(&self, _: &RetryEvent<'_>) {}
+}
+
+/// Hears about each retry before its wait, with the error that caused it.
+/// Implemented by `Fn(&RetryEvent, &E)`, and by [`Notify`].
+///
+/// ```
+/// use resilient::{Backoff, FakeClock, Operation, RetryEvent};
+/// use std::sync::Mutex;
+/// use std::time::Duration;
+///
+/// #[derive(Debug, PartialEq)]
+/// struct Busy(u32);
+///
+/// let seen = Mutex::new(Vec::new());
+/// let _ = Operation::described_by(|e: &Busy| format!("{e:?}"))
+///     .max_attempts(3)
+///     .backoff(Backoff::constant(Duration::from_secs(1)))
+///     .on_retry_error(|event: &RetryEvent<'_>, error: &Busy| {
+///         seen.lock().unwrap().push((event.attempt(), error.0))
+///     })
+///     .clock(FakeClock::new())
+///     .run(|attempt| Err::<(), _>(Busy(attempt.number() * 10)));
+/// assert_eq!(*seen.lock().unwrap(), [(1, 10), (2, 20)]);
+/// ```
+pub trait OnRetryError<E> {
+    /// Called once per retry, before the wait, with the error of the
+    /// attempt that failed.
+    fn on_retry(&self, event: &RetryEvent<'_>, error: &E);
+}
+
+impl<E, F: Fn(&RetryEvent<'_>, &E)> OnRetryError<E> for F {
+    #[inline]
+    fn on_retry(&self, event: &RetryEvent<'_>, error: &E) {
+        self(event, error);
+    }
+}
+
+impl<E> OnRetryError<E> for Silent {
+    #[inline]
+    fn on_retry(&self, _: &RetryEvent<'_>, _: &E) {}
+}
+
+/// A listener of the shape `Fn(&E, Duration)`: the error that caused a
+/// retry and the delay about to be slept, what
+/// [`Operation::notify`](crate::Operation::notify) and the closure API's
+/// `notify` take.
+#[derive(Debug, Clone, Copy)]
+pub struct Notify<F>(pub F);
+
+impl<E, F: Fn(&E, Duration)> OnRetryError<E> for Notify<F> {
+    #[inline]
+    fn on_retry(&self, event: &RetryEvent<'_>, error: &E) {
+        (self.0)(error, event.delay());
+    }
+}
+
+/// A retry listener of either shape, `Fn(&RetryEvent)` or
+/// `Fn(&RetryEvent, &E)`, and the layer it is pushed as: what
+/// [`Operation::listen`](crate::Operation::listen) takes, for a function
+/// named by path, whose shape the attribute can't see. `M` tells the two
+/// shapes apart, inferred ([`EventOnly`], [`WithError`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` can't listen to retries of an operation whose error is `{E}`",
+    label = "expected a function of `&RetryEvent`, or of `&RetryEvent` and `&{E}`",
+    note = "a retry listener is `fn(event: &RetryEvent<'_>)`, or `fn(event: &RetryEvent<'_>, error: &{E})` to see the error too"
+)]
+pub trait Listener<E, M> {
+    /// The layer the listener is pushed as, on `Rest`.
+    type Layer<Rest>;
+
+    /// The listener on top of `rest`.
+    fn push<Rest>(self, rest: Rest) -> Self::Layer<Rest>;
+}
+
+/// [`Listener`]'s shape `Fn(&RetryEvent)`.
+#[derive(Debug)]
+pub enum EventOnly {}
+
+/// [`Listener`]'s shape `Fn(&RetryEvent, &E)`.
+#[derive(Debug)]
+pub enum WithError {}
+
+#[diagnostic::do_not_recommend]
+impl<E, F: Fn(&RetryEvent<'_>)> Listener<E, EventOnly> for F {
+    type Layer<Rest> = RetryListener<F, Rest>;
+
+    #[inline]
+    fn push<Rest>(self, rest: Rest) -> RetryListener<F, Rest> {
+        RetryListener { hook: self, rest }
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<E, F: Fn(&RetryEvent<'_>, &E)> Listener<E, WithError> for F {
+    type Layer<Rest> = ErrorListener<F, Rest>;
+
+    #[inline]
+    fn push<Rest>(self, rest: Rest) -> ErrorListener<F, Rest> {
+        ErrorListener { hook: self, rest }
+    }
+}
+
+/// Both listeners of a stack, as the engine's untyped bookkeeping calls
+/// them: the plain one, then the one that sees the error (when the result
+/// holds one).
+pub(crate) struct Listening<'a, T, E, H> {
+    pub(crate) hooks: &'a H,
+    pub(crate) error: Option<&'a E>,
+    pub(crate) value: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T, E, H: HookSet<T, E>> OnRetry for Listening<'_, T, E, H> {
+    fn on_retry(&self, event: &RetryEvent<'_>) {
+        self.hooks.on_retry().on_retry(event);
+        if let Some(error) = self.error {
+            self.hooks.on_retry_error(event, error);
+        }
+    }
 }
 
 /// Receives the report of each run, before the result is returned.
@@ -560,6 +701,32 @@ mod tests {
             ]
         );
         assert_eq!(reported.get(), 3);
+    }
+
+    #[test]
+    fn both_listeners_hear_each_retry_the_typed_one_with_its_error() {
+        let heard = RefCell::new(Vec::new());
+        let clock = FakeClock::new();
+        let mut errors = [Failed::Slow, Failed::Invalid, Failed::Fatal].into_iter();
+        let outcome = Operation::new()
+            .max_attempts(3)
+            .backoff(Backoff::constant(Duration::from_secs(1)))
+            .on_retry(|event: &RetryEvent<'_>| {
+                heard
+                    .borrow_mut()
+                    .push(format!("plain {}", event.attempt()))
+            })
+            .notify(|error: &Failed, next: Duration| {
+                heard.borrow_mut().push(format!("typed {error:?} {next:?}"));
+            })
+            .clock(&clock)
+            .run(|_| Err::<u32, _>(errors.next().unwrap()));
+        assert_eq!(outcome.into_result(), Err(Failed::Fatal));
+        // Never after the final attempt.
+        assert_eq!(
+            *heard.borrow(),
+            ["plain 1", "typed Slow 1s", "plain 2", "typed Invalid 1s"]
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::time::Duration;
 use super::execution::Execution;
 use super::first::{FirstFailure, FirstSuccess, FirstTerms, MakeOperation, timed_first};
 use super::gates::{BreakerGate, ChaosGate, Fault, Gates, LimitGate};
-use super::hooks::{HookSet, Hooks, RetryEvent};
+use super::hooks::{ErrorListener, HookSet, Hooks, Listener, Notify, RetryEvent};
 use super::plan::Told;
 use super::plan::{self, Plan};
 use super::runner::{AttemptContext, Grant};
@@ -85,6 +85,28 @@ impl<T, E: ReportableError> Operation<'static, T, E> {
 }
 
 impl<T, E> Operation<'static, T, E> {
+    /// An operation with the defaults whose report records each error as
+    /// `describe` renders it: for an error type without `Display`, its
+    /// `Debug` text.
+    ///
+    /// ```
+    /// use resilient::{FakeClock, Operation};
+    ///
+    /// #[derive(Debug)]
+    /// struct Refused { code: u16 }
+    ///
+    /// let outcome = Operation::described_by(|e: &Refused| format!("{e:?}"))
+    ///     .max_attempts(2)
+    ///     .clock(FakeClock::new())
+    ///     .run(|_| Err::<(), _>(Refused { code: 503 }));
+    /// let last = outcome.report().attempts().last().unwrap();
+    /// assert_eq!(last.error().unwrap().message(), "Refused { code: 503 }");
+    /// ```
+    #[inline]
+    pub fn described_by(describe: fn(&E) -> String) -> Self {
+        Operation::unreported().describe(describe)
+    }
+
     /// An operation whose report will not be read: errors are not rendered.
     #[inline]
     pub(crate) const fn unreported() -> Self {
@@ -147,6 +169,15 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         let timeout = self.plan.settings.timeout;
         self.plan.settings = policy.settings;
         self.plan.settings.timeout = timeout;
+        self
+    }
+
+    /// How the report renders each error: `Display` for
+    /// [`Operation::new`], what the attribute picks (`Display`, or `Debug`
+    /// for a type without it), or any function of the error.
+    #[inline]
+    pub fn describe(mut self, describe: fn(&E) -> String) -> Self {
+        self.plan.describe = Some(describe);
         self
     }
 
@@ -547,6 +578,79 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         F: Fn(&RetryEvent<'_>),
     {
         with_part!(self, push RetryListener(listener))
+    }
+
+    /// Calls `listener` before each wait with the event and the error
+    /// that caused the retry, typed: what the attribute's `on_retry`
+    /// pushes for a closure of two parameters. It runs after a listener
+    /// of [`on_retry`](Operation::on_retry), if both are set. See
+    /// [`OnRetryError`](crate::hooks::OnRetryError).
+    #[inline]
+    pub fn on_retry_error<F>(self, listener: F) -> Operation<'b, T, E, C, ErrorListener<F, H>>
+    where
+        F: Fn(&RetryEvent<'_>, &E),
+    {
+        with_part!(self, push ErrorListener(listener))
+    }
+
+    /// Calls `listener` before each wait: a function of the event, as
+    /// [`on_retry`](Operation::on_retry) takes, or of the event and the
+    /// error, as [`on_retry_error`](Operation::on_retry_error) takes; which
+    /// one is inferred from its signature. What the attribute's `on_retry`
+    /// calls for a function named by path.
+    ///
+    /// ```
+    /// use resilient::{FakeClock, Operation, RetryEvent};
+    ///
+    /// fn plain(event: &RetryEvent<'_>) {
+    ///     assert_eq!(event.attempt(), 1);
+    /// }
+    /// fn typed(event: &RetryEvent<'_>, error: &&str) {
+    ///     assert_eq!((event.attempt(), *error), (1, "busy"));
+    /// }
+    ///
+    /// let outcome = Operation::new()
+    ///     .max_attempts(2)
+    ///     .listen(plain)
+    ///     .listen(typed)
+    ///     .clock(FakeClock::new())
+    ///     .run(|_| Err::<(), _>("busy"));
+    /// assert_eq!(outcome.report().retry_count(), 1);
+    /// ```
+    #[inline]
+    pub fn listen<L, M>(self, listener: L) -> Operation<'b, T, E, C, L::Layer<H>>
+    where
+        L: Listener<E, M>,
+    {
+        let hooks = listener.push(self.plan.hooks);
+        with_part!(@build self, self.plan.clock, hooks)
+    }
+
+    /// Calls `listener` before each wait with the error that caused the
+    /// retry and the delay about to be slept; never after the final
+    /// attempt.
+    ///
+    /// ```
+    /// use resilient::{Backoff, FakeClock, Operation};
+    /// use std::sync::Mutex;
+    /// use std::time::Duration;
+    ///
+    /// let heard = Mutex::new(Vec::new());
+    /// let outcome = Operation::new()
+    ///     .max_attempts(3)
+    ///     .backoff(Backoff::constant(Duration::from_secs(2)))
+    ///     .notify(|error: &&str, next| heard.lock().unwrap().push((*error, next)))
+    ///     .clock(FakeClock::new())
+    ///     .run(|_| Err::<(), _>("busy"));
+    /// assert_eq!(outcome.report().attempt_count(), 3);
+    /// assert_eq!(*heard.lock().unwrap(), [("busy", Duration::from_secs(2)); 2]);
+    /// ```
+    #[inline]
+    pub fn notify<F>(self, listener: F) -> Operation<'b, T, E, C, ErrorListener<Notify<F>, H>>
+    where
+        F: Fn(&E, Duration),
+    {
+        with_part!(self, push ErrorListener(Notify(listener)))
     }
 
     /// Hands the report of each run to `hook` before the outcome is

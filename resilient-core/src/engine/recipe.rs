@@ -58,16 +58,35 @@ impl<T, E: ReportableError> Recipe<T, E> {
     /// to be reportable, so that an `E` that isn't is one error, here.
     #[inline]
     pub const fn new() -> Self {
+        Recipe::described_by(E::describe)
+    }
+}
+
+impl<T, E> Recipe<T, E> {
+    /// Nothing set, the report rendering errors with `describe`: what
+    /// `#[resilient]` starts from, with the text it picks for the error
+    /// type (`Display`, or `Debug` for a type without it).
+    #[inline]
+    pub const fn described_by(describe: fn(&E) -> String) -> Self {
         Recipe {
             settings: Settings::DEFAULT,
             name: None,
             tally: None,
-            describe: E::describe,
+            describe,
             timed_out: None,
             classify: (),
             clock: SystemClock,
             types: PhantomData,
         }
+    }
+}
+
+impl<T, E, K, C> Recipe<T, E, K, C> {
+    /// How the report renders each error.
+    #[inline]
+    pub fn describe(mut self, describe: fn(&E) -> String) -> Self {
+        self.describe = describe;
+        self
     }
 }
 

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
-use super::record::{AttemptKind, AttemptRecord, Records};
+use super::record::{AttemptKind, AttemptRecord, DelaySource, Records};
 use crate::error::RetryError;
 use crate::idempotency::{IdempotencyStatus, IdempotencyStored};
 use crate::time::Nanos;
@@ -228,6 +228,17 @@ impl ExecutionReport {
             .map(|d| d.duration())
             .chain(self.unattributed_delay.get_optional())
             .collect()
+    }
+
+    /// The last delay taken from the backoff, which decorrelated jitter
+    /// grows from.
+    pub(crate) fn last_backoff(&self) -> Option<Duration> {
+        self.attempts()
+            .iter()
+            .rev()
+            .filter_map(AttemptRecord::delay_before)
+            .find(|delay| delay.source() == DelaySource::Backoff)
+            .map(|delay| delay.duration())
     }
 
     /// Total time the operation took.

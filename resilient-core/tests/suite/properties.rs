@@ -338,6 +338,12 @@ fn delay_bounds(p: &Policy, retry: u32) -> (Duration, Duration) {
         Jitter::None => (lo, hi),
         Jitter::Full => (Duration::ZERO, hi),
         Jitter::Equal => ((lo / 2).saturating_sub(Duration::from_nanos(1)), hi),
+        // Grows from the previous delay, not the retry's number: within
+        // [base, max] whatever came before.
+        Jitter::Decorrelated => (p.base.min(p.max), p.max),
+        // Up to twice the nominal delay, cut at the max.
+        Jitter::Additive => (lo, hi.saturating_mul(2).min(p.max)),
+        _ => (Duration::ZERO, Duration::MAX),
     }
 }
 
@@ -1074,7 +1080,13 @@ fn millis(range: std::ops::RangeInclusive<u64>) -> impl Strategy<Value = Duratio
 }
 
 fn jitter() -> impl Strategy<Value = Jitter> {
-    prop_oneof![Just(Jitter::Full), Just(Jitter::Equal), Just(Jitter::None)]
+    prop_oneof![
+        Just(Jitter::Full),
+        Just(Jitter::Equal),
+        Just(Jitter::None),
+        Just(Jitter::Decorrelated),
+        Just(Jitter::Additive),
+    ]
 }
 
 #[derive(Debug, Clone)]

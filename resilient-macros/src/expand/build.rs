@@ -45,10 +45,11 @@ pub(super) fn build(
     };
     let (ok, error) = names.ok_err();
     let recipe = shape.recipe();
+    let describe = describer(names);
     let new = if recipe {
         quote!(#root::__private::recipe::<#ok, #error>())
     } else {
-        quote!(#root::__private::operation::<#ok, #error>())
+        quote!(#root::__private::operation::<#ok, #error>(#describe))
     };
     // An error that converts `TimedOut` is what an attempt fails with when
     // a deadline it inherited (a call made inside another's attempt) cuts
@@ -133,7 +134,8 @@ pub(super) fn build(
             quote!({ #steps #op })
         };
         let make = &names.make;
-        statements.extend(quote!(let #make = || #values.tally(&#tally) #expiring;));
+        statements
+            .extend(quote!(let #make = || #values.describe(#describe).tally(&#tally) #expiring;));
         return statements;
     }
     // A hedged operation owns its operation: made here, so that the run
@@ -252,6 +254,28 @@ fn builder_calls(
     }
 }
 
+/// How the report renders the error: its `Display` where it has one,
+/// its `Debug` otherwise, told apart where the type is named (see
+/// `__private::Describe`). Spanned at the return type, where a type with
+/// neither is reported.
+fn describer(names: &Names) -> TokenStream {
+    let error = names.ok_err().1;
+    let span = error
+        .clone()
+        .into_iter()
+        .find(|tree| !matches!(tree, proc_macro2::TokenTree::Punct(_)))
+        .map_or_else(Span::call_site, |tree| tree.span());
+    let at = names.root_at(span);
+    quote_spanned! {span=>
+        {
+            // One of the two is the one used.
+            #[allow(unused_imports)]
+            use #at::__private::{ByDebug as _, ByDisplay as _};
+            (&&#at::__private::Describe::<#error>::NEW).describer()
+        }
+    }
+}
+
 /// `.method(value)`: the value as the method takes it.
 fn method_call(
     spec: &OptionSpec,
@@ -260,13 +284,36 @@ fn method_call(
     names: &Names,
     span: Span,
 ) -> TokenStream {
+    let (method, checked_by) = match (spec.with_error, value) {
+        (Some(with_error), Value::Expression(Expr::Closure(closure)))
+            if closure.inputs.len() == 2 =>
+        {
+            let (method, check) = with_error.closure;
+            (method, Some(check))
+        }
+        (Some(with_error), Value::Expression(expr)) if names.is_function(expr) => {
+            let (method, check) = with_error.path;
+            let value_span = expr.span();
+            let at = names.root_at(value_span);
+            let error = names.error_at(value_span);
+            // The check and the call both at the value, so that a function
+            // of neither shape is one error, there.
+            let (method, check) = (
+                Ident::new(method, value_span),
+                Ident::new(check, value_span),
+            );
+            let value = quote_spanned!(value_span=> #at::__private::#check::<#error, _, _>(#expr));
+            return quote_spanned!(value_span=> .#method(#value));
+        }
+        _ => (method, spec.checked_by),
+    };
     let method = Ident::new(method, span);
     let value = match value {
         // Computed literals keep the macro's span: lints that read the
         // user's source text (e.g. on `0`) must not judge them.
         Value::Count(count) => Literal::u32_suffixed(count.value).into_token_stream(),
         Value::Duration(dur) => duration(dur),
-        Value::Expression(expr) => match spec.checked_by {
+        Value::Expression(expr) => match checked_by {
             Some(check) => {
                 let value_span = expr.span();
                 let at = names.root_at(value_span);
@@ -383,6 +430,8 @@ fn backoff_value(spec: &BackoffSpec, root: &TokenStream, span: Span) -> TokenStr
                     Jitter::Full => quote_spanned!(jitter_span=> Full),
                     Jitter::Equal => quote_spanned!(jitter_span=> Equal),
                     Jitter::None => quote_spanned!(jitter_span=> None),
+                    Jitter::Decorrelated => quote_spanned!(jitter_span=> Decorrelated),
+                    Jitter::Additive => quote_spanned!(jitter_span=> Additive),
                 };
                 quote_spanned!(span=> .jitter(#root::__private::Jitter::#variant))
             });

@@ -5,6 +5,7 @@
 //! `cargo check`.
 
 mod async_fn;
+mod debug_only_error;
 mod every_option;
 mod fallback_chain;
 mod fallback_chain_mut_self;

@@ -1,6 +1,5 @@
 use resilient::resilient;
 
-#[derive(Debug)]
 struct FetchError;
 
 #[resilient(retries = 2)]

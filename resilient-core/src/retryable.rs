@@ -1,0 +1,831 @@
+//! The closure API: [`Retryable`], an extension trait on closures, blocking
+//! and async, and [`Retry`], the builder it starts. For code that retries
+//! an operation its caller hands it (an SDK helper, a client wrapper, a job
+//! runner), where no attribute can go.
+//!
+//! A [`Retry`] holds an [`Operation`] and fills it in by the attribute's
+//! names; running it runs that operation, so every attempt goes through
+//! the engine's one runner, with the same report. What it adds is its
+//! own: the classifier of [`when`](Retry::when), joined at run time with
+//! [`before_attempt`](Retry::before_attempt)'s verdict (an error of the
+//! check is never retried), and the default clock of each kind of closure.
+
+use std::borrow::{Borrow, Cow};
+use std::fmt;
+use std::future::{Future, IntoFuture, Ready};
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use crate::attempt::Attempt;
+use crate::breaker::CircuitBreaker;
+use crate::clock::{Clock, SystemClock, TokioClock};
+use crate::engine::Operation;
+use crate::engine::hooks::{
+    Classify, ErrorListener, Hint, HookSet, Hooks, Notify, ReportHook, RetryAll, RetryEvent,
+    RetryListener, Validator,
+};
+use crate::error::{CircuitOpenError, TimeoutError, ValidationError};
+use crate::limit::{LimitExceededError, Limiter};
+use crate::policy::RetryPolicy;
+use crate::report::{ExecutionReport, Outcome};
+use crate::throttle::RetryBudget;
+
+/// Retries a closure: `.retry(&POLICY)`, then the settings by the
+/// attribute's names, then `.await` (async) or [`.call()`](Retry::call)
+/// (blocking). Implemented for every `FnMut() -> Result<T, E>` and every
+/// `FnMut() -> impl Future<Output = Result<T, E>>` whose error is `Debug`.
+///
+/// ```
+/// use resilient::{Backoff, FakeClock, Jitter, RetryPolicy, Retryable};
+/// use std::time::Duration;
+///
+/// #[derive(Debug, PartialEq)]
+/// enum ApiError { Busy, NotFound }
+///
+/// static POLICY: RetryPolicy = RetryPolicy::builder()
+///     .max_attempts(4)
+///     .backoff(Backoff::exponential(Duration::from_secs(1), Duration::from_secs(30)).jitter(Jitter::None))
+///     .build_const();
+///
+/// let clock = FakeClock::new();
+/// let mut calls = 0;
+/// let outcome = (|| {
+///     calls += 1;
+///     if calls < 3 { Err(ApiError::Busy) } else { Ok(calls) }
+/// })
+/// .retry(&POLICY)
+/// .when(|e| *e == ApiError::Busy)
+/// .clock(&clock)
+/// .call();
+/// assert_eq!(outcome.into_result(), Ok(3));
+/// assert_eq!(clock.slept(), [Duration::from_secs(1), Duration::from_secs(2)]);
+/// ```
+///
+/// An async closure, awaited (here on tokio's paused test time, which
+/// `TokioClock`, the default clock of an async closure, follows):
+///
+/// ```
+/// use resilient::{Backoff, RetryPolicy, Retryable};
+/// use std::sync::Mutex;
+/// use std::time::Duration;
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let policy = RetryPolicy::builder()
+///     .max_attempts(3)
+///     .backoff(Backoff::constant(Duration::from_millis(250)))
+///     .build()
+///     .unwrap();
+/// let heard = Mutex::new(Vec::new());
+/// let outcome = (|| async { Err::<(), _>("unavailable") })
+///     .retry(&policy)
+///     .notify(|e: &&str, next: Duration| heard.lock().unwrap().push((*e, next)))
+///     .await;
+/// assert_eq!(outcome.report().attempt_count(), 3);
+/// // Before each wait, never after the final attempt.
+/// assert_eq!(*heard.lock().unwrap(), [("unavailable", Duration::from_millis(250)); 2]);
+/// # }
+/// ```
+pub trait Retryable<S: Shape>: Sized {
+    /// Starts a [`Retry`] of this closure under `policy`, by value or by
+    /// reference: its attempts, backoff, jitter and caps.
+    fn retry<P: PolicyArg<Hooks = Hooks>>(self, policy: P) -> Retry<'static, Self, S, P::Hooks>;
+}
+
+/// A [`RetryPolicy`] by value or by reference, what
+/// [`Retryable::retry`] takes.
+pub trait PolicyArg: Borrow<RetryPolicy> + sealed::Policy {
+    /// The hooks a retry starts with: none. Named in `retry`'s return
+    /// type, so that `.retry(&POLICY)` reads as a borrow that matters
+    /// (clippy's `needless_borrows_for_generic_args` leaves it alone), as
+    /// it does for a policy that isn't `'static`.
+    type Hooks;
+}
+
+impl PolicyArg for RetryPolicy {
+    type Hooks = Hooks;
+}
+
+impl PolicyArg for &RetryPolicy {
+    type Hooks = Hooks;
+}
+
+/// What a [`Retryable`] closure returns: [`Blocking`] or [`Async`], with
+/// its success and error types. Inferred; named only in types.
+pub trait Shape: sealed::Sealed {
+    /// The success type.
+    type Ok;
+    /// The error type.
+    type Err;
+    /// The type of "no fallback", a fallback of this shape that never runs.
+    type NoFallback;
+}
+
+/// A blocking closure's [`Shape`]: it returns `Result<T, E>`.
+pub struct Blocking<T, E>(PhantomData<fn() -> (T, E)>);
+
+/// An async closure's [`Shape`]: it returns a future of `Result<T, E>`.
+pub struct Async<T, E>(PhantomData<fn() -> (T, E)>);
+
+impl<T, E> Shape for Blocking<T, E> {
+    type Ok = T;
+    type Err = E;
+    type NoFallback = fn(&E) -> Result<T, E>;
+}
+
+impl<T, E> Shape for Async<T, E> {
+    type Ok = T;
+    type Err = E;
+    type NoFallback = fn(&E) -> Ready<Result<T, E>>;
+}
+
+mod sealed {
+    pub trait Policy {}
+    impl Policy for crate::RetryPolicy {}
+    impl Policy for &crate::RetryPolicy {}
+
+    pub trait Sealed {}
+    impl<T, E> Sealed for super::Blocking<T, E> {}
+    impl<T, E> Sealed for super::Async<T, E> {}
+}
+
+impl<F, T, E> Retryable<Blocking<T, E>> for F
+where
+    F: FnMut() -> Result<T, E>,
+    E: fmt::Debug,
+{
+    #[inline]
+    fn retry<P: PolicyArg<Hooks = Hooks>>(
+        self,
+        policy: P,
+    ) -> Retry<'static, F, Blocking<T, E>, P::Hooks> {
+        Retry::new(self, policy.borrow())
+    }
+}
+
+impl<F, Fut, T, E> Retryable<Async<T, E>> for F
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+    E: fmt::Debug,
+{
+    #[inline]
+    fn retry<P: PolicyArg<Hooks = Hooks>>(
+        self,
+        policy: P,
+    ) -> Retry<'static, F, Async<T, E>, P::Hooks> {
+        Retry::new(self, policy.borrow())
+    }
+}
+
+/// The error's `Debug` text: what the report records for the closure
+/// API, which can't tell whether an error type has `Display`.
+fn debug_text<E: fmt::Debug>(error: &E) -> String {
+    format!("{error:?}")
+}
+
+/// The clock of a [`Retry`] not given one: [`SystemClock`] for a blocking
+/// closure, [`TokioClock`] for an async one, as with the attribute.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DefaultClock;
+
+/// The clock a [`Retry`] runs on, for each kind of closure: the one given
+/// to [`clock`](Retry::clock), or the [`DefaultClock`]'s.
+pub trait ClockFor {
+    /// The clock of a blocking run.
+    type Blocking: Clock;
+    /// The clock of an async run.
+    type Async: Clock;
+    /// The clock of a blocking run.
+    fn blocking(self) -> Self::Blocking;
+    /// The clock of an async run.
+    fn for_async(self) -> Self::Async;
+}
+
+impl ClockFor for DefaultClock {
+    type Blocking = SystemClock;
+    type Async = TokioClock;
+
+    #[inline]
+    fn blocking(self) -> SystemClock {
+        SystemClock
+    }
+
+    #[inline]
+    fn for_async(self) -> TokioClock {
+        TokioClock
+    }
+}
+
+impl<C: Clock> ClockFor for C {
+    type Blocking = C;
+    type Async = C;
+
+    #[inline]
+    fn blocking(self) -> C {
+        self
+    }
+
+    #[inline]
+    fn for_async(self) -> C {
+        self
+    }
+}
+
+/// The check before each attempt, [`before_attempt`](Retry::before_attempt):
+/// implemented by `FnMut(&Attempt) -> Result<(), E>` and by [`NoCheck`].
+pub trait BeforeAttempt<E> {
+    /// `Ok` to run the attempt; an error ends the call with it.
+    fn check(&mut self, attempt: &Attempt) -> Result<(), E>;
+}
+
+impl<E, F: FnMut(&Attempt) -> Result<(), E>> BeforeAttempt<E> for F {
+    #[inline]
+    fn check(&mut self, attempt: &Attempt) -> Result<(), E> {
+        self(attempt)
+    }
+}
+
+/// No check before attempts: the default of a [`Retry`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoCheck;
+
+impl<E> BeforeAttempt<E> for NoCheck {
+    #[inline]
+    fn check(&mut self, _: &Attempt) -> Result<(), E> {
+        Ok(())
+    }
+}
+
+/// A closure under retry: [`Retryable::retry`] starts it, each setter
+/// takes one setting by the attribute's name, and `.await` (async) or
+/// [`call`](Retry::call) runs it to an [`Outcome`] with its report.
+///
+/// Settings the policy holds (attempts, backoff, jitter and its seed,
+/// `max_elapsed`) come from it; [`timeout`](Retry::timeout) and
+/// [`budget`](Retry::budget) may be set here too. The type parameters
+/// follow the setters (`H` the hooks, `K` the clock, `W` the classifier,
+/// `B` the check, `G` the fallback) and need never be written.
+///
+/// `.await` boxes the run, so that its future has a name (one allocation
+/// per call), and asks the closure, its future, the values and the
+/// settings to be `Send`, so that the future is too. `.call().await` does
+/// neither: the call's future is held inline and is `Send` exactly when
+/// its parts are. In generic code without `Send` bounds, or with parts
+/// that aren't `Send`, write `.call().await`:
+///
+/// ```
+/// use resilient::{Outcome, RetryPolicy, Retryable};
+/// use std::fmt::Debug;
+/// use std::future::Future;
+///
+/// /// A library's helper: no bound on the caller's closure but `Debug`
+/// /// errors.
+/// async fn with_retries<F, Fut, T, E>(policy: &RetryPolicy, work: F) -> Outcome<T, E>
+/// where
+///     F: FnMut() -> Fut,
+///     Fut: Future<Output = Result<T, E>>,
+///     E: Debug,
+/// {
+///     work.retry(policy).call().await
+/// }
+/// # let _ = with_retries(&RetryPolicy::builder().build().unwrap(), || async { Ok::<_, ()>(1) });
+/// ```
+#[must_use = "a retry does nothing until it is awaited or called"]
+pub struct Retry<
+    'b,
+    F,
+    S: Shape,
+    H = Hooks,
+    K = DefaultClock,
+    W = RetryAll,
+    B = NoCheck,
+    G = <S as Shape>::NoFallback,
+> {
+    body: F,
+    op: Operation<'b, S::Ok, S::Err, SystemClock, H>,
+    clock: K,
+    when: W,
+    before: B,
+    fallback: Option<G>,
+}
+
+impl<F, S: Shape> Retry<'static, F, S>
+where
+    S::Err: fmt::Debug,
+{
+    fn new(body: F, policy: &RetryPolicy) -> Self {
+        Retry {
+            body,
+            op: Operation::described_by(debug_text::<S::Err>).policy(policy),
+            clock: DefaultClock,
+            when: RetryAll,
+            before: NoCheck,
+            fallback: None,
+        }
+    }
+}
+
+/// Rebuilds a retry with one of its parts replaced, the others moved over.
+macro_rules! with {
+    ($retry:ident, op: $value:expr) => {
+        Retry {
+            op: $value,
+            body: $retry.body,
+            clock: $retry.clock,
+            when: $retry.when,
+            before: $retry.before,
+            fallback: $retry.fallback,
+        }
+    };
+    ($retry:ident, clock: $value:expr) => {
+        Retry {
+            clock: $value,
+            body: $retry.body,
+            op: $retry.op,
+            when: $retry.when,
+            before: $retry.before,
+            fallback: $retry.fallback,
+        }
+    };
+    ($retry:ident, when: $value:expr) => {
+        Retry {
+            when: $value,
+            body: $retry.body,
+            op: $retry.op,
+            clock: $retry.clock,
+            before: $retry.before,
+            fallback: $retry.fallback,
+        }
+    };
+    ($retry:ident, before: $value:expr) => {
+        Retry {
+            before: $value,
+            body: $retry.body,
+            op: $retry.op,
+            clock: $retry.clock,
+            when: $retry.when,
+            fallback: $retry.fallback,
+        }
+    };
+    ($retry:ident, fallback: $value:expr) => {
+        Retry {
+            fallback: $value,
+            body: $retry.body,
+            op: $retry.op,
+            clock: $retry.clock,
+            when: $retry.when,
+            before: $retry.before,
+        }
+    };
+}
+
+impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
+    /// Which errors are retried (default: all). An error it rejects ends
+    /// the call with [`StopReason::NotRetryable`](crate::StopReason).
+    ///
+    /// ```
+    /// use resilient::{FakeClock, RetryPolicy, Retryable, StopReason};
+    ///
+    /// let policy = RetryPolicy::builder().max_attempts(5).build()?;
+    /// let outcome = (|| Err::<(), _>(404))
+    ///     .retry(&policy)
+    ///     .when(|status| *status >= 500)
+    ///     .clock(FakeClock::new())
+    ///     .call();
+    /// assert_eq!(outcome.report().attempt_count(), 1);
+    /// assert_eq!(outcome.report().stop_reason(), StopReason::NotRetryable);
+    /// # Ok::<(), resilient::ConfigError>(())
+    /// ```
+    #[inline]
+    pub fn when<W2>(self, when: W2) -> Retry<'b, F, S, H, K, W2, B, G>
+    where
+        W2: Fn(&S::Err) -> bool,
+    {
+        with!(self, when: when)
+    }
+
+    /// Calls `listener` before each wait with the error that caused the
+    /// retry and the delay about to be slept; never after the final
+    /// attempt.
+    ///
+    /// ```
+    /// use resilient::{Backoff, FakeClock, RetryPolicy, Retryable};
+    /// use std::cell::RefCell;
+    /// use std::time::Duration;
+    ///
+    /// let policy = RetryPolicy::builder()
+    ///     .max_attempts(3)
+    ///     .backoff(Backoff::constant(Duration::from_secs(1)))
+    ///     .build()?;
+    /// let heard = RefCell::new(Vec::new());
+    /// let mut status = 500;
+    /// let _ = (|| { status += 1; Err::<(), _>(status) })
+    ///     .retry(&policy)
+    ///     .notify(|status: &u16, next| heard.borrow_mut().push((*status, next)))
+    ///     .clock(FakeClock::new())
+    ///     .call();
+    /// assert_eq!(*heard.borrow(), [(501, Duration::from_secs(1)), (502, Duration::from_secs(1))]);
+    /// # Ok::<(), resilient::ConfigError>(())
+    /// ```
+    #[inline]
+    pub fn notify<N>(self, listener: N) -> Retry<'b, F, S, ErrorListener<Notify<N>, H>, K, W, B, G>
+    where
+        N: Fn(&S::Err, Duration),
+    {
+        with!(self, op: self.op.notify(listener))
+    }
+
+    /// Calls `listener` before each wait with the engine's [`RetryEvent`]
+    /// (the attempt, the delay and its source, the recorded error), as
+    /// the attribute's `on_retry` does.
+    #[inline]
+    pub fn on_retry<L>(self, listener: L) -> Retry<'b, F, S, RetryListener<L, H>, K, W, B, G>
+    where
+        L: Fn(&RetryEvent<'_>),
+    {
+        with!(self, op: self.op.on_retry(listener))
+    }
+
+    /// Calls `listener` before each wait with the event (the attempt that
+    /// failed, the delay, its source) and the typed error that caused the
+    /// retry: [`notify`](Retry::notify) with the attempt's number.
+    #[inline]
+    pub fn on_retry_error<L>(self, listener: L) -> Retry<'b, F, S, ErrorListener<L, H>, K, W, B, G>
+    where
+        L: Fn(&RetryEvent<'_>, &S::Err),
+    {
+        with!(self, op: self.op.on_retry_error(listener))
+    }
+
+    /// Hands the report to `hook` when the call ends, before the outcome
+    /// is returned.
+    #[inline]
+    pub fn on_report<R>(self, hook: R) -> Retry<'b, F, S, ReportHook<R, H>, K, W, B, G>
+    where
+        R: Fn(&ExecutionReport),
+    {
+        with!(self, op: self.op.on_report(hook))
+    }
+
+    /// Reads a server's Retry-After hint from a retryable error: the
+    /// engine waits that long, without spending a retry (the attribute's
+    /// `rate_limit`).
+    #[inline]
+    pub fn retry_after<R>(self, hint: R) -> Retry<'b, F, S, Hint<R, H>, K, W, B, G>
+    where
+        R: Fn(&S::Err) -> Option<Duration>,
+    {
+        with!(self, op: self.op.retry_after(hint))
+    }
+
+    /// Checks each successful value; one that fails is
+    /// `E::from(ValidationFailed)`, retried like any error.
+    #[inline]
+    pub fn validate<V>(self, check: V) -> Retry<'b, F, S, Validator<V, H>, K, W, B, G>
+    where
+        V: Fn(&S::Ok) -> bool,
+        S::Err: ValidationError,
+    {
+        with!(self, op: self.op.validate(check))
+    }
+
+    /// A check before each attempt, handed the [`Attempt`] about to run:
+    /// its error ends the call at once, never retried, and the body
+    /// doesn't run. It runs inside the attempt, once the gates (breaker,
+    /// limiters) admitted it, so its error is recorded as that attempt's,
+    /// with [`StopReason::NotRetryable`](crate::StopReason); a fallback
+    /// still runs.
+    ///
+    /// ```
+    /// use resilient::{Attempt, FakeClock, RetryPolicy, Retryable, StopReason};
+    /// use std::sync::atomic::{AtomicBool, Ordering};
+    ///
+    /// #[derive(Debug, PartialEq)]
+    /// enum JobError { Busy, Cancelled }
+    ///
+    /// let cancelled = AtomicBool::new(false);
+    /// let policy = RetryPolicy::builder().max_attempts(5).build()?;
+    /// let outcome = (|| {
+    ///     cancelled.store(true, Ordering::Relaxed); // the caller gives up meanwhile
+    ///     Err::<(), _>(JobError::Busy)
+    /// })
+    /// .retry(&policy)
+    /// .before_attempt(|_: &Attempt| {
+    ///     if cancelled.load(Ordering::Relaxed) { Err(JobError::Cancelled) } else { Ok(()) }
+    /// })
+    /// .clock(FakeClock::new())
+    /// .call();
+    /// assert_eq!(outcome.report().attempt_count(), 2);
+    /// assert_eq!(outcome.report().stop_reason(), StopReason::NotRetryable);
+    /// assert_eq!(outcome.into_result(), Err(JobError::Cancelled));
+    /// # Ok::<(), resilient::ConfigError>(())
+    /// ```
+    #[inline]
+    pub fn before_attempt<B2>(self, check: B2) -> Retry<'b, F, S, H, K, W, B2, G>
+    where
+        B2: FnMut(&Attempt) -> Result<(), S::Err>,
+    {
+        with!(self, before: check)
+    }
+
+    /// The clock (default: [`TokioClock`] for an async closure, so that
+    /// paused test time drives it; [`SystemClock`] for a blocking one).
+    ///
+    /// ```
+    /// use resilient::{Backoff, FakeClock, RetryPolicy, Retryable};
+    /// use std::time::Duration;
+    ///
+    /// let policy = RetryPolicy::builder()
+    ///     .max_attempts(3)
+    ///     .backoff(Backoff::constant(Duration::from_secs(2)))
+    ///     .build()?;
+    /// let clock = FakeClock::new();
+    /// let _ = (|| Err::<(), _>("busy")).retry(&policy).clock(&clock).call();
+    /// assert_eq!(clock.slept(), [Duration::from_secs(2); 2]);
+    /// # Ok::<(), resilient::ConfigError>(())
+    /// ```
+    #[inline]
+    pub fn clock<C: Clock>(self, clock: C) -> Retry<'b, F, S, H, C, W, B, G> {
+        with!(self, clock: clock)
+    }
+
+    /// Names the operation, for the report, the events and the metrics
+    /// (default `"operation"`).
+    #[inline]
+    pub fn name(self, name: impl Into<Cow<'static, str>>) -> Self {
+        with!(self, op: self.op.name(name))
+    }
+
+    /// Per-attempt timeout: an async attempt still running at its
+    /// deadline, `min(timeout, budget − elapsed)`, is dropped and fails
+    /// with `E::from(TimedOut)`. A blocking attempt reads its deadline
+    /// from [`Attempt::deadline`] in [`before_attempt`](Retry::before_attempt).
+    ///
+    /// ```
+    /// use resilient::{RetryPolicy, Retryable, TimedOut};
+    /// use std::time::Duration;
+    ///
+    /// #[derive(Debug, PartialEq)]
+    /// struct Slow;
+    /// impl From<TimedOut> for Slow {
+    ///     fn from(_: TimedOut) -> Self { Slow }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() {
+    /// let policy = RetryPolicy::builder().max_attempts(2).build().unwrap();
+    /// let outcome = (|| async {
+    ///     tokio::time::sleep(Duration::from_secs(60)).await;
+    ///     Ok::<_, Slow>(1)
+    /// })
+    /// .retry(&policy)
+    /// .timeout(Duration::from_secs(1))
+    /// .budget(Duration::from_secs(10))
+    /// .await;
+    /// let granted: Vec<_> = outcome.report().attempts().iter().map(|a| a.deadline()).collect();
+    /// assert_eq!(granted, [Some(Duration::from_secs(1)); 2]);
+    /// assert_eq!(outcome.into_result(), Err(Slow));
+    /// # }
+    /// ```
+    #[inline]
+    pub fn timeout(self, timeout: Duration) -> Self
+    where
+        S::Err: TimeoutError,
+    {
+        with!(self, op: self.op.timeout(timeout))
+    }
+
+    /// Hard cap on the whole call: no attempt starts at or after it, no
+    /// wait runs into it, and each attempt's deadline is at most what is
+    /// left of it.
+    #[inline]
+    pub fn budget(self, budget: Duration) -> Self {
+        with!(self, op: self.op.budget(budget))
+    }
+
+    /// Soft cap: once elapsed (and `min_retries` retries have run), the
+    /// next failure ends the call.
+    #[inline]
+    pub fn max_elapsed(self, max_elapsed: Duration) -> Self {
+        with!(self, op: self.op.max_elapsed(max_elapsed))
+    }
+
+    /// Seeds the jitter, for a reproducible schedule.
+    #[inline]
+    pub fn jitter_seed(self, seed: u64) -> Self {
+        with!(self, op: self.op.jitter_seed(seed))
+    }
+
+    /// Consults `breaker` before each attempt and reports each result to
+    /// it; an open breaker fails the attempt with `E::from(CircuitOpen)`
+    /// and ends the call.
+    #[inline]
+    pub fn circuit_breaker<'c>(self, breaker: &'c CircuitBreaker) -> Retry<'c, F, S, H, K, W, B, G>
+    where
+        'b: 'c,
+        S::Err: CircuitOpenError,
+    {
+        with!(self, op: self.op.circuit_breaker(breaker))
+    }
+
+    /// Shares a retry budget with other calls: a retry runs only while it
+    /// allows ([`StopReason::Throttled`](crate::StopReason) otherwise).
+    #[inline]
+    pub fn throttle<'c>(self, throttle: &'c dyn RetryBudget) -> Retry<'c, F, S, H, K, W, B, G>
+    where
+        'b: 'c,
+    {
+        with!(self, op: self.op.throttle(throttle))
+    }
+
+    /// Takes a permit from each of `limiters` before every attempt; a
+    /// refusal fails with `E::from(LimitExceeded)` and ends the call.
+    #[inline]
+    pub fn limit<'c>(self, limiters: &'c [&'c dyn Limiter]) -> Retry<'c, F, S, H, K, W, B, G>
+    where
+        'b: 'c,
+        S::Err: LimitExceededError,
+    {
+        with!(self, op: self.op.limit(limiters))
+    }
+
+    /// How long an attempt may wait for the limiters' permits (default 0).
+    #[inline]
+    pub fn limit_wait(self, wait: Duration) -> Self {
+        with!(self, op: self.op.limit_wait(wait))
+    }
+}
+
+impl<'b, F, T, E, H, K, W, B, G> Retry<'b, F, Blocking<T, E>, H, K, W, B, G> {
+    /// Runs once when the primary attempts fail (for any reason but a
+    /// panic), with the error that ended them; its result is the call's.
+    ///
+    /// ```
+    /// use resilient::{FakeClock, RetryPolicy, Retryable};
+    ///
+    /// let policy = RetryPolicy::builder().max_attempts(2).build()?;
+    /// let outcome = (|| Err::<&str, _>("down"))
+    ///     .retry(&policy)
+    ///     .fallback(|_| Ok("cached"))
+    ///     .clock(FakeClock::new())
+    ///     .call();
+    /// assert!(outcome.report().fallback_used());
+    /// assert_eq!(outcome.into_result(), Ok("cached"));
+    /// # Ok::<(), resilient::ConfigError>(())
+    /// ```
+    #[inline]
+    pub fn fallback<G2>(self, fallback: G2) -> Retry<'b, F, Blocking<T, E>, H, K, W, B, G2>
+    where
+        G2: FnOnce(&E) -> Result<T, E>,
+    {
+        with!(self, fallback: Some(fallback))
+    }
+}
+
+impl<'b, F, T, E, H, K, W, B, G> Retry<'b, F, Async<T, E>, H, K, W, B, G> {
+    /// Runs once when the primary attempts fail (for any reason but a
+    /// panic or a drop), with the error that ended them; its future's
+    /// result is the call's. The future doesn't borrow the error:
+    /// `|_| async { Ok(cached) }`, or copy what it needs first.
+    ///
+    /// ```
+    /// use resilient::{RetryPolicy, Retryable};
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() {
+    /// let policy = RetryPolicy::builder().max_attempts(2).build().unwrap();
+    /// let outcome = (|| async { Err::<&str, _>("down") })
+    ///     .retry(&policy)
+    ///     .fallback(|_| async { Ok("cached") })
+    ///     .await;
+    /// assert_eq!(outcome.into_result(), Ok("cached"));
+    /// # }
+    /// ```
+    #[inline]
+    pub fn fallback<G2, GF>(self, fallback: G2) -> Retry<'b, F, Async<T, E>, H, K, W, B, G2>
+    where
+        G2: FnOnce(&E) -> GF,
+        GF: Future<Output = Result<T, E>>,
+    {
+        with!(self, fallback: Some(fallback))
+    }
+}
+
+impl<'b, F, T, E, H, K, W, B, G> Retry<'b, F, Blocking<T, E>, H, K, W, B, G>
+where
+    F: FnMut() -> Result<T, E>,
+    H: HookSet<T, E>,
+    K: ClockFor,
+    W: Classify<E>,
+    B: BeforeAttempt<E>,
+    G: FnOnce(&E) -> Result<T, E>,
+{
+    /// Runs the blocking closure until it succeeds or the policy stops.
+    pub fn call(self) -> Outcome<T, E> {
+        let Retry {
+            mut body,
+            op,
+            clock,
+            when,
+            mut before,
+            fallback,
+        } = self;
+        let refused = AtomicBool::new(false);
+        let op = op
+            .clock(clock.blocking())
+            .retry_if(|error: &E| !refused.load(Ordering::Relaxed) && when.is_retryable(error));
+        let attempt = |attempt: Attempt| match before.check(&attempt) {
+            Ok(()) => body(),
+            Err(error) => {
+                refused.store(true, Ordering::Relaxed);
+                Err(error)
+            }
+        };
+        match op.run_primary(attempt) {
+            Ok(outcome) => outcome,
+            Err(mut exec) => {
+                if let Some(fallback) = fallback {
+                    exec.fallback_blocking(|error, _| fallback(error));
+                }
+                exec.finish()
+            }
+        }
+    }
+}
+
+impl<'b, F, Fut, T, E, H, K, W, B, G, GF> Retry<'b, F, Async<T, E>, H, K, W, B, G>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+    H: HookSet<T, E>,
+    K: ClockFor,
+    W: Classify<E>,
+    B: BeforeAttempt<E>,
+    G: FnOnce(&E) -> GF,
+    GF: Future<Output = Result<T, E>>,
+{
+    /// Runs the async closure until it succeeds or the policy stops: the
+    /// future `.await` boxes, held inline. It needs nothing to be `Send`,
+    /// and allocates nothing on a first success; it is `Send` when the
+    /// closure, its future and the settings are.
+    pub async fn call(self) -> Outcome<T, E> {
+        let Retry {
+            mut body,
+            op,
+            clock,
+            when,
+            mut before,
+            fallback,
+        } = self;
+        let refused = AtomicBool::new(false);
+        let op = op
+            .clock(clock.for_async())
+            .retry_if(|error: &E| !refused.load(Ordering::Relaxed) && when.is_retryable(error));
+        let attempt = |attempt: Attempt| {
+            let started = match before.check(&attempt) {
+                Ok(()) => Ok(body()),
+                Err(error) => {
+                    refused.store(true, Ordering::Relaxed);
+                    Err(error)
+                }
+            };
+            async move { started?.await }
+        };
+        match op.run_primary_async(attempt).await {
+            Ok(outcome) => outcome,
+            Err(mut exec) => {
+                if let Some(fallback) = fallback {
+                    exec.fallback_async(async |error: &E, _| fallback(error).await)
+                        .await;
+                }
+                exec.finish()
+            }
+        }
+    }
+}
+
+impl<'b, F, Fut, T, E, H, K, W, B, G, GF> IntoFuture for Retry<'b, F, Async<T, E>, H, K, W, B, G>
+where
+    F: FnMut() -> Fut + Send + 'b,
+    Fut: Future<Output = Result<T, E>> + Send + 'b,
+    T: Send + 'b,
+    E: Send + Sync + 'b,
+    H: HookSet<T, E> + Send + Sync + 'b,
+    K: ClockFor + Send + 'b,
+    W: Classify<E> + Send + Sync + 'b,
+    B: BeforeAttempt<E> + Send + 'b,
+    G: FnOnce(&E) -> GF + Send + 'b,
+    GF: Future<Output = Result<T, E>> + Send + 'b,
+{
+    type Output = Outcome<T, E>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Outcome<T, E>> + Send + 'b>>;
+
+    /// [`call`](Retry::call), boxed, so that it has a name: one
+    /// allocation per call. `.call().await` makes none.
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.call())
+    }
+}
