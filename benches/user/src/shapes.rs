@@ -94,13 +94,13 @@ static SHARED: LazyLock<CircuitBreaker> = LazyLock::new(|| {
 });
 
 /// `retries` with `retry_on`, blocking, behind a breaker.
-#[resilient(retries = 3, retry_on = [Timeout, Transient], circuit_breaker = &*LOCAL)]
+#[resilient(retries = 3, retry_on = [Timeout, Transient], circuit_breaker = &LOCAL)]
 pub fn blocking_breaker(x: u64) -> Result<u64, ProviderError> {
     fetch(x)
 }
 
 /// The same behind the shared breaker.
-#[resilient(retries = 3, retry_on = [Timeout, Transient], circuit_breaker = &*SHARED)]
+#[resilient(retries = 3, retry_on = [Timeout, Transient], circuit_breaker = &SHARED)]
 pub fn blocking_shared_breaker(x: u64) -> Result<u64, ProviderError> {
     fetch(x)
 }
