@@ -188,6 +188,9 @@ impl Sampler {
     }
 
     async fn run(&'static self) {
+        // A task dropped while it waits (its runtime shut down) lowers the
+        // flag, so that the next page to subscribe starts another.
+        let mut dropped = Lowered(Some(&self.running));
         let mut ticks = tokio::time::interval(PERIOD);
         ticks.tick().await;
         loop {
@@ -198,9 +201,21 @@ impl Sampler {
                 // A page that subscribed meanwhile either saw the flag still
                 // up (and counts on this task), or started a task itself.
                 if self.latest.receiver_count() == 0 || self.running.swap(true, Ordering::AcqRel) {
+                    dropped.0 = None;
                     return;
                 }
             }
+        }
+    }
+}
+
+/// Lowers the sampler's flag when dropped, unless disarmed (`None`).
+struct Lowered(Option<&'static AtomicBool>);
+
+impl Drop for Lowered {
+    fn drop(&mut self) {
+        if let Some(running) = self.0 {
+            running.store(false, Ordering::Release);
         }
     }
 }
