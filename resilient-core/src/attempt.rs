@@ -28,22 +28,17 @@ pub struct Attempt {
     pub(crate) retry_number: u32,
     pub(crate) deadline: Option<Duration>,
     pub(crate) fallback: bool,
-    /// Whether the call this attempt is of may retry: the calls made
-    /// inside it learn so (`crate::deadline`).
-    pub(crate) retries: bool,
 }
 
 impl Attempt {
-    /// The first attempt, granted `deadline`, of a call that may retry
-    /// if `retries`.
+    /// The first attempt, granted `deadline`.
     #[inline]
-    pub(crate) const fn first(deadline: Option<Duration>, retries: bool) -> Attempt {
+    pub(crate) const fn first(deadline: Option<Duration>) -> Attempt {
         Attempt {
             number: 1,
             retry_number: 0,
             deadline,
             fallback: false,
-            retries,
         }
     }
 

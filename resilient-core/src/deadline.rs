@@ -40,7 +40,7 @@
 //! A task spawned from an attempt does not inherit its deadline: it may
 //! outlive the attempt on purpose. [`carry`] hands it over where it should.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::time::Duration;
@@ -81,38 +81,6 @@ impl Scope {
 
 thread_local! {
     static CURRENT: RefCell<Option<Scope>> = const { RefCell::new(None) };
-    /// Whether an attempt of a call that may retry is running on this
-    /// thread, directly or further out.
-    static RETRYING: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Whether this thread runs an attempt of a call that may retry (or one
-/// inside such an attempt): a call made here that declines nested retries
-/// makes one attempt.
-#[inline]
-pub(crate) fn in_retrying_call() -> bool {
-    RETRYING.get()
-}
-
-/// Runs `f` as the body of an attempt of a call that may retry, if
-/// `retries`: the calls made inside it see that one does.
-#[inline]
-pub(crate) fn retrying<R>(retries: bool, f: impl FnOnce() -> R) -> R {
-    if !retries || RETRYING.get() {
-        return f();
-    }
-    RETRYING.set(true);
-    let _back = Unset;
-    f()
-}
-
-/// Clears the flag [`retrying`] set, however its body ends.
-struct Unset;
-
-impl Drop for Unset {
-    fn drop(&mut self) {
-        RETRYING.set(false);
-    }
 }
 
 /// Inside an attempt, the time left of its deadline: `min(timeout,

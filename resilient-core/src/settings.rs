@@ -45,9 +45,6 @@ pub(crate) struct Settings {
     /// The run's report is handed to the hook and the metrics by its
     /// caller, not by the run (an idempotent call, which completes it).
     pub(crate) report_deferred: bool,
-    /// Inside an attempt of a call that retries, this call makes one
-    /// attempt and leaves the retries to its caller.
-    pub(crate) no_nested_retries: bool,
 }
 
 impl Settings {
@@ -65,7 +62,6 @@ impl Settings {
         seed: None,
         timeout: None,
         report_deferred: false,
-        no_nested_retries: false,
     };
 
     /// Checks every value a builder must reject. `const`, so that a
@@ -140,18 +136,6 @@ macro_rules! settings_setters {
         #[inline]
         pub const fn backoff(mut self, backoff: $crate::Backoff) -> Self {
             self.$($settings).+.backoff = backoff;
-            self
-        }
-
-        /// Inside an attempt of another call that retries, makes one
-        /// attempt and leaves its retries to that caller: the call stops
-        /// after a retryable failure with
-        /// [`StopReason::LeftToCaller`](crate::StopReason::LeftToCaller),
-        /// so that calls nested in calls don't multiply their attempts. A
-        /// call made anywhere else retries as usual.
-        #[inline]
-        pub const fn no_nested_retries(mut self) -> Self {
-            self.$($settings).+.no_nested_retries = true;
             self
         }
 

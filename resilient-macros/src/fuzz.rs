@@ -50,7 +50,7 @@ const CORPUS: &[(&str, &str)] = &[
         "async fn call_provider(prompt: &str) -> Result<String, ProviderError> { complete(prompt).await }",
     ),
     (
-        r#"retries = 2, retry_if = |e: &Error| e.is_transient(), backoff = constant("1s"), max_delay = "500ms", nested_retries = false"#,
+        r#"retries = 2, retry_if = |e: &Error| e.is_transient(), backoff = constant("1s"), max_delay = "500ms""#,
         "fn fetch(&self, id: u32) -> Result<u32, Error> { self.get(id) }",
     ),
     (

@@ -101,7 +101,6 @@ use proc_macro::TokenStream;
 /// | [`max_elapsed`](#a-soft-cap-with-a-floor-max_elapsed-min_retries) | duration: soft cap, honoured once `min_retries` retries have run |
 /// | [`max_delay`](#the-wait-between-attempts-backoff) | duration: the longest delay before a retry, whatever the backoff; also `exponential(max_delay = …)`, another name of its `max`. Needs `retries`; not with `retry` (set it on the policy) |
 /// | [`min_retries`](#a-soft-cap-with-a-floor-max_elapsed-min_retries) | integer literal, at most `retries`: the retries that run even past `max_elapsed` |
-/// | `nested_retries` | `false`: inside an attempt of another call that retries, make one attempt and leave the retries to that caller (stop reason `LeftToCaller`), so that retries don't multiply; the default retries wherever the call is made. Needs `retries` |
 /// | [`retry_after`](#server-hints-retry_after-max_retry_after_wait-max_retry_after_retries) | expression `Fn(&E) -> Option<Duration>`: the server's Retry-After hint, a wait taken instead of the backoff and without using up `retries`. Read only for an error that is retried: a hint on any other is ignored, and that error ends the call. Formerly `rate_limit`, still accepted |
 /// | [`max_retry_after_wait`](#server-hints-retry_after-max_retry_after_wait-max_retry_after_retries) | duration: total time the `retry_after` waits may take (default 60 s). Needs `retry_after`. Formerly `max_rate_limit_wait`, still accepted |
 /// | [`max_retry_after_retries`](#server-hints-retry_after-max_retry_after_wait-max_retry_after_retries) | integer literal: how many `retry_after` waits may run (default 10), apart from `retries`. Needs `retry_after`. Formerly `max_rate_limit_retries`, still accepted |
@@ -450,41 +449,6 @@ use proc_macro::TokenStream;
 /// assert_eq!(outcome.report().stop_reason(), StopReason::BudgetExhausted);
 /// assert_eq!(outcome.report().elapsed(), Duration::from_secs(404));
 /// # }
-/// ```
-///
-/// ## Calls inside calls: `nested_retries`
-///
-/// A call made inside an attempt of another call gets no more time than
-/// that attempt has left (see `resilient::deadline`). Its retries, by
-/// default, are its own: three layers of 4 attempts make 64 calls at the
-/// bottom when it fails. `nested_retries = false` makes a call inside an
-/// attempt of a call that retries make one attempt and leave the retries to
-/// that caller (`StopReason::LeftToCaller`); called anywhere else, it
-/// retries as usual.
-///
-/// ```
-/// use resilient::{StopReason, resilient};
-///
-/// #[derive(Debug, thiserror::Error)]
-/// #[error("unavailable")]
-/// struct Unavailable;
-///
-/// #[resilient(retries = 3, backoff = none, nested_retries = false)]
-/// fn read_row() -> Result<u32, Unavailable> {
-///     Err(Unavailable)
-/// }
-///
-/// #[resilient(retries = 3, backoff = none)]
-/// fn handle() -> Result<u32, Unavailable> {
-///     let row = read_row();
-///     assert_eq!(row.report().attempt_count(), 1);
-///     assert_eq!(row.report().stop_reason(), StopReason::LeftToCaller);
-///     row.into_result()
-/// }
-///
-/// assert_eq!(handle().report().attempt_count(), 4);
-/// // Alone, `read_row` retries.
-/// assert_eq!(read_row().report().attempt_count(), 4);
 /// ```
 ///
 /// ## Server hints: `retry_after`, `max_retry_after_wait`, `max_retry_after_retries`

@@ -413,18 +413,6 @@ pub(crate) const MIN_RETRIES: OptionSpec = OptionSpec::call("min_retries", Kind:
     .after_failure()
     .in_recipe();
 
-/// `nested_retries = false`: inside an attempt of another call that
-/// retries, one attempt, the retries left to that caller.
-pub(crate) const NESTED_RETRIES: OptionSpec = OptionSpec::new(
-    "nested_retries",
-    Kind::Off,
-    "false",
-    Expand::Method("no_nested_retries"),
-)
-.needs(NEEDS_RETRIES)
-.after_failure()
-.in_recipe();
-
 /// The server's Retry-After hint, read from an error. Its old name,
 /// `rate_limit`, was easily taken for the `RateLimiter` that `limit`
 /// takes. The runtime's builders say `retry_after` too, their old names
@@ -712,7 +700,6 @@ pub(crate) const OPTIONS: &[OptionSpec] = &[
     MAX_ELAPSED,
     MAX_DELAY,
     MIN_RETRIES,
-    NESTED_RETRIES,
     RETRY_AFTER,
     MAX_RETRY_AFTER_WAIT,
     MAX_RETRY_AFTER_RETRIES,

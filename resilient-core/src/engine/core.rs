@@ -56,9 +56,6 @@ pub(crate) struct Core<'o> {
     pub(crate) first_status: u16,
     /// Whether the first attempt's deadline is the enclosing attempt's.
     pub(crate) first_inherited: bool,
-    /// Whether the call leaves its retries to its caller: it declines
-    /// nested retries, and runs inside an attempt of a call that retries.
-    pub(crate) left_to_caller: bool,
     /// What the attempt this call was made inside had left when the call
     /// started (`Nanos::NONE`: no such attempt): no attempt of this call
     /// is granted more than what is left of it.
@@ -138,7 +135,12 @@ impl<'o> Core<'o> {
                 // Its budget's share is what the wait left of it.
                 (self.first_deadline, self.first_inherited) = self.granted(settings, self.queued);
             }
-            let attempt = Attempt::first(self.first_deadline, settings.max_attempts > 1);
+            let attempt = Attempt {
+                number: 1,
+                retry_number: 0,
+                deadline: self.first_deadline,
+                fallback: false,
+            };
             return (attempt, 0);
         }
         // The first attempt's record, made with its own wait, before this
@@ -265,7 +267,6 @@ impl<'o> Core<'o> {
             retry_number: slow.counters.primaries,
             deadline,
             fallback: false,
-            retries: settings.max_attempts > 1,
         };
         (attempt, index)
     }
@@ -358,11 +359,6 @@ impl<'o> Core<'o> {
         if !decide::ends_round(&failure, last) {
             return;
         }
-        if self.left_to_caller && failure.retryable && failure.refused.is_none() {
-            // The caller retries: a retry here would multiply its attempts.
-            self.stop = Some(StopReason::LeftToCaller);
-            return;
-        }
         slow.counters.primaries = slow.counters.primaries.saturating_add(1);
         let elapsed = Duration::from_nanos(now.saturating_sub(start));
         let Slow {
@@ -427,7 +423,6 @@ impl<'o> Core<'o> {
             retry_number: slow.counters.primaries.saturating_sub(1),
             deadline: None,
             fallback: true,
-            retries: false,
         }
     }
 

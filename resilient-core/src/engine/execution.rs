@@ -82,7 +82,6 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             first_injected: None,
             first_status: 0,
             first_inherited: false,
-            left_to_caller: plan.settings.no_nested_retries && crate::deadline::in_retrying_call(),
             cap: Nanos::optional(crate::deadline::inherited()),
             queued: 0,
             stop: None,

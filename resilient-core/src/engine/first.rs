@@ -140,7 +140,6 @@ where
             general,
             deadline,
             timed_out,
-            retries,
         },
         clock,
     ) = first_terms_of(make);
@@ -148,12 +147,12 @@ where
         if general {
             return Err(FirstFailure::NOT_RUN);
         }
-        let grant = Grant::first(deadline, clock.mark(), timed_out, retries);
+        let grant = Grant::first(deadline, clock.mark(), timed_out);
         let mut work = pin!(f(grant.attempt));
         // Without a deadline that cuts it, the attempt is awaited right
         // here, with no timer around it.
         let output = if timed_out.is_none() {
-            Some(poll_fn(|cx| grant.around_body(&clock, || work.as_mut().poll(cx))).await)
+            Some(work.await)
         } else {
             let mut timer = pin!(None);
             poll_fn(|cx| {
@@ -188,7 +187,6 @@ where
     // A deadline granted all the same is left to the general path, which
     // has a timer to cut the attempt at it.
     let general = terms.general || terms.deadline.is_some();
-    let retries = terms.retries;
     async move {
         if general {
             return Err(FirstFailure::NOT_RUN);
@@ -197,11 +195,8 @@ where
         // else to say of an attempt that no deadline cuts.
         let Grant {
             attempt, started, ..
-        } = Grant::<E>::first(None, clock.mark(), None, retries);
-        let mut work = pin!(f(attempt));
-        // The calls the body makes learn whether this call may retry.
-        let output = poll_fn(|cx| crate::deadline::retrying(retries, || work.as_mut().poll(cx)));
-        let result = runner::ran(output.await);
+        } = Grant::<E>::first(None, clock.mark(), None);
+        let result = runner::ran(f(attempt).await);
         first_ended(make, &clock, started, None, result)
     }
 }
@@ -286,8 +281,6 @@ pub struct FirstTerms<E> {
     /// The error of an attempt cut at its deadline, if the operation
     /// interrupts there.
     pub(crate) timed_out: Option<fn() -> E>,
-    /// Whether the call may retry.
-    pub(crate) retries: bool,
 }
 
 impl<T, E> FirstFailure<T, E> {
@@ -315,7 +308,6 @@ impl<T, E> FirstFailure<T, E> {
 pub fn first_attempt_unbuilt<T, E, F>(
     name: &'static str,
     tally: &'static Tally,
-    retries: bool,
     f: &mut F,
 ) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
 where
@@ -324,7 +316,7 @@ where
     let told = Told::ending(name, Some(tally));
     // A function, not a closure: a closure here would be compiled again for
     // every `F`, that is for every function.
-    timed_first(&SystemClock, None, retries, f, accepts_any::<T>, Some(told))
+    timed_first(&SystemClock, None, f, accepts_any::<T>, Some(told))
 }
 
 /// The validator of an operation without one: every value stands.
@@ -341,7 +333,6 @@ fn accepts_any<T>(_: &T) -> bool {
 pub(crate) fn timed_first<T, E, C: Clock, F>(
     clock: &C,
     deadline: Option<Duration>,
-    retries: bool,
     f: &mut F,
     is_valid: impl Fn(&T) -> bool,
     told: Option<Told>,
@@ -354,7 +345,7 @@ where
     if crate::deadline::enclosed() {
         return Err(FirstFailure::NOT_RUN);
     }
-    let grant = Grant::<E>::first(deadline, clock.mark(), None, retries);
+    let grant = Grant::<E>::first(deadline, clock.mark(), None);
     let mark = grant.started;
     let result = AttemptContext::plain(grant).run_blocking(clock, f);
     let elapsed = clock.nanos_since(mark);

@@ -809,7 +809,6 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         timed_first(
             &self.plan.clock,
             deadline(&self.plan.settings, 0),
-            self.plan.settings.max_attempts > 1,
             f,
             |value| self.plan.hooks.is_valid(value),
             self.told(),
@@ -1102,7 +1101,6 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             general,
             deadline,
             timed_out,
-            ..
         } = self.first_async_terms();
         async move {
             if general {
@@ -1110,8 +1108,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
                 exec.attempt_async(f).await;
                 return Err(exec);
             }
-            let retries = self.plan.settings.max_attempts > 1;
-            let grant = Grant::first(deadline, self.plan.clock.mark(), timed_out, retries);
+            let grant = Grant::first(deadline, self.plan.clock.mark(), timed_out);
             let mark = grant.started;
             let result = AttemptContext::plain(grant)
                 .run_async(&self.plan.clock, f)
@@ -1140,7 +1137,6 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             // Inside another call's attempt, the general path grants what
             // that attempt has left.
             general: !self.plan.gates.first_is_free() || crate::deadline::enclosed(),
-            retries: self.plan.settings.max_attempts > 1,
             deadline,
             timed_out,
         }

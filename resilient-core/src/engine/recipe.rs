@@ -230,7 +230,6 @@ impl<T, E, K, C: Clock> FirstReads<T, E> for Recipe<T, E, K, C> {
             // Inside another call's attempt, the general path grants what
             // that attempt has left.
             general: crate::deadline::enclosed(),
-            retries: self.settings.max_attempts > 1,
             deadline,
             timed_out: if deadline.is_some() {
                 self.timed_out

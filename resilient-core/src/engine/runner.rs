@@ -62,16 +62,15 @@ pub(crate) struct Grant<E> {
 impl<E> Grant<E> {
     /// A call's first attempt, granted `deadline` and started at
     /// `started`, cut at its deadline with `timed_out`'s error if the
-    /// operation interrupts there, of a call that may retry if `retries`.
+    /// operation interrupts there.
     #[inline(always)]
     pub(crate) fn first(
         deadline: Option<Duration>,
         started: Mark,
         timed_out: Option<fn() -> E>,
-        retries: bool,
     ) -> Self {
         Grant {
-            attempt: Attempt::first(deadline, retries),
+            attempt: Attempt::first(deadline),
             started,
             timed_out,
         }
@@ -103,18 +102,9 @@ impl<E> Grant<E> {
         timer: Pin<&mut Option<S>>,
         make: fn(&'c C, Duration) -> S,
     ) -> Poll<Option<O>> {
-        self.around_body(clock, || {
+        deadline::within(self.scope(clock), || {
             poll_within(clock, self.started, self.cut(), cx, work, timer, make)
         })
-    }
-
-    /// Runs `f`, which runs the attempt's body (or polls it), as the body
-    /// of this attempt: within its deadline, and known to be an attempt of
-    /// a call that may retry, for the calls made inside it.
-    #[inline(always)]
-    pub(crate) fn around_body<C: Clock, R>(&self, clock: &C, f: impl FnOnce() -> R) -> R {
-        let retries = self.attempt.retries;
-        deadline::within(self.scope(clock), || deadline::retrying(retries, f))
     }
 
     /// One poll of `race`, the race of the attempt's body `work` (its
@@ -130,7 +120,9 @@ impl<E> Grant<E> {
         timer: Pin<&mut Option<S>>,
         make: fn(&'c C, Duration) -> S,
     ) -> Poll<Option<O>> {
-        self.around_body(clock, || race.poll(clock, cx, work, timer, make))
+        deadline::within(self.scope(clock), || {
+            race.poll(clock, cx, work, timer, make)
+        })
     }
 
     /// Awaits `work`, the attempt's body, within the deadline that cuts
@@ -145,11 +137,7 @@ impl<E> Grant<E> {
         mut work: Pin<&mut F>,
     ) -> Option<F::Output> {
         if self.attempt.deadline.is_none() {
-            let retries = self.attempt.retries;
-            return Some(
-                std::future::poll_fn(|cx| deadline::retrying(retries, || work.as_mut().poll(cx)))
-                    .await,
-            );
+            return Some(work.await);
         }
         let mut timer = pin!(None);
         std::future::poll_fn(|cx| {
@@ -232,7 +220,7 @@ impl<T, E> AttemptContext<T, E> {
         }
         match self.replaced {
             Some(result) => result,
-            None => self.grant.around_body(clock, || f(attempt)),
+            None => deadline::within(self.grant.scope(clock), || f(attempt)),
         }
     }
 

@@ -37,11 +37,6 @@ pub enum StopReason {
     /// A limiter refused the last attempt (see [`limit`](crate::limit)):
     /// the call is not retried.
     LimitExceeded,
-    /// The call was made inside an attempt of another call that retries,
-    /// and declines retries of its own (`nested_retries = false`,
-    /// [`Operation::no_nested_retries`](crate::Operation::no_nested_retries)):
-    /// the retry is left to the caller, so that retries don't multiply.
-    LeftToCaller,
 }
 
 impl StopReason {
@@ -57,7 +52,6 @@ impl StopReason {
             StopReason::CircuitOpen => "circuit_open",
             StopReason::Throttled => "throttled",
             StopReason::LimitExceeded => "limit_exceeded",
-            StopReason::LeftToCaller => "left_to_caller",
         }
     }
 }
@@ -73,7 +67,6 @@ impl fmt::Display for StopReason {
             StopReason::CircuitOpen => "circuit open",
             StopReason::Throttled => "retries throttled",
             StopReason::LimitExceeded => "limit exceeded",
-            StopReason::LeftToCaller => "left to the caller",
         })
     }
 }

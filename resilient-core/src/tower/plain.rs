@@ -53,7 +53,6 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
             deadline(self.settings, 0),
             self.clock.mark(),
             Some(|| TimedOut),
-            self.settings.max_attempts > 1,
         )
     }
 

@@ -49,10 +49,6 @@ pub(super) struct Names<'a> {
     pub(super) tally: Ident,
     /// The function's identifier, unraw: the operation's default name.
     pub(super) function_name: String,
-    /// Whether the function may retry (`retries` above 0, or a policy's),
-    /// for a first attempt run before its operation is built: the calls
-    /// made inside it learn so.
-    pub(super) retries: bool,
 }
 
 impl<'a> Names<'a> {
@@ -84,7 +80,6 @@ impl<'a> Names<'a> {
             pristine_self: local("__resilient_self"),
             tally: Ident::new("__RESILIENT_TALLY", Span::mixed_site()),
             function_name: function.item.sig.ident.unraw().to_string(),
-            retries: attrs.retry.is_some() || attrs.retries.as_ref().is_some_and(|r| r.value.value > 0),
         }
     }
 

@@ -142,8 +142,7 @@ fn unbuilt_first_attempt(names: &Names) -> TokenStream {
         root, tally, body, ..
     } = names;
     let name = Literal::string(&names.function_name);
-    let retries = names.retries;
-    quote!(#root::__private::first_attempt_unbuilt(#name, &#tally, #retries, &mut #body))
+    quote!(#root::__private::first_attempt_unbuilt(#name, &#tally, &mut #body))
 }
 
 /// A blocking run on an operation built on demand: `first_attempt`, then

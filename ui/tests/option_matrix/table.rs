@@ -75,7 +75,6 @@ pub const OPTIONS: &[Row] = &[
     row("max_elapsed", "\"5s\""),
     needs(row("max_delay", "\"5s\""), RETRIES),
     needs(row("min_retries", "1"), RETRIES),
-    needs(row("nested_retries", "false"), RETRIES),
     row("retry_after", "retry_after"),
     row("rate_limit", "retry_after"),
     needs(row("max_retry_after_wait", "\"30s\""), RETRY_AFTER),
