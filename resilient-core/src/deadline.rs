@@ -159,9 +159,3 @@ pub fn carry<F: Future>(future: F) -> impl Future<Output = F::Output> {
         poll_fn(|cx| within(scope.clone(), || future.as_mut().poll(cx))).await
     }
 }
-
-/// What is left, measured now, of the deadline current on this thread.
-#[inline]
-pub(crate) fn inherited() -> Option<Duration> {
-    remaining()
-}

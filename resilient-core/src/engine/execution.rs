@@ -82,7 +82,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             first_injected: None,
             first_status: 0,
             first_inherited: false,
-            cap: Nanos::optional(crate::deadline::inherited()),
+            cap: Nanos::optional(crate::deadline::remaining()),
             queued: 0,
             stop: None,
             name: &plan.name,
@@ -648,21 +648,21 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         kind: AttemptKind,
         admitted: Result<Permits<'b, T, E>, Refusal<E>>,
     ) -> Result<Permits<'b, T, E>, Refusal<E>> {
-        let (Ok(permits), Some(timed_out)) = (&admitted, self.plan.timed_out) else {
+        let Some(timed_out) = self.plan.timed_out else {
             return admitted;
         };
-        if self.core.cap.get_optional().is_none() {
+        if admitted.is_err() || self.core.cap.get_optional().is_none() {
             return admitted;
         }
         self.read_clock();
-        if !self.core.cap_spent() {
+        let Ok(permits) = admitted else {
             return admitted;
+        };
+        if !self.core.cap_spent() {
+            return Ok(permits);
         }
-        let _ = permits;
-        if let Ok(permits) = admitted {
-            let ended = gates::Settlement::new(kind, 0, End::NotRun);
-            self.plan.gates.settle(&self.plan.clock, permits, &ended);
-        }
+        let ended = gates::Settlement::new(kind, 0, End::NotRun);
+        self.plan.gates.settle(&self.plan.clock, permits, &ended);
         Err(Refusal {
             kind: FailureKind::Timeout,
             stop: crate::report::StopReason::BudgetExhausted,
