@@ -138,11 +138,24 @@ async fn events() -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     // The latest snapshot goes out at once, not a second later.
     receiver.mark_changed();
     let stream = futures_util::stream::unfold(receiver, |mut receiver| async move {
-        receiver.changed().await.ok()?;
+        next_snapshot(&mut receiver).await?;
         let json = receiver.borrow_and_update().clone();
         Some((Ok(Event::default().data(json.to_string())), receiver))
     });
     Sse::new(stream)
+}
+
+/// Waits for the sampler's next snapshot. The sampling task lives on the
+/// runtime of the page that started it; when that runtime shuts down (a
+/// second runtime serves the dashboard too, or a test's runtime ends), a
+/// stream that hears nothing for two periods starts a task on its own.
+async fn next_snapshot(receiver: &mut watch::Receiver<Value>) -> Option<()> {
+    loop {
+        match tokio::time::timeout(2 * PERIOD, receiver.changed()).await {
+            Ok(changed) => return changed.ok(),
+            Err(_silent) => SAMPLER.ensure_running(),
+        }
+    }
 }
 
 /// Takes a reading every second while someone watches, and hands out the
@@ -164,11 +177,18 @@ impl Sampler {
     /// running.
     fn subscribe(&'static self) -> watch::Receiver<Value> {
         let receiver = self.latest.subscribe();
+        self.ensure_running();
+        receiver
+    }
+
+    /// Starts the sampling task on the current runtime unless one runs.
+    fn ensure_running(&'static self) {
         if !self.running.swap(true, Ordering::AcqRel) {
             self.sample();
-            tokio::spawn(self.run());
+            // The guard is made here, not in the task, so that a task
+            // dropped before its first poll lowers the flag too.
+            tokio::spawn(self.run(Lowered(Some(&self.running))));
         }
-        receiver
     }
 
     /// The latest snapshot, or one taken now when nobody watches.
@@ -187,10 +207,10 @@ impl Sampler {
         self.latest.send_replace(history.snapshot());
     }
 
-    async fn run(&'static self) {
-        // A task dropped while it waits (its runtime shut down) lowers the
-        // flag, so that the next page to subscribe starts another.
-        let mut dropped = Lowered(Some(&self.running));
+    /// Samples every period while anyone watches. A task dropped while it
+    /// waits (its runtime shut down) lowers the flag through `dropped`, so
+    /// that the next page to subscribe starts another.
+    async fn run(&'static self, mut dropped: Lowered) {
         let mut ticks = tokio::time::interval(PERIOD);
         ticks.tick().await;
         loop {
@@ -364,6 +384,44 @@ mod tests {
         // Nested as a router, the bare path still serves the page.
         let nested = Router::new().nest("/resilience", router());
         assert_eq!(get(nested, "/resilience").await.0, StatusCode::OK);
+    }
+
+    #[test]
+    fn a_stream_outlives_the_runtime_whose_task_sampled_for_it() {
+        use futures_util::StreamExt;
+        // The first page's runtime starts the sampling task, then ends.
+        let first = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let first_receiver = first.block_on(async { SAMPLER.subscribe() });
+        let second = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .unwrap();
+        // A second page subscribes while that task runs, and the first
+        // runtime ends under it.
+        let response = second.block_on(async { events().await.into_response() });
+        drop(first_receiver);
+        drop(first);
+        second.block_on(async {
+            let mut stream = std::pin::pin!(response.into_body().into_data_stream());
+            let mut snapshots = 0;
+            let waited = tokio::time::timeout(10 * PERIOD, async {
+                while snapshots < 3 {
+                    let chunk = stream.next().await.expect("an open stream").unwrap();
+                    if chunk.starts_with(b"data:") {
+                        snapshots += 1;
+                    }
+                }
+            })
+            .await;
+            assert!(
+                waited.is_ok(),
+                "{snapshots} snapshots in 10 periods after the sampling runtime ended"
+            );
+        });
     }
 
     #[test]
