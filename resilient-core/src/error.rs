@@ -549,11 +549,18 @@ impl<E: From<LimitExceeded>> LimitExceededError for E {
 #[diagnostic::on_unimplemented(
     message = "the error type `{Self}` must implement `std::fmt::Display`: the report records each failed attempt's error as text",
     label = "`{Self}` doesn't implement `Display`",
-    note = "implement `std::fmt::Display` for `{Self}`, or return an error type that does"
+    note = "for an error type that is `Debug` but not `Display`, build with `Operation::described_by_debug()`, which records its `Debug` text"
 )]
 pub trait ReportableError {
     /// The error's text, as the report records it.
     fn describe(error: &Self) -> String;
+}
+
+/// The error's `Debug` text: what the report records where the error
+/// type's `Display` can't be told apart (the closure API,
+/// [`Operation::described_by_debug`](crate::Operation::described_by_debug)).
+pub(crate) fn debug_text<E: std::fmt::Debug>(error: &E) -> String {
+    format!("{error:?}")
 }
 
 // Hidden from diagnostics, like the impls of `made_from!`.

@@ -180,12 +180,6 @@ where
     }
 }
 
-/// The error's `Debug` text: what the report records for the closure
-/// API, which can't tell whether an error type has `Display`.
-fn debug_text<E: fmt::Debug>(error: &E) -> String {
-    format!("{error:?}")
-}
-
 /// The clock of a [`Retry`] not given one: [`SystemClock`] for a blocking
 /// closure, [`TokioClock`] for an async one, as with the attribute.
 #[derive(Debug, Clone, Copy, Default)]
@@ -319,7 +313,7 @@ where
     fn new(body: F, policy: &RetryPolicy) -> Self {
         Retry {
             body,
-            op: Operation::described_by(debug_text::<S::Err>).policy(policy),
+            op: Operation::described_by_debug().policy(policy),
             clock: DefaultClock,
             when: RetryAll,
             before: NoCheck,

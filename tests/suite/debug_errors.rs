@@ -84,6 +84,11 @@ fn operation_and_closures_take_a_debug_only_error() {
         .clock(FakeClock::new())
         .run(|_| Err::<(), _>(Opaque { code: 500 }));
     assert_eq!(messages(&outcome), ["Opaque { code: 500 }"; 2]);
+    let outcome = Operation::described_by_debug()
+        .max_attempts(2)
+        .clock(FakeClock::new())
+        .run(|_| Err::<(), _>(Wrapped(Opaque { code: 501 })));
+    assert_eq!(messages(&outcome), ["Wrapped(Opaque { code: 501 })"; 2]);
     let policy = RetryPolicy::builder().max_attempts(2).build().unwrap();
     let outcome = (|| Err::<(), _>(Wrapped(Opaque { code: 502 })))
         .retry(policy)

@@ -20,7 +20,7 @@ use crate::attempt::Attempt;
 use crate::breaker::CircuitBreaker;
 use crate::chaos::Switches;
 use crate::clock::{Clock, SystemClock, Untimed};
-use crate::error::{CircuitOpenError, ReportableError, TimeoutError, ValidationError};
+use crate::error::{CircuitOpenError, ReportableError, TimeoutError, ValidationError, debug_text};
 use crate::limit::{LimitExceededError, Limiter};
 use crate::observe::Tally;
 use crate::policy::RetryPolicy;
@@ -105,6 +105,33 @@ impl<T, E> Operation<'static, T, E> {
     #[inline]
     pub fn described_by(describe: fn(&E) -> String) -> Self {
         Operation::unreported().describe(describe)
+    }
+
+    /// An operation with the defaults whose report records each error's
+    /// `Debug` text: [`new`](Operation::new) for an error type that is
+    /// `Debug` but not `Display`, such as a generic library's error that
+    /// is `Display` only for some of its type parameters.
+    ///
+    /// ```
+    /// use resilient::{FakeClock, Operation};
+    ///
+    /// #[derive(Debug)]
+    /// struct Refused { code: u16 }
+    ///
+    /// let outcome = Operation::described_by_debug()
+    ///     .max_attempts(2)
+    ///     .clock(FakeClock::new())
+    ///     .run(|_| Err::<(), _>(Refused { code: 503 }));
+    /// assert_eq!(outcome.report().attempt_count(), 2);
+    /// let last = outcome.report().attempts().last().unwrap();
+    /// assert_eq!(last.error().unwrap().message(), "Refused { code: 503 }");
+    /// ```
+    #[inline]
+    pub fn described_by_debug() -> Self
+    where
+        E: std::fmt::Debug,
+    {
+        Operation::described_by(debug_text::<E>)
     }
 
     /// An operation whose report will not be read: errors are not rendered.
