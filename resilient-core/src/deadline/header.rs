@@ -157,6 +157,96 @@ pub fn parse_millis(value: &str) -> Result<Duration, BadDeadline> {
     Ok(Duration::from_millis(number))
 }
 
+/// Which text a deadline header carries.
+///
+/// ```
+/// use resilient::deadline::header::Format;
+/// use std::time::Duration;
+///
+/// assert_eq!(Format::GrpcTimeout.format(Duration::from_millis(250)), "250m");
+/// assert_eq!(Format::Millis.parse("250"), Ok(Duration::from_millis(250)));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Format {
+    /// gRPC's `grpc-timeout`: [`format_grpc_timeout`], [`parse_grpc_timeout`].
+    GrpcTimeout,
+    /// Whole milliseconds: [`format_millis`], [`parse_millis`].
+    Millis,
+}
+
+impl Format {
+    /// The text for `remaining` in this format.
+    ///
+    /// ```
+    /// use resilient::deadline::header::Format;
+    /// use std::time::Duration;
+    ///
+    /// assert_eq!(Format::Millis.format(Duration::from_secs(2)), "2000");
+    /// ```
+    pub fn format(self, remaining: Duration) -> String {
+        match self {
+            Format::GrpcTimeout => format_grpc_timeout(remaining),
+            Format::Millis => format_millis(remaining),
+        }
+    }
+
+    /// The duration `value` says in this format, or why it says none.
+    ///
+    /// ```
+    /// use resilient::deadline::header::Format;
+    /// use std::time::Duration;
+    ///
+    /// assert_eq!(Format::GrpcTimeout.parse("3S"), Ok(Duration::from_secs(3)));
+    /// assert!(Format::Millis.parse("3S").is_err());
+    /// ```
+    pub fn parse(self, value: &str) -> Result<Duration, BadDeadline> {
+        match self {
+            Format::GrpcTimeout => parse_grpc_timeout(value),
+            Format::Millis => parse_millis(value),
+        }
+    }
+}
+
+/// The budget a server grants a request whose deadline header is `value`:
+/// what the header says, but never more than `cap`; `cap` itself when the
+/// header is absent or refused. A refused value (not UTF-8, or one
+/// [`Format::parse`] refuses) is logged as a `tracing` warning with the
+/// feature `tracing`, and never panics.
+///
+/// ```
+/// use resilient::deadline::header::{Format, budget_from};
+/// use std::time::Duration;
+///
+/// let cap = Duration::from_secs(5);
+/// assert_eq!(budget_from(Some(b"250m"), Format::GrpcTimeout, cap), Duration::from_millis(250));
+/// assert_eq!(budget_from(Some(b"1H"), Format::GrpcTimeout, cap), cap);
+/// assert_eq!(budget_from(Some(b"-1"), Format::Millis, cap), cap);
+/// assert_eq!(budget_from(None, Format::Millis, cap), cap);
+/// ```
+pub fn budget_from(value: Option<&[u8]>, format: Format, cap: Duration) -> Duration {
+    let Some(value) = value else {
+        return cap;
+    };
+    let parsed = std::str::from_utf8(value)
+        .map_err(|_| BadDeadline::NotANumber)
+        .and_then(|text| format.parse(text));
+    match parsed {
+        Ok(asked) => asked.min(cap),
+        Err(_why) => {
+            #[cfg(feature = "tracing")]
+            tracing::warn!(
+                name: "deadline.header_refused",
+                ?format,
+                value = %String::from_utf8_lossy(value),
+                reason = %_why,
+                "an incoming deadline header was refused; the server's cap applies"
+            );
+            cap
+        }
+    }
+}
+
 /// The number `digits` says: ASCII digits only, at most `most` of them,
 /// and within a `u64`.
 fn digits_value(digits: &[u8], most: usize) -> Result<u64, BadDeadline> {
@@ -267,7 +357,41 @@ mod tests {
         assert_eq!(format_millis(Duration::MAX), "18446744073709551616000");
     }
 
+    #[test]
+    fn the_servers_cap_always_applies() {
+        let cap = Duration::from_secs(2);
+        let cases: [(Option<&[u8]>, Format, Duration); 8] = [
+            (None, Format::GrpcTimeout, cap),
+            (
+                Some(b"500m"),
+                Format::GrpcTimeout,
+                Duration::from_millis(500),
+            ),
+            (Some(b"3S"), Format::GrpcTimeout, cap),
+            (Some(b"99999999H"), Format::GrpcTimeout, cap),
+            (Some(b"garbage"), Format::GrpcTimeout, cap),
+            (Some(b"\xff\xfe"), Format::Millis, cap),
+            (Some(b"750"), Format::Millis, Duration::from_millis(750)),
+            (Some(b"-750"), Format::Millis, cap),
+        ];
+        for (value, format, budget) in cases {
+            assert_eq!(
+                budget_from(value, format, cap),
+                budget,
+                "{value:?} {format:?}"
+            );
+        }
+    }
+
     proptest! {
+        #[test]
+        fn budget_never_exceeds_the_cap(bytes in proptest::collection::vec(any::<u8>(), 0..24), cap_ms in 0u64..10_000) {
+            let cap = Duration::from_millis(cap_ms);
+            for format in [Format::GrpcTimeout, Format::Millis] {
+                prop_assert!(budget_from(Some(&bytes), format, cap) <= cap);
+            }
+        }
+
         #[test]
         fn grpc_parse_never_panics(text in ".{0,24}") {
             let _ = parse_grpc_timeout(&text);
