@@ -40,6 +40,8 @@
 //! A task spawned from an attempt does not inherit its deadline: it may
 //! outlive the attempt on purpose. [`carry`] hands it over where it should.
 
+pub mod header;
+
 use std::cell::RefCell;
 use std::future::{Future, poll_fn};
 use std::pin::pin;
