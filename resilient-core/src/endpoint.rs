@@ -66,12 +66,12 @@ struct Slot {
 /// ```
 /// use resilient::endpoint::EndpointBreakers;
 ///
-/// let breakers = EndpointBreakers::builder("search").capacity(2).build().unwrap();
-/// breakers.get("a:80");
-/// breakers.get("b:80");
-/// breakers.get("c:80");
-/// assert_eq!(breakers.len(), 2);
-/// assert_eq!(breakers.evictions(), 1);
+/// let breakers = EndpointBreakers::builder("search").capacity(16).build().unwrap();
+/// for i in 0..100 {
+///     breakers.get(&format!("10.0.0.{i}:80"));
+/// }
+/// assert!(breakers.len() <= 16);
+/// assert_eq!(breakers.evictions(), 100 - breakers.len() as u64);
 /// ```
 pub struct EndpointBreakers {
     prefix: String,
