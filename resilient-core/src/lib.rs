@@ -113,6 +113,7 @@ mod catalog;
 pub mod chaos;
 mod clock;
 pub mod deadline;
+pub mod endpoint;
 mod engine;
 mod error;
 #[cfg(feature = "http")]

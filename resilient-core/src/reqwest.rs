@@ -19,6 +19,7 @@ use ::reqwest_middleware::{Error, Middleware, Next};
 use http::Extensions;
 
 use crate::clock::{Clock, TokioClock};
+use crate::endpoint::EndpointBreakers;
 use crate::error::TimedOut;
 use crate::settings::Settings;
 use crate::tower::{
@@ -186,6 +187,32 @@ impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
         "resilient::reqwest::ResilientMiddleware"
     );
 
+    /// Gives each endpoint (`host:port` of the request's URL, with the
+    /// scheme's default port when it has none) a breaker of its own from
+    /// `breakers`, in place of any set with `circuit_breaker`: one sick host
+    /// opens its own breaker and no other. See [`crate::endpoint`] for how
+    /// the map stays bounded.
+    ///
+    /// ```
+    /// use resilient::CircuitBreaker;
+    /// use resilient::endpoint::EndpointBreakers;
+    /// use resilient::reqwest::ResilientMiddleware;
+    /// use std::sync::Arc;
+    ///
+    /// let breakers = Arc::new(
+    ///     EndpointBreakers::builder("payments")
+    ///         .template(CircuitBreaker::builder().failure_threshold(5))
+    ///         .build()?,
+    /// );
+    /// let middleware = ResilientMiddleware::new().retries(2).per_endpoint(breakers);
+    /// # let _ = middleware;
+    /// # Ok::<(), resilient::ConfigError>(())
+    /// ```
+    pub fn per_endpoint(mut self, breakers: std::sync::Arc<EndpointBreakers>) -> Self {
+        self.shared.endpoints = Some(breakers);
+        self
+    }
+
     /// Decides what each attempt's result means: a
     /// [`Classifier`] of
     /// `Result<reqwest::Response, reqwest_middleware::Error>`, such as a
@@ -325,9 +352,14 @@ where
 {
     /// The configuration of each request's call.
     fn call(&self) -> Call<'_, Cl, C> {
+        self.call_with(&self.shared)
+    }
+
+    /// [`call`](Self::call) with `shared` in place of the middleware's own.
+    fn call_with<'a>(&'a self, shared: &'a Shared) -> Call<'a, Cl, C> {
         Call {
             settings: &self.settings,
-            shared: &self.shared,
+            shared,
             classifier: &self.classifier,
             clock: &self.clock,
         }
@@ -342,11 +374,41 @@ where
         extensions: &mut Extensions,
         next: Next<'_>,
     ) -> Result<Response, Error> {
+        self.run_with(&self.shared, request, extensions, next).await
+    }
+
+    /// [`run`](Self::run) with the breaker of the request's endpoint, from
+    /// the map set with [`per_endpoint`](Self::per_endpoint).
+    async fn run_endpoint(
+        &self,
+        breakers: &EndpointBreakers,
+        request: Request,
+        extensions: &mut Extensions,
+        next: Next<'_>,
+    ) -> Result<Response, Error> {
+        let url = request.url();
+        let key = match (url.host_str(), url.port_or_known_default()) {
+            (Some(host), Some(port)) => format!("{host}:{port}"),
+            (Some(host), None) => host.to_owned(),
+            (None, _) => String::new(),
+        };
+        let mut shared = self.shared.clone();
+        shared.breaker = Some(std::sync::Arc::new(breakers.get(&key)));
+        self.run_with(&shared, request, extensions, next).await
+    }
+
+    async fn run_with(
+        &self,
+        shared: &Shared,
+        request: Request,
+        extensions: &mut Extensions,
+        next: Next<'_>,
+    ) -> Result<Response, Error> {
         let given = &*extensions;
         let last = Mutex::new(None);
         let send = sender!(next, given, last);
         let (response, report) = self
-            .call()
+            .call_with(shared)
             .run(
                 request,
                 &Request::try_clone,
@@ -472,7 +534,9 @@ where
     {
         // Two futures, each laid out for its own path: a call with no gate
         // before its first attempt and no hedge carries none of their state.
-        if self.call().is_plain() {
+        if let Some(breakers) = &self.shared.endpoints {
+            Box::pin(self.run_endpoint(breakers, request, extensions, next))
+        } else if self.call().is_plain() {
             Box::pin(self.run_plain(request, extensions, next))
         } else {
             Box::pin(self.run(request, extensions, next))

@@ -41,6 +41,9 @@ pub(crate) struct Shared {
     pub(crate) max_hedges: Option<u32>,
     /// What chaos injects into the attempts, and the switches that decide.
     pub(crate) chaos: Option<ChaosSpec>,
+    /// A breaker per endpoint instead of `breaker`; read by the reqwest
+    /// middleware only.
+    pub(crate) endpoints: Option<Arc<crate::endpoint::EndpointBreakers>>,
 }
 
 /// A layer's chaos: the switches, and the fault and latency it injects.
@@ -87,6 +90,7 @@ impl fmt::Debug for Shared {
                     .as_ref()
                     .map(|chaos| (chaos.fault.is_some(), chaos.latency)),
             )
+            .field("endpoints", &self.endpoints)
             .finish()
     }
 }
