@@ -254,15 +254,6 @@ const NANOS_PER_SEC: u128 = 1_000_000_000;
 /// Reads `"<number><unit>"` as the attribute does: the number may have a
 /// fractional part as long as the result is a whole number of nanoseconds.
 fn parse_duration(text: &str) -> Result<Duration, String> {
-    const UNITS: &[(&str, u128)] = &[
-        ("ns", 1),
-        ("us", 1_000),
-        ("µs", 1_000),
-        ("ms", 1_000_000),
-        ("s", NANOS_PER_SEC),
-        ("m", 60 * NANOS_PER_SEC),
-        ("h", 3_600 * NANOS_PER_SEC),
-    ];
     let trimmed = text.trim();
     if trimmed.starts_with('-') {
         return Err("a duration can't be negative".to_owned());
@@ -274,8 +265,15 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
     if number.is_empty() {
         return Err(format!("{text:?} doesn't start with a number"));
     }
-    let Some((_, factor)) = UNITS.iter().find(|(name, _)| *name == unit.trim()) else {
-        return Err(format!("{text:?} has no known unit"));
+    // The attribute's units (resilient-macros' duration.rs), in nanoseconds.
+    let factor: &u128 = match unit.trim() {
+        "ns" => &1,
+        "us" | "µs" => &1_000,
+        "ms" => &1_000_000,
+        "s" => &NANOS_PER_SEC,
+        "m" => &(60 * NANOS_PER_SEC),
+        "h" => &(3_600 * NANOS_PER_SEC),
+        _ => return Err(format!("{text:?} has no known unit")),
     };
     let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
     if fraction.contains('.') || (whole.is_empty() && fraction.is_empty()) {
