@@ -289,7 +289,7 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
     let mut scale = *factor;
     for digit in fraction.bytes() {
         let digit = u128::from(digit - b'0');
-        if scale % 10 != 0 {
+        if !scale.is_multiple_of(10) {
             if digit != 0 {
                 return Err(format!("{text:?} is not a whole number of nanoseconds"));
             }
