@@ -528,6 +528,72 @@ impl Config {
         assemble(sections)
     }
 
+    /// Reads the same layout from JSON: `{"operations": {"NAME": {"retries": 5}}}`.
+    /// Errors name the key's path; only a syntax error has a line.
+    ///
+    /// ```
+    /// use resilient::config::Config;
+    ///
+    /// let config = Config::from_json(r#"{"operations": {"fetch": {"retries": 2}}}"#)?;
+    /// assert_eq!(config.operation("fetch").unwrap().retries, Some(2));
+    /// # Ok::<(), resilient::config::ConfigFileError>(())
+    /// ```
+    pub fn from_json(text: &str) -> Result<Config, ConfigFileError> {
+        let fail = |path: String, reason: &str| ConfigFileError {
+            path,
+            line: None,
+            reason: reason.to_owned(),
+            rule: None,
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|error| ConfigFileError {
+                path: String::new(),
+                line: Some(error.line()),
+                reason: error.to_string(),
+                rule: None,
+            })?;
+        let serde_json::Value::Object(top) = value else {
+            return Err(fail(String::new(), "expected an object of sections"));
+        };
+        let mut sections = Sections::new();
+        for (section, names) in top {
+            let serde_json::Value::Object(names) = names else {
+                return Err(fail(section, "expected an object of names"));
+            };
+            for (name, keys) in names {
+                let serde_json::Value::Object(keys) = keys else {
+                    return Err(fail(
+                        key_path(&section, &name, None),
+                        "expected an object of keys",
+                    ));
+                };
+                let entries = keys
+                    .into_iter()
+                    .map(|(key, value)| {
+                        let raw = match value {
+                            serde_json::Value::Number(number) => match number.as_i64() {
+                                Some(whole) => Raw::Int(whole),
+                                None => Raw::Float(number.as_f64().unwrap_or(f64::NAN)),
+                            },
+                            serde_json::Value::String(text) => Raw::Str(text),
+                            serde_json::Value::Bool(_) => Raw::Other("boolean"),
+                            serde_json::Value::Null => Raw::Other("null"),
+                            serde_json::Value::Array(_) => Raw::Other("array"),
+                            serde_json::Value::Object(_) => Raw::Other("object"),
+                        };
+                        Entry {
+                            key,
+                            line: None,
+                            raw,
+                        }
+                    })
+                    .collect();
+                sections.insert((section.clone(), name), (None, entries));
+            }
+        }
+        assemble(sections)
+    }
+
     /// Reads a configuration from `(key, value)` pairs in the environment's
     /// convention (see the module's docs); keys without the `RESILIENT_`
     /// prefix are ignored.
@@ -820,6 +886,24 @@ mod tests {
         assert_eq!(error.path(), "operations.f.retries");
         assert_eq!(error.line(), None);
         assert!(Config::from_pairs([("RESILIENT_OPERATIONS__f", "1")]).is_err());
+    }
+
+    #[test]
+    fn json_has_the_same_layout_and_rules() {
+        let config = Config::from_json(
+            r#"{"operations": {"a.b": {"retries": 3, "timeout": "1s", "multiplier": 1.5}},
+                "breakers": {"p": {"failure_threshold": 2}}}"#,
+        )
+        .unwrap();
+        let op = config.operation("a.b").unwrap();
+        assert_eq!(op.retries, Some(3));
+        assert_eq!(op.timeout, Some(Duration::from_secs(1)));
+        assert_eq!(op.multiplier, Some(1.5));
+        assert_eq!(config.breaker("p").unwrap().failure_threshold, Some(2));
+        let error = Config::from_json(r#"{"operations": {"a.b": {"retries": -1}}}"#).unwrap_err();
+        assert_eq!(error.path(), "operations.\"a.b\".retries");
+        let error = Config::from_json("{\n\"operations\": }").unwrap_err();
+        assert_eq!(error.line(), Some(2));
     }
 
     #[test]
