@@ -918,9 +918,12 @@ mod tests {
         assert!(parse_duration("99999999999999999999999999h").is_err());
     }
 
-    // One test owns the process-wide slot, so that others don't race it.
+    // The tests that install share the process-wide slot: one at a time.
+    static SLOT: Mutex<()> = Mutex::new(());
+
     #[test]
     fn install_swaps_whole_and_a_bad_text_changes_nothing() {
+        let _slot = SLOT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let before = version();
         let first =
             install_toml("[operations.f]\nretries = 2\n[breakers.b]\nfailure_threshold = 7\n")
@@ -943,6 +946,7 @@ mod tests {
 
     #[test]
     fn readers_on_threads_see_whole_configurations() {
+        let _slot = SLOT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         // Pairs that belong together: retries = n, timeout = n ms.
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let readers: Vec<_> = (0..4)
@@ -971,5 +975,6 @@ mod tests {
         for reader in readers {
             reader.join().unwrap();
         }
+        clear();
     }
 }
