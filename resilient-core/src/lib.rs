@@ -112,6 +112,8 @@ pub mod breaker;
 mod catalog;
 pub mod chaos;
 mod clock;
+#[cfg(feature = "config")]
+pub mod config;
 pub mod deadline;
 pub mod endpoint;
 mod engine;

@@ -1,0 +1,980 @@
+//! Settings at run time (feature `config`): an operator changes an
+//! operation's retries, timeouts and backoff, and a breaker's thresholds,
+//! without a deploy.
+//!
+//! The attribute's values are the defaults. A [`Config`] read from TOML
+//! ([`Config::from_toml`]) or from environment variables
+//! ([`Config::from_env`], [`Config::from_pairs`]) overrides them by
+//! operation name once [`install`]ed:
+//!
+//! ```toml
+//! [operations."payments.charge"]
+//! retries = 5
+//! timeout = "2s"
+//! base_delay = "200ms"
+//! max_delay = "5s"
+//! jitter = "equal"
+//!
+//! [breakers.payments]
+//! failure_threshold = 5
+//! break_duration = "30s"
+//! ```
+//!
+//! Every value is checked by the attribute's own rules, every key must be
+//! known, and an error ([`ConfigFileError`]) names the key's path and its
+//! line. Nothing is applied unless the whole text is valid.
+//!
+//! # Why an error type of its own
+//!
+//! [`crate::ConfigError`] is built and matched by `const fn` builders; a
+//! variant holding a `String` would give it a destructor, which const
+//! evaluation can't run. [`ConfigFileError`] carries the key's path, its
+//! line and a reason, and, when a builder rule failed, the
+//! [`crate::ConfigError`] itself ([`ConfigFileError::rule`]).
+//!
+//! # Environment variables
+//!
+//! `RESILIENT_OPERATIONS__<name>__<KEY>` and
+//! `RESILIENT_BREAKERS__<name>__<KEY>`, with `__` between the parts (the
+//! convention of figment's `Env::split("__")`). `<name>` is taken as
+//! written, dots included (`RESILIENT_OPERATIONS__payments.charge__RETRIES`,
+//! which `env` and container runtimes accept); `<KEY>` is case-insensitive.
+//! A shell that can't write a dot in a name can pass the pairs through
+//! [`Config::from_pairs`] after its own mapping.
+//!
+//! ```
+//! use resilient::config::Config;
+//!
+//! let config = Config::from_pairs([
+//!     ("RESILIENT_OPERATIONS__payments.charge__RETRIES", "5"),
+//!     ("RESILIENT_OPERATIONS__payments.charge__TIMEOUT", "2s"),
+//!     ("PATH", "/usr/bin"),
+//! ])?;
+//! assert_eq!(config.operation("payments.charge").unwrap().retries, Some(5));
+//! # Ok::<(), resilient::config::ConfigFileError>(())
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use arc_swap::ArcSwapOption;
+use toml::Spanned;
+
+use crate::{ConfigError, Jitter};
+
+/// The overrides of one operation, by key; `None` keeps the attribute's value.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct OperationConfig {
+    /// `retries`: retries after the first attempt.
+    pub retries: Option<u32>,
+    /// `min_retries`: retries granted even when `max_elapsed` has passed.
+    pub min_retries: Option<u32>,
+    /// `timeout`: the cap of each attempt.
+    pub timeout: Option<Duration>,
+    /// `budget`: the hard cap of the whole call.
+    pub budget: Option<Duration>,
+    /// `max_elapsed`: the soft cap after which no retry starts.
+    pub max_elapsed: Option<Duration>,
+    /// `base_delay`: the backoff's first delay.
+    pub base_delay: Option<Duration>,
+    /// `max_delay`: the backoff's cap.
+    pub max_delay: Option<Duration>,
+    /// `multiplier`: the backoff's growth, finite and at least 1.
+    pub multiplier: Option<f64>,
+    /// `jitter`: `"full"`, `"equal"`, `"none"` or `"decorrelated"`.
+    pub jitter: Option<Jitter>,
+    /// `retry_after_max`: the longest Retry-After the call waits for.
+    pub retry_after_max: Option<Duration>,
+    /// `hedge_delay`: the wait before a hedged attempt starts.
+    pub hedge_delay: Option<Duration>,
+}
+
+/// The overrides of one named breaker; `None` keeps the builder's value.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BreakerConfig {
+    /// `failure_threshold`: failures that open it, at least 1.
+    pub failure_threshold: Option<u32>,
+    /// `break_duration`: how long it stays open, greater than zero.
+    pub break_duration: Option<Duration>,
+}
+
+/// A whole configuration: overrides by operation name and by breaker name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Config {
+    operations: BTreeMap<String, OperationConfig>,
+    breakers: BTreeMap<String, BreakerConfig>,
+    version: u64,
+}
+
+/// A key that failed its rule: its path, its line (TOML only) and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigFileError {
+    path: String,
+    line: Option<usize>,
+    reason: String,
+    rule: Option<ConfigError>,
+}
+
+impl ConfigFileError {
+    /// The key's path, as in `operations."payments.charge".retries`.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The 1-based line of the key in the TOML text; `None` for pairs.
+    pub fn line(&self) -> Option<usize> {
+        self.line
+    }
+
+    /// What is wrong with the value.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+
+    /// The builder rule that failed, when one did (as `base_delay` above `max_delay`).
+    pub fn rule(&self) -> Option<&ConfigError> {
+        self.rule.as_ref()
+    }
+}
+
+impl fmt::Display for ConfigFileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{} (line {line}): {}", self.path, self.reason),
+            None => write!(f, "{}: {}", self.path, self.reason),
+        }
+    }
+}
+
+impl std::error::Error for ConfigFileError {}
+
+/// A value as read, before its key's rule.
+enum Raw {
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Other(&'static str),
+}
+
+struct Cursor<'a> {
+    path: String,
+    line: Option<usize>,
+    raw: &'a Raw,
+}
+
+impl Cursor<'_> {
+    fn fail(&self, reason: impl Into<String>) -> ConfigFileError {
+        ConfigFileError {
+            path: self.path.clone(),
+            line: self.line,
+            reason: reason.into(),
+            rule: None,
+        }
+    }
+
+    fn count(&self, min: u32) -> Result<u32, ConfigFileError> {
+        let number = match self.raw {
+            Raw::Int(number) => *number,
+            Raw::Str(text) => text
+                .trim()
+                .parse::<i64>()
+                .map_err(|_| self.fail(format!("expected a whole number, got {text:?}")))?,
+            Raw::Float(number) => {
+                return Err(self.fail(format!("expected a whole number, got {number}")));
+            }
+            Raw::Other(kind) => {
+                return Err(self.fail(format!("expected a whole number, got a {kind}")));
+            }
+        };
+        if number < i64::from(min) {
+            return Err(self.fail(format!("must be at least {min}, got {number}")));
+        }
+        u32::try_from(number)
+            .ok()
+            .filter(|n| *n < u32::MAX)
+            .ok_or_else(|| self.fail(format!("{number} is too large")))
+    }
+
+    fn duration(&self, positive: bool) -> Result<Duration, ConfigFileError> {
+        let Raw::Str(text) = self.raw else {
+            return Err(self.fail("expected a duration such as \"250ms\" or \"2s\""));
+        };
+        let duration = parse_duration(text).map_err(|why| {
+            self.fail(format!(
+                "{why}: write a number and a unit, like \"250ms\", \"10s\", \"1.5s\" or \"2m\" (units: ns, us, ms, s, m, h)"
+            ))
+        })?;
+        if positive && duration.is_zero() {
+            return Err(self.fail("must be greater than zero"));
+        }
+        Ok(duration)
+    }
+
+    fn multiplier(&self) -> Result<f64, ConfigFileError> {
+        let value = match self.raw {
+            Raw::Int(number) => *number as f64,
+            Raw::Float(number) => *number,
+            Raw::Str(text) => text
+                .trim()
+                .parse::<f64>()
+                .map_err(|_| self.fail(format!("expected a number, got {text:?}")))?,
+            Raw::Other(kind) => return Err(self.fail(format!("expected a number, got a {kind}"))),
+        };
+        if !value.is_finite() || value < 1.0 {
+            let mut error = self.fail(format!("must be a finite number >= 1.0, got {value}"));
+            error.rule = Some(ConfigError::InvalidMultiplier(value));
+            return Err(error);
+        }
+        Ok(value)
+    }
+
+    fn jitter(&self) -> Result<Jitter, ConfigFileError> {
+        let Raw::Str(text) = self.raw else {
+            return Err(self.fail("expected \"full\", \"equal\", \"none\" or \"decorrelated\""));
+        };
+        match text.trim().to_ascii_lowercase().as_str() {
+            "full" => Ok(Jitter::Full),
+            "equal" => Ok(Jitter::Equal),
+            "none" => Ok(Jitter::None),
+            "decorrelated" => Ok(Jitter::Decorrelated),
+            _ => Err(self.fail(format!(
+                "unknown jitter {text:?}: expected \"full\", \"equal\", \"none\" or \"decorrelated\""
+            ))),
+        }
+    }
+}
+
+const NANOS_PER_SEC: u128 = 1_000_000_000;
+
+/// Reads `"<number><unit>"` as the attribute does: the number may have a
+/// fractional part as long as the result is a whole number of nanoseconds.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let trimmed = text.trim();
+    if trimmed.starts_with('-') {
+        return Err("a duration can't be negative".to_owned());
+    }
+    let split = trimmed
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    if number.is_empty() {
+        return Err(format!("{text:?} doesn't start with a number"));
+    }
+    // The attribute's units (resilient-macros' duration.rs), in nanoseconds.
+    let factor: &u128 = match unit.trim() {
+        "ns" => &1,
+        "us" | "µs" => &1_000,
+        "ms" => &1_000_000,
+        "s" => &NANOS_PER_SEC,
+        "m" => &(60 * NANOS_PER_SEC),
+        "h" => &(3_600 * NANOS_PER_SEC),
+        _ => return Err(format!("{text:?} has no known unit")),
+    };
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if fraction.contains('.') || (whole.is_empty() && fraction.is_empty()) {
+        return Err(format!("{text:?} is not a number and a unit"));
+    }
+    let too_long = || format!("{text:?} is too long");
+    let whole: u128 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().map_err(|_| too_long())?
+    };
+    let mut nanos = whole.checked_mul(*factor).ok_or_else(too_long)?;
+    let mut scale = *factor;
+    for digit in fraction.bytes() {
+        let digit = u128::from(digit - b'0');
+        if !scale.is_multiple_of(10) {
+            if digit != 0 {
+                return Err(format!("{text:?} is not a whole number of nanoseconds"));
+            }
+            continue;
+        }
+        scale /= 10;
+        nanos = nanos.checked_add(digit * scale).ok_or_else(too_long)?;
+    }
+    let secs = u64::try_from(nanos / NANOS_PER_SEC).map_err(|_| too_long())?;
+    // Below one second by construction.
+    let subsec = (nanos % NANOS_PER_SEC) as u32;
+    Ok(Duration::new(secs, subsec))
+}
+
+/// The path of a key, quoted where it isn't a bare TOML key.
+fn key_path(section: &str, name: &str, key: Option<&str>) -> String {
+    let bare = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let name = if bare {
+        name.to_owned()
+    } else {
+        format!("{name:?}")
+    };
+    match key {
+        Some(key) => format!("{section}.{name}.{key}"),
+        None => format!("{section}.{name}"),
+    }
+}
+
+struct Entry {
+    key: String,
+    line: Option<usize>,
+    raw: Raw,
+}
+
+fn build_operation(name: &str, entries: &[Entry]) -> Result<OperationConfig, ConfigFileError> {
+    let mut out = OperationConfig::default();
+    let mut lines: BTreeMap<&str, Option<usize>> = BTreeMap::new();
+    for entry in entries {
+        let at = Cursor {
+            path: key_path("operations", name, Some(&entry.key)),
+            line: entry.line,
+            raw: &entry.raw,
+        };
+        lines.insert(entry.key.as_str(), entry.line);
+        match entry.key.as_str() {
+            "retries" => out.retries = Some(at.count(0)?),
+            "min_retries" => out.min_retries = Some(at.count(0)?),
+            "timeout" => out.timeout = Some(at.duration(true)?),
+            "budget" => out.budget = Some(at.duration(true)?),
+            "max_elapsed" => out.max_elapsed = Some(at.duration(true)?),
+            "base_delay" => out.base_delay = Some(at.duration(false)?),
+            "max_delay" => out.max_delay = Some(at.duration(false)?),
+            "multiplier" => out.multiplier = Some(at.multiplier()?),
+            "jitter" => out.jitter = Some(at.jitter()?),
+            "retry_after_max" => out.retry_after_max = Some(at.duration(false)?),
+            "hedge_delay" => out.hedge_delay = Some(at.duration(false)?),
+            other => {
+                return Err(at.fail(format!(
+                    "unknown key {other:?}; known: retries, min_retries, timeout, budget, \
+                     max_elapsed, base_delay, max_delay, multiplier, jitter, \
+                     retry_after_max, hedge_delay"
+                )));
+            }
+        }
+    }
+    let pair_error = |key: &str, reason: String, rule: ConfigError| ConfigFileError {
+        path: key_path("operations", name, Some(key)),
+        line: lines.get(key).copied().flatten(),
+        reason,
+        rule: Some(rule),
+    };
+    if let (Some(min_retries), Some(retries)) = (out.min_retries, out.retries)
+        && min_retries > retries
+    {
+        return Err(pair_error(
+            "min_retries",
+            format!("min_retries ({min_retries}) must not exceed retries ({retries})"),
+            ConfigError::MinRetriesAboveRetries {
+                min_retries,
+                retries,
+            },
+        ));
+    }
+    if let (Some(base), Some(max)) = (out.base_delay, out.max_delay)
+        && base > max
+    {
+        return Err(pair_error(
+            "base_delay",
+            format!("base_delay ({base:?}) must not exceed max_delay ({max:?})"),
+            ConfigError::BaseAboveMax { base, max },
+        ));
+    }
+    if let (Some(budget), Some(max_elapsed)) = (out.budget, out.max_elapsed)
+        && budget < max_elapsed
+    {
+        return Err(pair_error(
+            "budget",
+            format!("budget ({budget:?}) must not be below max_elapsed ({max_elapsed:?})"),
+            ConfigError::BudgetBelowMaxElapsed {
+                budget,
+                max_elapsed,
+            },
+        ));
+    }
+    Ok(out)
+}
+
+fn build_breaker(name: &str, entries: &[Entry]) -> Result<BreakerConfig, ConfigFileError> {
+    let mut out = BreakerConfig::default();
+    for entry in entries {
+        let at = Cursor {
+            path: key_path("breakers", name, Some(&entry.key)),
+            line: entry.line,
+            raw: &entry.raw,
+        };
+        match entry.key.as_str() {
+            "failure_threshold" => out.failure_threshold = Some(at.count(1)?),
+            "break_duration" => out.break_duration = Some(at.duration(true)?),
+            other => {
+                return Err(at.fail(format!(
+                    "unknown key {other:?}; known: failure_threshold, break_duration"
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
+type Sections = BTreeMap<(String, String), (Option<usize>, Vec<Entry>)>;
+
+fn assemble(sections: Sections) -> Result<Config, ConfigFileError> {
+    let mut config = Config::default();
+    for ((section, name), (line, entries)) in sections {
+        match section.as_str() {
+            "operations" => {
+                let built = build_operation(&name, &entries)?;
+                config.operations.insert(name, built);
+            }
+            "breakers" => {
+                let built = build_breaker(&name, &entries)?;
+                config.breakers.insert(name, built);
+            }
+            other => {
+                return Err(ConfigFileError {
+                    path: other.to_owned(),
+                    line,
+                    reason: format!("unknown section {other:?}; known: operations, breakers"),
+                    rule: None,
+                });
+            }
+        }
+    }
+    Ok(config)
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|byte| **byte == b'\n')
+        .count()
+        + 1
+}
+
+type TomlLayout = BTreeMap<
+    Spanned<String>,
+    BTreeMap<Spanned<String>, BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
+>;
+
+impl Config {
+    /// Reads a configuration from TOML, laid out as in the module's docs.
+    ///
+    /// ```
+    /// use resilient::config::Config;
+    /// use std::time::Duration;
+    ///
+    /// let config = Config::from_toml(r#"
+    /// [operations."payments.charge"]
+    /// retries = 5
+    /// timeout = "2s"
+    /// "#)?;
+    /// let charge = config.operation("payments.charge").unwrap();
+    /// assert_eq!(charge.timeout, Some(Duration::from_secs(2)));
+    ///
+    /// let error = Config::from_toml("[operations.fetch]\nretries = -1\n").unwrap_err();
+    /// assert_eq!(error.path(), "operations.fetch.retries");
+    /// assert_eq!(error.line(), Some(2));
+    /// # Ok::<(), resilient::config::ConfigFileError>(())
+    /// ```
+    pub fn from_toml(text: &str) -> Result<Config, ConfigFileError> {
+        let layout: TomlLayout = toml::from_str(text).map_err(|error| ConfigFileError {
+            path: String::new(),
+            line: error.span().map(|span| line_of(text, span.start)),
+            reason: error.message().trim().to_owned(),
+            rule: None,
+        })?;
+        let mut sections = Sections::new();
+        for (section, names) in layout {
+            let section_line = Some(line_of(text, section.span().start));
+            let section = section.into_inner();
+            if names.is_empty() {
+                sections.insert((section.clone(), String::new()), (section_line, Vec::new()));
+                // An empty unknown section is still unknown; an empty known one is nothing.
+                if matches!(section.as_str(), "operations" | "breakers") {
+                    sections.remove(&(section, String::new()));
+                }
+                continue;
+            }
+            for (name, keys) in names {
+                let name_line = Some(line_of(text, name.span().start));
+                let entries = keys
+                    .into_iter()
+                    .map(|(key, value)| {
+                        let line = Some(line_of(text, key.span().start));
+                        let raw = match value.into_inner() {
+                            toml::Value::Integer(number) => Raw::Int(number),
+                            toml::Value::Float(number) => Raw::Float(number),
+                            toml::Value::String(text) => Raw::Str(text),
+                            toml::Value::Boolean(_) => Raw::Other("boolean"),
+                            toml::Value::Datetime(_) => Raw::Other("datetime"),
+                            toml::Value::Array(_) => Raw::Other("array"),
+                            toml::Value::Table(_) => Raw::Other("table"),
+                        };
+                        Entry {
+                            key: key.into_inner(),
+                            line,
+                            raw,
+                        }
+                    })
+                    .collect();
+                sections.insert((section.clone(), name.into_inner()), (name_line, entries));
+            }
+        }
+        assemble(sections)
+    }
+
+    /// Reads the same layout from JSON: `{"operations": {"NAME": {"retries": 5}}}`.
+    /// Errors name the key's path; only a syntax error has a line.
+    ///
+    /// ```
+    /// use resilient::config::Config;
+    ///
+    /// let config = Config::from_json(r#"{"operations": {"fetch": {"retries": 2}}}"#)?;
+    /// assert_eq!(config.operation("fetch").unwrap().retries, Some(2));
+    /// # Ok::<(), resilient::config::ConfigFileError>(())
+    /// ```
+    pub fn from_json(text: &str) -> Result<Config, ConfigFileError> {
+        let fail = |path: String, reason: &str| ConfigFileError {
+            path,
+            line: None,
+            reason: reason.to_owned(),
+            rule: None,
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|error| ConfigFileError {
+                path: String::new(),
+                line: Some(error.line()),
+                reason: error.to_string(),
+                rule: None,
+            })?;
+        let serde_json::Value::Object(top) = value else {
+            return Err(fail(String::new(), "expected an object of sections"));
+        };
+        let mut sections = Sections::new();
+        for (section, names) in top {
+            let serde_json::Value::Object(names) = names else {
+                return Err(fail(section, "expected an object of names"));
+            };
+            for (name, keys) in names {
+                let serde_json::Value::Object(keys) = keys else {
+                    return Err(fail(
+                        key_path(&section, &name, None),
+                        "expected an object of keys",
+                    ));
+                };
+                let entries = keys
+                    .into_iter()
+                    .map(|(key, value)| {
+                        let raw = match value {
+                            serde_json::Value::Number(number) => match number.as_i64() {
+                                Some(whole) => Raw::Int(whole),
+                                None => Raw::Float(number.as_f64().unwrap_or(f64::NAN)),
+                            },
+                            serde_json::Value::String(text) => Raw::Str(text),
+                            serde_json::Value::Bool(_) => Raw::Other("boolean"),
+                            serde_json::Value::Null => Raw::Other("null"),
+                            serde_json::Value::Array(_) => Raw::Other("array"),
+                            serde_json::Value::Object(_) => Raw::Other("object"),
+                        };
+                        Entry {
+                            key,
+                            line: None,
+                            raw,
+                        }
+                    })
+                    .collect();
+                sections.insert((section.clone(), name), (None, entries));
+            }
+        }
+        assemble(sections)
+    }
+
+    /// Reads a configuration from `(key, value)` pairs in the environment's
+    /// convention (see the module's docs); keys without the `RESILIENT_`
+    /// prefix are ignored.
+    pub fn from_pairs<K, V>(
+        pairs: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<Config, ConfigFileError>
+    where
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
+        let mut sections = Sections::new();
+        for (key, value) in pairs {
+            let key = key.as_ref();
+            let Some(rest) = key.strip_prefix("RESILIENT_") else {
+                continue;
+            };
+            let parts: Vec<&str> = rest.split("__").collect();
+            let [section, name, field] = parts.as_slice() else {
+                return Err(ConfigFileError {
+                    path: key.to_owned(),
+                    line: None,
+                    reason: "expected RESILIENT_<SECTION>__<name>__<KEY>".to_owned(),
+                    rule: None,
+                });
+            };
+            let entry = Entry {
+                key: field.to_ascii_lowercase(),
+                line: None,
+                raw: Raw::Str(value.as_ref().to_owned()),
+            };
+            sections
+                .entry((section.to_ascii_lowercase(), (*name).to_owned()))
+                .or_insert_with(|| (None, Vec::new()))
+                .1
+                .push(entry);
+        }
+        assemble(sections)
+    }
+
+    /// Reads a configuration from this process's environment variables
+    /// (`RESILIENT_OPERATIONS__<name>__<KEY>`, see the module's docs).
+    pub fn from_env() -> Result<Config, ConfigFileError> {
+        Config::from_pairs(
+            std::env::vars_os().filter_map(|(key, value)| {
+                Some((key.into_string().ok()?, value.into_string().ok()?))
+            }),
+        )
+    }
+
+    /// The overrides of the operation named `name`, if any.
+    pub fn operation(&self, name: &str) -> Option<&OperationConfig> {
+        self.operations.get(name)
+    }
+
+    /// The overrides of the breaker named `name`, if any.
+    pub fn breaker(&self, name: &str) -> Option<&BreakerConfig> {
+        self.breakers.get(name)
+    }
+
+    /// The generation it was installed as; 0 when it wasn't.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+}
+
+static CURRENT: ArcSwapOption<Config> = ArcSwapOption::const_empty();
+static GENERATION: AtomicU64 = AtomicU64::new(0);
+static INSTALLING: Mutex<()> = Mutex::new(());
+
+/// Makes `config` live and returns its version. Calls that start
+/// afterwards see it; calls in flight keep what they started with.
+///
+/// ```
+/// use resilient::config::{self, Config};
+///
+/// let version = config::install(Config::from_toml("[operations.fetch]\nretries = 2\n")?);
+/// assert_eq!(config::current().unwrap().version(), version);
+/// config::clear();
+/// assert!(config::current().is_none());
+/// # Ok::<(), resilient::config::ConfigFileError>(())
+/// ```
+pub fn install(mut config: Config) -> u64 {
+    let _serial = INSTALLING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let version = GENERATION.load(Ordering::Relaxed).saturating_add(1);
+    config.version = version;
+    CURRENT.store(Some(Arc::new(config)));
+    GENERATION.store(version, Ordering::Release);
+    version
+}
+
+/// Reads `text` as TOML and installs it; a bad text changes nothing.
+/// This is the call a control endpoint makes.
+///
+/// ```
+/// use resilient::config;
+///
+/// assert!(config::install_toml("[operations.fetch]\nretries = \"many\"\n").is_err());
+/// let version = config::install_toml("[operations.fetch]\nretries = 1\n")?;
+/// assert!(version >= 1);
+/// # config::clear();
+/// # Ok::<(), resilient::config::ConfigFileError>(())
+/// ```
+pub fn install_toml(text: &str) -> Result<u64, ConfigFileError> {
+    Config::from_toml(text).map(install)
+}
+
+/// Goes back to the attribute's values; returns the new generation.
+pub fn clear() -> u64 {
+    let _serial = INSTALLING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let version = GENERATION.load(Ordering::Relaxed).saturating_add(1);
+    CURRENT.store(None);
+    GENERATION.store(version, Ordering::Release);
+    version
+}
+
+/// The generation counter: it grows with every [`install`] and [`clear`].
+/// A cache of resolved settings is valid while it hasn't changed.
+pub fn version() -> u64 {
+    GENERATION.load(Ordering::Acquire)
+}
+
+/// The installed configuration, if any.
+pub fn current() -> Option<Arc<Config>> {
+    CURRENT.load_full()
+}
+
+/// The installed overrides of the operation `name`, with the version they
+/// came from.
+pub fn operation_settings(name: &str) -> Option<(u64, OperationConfig)> {
+    let config = CURRENT.load();
+    let config = config.as_ref()?;
+    Some((config.version, config.operation(name)?.clone()))
+}
+
+/// The installed overrides of the breaker `name`: what a breaker built with
+/// `.name(name)` consults for its threshold and break duration.
+pub fn breaker_settings(name: &str) -> Option<BreakerConfig> {
+    let config = CURRENT.load();
+    config.as_ref()?.breaker(name).cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(text: &str) -> ConfigFileError {
+        Config::from_toml(text).unwrap_err()
+    }
+
+    #[test]
+    fn reads_every_operation_key() {
+        let config = Config::from_toml(
+            "[operations.\"payments.charge\"]\nretries = 5\nmin_retries = 1\ntimeout = \"2s\"\n\
+             budget = \"10s\"\nmax_elapsed = \"8s\"\nbase_delay = \"200ms\"\nmax_delay = \"5s\"\n\
+             multiplier = 3\njitter = \"equal\"\nretry_after_max = \"1m\"\nhedge_delay = \"1.5ms\"\n\
+             [breakers.payments]\nfailure_threshold = 4\nbreak_duration = \"30s\"\n",
+        )
+        .unwrap();
+        let op = config.operation("payments.charge").unwrap();
+        assert_eq!(op.retries, Some(5));
+        assert_eq!(op.min_retries, Some(1));
+        assert_eq!(op.timeout, Some(Duration::from_secs(2)));
+        assert_eq!(op.budget, Some(Duration::from_secs(10)));
+        assert_eq!(op.max_elapsed, Some(Duration::from_secs(8)));
+        assert_eq!(op.base_delay, Some(Duration::from_millis(200)));
+        assert_eq!(op.max_delay, Some(Duration::from_secs(5)));
+        assert_eq!(op.multiplier, Some(3.0));
+        assert_eq!(op.jitter, Some(Jitter::Equal));
+        assert_eq!(op.retry_after_max, Some(Duration::from_secs(60)));
+        assert_eq!(op.hedge_delay, Some(Duration::from_micros(1500)));
+        let breaker = config.breaker("payments").unwrap();
+        assert_eq!(breaker.failure_threshold, Some(4));
+        assert_eq!(breaker.break_duration, Some(Duration::from_secs(30)));
+    }
+
+    #[test]
+    fn every_rule_names_its_key_and_line() {
+        let cases: &[(&str, &str, usize)] = &[
+            (
+                "[operations.\"a.b\"]\nretries = -1\n",
+                "operations.\"a.b\".retries",
+                2,
+            ),
+            (
+                "[operations.f]\n\nretries = \"x\"\n",
+                "operations.f.retries",
+                3,
+            ),
+            (
+                "[operations.f]\ntimeout = \"0s\"\n",
+                "operations.f.timeout",
+                2,
+            ),
+            (
+                "[operations.f]\ntimeout = \"2 parsecs\"\n",
+                "operations.f.timeout",
+                2,
+            ),
+            ("[operations.f]\ntimeout = 5\n", "operations.f.timeout", 2),
+            (
+                "[operations.f]\nbudget = \"-1s\"\n",
+                "operations.f.budget",
+                2,
+            ),
+            (
+                "[operations.f]\nmultiplier = 0.5\n",
+                "operations.f.multiplier",
+                2,
+            ),
+            (
+                "[operations.f]\njitter = \"lots\"\n",
+                "operations.f.jitter",
+                2,
+            ),
+            (
+                "[operations.f]\nretries = 1\nmin_retries = 2\n",
+                "operations.f.min_retries",
+                3,
+            ),
+            (
+                "[operations.f]\nbase_delay = \"2s\"\nmax_delay = \"1s\"\n",
+                "operations.f.base_delay",
+                2,
+            ),
+            (
+                "[operations.f]\nmax_elapsed = \"2s\"\nbudget = \"1s\"\n",
+                "operations.f.budget",
+                3,
+            ),
+            ("[operations.f]\nretrys = 1\n", "operations.f.retrys", 2),
+            (
+                "[breakers.p]\nfailure_threshold = 0\n",
+                "breakers.p.failure_threshold",
+                2,
+            ),
+            (
+                "[breakers.p]\nbreak_duration = \"0ms\"\n",
+                "breakers.p.break_duration",
+                2,
+            ),
+            ("[breakers.p]\nwindow = 3\n", "breakers.p.window", 2),
+            ("\n[throttles.x]\nrate = 3\n", "throttles", 2),
+        ];
+        for (text, path, line) in cases {
+            let error = error(text);
+            assert_eq!(error.path(), *path, "{text}: {error}");
+            assert_eq!(error.line(), Some(*line), "{text}: {error}");
+        }
+    }
+
+    #[test]
+    fn a_rule_of_the_builders_is_kept() {
+        let error = error("[operations.f]\nbase_delay = \"2s\"\nmax_delay = \"1s\"\n");
+        assert_eq!(
+            error.rule(),
+            Some(&ConfigError::BaseAboveMax {
+                base: Duration::from_secs(2),
+                max: Duration::from_secs(1)
+            })
+        );
+    }
+
+    #[test]
+    fn a_syntax_error_has_its_line() {
+        let error = error("[operations.f]\nretries = = 2\n");
+        assert_eq!(error.line(), Some(2), "{error}");
+    }
+
+    #[test]
+    fn pairs_follow_the_environment_convention() {
+        let config = Config::from_pairs([
+            ("RESILIENT_OPERATIONS__payments.charge__RETRIES", "5"),
+            ("RESILIENT_OPERATIONS__payments.charge__timeout", "250ms"),
+            ("RESILIENT_BREAKERS__payments__FAILURE_THRESHOLD", "3"),
+            ("HOME", "/root"),
+        ])
+        .unwrap();
+        let op = config.operation("payments.charge").unwrap();
+        assert_eq!(op.retries, Some(5));
+        assert_eq!(op.timeout, Some(Duration::from_millis(250)));
+        assert_eq!(
+            config.breaker("payments").unwrap().failure_threshold,
+            Some(3)
+        );
+        let error = Config::from_pairs([("RESILIENT_OPERATIONS__f__RETRIES", "-2")]).unwrap_err();
+        assert_eq!(error.path(), "operations.f.retries");
+        assert_eq!(error.line(), None);
+        assert!(Config::from_pairs([("RESILIENT_OPERATIONS__f", "1")]).is_err());
+    }
+
+    #[test]
+    fn json_has_the_same_layout_and_rules() {
+        let config = Config::from_json(
+            r#"{"operations": {"a.b": {"retries": 3, "timeout": "1s", "multiplier": 1.5}},
+                "breakers": {"p": {"failure_threshold": 2}}}"#,
+        )
+        .unwrap();
+        let op = config.operation("a.b").unwrap();
+        assert_eq!(op.retries, Some(3));
+        assert_eq!(op.timeout, Some(Duration::from_secs(1)));
+        assert_eq!(op.multiplier, Some(1.5));
+        assert_eq!(config.breaker("p").unwrap().failure_threshold, Some(2));
+        let error = Config::from_json(r#"{"operations": {"a.b": {"retries": -1}}}"#).unwrap_err();
+        assert_eq!(error.path(), "operations.\"a.b\".retries");
+        let error = Config::from_json("{\n\"operations\": }").unwrap_err();
+        assert_eq!(error.line(), Some(2));
+    }
+
+    #[test]
+    fn durations_read_as_the_attribute_reads_them() {
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("7ns"), Ok(Duration::from_nanos(7)));
+        assert!(parse_duration("1.5ns").is_err());
+        assert!(parse_duration("s").is_err());
+        assert!(parse_duration("1..2s").is_err());
+        assert!(parse_duration("99999999999999999999999999h").is_err());
+    }
+
+    // The tests that install share the process-wide slot: one at a time.
+    static SLOT: Mutex<()> = Mutex::new(());
+
+    #[test]
+    fn install_swaps_whole_and_a_bad_text_changes_nothing() {
+        let _slot = SLOT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let before = version();
+        let first =
+            install_toml("[operations.f]\nretries = 2\n[breakers.b]\nfailure_threshold = 7\n")
+                .unwrap();
+        assert!(first > before);
+        assert_eq!(version(), first);
+        assert_eq!(operation_settings("f").unwrap().0, first);
+        assert_eq!(breaker_settings("b").unwrap().failure_threshold, Some(7));
+
+        assert!(install_toml("[operations.f]\nretries = 9\ntimeout = \"0s\"\n").is_err());
+        assert_eq!(version(), first);
+        assert_eq!(operation_settings("f").unwrap().1.retries, Some(2));
+
+        let cleared = clear();
+        assert!(cleared > first);
+        assert!(current().is_none());
+        assert!(operation_settings("f").is_none());
+        assert!(breaker_settings("b").is_none());
+    }
+
+    #[test]
+    fn readers_on_threads_see_whole_configurations() {
+        let _slot = SLOT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        // Pairs that belong together: retries = n, timeout = n ms.
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let readers: Vec<_> = (0..4)
+            .map(|_| {
+                let stop = Arc::clone(&stop);
+                std::thread::spawn(move || {
+                    let mut seen = 0_u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        if let Some(config) = current()
+                            && let Some(op) = config.operation("pairwise")
+                        {
+                            let retries = u64::from(op.retries.unwrap());
+                            assert_eq!(op.timeout, Some(Duration::from_millis(retries)));
+                            seen += 1;
+                        }
+                    }
+                    seen
+                })
+            })
+            .collect();
+        for n in 1..=1000_u32 {
+            let text = format!("[operations.pairwise]\nretries = {n}\ntimeout = \"{n}ms\"\n");
+            install(Config::from_toml(&text).unwrap());
+        }
+        stop.store(true, Ordering::Relaxed);
+        for reader in readers {
+            reader.join().unwrap();
+        }
+        clear();
+    }
+}
