@@ -131,6 +131,45 @@ impl Drop for Restore {
     }
 }
 
+/// `future`, run with a deadline of `budget` from now on `clock`, as if an
+/// attempt had been granted it (never more than the deadline around it has
+/// left): [`remaining`] reads it, and every resilient call the future
+/// makes grants its attempts no more. For a server that takes its budget
+/// from the request, with [`header::budget_from`]. It does not cut
+/// `future` itself: the calls it makes end by it.
+///
+/// ```
+/// use resilient::deadline::{self, header::{Format, budget_from}};
+/// use resilient::{Operation, TokioClock};
+/// use std::time::Duration;
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// // The caller said it has 800 ms left; this server allows at most 5 s.
+/// let budget = budget_from(Some(b"800"), Format::Millis, Duration::from_secs(5));
+/// let seen = deadline::with_budget(&TokioClock, budget, async {
+///     tokio::time::sleep(Duration::from_millis(300)).await;
+///     // A call with a 10 s timeout is granted what the request has left.
+///     Operation::new()
+///         .clock(TokioClock)
+///         .timeout(Duration::from_secs(10))
+///         .run_async(async |_| Ok::<_, String>(deadline::remaining()))
+///         .await
+///         .into_result()
+/// })
+/// .await;
+/// assert_eq!(seen, Ok(Some(Duration::from_millis(500))));
+/// # }
+/// ```
+pub fn with_budget<C: Clock, F: Future>(
+    clock: &C,
+    budget: Duration,
+    future: F,
+) -> impl Future<Output = F::Output> {
+    let granted = remaining().map_or(budget, |left| left.min(budget));
+    polled_within(Scope::of(clock, clock.mark(), Some(granted)), future)
+}
+
 /// `future`, run within the deadline current where `carry` is called: for
 /// a task spawned from an attempt that should not outlive it.
 ///
@@ -155,7 +194,11 @@ impl Drop for Restore {
 /// # }
 /// ```
 pub fn carry<F: Future>(future: F) -> impl Future<Output = F::Output> {
-    let scope = CURRENT.with_borrow(Clone::clone);
+    polled_within(CURRENT.with_borrow(Clone::clone), future)
+}
+
+/// `future`, each poll of it run [`within`] `scope`.
+fn polled_within<F: Future>(scope: Option<Scope>, future: F) -> impl Future<Output = F::Output> {
     async move {
         let mut future = pin!(future);
         poll_fn(|cx| within(scope.clone(), || future.as_mut().poll(cx))).await

@@ -75,6 +75,43 @@ async fn an_inner_call_is_granted_what_its_callers_attempt_has_left() {
     assert_eq!(deadline::remaining(), None);
 }
 
+#[tokio::test(start_paused = true)]
+async fn a_servers_budget_bounds_what_the_handler_calls() {
+    use resilient::TokioClock;
+    use resilient::deadline::header::{Format, budget_from};
+    // The request asks for 1.2 s, under the server's cap of 5 s; the
+    // handler spends 100 ms before it calls `inner`.
+    let budget = budget_from(Some(b"1200m"), Format::GrpcTimeout, Duration::from_secs(5));
+    let inner = deadline::with_budget(&TokioClock, budget, async {
+        tokio::time::sleep(ms(100)).await;
+        assert_eq!(deadline::remaining(), Some(ms(1100)));
+        inner().await
+    })
+    .await;
+    // 0.4 s per attempt and 0.1 s between them, out of what was left.
+    assert_eq!(
+        grants(&inner),
+        [
+            (Some(ms(1100)), true),
+            (Some(ms(600)), true),
+            (Some(ms(100)), true)
+        ]
+    );
+    assert_eq!(deadline::remaining(), None);
+    // Inside an attempt, a budget never grants more than the attempt has left.
+    let outcome = resilient::Operation::new()
+        .clock(TokioClock)
+        .timeout(ms(300))
+        .run_async(async |_| {
+            let widened = deadline::with_budget(&TokioClock, Duration::from_secs(60), async {
+                deadline::remaining()
+            });
+            Ok::<_, CallError>(widened.await)
+        })
+        .await;
+    assert_eq!(outcome.into_result(), Ok(Some(ms(300))));
+}
+
 /// Hangs: only its deadline ends it.
 #[resilient(retries = 3, backoff = constant("100ms"), timeout = "10s")]
 async fn hanging() -> Result<(), CallError> {
