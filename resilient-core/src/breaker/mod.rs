@@ -73,6 +73,8 @@
 mod atomic;
 mod builder;
 #[cfg(all(test, not(loom)))]
+mod control_tests;
+#[cfg(all(test, not(loom)))]
 mod fleet_tests;
 #[cfg(all(test, loom))]
 mod loom;
@@ -122,6 +124,42 @@ pub enum CircuitState {
     /// A limited number of probe calls run; the first to report decides
     /// whether the breaker closes or opens again.
     HalfOpen,
+    /// Held open by an operator through [`CircuitBreaker::isolate`]: every
+    /// call is rejected, whatever the time, until
+    /// [`CircuitBreaker::reset`].
+    Isolated,
+}
+
+impl CircuitState {
+    /// The state as a word: `closed`, `open`, `half-open` or `isolated`,
+    /// as the dashboard shows it.
+    ///
+    /// ```
+    /// use resilient::CircuitState;
+    ///
+    /// assert_eq!(CircuitState::Isolated.as_str(), "isolated");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            CircuitState::Closed => "closed",
+            CircuitState::Open => "open",
+            CircuitState::HalfOpen => "half-open",
+            CircuitState::Isolated => "isolated",
+        }
+    }
+}
+
+impl fmt::Display for CircuitState {
+    /// Writes [`as_str`](CircuitState::as_str).
+    ///
+    /// ```
+    /// use resilient::CircuitState;
+    ///
+    /// assert_eq!(CircuitState::HalfOpen.to_string(), "half-open");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Shared state that rejects calls to a failing dependency.
@@ -319,7 +357,7 @@ impl CircuitBreaker {
         let admit = |word: Word| match word.tag {
             // Closed since it was loaded: admitted without a change.
             Tag::Closed => Some(word),
-            Tag::Opening | Tag::Closing => None,
+            Tag::Opening | Tag::Closing | Tag::Isolated => None,
             Tag::Open => self.break_elapsed(now).then(|| word.next(Tag::HalfOpen, 1)),
             Tag::HalfOpen => (word.probes < self.config.half_open_probes)
                 .then(|| Word::new(Tag::HalfOpen, word.probes + 1, word.generation)),
@@ -377,11 +415,14 @@ impl CircuitBreaker {
     /// assert_eq!(breaker.state(t0 + Duration::from_secs(1)), CircuitState::HalfOpen);
     /// ```
     pub fn state(&self, now: Instant) -> CircuitState {
+        let local = self.local_state(now);
         match self.fleet_state() {
+            // Isolation is this instance's own decision; the fleet can't lift it.
+            _ if local == CircuitState::Isolated => local,
             Some(FleetState::Joined(state @ (CircuitState::Open | CircuitState::HalfOpen))) => {
                 state
             }
-            _ => self.local_state(now),
+            _ => local,
         }
     }
 
@@ -405,6 +446,95 @@ impl CircuitBreaker {
             Tag::Open if self.break_elapsed(self.nanos(now)) => CircuitState::HalfOpen,
             Tag::Open => CircuitState::Open,
             Tag::HalfOpen | Tag::Closing => CircuitState::HalfOpen,
+            Tag::Isolated => CircuitState::Isolated,
+        }
+    }
+
+    /// Holds the breaker open until [`reset`](Self::reset): every call is
+    /// rejected with [`CircuitOpen`], no probe runs however long it stays,
+    /// and [`state`](Self::state) reports [`CircuitState::Isolated`].
+    ///
+    /// For an operator who knows a dependency is down (or must not be
+    /// called, during a migration) before the breaker has counted enough
+    /// failures to open. Calls already admitted run on; their outcomes no
+    /// longer count. Isolating an isolated breaker changes nothing.
+    ///
+    /// A [shared](CircuitBreakerBuilder::shared) breaker is isolated on
+    /// this instance only: the fleet's verdict never lifts it, and since an
+    /// isolated instance runs no call, it reports neither failures nor
+    /// successes to the fleet. Isolate every instance (through each one's
+    /// control panel) to stop a whole fleet.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, CircuitOpen, CircuitState};
+    /// use std::time::{Duration, Instant};
+    ///
+    /// let breaker = CircuitBreaker::default();
+    /// let now = Instant::now();
+    /// breaker.isolate();
+    /// assert_eq!(breaker.state(now), CircuitState::Isolated);
+    /// let much_later = now + Duration::from_secs(3600);
+    /// assert_eq!(breaker.try_acquire(much_later).unwrap_err(), CircuitOpen);
+    ///
+    /// breaker.reset();
+    /// assert_eq!(breaker.state(much_later), CircuitState::Closed);
+    /// ```
+    pub fn isolate(&self) {
+        let now = self.nanos(Instant::now());
+        self.settle_then(now, |word| match word.tag {
+            Tag::Isolated => Some(word),
+            _ => Some(word.next(Tag::Isolated, 0)),
+        });
+    }
+
+    /// Closes the breaker, whatever its state, with fresh counts: no
+    /// consecutive failure, an empty sampling window. Lifts an
+    /// [isolation](Self::isolate); closes an open or half-open breaker
+    /// without waiting for a probe. Calls admitted before the reset no
+    /// longer count.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, CircuitState};
+    /// use std::time::Instant;
+    ///
+    /// let breaker = CircuitBreaker::builder().failure_threshold(2).build().unwrap();
+    /// let now = Instant::now();
+    /// breaker.try_acquire(now).unwrap().record_failure(now);
+    /// breaker.reset();
+    /// // The failure before the reset is forgotten: one more doesn't open it.
+    /// breaker.try_acquire(now).unwrap().record_failure(now);
+    /// assert_eq!(breaker.state(now), CircuitState::Closed);
+    /// ```
+    pub fn reset(&self) {
+        let now = self.nanos(Instant::now());
+        let Some(held) = self.settle_then(now, |word| Some(word.next(Tag::Closing, 0))) else {
+            return;
+        };
+        self.streak.replace(Streak::new(held.generation));
+        self.window.reset(held.generation, now);
+        // Nothing else changes a word in `Closing`, so this finds `held`.
+        let _ = self.shift(now, |word| {
+            (word == held).then(|| Word::new(Tag::Closed, 0, held.generation))
+        });
+    }
+
+    /// Changes the state word by `step` once it is settled: a word on its
+    /// way to `Open` or `Closed` belongs to the thread that moved it there
+    /// until that thread publishes the new state, so an operator's change
+    /// waits that moment out rather than racing the counts it writes.
+    /// Returns the new word.
+    fn settle_then(&self, now: u64, step: impl Fn(Word) -> Option<Word>) -> Option<Word> {
+        loop {
+            match self.shift(now, |word| match word.tag {
+                Tag::Opening | Tag::Closing => None,
+                _ => step(word),
+            }) {
+                Ok((_, new)) => return Some(new),
+                Err(word) if matches!(word.tag, Tag::Opening | Tag::Closing) => {
+                    atomic::yield_now();
+                }
+                Err(_) => return None,
+            }
         }
     }
 
