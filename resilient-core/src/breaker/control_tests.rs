@@ -20,7 +20,7 @@ fn isolated_breaker_rejects_whatever_the_time_until_reset() {
     let t0 = Instant::now();
     b.isolate();
     assert_eq!(b.state(t0), CircuitState::Isolated);
-    for later in [t0, t0 + secs(10), t0 + secs(3600), t0 + secs(1 << 40)] {
+    for later in [t0, t0 + secs(10), t0 + secs(3600), t0 + secs(1 << 30)] {
         assert_eq!(b.try_acquire(later).unwrap_err(), CircuitOpen);
         assert_eq!(b.state(later), CircuitState::Isolated);
     }
@@ -135,4 +135,100 @@ fn state_words_read_as_the_dashboard_shows_them() {
     .map(ToString::to_string)
     .collect();
     assert_eq!(words, ["closed", "open", "half-open", "isolated"]);
+}
+
+/// Doubles from 1 s: 1, 2, 4, 8, ...
+fn doubling(n: u32) -> Duration {
+    secs(1).saturating_mul(2u32.saturating_pow(n.saturating_sub(1)))
+}
+
+fn growing(max_secs: u64) -> CircuitBreaker {
+    CircuitBreaker::builder()
+        .failure_threshold(1)
+        .break_duration_with(doubling)
+        .max_break_duration(secs(max_secs))
+        .build()
+        .unwrap()
+}
+
+/// Opens `b` at `at`, by a failure (closed) or a failed probe (half-open),
+/// and returns how long the break lasted, to the nanosecond: the time of
+/// the first instant at which a probe is admitted.
+fn break_after_failure(b: &CircuitBreaker, at: Instant) -> Duration {
+    b.try_acquire(at).unwrap().record_failure(at);
+    let mut low = Duration::ZERO;
+    let mut high = secs(1 << 20);
+    assert_eq!(b.state(at + high), CircuitState::HalfOpen);
+    while high - low > Duration::from_nanos(1) {
+        let mid = low + (high - low) / 2;
+        if b.state(at + mid) == CircuitState::HalfOpen {
+            high = mid;
+        } else {
+            low = mid;
+        }
+    }
+    high
+}
+
+#[test]
+fn break_grows_with_consecutive_openings_up_to_the_cap() {
+    let b = growing(10);
+    let mut now = Instant::now();
+    let mut breaks = Vec::new();
+    for _ in 0..6 {
+        let lasted = break_after_failure(&b, now);
+        breaks.push(lasted);
+        now += lasted;
+    }
+    assert_eq!(breaks, [1, 2, 4, 8, 10, 10].map(secs));
+}
+
+#[test]
+fn closing_starts_the_growth_again() {
+    let b = growing(60);
+    let mut now = Instant::now();
+    for _ in 0..3 {
+        now += break_after_failure(&b, now);
+    }
+    // A successful probe closes it; the next opening is the first again.
+    b.try_acquire(now).unwrap().record_success(now);
+    assert_eq!(break_after_failure(&b, now), secs(1));
+    b.reset();
+    assert_eq!(break_after_failure(&b, now), secs(1));
+}
+
+#[test]
+fn break_function_returning_extremes_never_panics() {
+    let b = CircuitBreaker::builder()
+        .failure_threshold(1)
+        .break_duration_with(|n| {
+            if n == 1 {
+                Duration::ZERO
+            } else {
+                Duration::MAX
+            }
+        })
+        .build()
+        .unwrap();
+    let t0 = Instant::now();
+    b.try_acquire(t0).unwrap().record_failure(t0);
+    // A zero break is one nanosecond.
+    assert_eq!(b.state(t0), CircuitState::Open);
+    let t1 = t0 + Duration::from_nanos(1);
+    assert_eq!(b.state(t1), CircuitState::HalfOpen);
+    // The failed probe opens it for the longest break there is.
+    b.try_acquire(t1).unwrap().record_failure(t1);
+    assert_eq!(b.state(t1 + secs(1 << 30)), CircuitState::Open);
+}
+
+#[test]
+fn zero_cap_is_refused() {
+    let err = CircuitBreaker::builder()
+        .max_break_duration(Duration::ZERO)
+        .build()
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        crate::ConfigError::ZeroDuration("max_break_duration")
+    ));
 }

@@ -205,6 +205,12 @@ pub struct CircuitBreaker {
     /// Written only by the thread that moved the state to `Opening`, before
     /// it publishes `Open`.
     opened_at: AtomicU64,
+    /// How long the current open period lasts, and how many times the
+    /// breaker has opened since it last closed; written, like `opened_at`,
+    /// only by the thread that moved the state to `Opening` (the count is
+    /// cleared by the one that moved it to `Closing`).
+    break_nanos: AtomicU64,
+    openings: AtomicU64,
     /// When a half-open probe slot was last granted (or about to be; see
     /// `acquire_probe`). Only ever grows.
     granted_at: AtomicU64,
@@ -259,10 +265,13 @@ impl CircuitBreaker {
             fleet.as_ref().map(Arc::downgrade),
         )
         .publish();
+        let break_nanos = AtomicU64::new(config.break_nanos);
         Self {
             config,
             word: Packed::new(Word::new(Tag::Closed, 0, 0)),
             opened_at: AtomicU64::new(0),
+            break_nanos,
+            openings: AtomicU64::new(0),
             granted_at: AtomicU64::new(0),
             streak: Packed::new(Streak::new(0)),
             window: Window::new(0, 0),
@@ -510,8 +519,7 @@ impl CircuitBreaker {
         let Some(held) = self.settle_then(now, |word| Some(word.next(Tag::Closing, 0))) else {
             return;
         };
-        self.streak.replace(Streak::new(held.generation));
-        self.window.reset(held.generation, now);
+        self.begin_closed(held.generation, now);
         // Nothing else changes a word in `Closing`, so this finds `held`.
         let _ = self.shift(now, |word| {
             (word == held).then(|| Word::new(Tag::Closed, 0, held.generation))
@@ -553,7 +561,27 @@ impl CircuitBreaker {
     fn break_elapsed(&self, now: u64) -> bool {
         // Acquire on the word that said `Open` makes this value visible.
         let opened_at = self.opened_at.load(Ordering::Relaxed);
-        now >= opened_at.saturating_add(self.config.break_nanos)
+        now >= opened_at.saturating_add(self.break_nanos.load(Ordering::Relaxed))
+    }
+
+    /// Starts an open period at `now`; run by the thread that holds `Opening`.
+    fn begin_break(&self, now: u64) {
+        if let Some(break_of) = self.config.break_growth {
+            let n = self.openings.load(Ordering::Relaxed).saturating_add(1);
+            self.openings.store(n, Ordering::Relaxed);
+            let grown = saturating_nanos(break_of(u32::try_from(n).unwrap_or(u32::MAX)));
+            let capped = grown.clamp(1, self.config.max_break_nanos.max(1));
+            self.break_nanos.store(capped, Ordering::Relaxed);
+        }
+        self.opened_at.store(now, Ordering::Relaxed);
+    }
+
+    /// Clears the closed period's counts for `generation`; run by the
+    /// thread that holds `Closing`.
+    fn begin_closed(&self, generation: u32, now: u64) {
+        self.openings.store(0, Ordering::Relaxed);
+        self.streak.replace(Streak::new(generation));
+        self.window.reset(generation, now);
     }
 
     /// `now` on the breaker's time scale: nanoseconds from the instant it
@@ -571,8 +599,7 @@ impl CircuitBreaker {
         let now = self.nanos(now);
         if probe {
             self.switch(now, Tag::HalfOpen, generation, Tag::Closed, |closed| {
-                self.streak.replace(Streak::new(closed));
-                self.window.reset(closed, now);
+                self.begin_closed(closed, now);
             });
             return;
         }
@@ -592,7 +619,7 @@ impl CircuitBreaker {
             fleet.count(true);
         }
         let now = self.nanos(now);
-        let open = |_| self.opened_at.store(now, Ordering::Relaxed);
+        let open = |_| self.begin_break(now);
         if probe {
             self.switch(now, Tag::HalfOpen, generation, Tag::Open, open);
             return;
