@@ -40,7 +40,7 @@
 //! `resilient_circuit_state`, labelled `breaker` with its
 //! [name](CircuitBreakerBuilder::name), to 0 (closed) when it is built, and
 //! on every transition: 0 when it closes, 1 when it turns half-open, 2 when
-//! it opens. The thread that makes a transition sets the gauge once.
+//! it opens, 3 when it is [isolated](CircuitBreaker::isolate). The thread that makes a transition sets the gauge once.
 //!
 //! A break ends by the passing of time, with no call to notice it, and the
 //! breaker spawns no task to watch the clock. The gauge follows open →
