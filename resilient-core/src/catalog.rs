@@ -7,7 +7,7 @@
 use ::metrics::Unit;
 
 /// The gauge of a breaker's state, labelled `breaker`: 0 closed, 1
-/// half-open, 2 open.
+/// half-open, 2 open, 3 isolated.
 pub const CIRCUIT_STATE: &str = "resilient_circuit_state";
 
 /// The gauge of a shared breaker's fleet state, labelled `breaker`: 0
@@ -142,7 +142,7 @@ pub const SERIES: &[Series] = &[
         kind: SeriesKind::Gauge,
         unit: Unit::Count,
         labels: &["breaker"],
-        help: "State of a circuit breaker: 0 closed, 1 half-open, 2 open.",
+        help: "State of a circuit breaker: 0 closed, 1 half-open, 2 open, 3 isolated.",
     },
     Series {
         name: CIRCUIT_FLEET_STATE,

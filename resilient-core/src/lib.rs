@@ -95,7 +95,7 @@
 //! | `resilient_circuit_rejections_total` | counter | `operation` |
 //! | `resilient_chaos_injections_total` | counter | `operation`, `kind` (`fault`, `outcome`, `latency`) |
 //! | `resilient_operation_duration_seconds` | histogram | `operation`, `stop_reason` |
-//! | `resilient_circuit_state` | gauge: 0 closed, 1 half-open, 2 open | `breaker` |
+//! | `resilient_circuit_state` | gauge: 0 closed, 1 half-open, 2 open, 3 isolated | `breaker` |
 //! | `resilient_idempotent_calls_total` | counter | `operation`, `status` (`replayed`, `joined`, `executed`, `in_flight`, `conflict`, `store_error`) |
 //!
 //! A hedged attempt dropped because another succeeded counts in none of

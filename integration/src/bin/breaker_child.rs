@@ -87,11 +87,7 @@ fn option(options: &[String], name: &str, default: u64) -> u64 {
 }
 
 fn describe(state: CircuitState) -> &'static str {
-    match state {
-        CircuitState::Closed => "closed",
-        CircuitState::Open => "open",
-        CircuitState::HalfOpen => "half-open",
-    }
+    state.as_str()
 }
 
 fn main() -> ExitCode {

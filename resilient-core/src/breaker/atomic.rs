@@ -6,3 +6,15 @@
 pub(super) use loom::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 #[cfg(not(all(test, loom)))]
 pub(super) use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// Lets the thread that holds an intermediate state word run on.
+#[cfg(all(test, loom))]
+pub(super) fn yield_now() {
+    loom::thread::yield_now();
+}
+
+/// Lets the thread that holds an intermediate state word run on.
+#[cfg(not(all(test, loom)))]
+pub(super) fn yield_now() {
+    std::thread::yield_now();
+}

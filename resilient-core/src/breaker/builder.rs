@@ -23,6 +23,10 @@ pub(super) struct Config {
     pub(super) failure_threshold: Option<u32>,
     pub(super) ratio: Option<RatioConfig>,
     pub(super) break_nanos: u64,
+    /// The break of the n-th consecutive opening (1 for the first), if it grows.
+    pub(super) break_growth: Option<fn(u32) -> Duration>,
+    /// The longest break a growing one reaches.
+    pub(super) max_break_nanos: u64,
     pub(super) half_open_probes: u32,
     pub(super) probe_timeout_nanos: u64,
 }
@@ -34,6 +38,8 @@ impl Default for Config {
             failure_threshold: Some(DEFAULT_FAILURE_THRESHOLD),
             ratio: None,
             break_nanos: saturating_nanos(DEFAULT_BREAK_DURATION),
+            break_growth: None,
+            max_break_nanos: u64::MAX,
             half_open_probes: DEFAULT_HALF_OPEN_PROBES,
             probe_timeout_nanos: saturating_nanos(DEFAULT_BREAK_DURATION),
         }
@@ -69,6 +75,8 @@ pub struct CircuitBreakerBuilder {
     minimum_throughput: u32,
     sampling_window: Duration,
     break_duration: Duration,
+    break_growth: Option<fn(u32) -> Duration>,
+    max_break_duration: Option<Duration>,
     half_open_probes: u32,
     /// `None` follows the break duration.
     probe_timeout: Option<Duration>,
@@ -86,6 +94,8 @@ impl Default for CircuitBreakerBuilder {
             minimum_throughput: DEFAULT_MINIMUM_THROUGHPUT,
             sampling_window: DEFAULT_SAMPLING_WINDOW,
             break_duration: DEFAULT_BREAK_DURATION,
+            break_growth: None,
+            max_break_duration: None,
             half_open_probes: DEFAULT_HALF_OPEN_PROBES,
             probe_timeout: None,
             #[cfg(feature = "redis")]
@@ -216,6 +226,58 @@ impl CircuitBreakerBuilder {
         self
     }
 
+    /// Makes the break grow with the breaker's consecutive openings: the
+    /// n-th opening since the breaker was last closed (1 for the first)
+    /// holds it open for `break_of(n)`, capped by
+    /// [`max_break_duration`](Self::max_break_duration). A failed probe
+    /// counts as another opening; closing (a successful probe, or
+    /// [`reset`](super::CircuitBreaker::reset)) starts the count again.
+    ///
+    /// [`break_duration`](Self::break_duration) then serves only as the
+    /// default probe timeout. A zero break is taken as one nanosecond.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, CircuitState};
+    /// use std::time::{Duration, Instant};
+    ///
+    /// // 1 s, 2 s, 4 s, ... up to a minute.
+    /// let breaker = CircuitBreaker::builder()
+    ///     .failure_threshold(1)
+    ///     .break_duration_with(|n| Duration::from_secs(1).saturating_mul(2u32.saturating_pow(n - 1)))
+    ///     .max_break_duration(Duration::from_secs(60))
+    ///     .build()
+    ///     .unwrap();
+    /// let t0 = Instant::now();
+    /// breaker.try_acquire(t0).unwrap().record_failure(t0);
+    /// let t1 = t0 + Duration::from_secs(1);
+    /// breaker.try_acquire(t1).unwrap().record_failure(t1); // a failed probe
+    /// assert_eq!(breaker.state(t1 + Duration::from_millis(1999)), CircuitState::Open);
+    /// assert_eq!(breaker.state(t1 + Duration::from_secs(2)), CircuitState::HalfOpen);
+    /// ```
+    pub fn break_duration_with(mut self, break_of: fn(u32) -> Duration) -> Self {
+        self.break_growth = Some(break_of);
+        self
+    }
+
+    /// The longest a [growing](Self::break_duration_with) break gets
+    /// (default: no cap beyond what the break function returns).
+    ///
+    /// ```
+    /// use resilient::CircuitBreaker;
+    /// use std::time::Duration;
+    ///
+    /// let breaker = CircuitBreaker::builder()
+    ///     .break_duration_with(|n| Duration::from_secs(u64::from(n) * 10))
+    ///     .max_break_duration(Duration::from_secs(300))
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = breaker;
+    /// ```
+    pub fn max_break_duration(mut self, duration: Duration) -> Self {
+        self.max_break_duration = Some(duration);
+        self
+    }
+
     /// How many probes may run at once while half-open (default 1; must not
     /// be zero). Values above 2²⁹ − 1 behave like 2²⁹ − 1.
     ///
@@ -343,6 +405,9 @@ impl CircuitBreakerBuilder {
         if self.sampling_window.is_zero() {
             return Err(ConfigError::ZeroDuration("sampling_window"));
         }
+        if self.max_break_duration.is_some_and(|max| max.is_zero()) {
+            return Err(ConfigError::ZeroDuration("max_break_duration"));
+        }
         let ratio = self.failure_ratio.map(|failure_ratio| RatioConfig {
             failure_ratio,
             minimum_throughput: self.minimum_throughput.clamp(1, MAX_WINDOW_CALLS),
@@ -358,6 +423,8 @@ impl CircuitBreakerBuilder {
             failure_threshold,
             ratio,
             break_nanos: saturating_nanos(self.break_duration),
+            break_growth: self.break_growth,
+            max_break_nanos: self.max_break_duration.map_or(u64::MAX, saturating_nanos),
             half_open_probes: self.half_open_probes.min(MAX_PROBES),
             probe_timeout_nanos: saturating_nanos(
                 self.probe_timeout.unwrap_or(self.break_duration),

@@ -301,3 +301,21 @@ fn threads_racing_for_one_slot_run_one_probe() {
         assert_eq!(admitted, 1);
     }
 }
+
+#[test]
+fn isolation_is_local_and_the_fleets_verdict_never_lifts_it() {
+    let (breaker, fleet) = shared();
+    assert!(fleet.joined(1, None, secs(5)));
+    breaker.isolate();
+    // The fleet is closed, yet this instance rejects, and tells it nothing.
+    let now = fleet_now();
+    assert_eq!(breaker.state(now), CircuitState::Isolated);
+    assert_eq!(breaker.try_acquire(now).unwrap_err(), CircuitOpen);
+    // The fleet opens: still isolated, not open.
+    open_for(&fleet, 2, secs(10));
+    assert_eq!(breaker.state(now), CircuitState::Isolated);
+    breaker.reset();
+    // Reset hands the call back to the fleet's verdict, which is open.
+    assert_eq!(breaker.state(now), CircuitState::Open);
+    assert_eq!(breaker.try_acquire(now).unwrap_err(), CircuitOpen);
+}

@@ -326,3 +326,48 @@ fn loom_a_probe_of_an_old_epoch_never_settles_the_new_slot() {
         assert_eq!((epoch, how), (2, Settlement::Succeeded));
     });
 }
+
+/// (h) An operator's isolation racing a probe's success: however they
+/// interleave, the breaker ends isolated, with no probe in flight.
+#[test]
+fn loom_isolation_racing_a_probe_outcome_stays_isolated() {
+    model(3, || {
+        let b = breaker(1, 3600);
+        let t10 = open(&b, Instant::now());
+        let probe = Handoff::new(b.try_acquire(t10).unwrap());
+        let b1 = b.clone();
+        let reporter = thread::spawn(move || probe.take(&b1).record_success(t10));
+        let b2 = b.clone();
+        let operator = thread::spawn(move || b2.isolate());
+        reporter.join().unwrap();
+        operator.join().unwrap();
+        let word = b.word.load();
+        assert_eq!(word.tag, Tag::Isolated);
+        assert_eq!(word.probes, 0);
+        assert!(b.try_acquire(t10 + secs(3600)).is_err());
+    });
+}
+
+/// (i) A reset racing the failure that opens the breaker: the reset waits
+/// out the opening thread's `Opening`, so it never leaves counts of an
+/// older generation behind. The breaker always ends closed with fresh
+/// counts: a failure after the reset is of an older generation.
+#[test]
+fn loom_reset_racing_an_opening_failure_leaves_fresh_counts() {
+    model(3, || {
+        let b = breaker(1, 3600);
+        let t0 = Instant::now();
+        let failing = Handoff::new(b.try_acquire(t0).unwrap());
+        let b1 = b.clone();
+        let reporter = thread::spawn(move || failing.take(&b1).record_failure(t0));
+        let b2 = b.clone();
+        let operator = thread::spawn(move || b2.reset());
+        reporter.join().unwrap();
+        operator.join().unwrap();
+        let word = b.word.load();
+        assert_eq!(word.tag, Tag::Closed);
+        assert_eq!(b.streak.load(), Streak::new(word.generation));
+        b.try_acquire(t0).unwrap().record_failure(t0);
+        assert_eq!(b.state(t0), CircuitState::Open);
+    });
+}

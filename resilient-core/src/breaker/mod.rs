@@ -40,7 +40,7 @@
 //! `resilient_circuit_state`, labelled `breaker` with its
 //! [name](CircuitBreakerBuilder::name), to 0 (closed) when it is built, and
 //! on every transition: 0 when it closes, 1 when it turns half-open, 2 when
-//! it opens. The thread that makes a transition sets the gauge once.
+//! it opens, 3 when it is [isolated](CircuitBreaker::isolate). The thread that makes a transition sets the gauge once.
 //!
 //! A break ends by the passing of time, with no call to notice it, and the
 //! breaker spawns no task to watch the clock. The gauge follows open →
@@ -72,6 +72,8 @@
 
 mod atomic;
 mod builder;
+#[cfg(all(test, not(loom)))]
+mod control_tests;
 #[cfg(all(test, not(loom)))]
 mod fleet_tests;
 #[cfg(all(test, loom))]
@@ -122,6 +124,42 @@ pub enum CircuitState {
     /// A limited number of probe calls run; the first to report decides
     /// whether the breaker closes or opens again.
     HalfOpen,
+    /// Held open by an operator through [`CircuitBreaker::isolate`]: every
+    /// call is rejected, whatever the time, until
+    /// [`CircuitBreaker::reset`].
+    Isolated,
+}
+
+impl CircuitState {
+    /// The state as a word: `closed`, `open`, `half-open` or `isolated`,
+    /// as the dashboard shows it.
+    ///
+    /// ```
+    /// use resilient::CircuitState;
+    ///
+    /// assert_eq!(CircuitState::Isolated.as_str(), "isolated");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            CircuitState::Closed => "closed",
+            CircuitState::Open => "open",
+            CircuitState::HalfOpen => "half-open",
+            CircuitState::Isolated => "isolated",
+        }
+    }
+}
+
+impl fmt::Display for CircuitState {
+    /// Writes [`as_str`](CircuitState::as_str).
+    ///
+    /// ```
+    /// use resilient::CircuitState;
+    ///
+    /// assert_eq!(CircuitState::HalfOpen.to_string(), "half-open");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Shared state that rejects calls to a failing dependency.
@@ -167,6 +205,12 @@ pub struct CircuitBreaker {
     /// Written only by the thread that moved the state to `Opening`, before
     /// it publishes `Open`.
     opened_at: AtomicU64,
+    /// How long the current open period lasts, and how many times the
+    /// breaker has opened since it last closed; written, like `opened_at`,
+    /// only by the thread that moved the state to `Opening` (the count is
+    /// cleared by the one that moved it to `Closing`).
+    break_nanos: AtomicU64,
+    openings: AtomicU64,
     /// When a half-open probe slot was last granted (or about to be; see
     /// `acquire_probe`). Only ever grows.
     granted_at: AtomicU64,
@@ -221,10 +265,13 @@ impl CircuitBreaker {
             fleet.as_ref().map(Arc::downgrade),
         )
         .publish();
+        let break_nanos = AtomicU64::new(config.break_nanos);
         Self {
             config,
             word: Packed::new(Word::new(Tag::Closed, 0, 0)),
             opened_at: AtomicU64::new(0),
+            break_nanos,
+            openings: AtomicU64::new(0),
             granted_at: AtomicU64::new(0),
             streak: Packed::new(Streak::new(0)),
             window: Window::new(0, 0),
@@ -319,7 +366,7 @@ impl CircuitBreaker {
         let admit = |word: Word| match word.tag {
             // Closed since it was loaded: admitted without a change.
             Tag::Closed => Some(word),
-            Tag::Opening | Tag::Closing => None,
+            Tag::Opening | Tag::Closing | Tag::Isolated => None,
             Tag::Open => self.break_elapsed(now).then(|| word.next(Tag::HalfOpen, 1)),
             Tag::HalfOpen => (word.probes < self.config.half_open_probes)
                 .then(|| Word::new(Tag::HalfOpen, word.probes + 1, word.generation)),
@@ -377,11 +424,14 @@ impl CircuitBreaker {
     /// assert_eq!(breaker.state(t0 + Duration::from_secs(1)), CircuitState::HalfOpen);
     /// ```
     pub fn state(&self, now: Instant) -> CircuitState {
+        let local = self.local_state(now);
         match self.fleet_state() {
+            // Isolation is this instance's own decision; the fleet can't lift it.
+            _ if local == CircuitState::Isolated => local,
             Some(FleetState::Joined(state @ (CircuitState::Open | CircuitState::HalfOpen))) => {
                 state
             }
-            _ => self.local_state(now),
+            _ => local,
         }
     }
 
@@ -405,6 +455,94 @@ impl CircuitBreaker {
             Tag::Open if self.break_elapsed(self.nanos(now)) => CircuitState::HalfOpen,
             Tag::Open => CircuitState::Open,
             Tag::HalfOpen | Tag::Closing => CircuitState::HalfOpen,
+            Tag::Isolated => CircuitState::Isolated,
+        }
+    }
+
+    /// Holds the breaker open until [`reset`](Self::reset): every call is
+    /// rejected with [`CircuitOpen`], no probe runs however long it stays,
+    /// and [`state`](Self::state) reports [`CircuitState::Isolated`].
+    ///
+    /// For an operator who knows a dependency is down (or must not be
+    /// called, during a migration) before the breaker has counted enough
+    /// failures to open. Calls already admitted run on; their outcomes no
+    /// longer count. Isolating an isolated breaker changes nothing.
+    ///
+    /// A [shared](CircuitBreakerBuilder::shared) breaker is isolated on
+    /// this instance only: the fleet's verdict never lifts it, and since an
+    /// isolated instance runs no call, it reports neither failures nor
+    /// successes to the fleet. Isolate every instance (through each one's
+    /// control panel) to stop a whole fleet.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, CircuitOpen, CircuitState};
+    /// use std::time::{Duration, Instant};
+    ///
+    /// let breaker = CircuitBreaker::default();
+    /// let now = Instant::now();
+    /// breaker.isolate();
+    /// assert_eq!(breaker.state(now), CircuitState::Isolated);
+    /// let much_later = now + Duration::from_secs(3600);
+    /// assert_eq!(breaker.try_acquire(much_later).unwrap_err(), CircuitOpen);
+    ///
+    /// breaker.reset();
+    /// assert_eq!(breaker.state(much_later), CircuitState::Closed);
+    /// ```
+    pub fn isolate(&self) {
+        let now = self.nanos(Instant::now());
+        self.settle_then(now, |word| match word.tag {
+            Tag::Isolated => Some(word),
+            _ => Some(word.next(Tag::Isolated, 0)),
+        });
+    }
+
+    /// Closes the breaker, whatever its state, with fresh counts: no
+    /// consecutive failure, an empty sampling window. Lifts an
+    /// [isolation](Self::isolate); closes an open or half-open breaker
+    /// without waiting for a probe. Calls admitted before the reset no
+    /// longer count.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, CircuitState};
+    /// use std::time::Instant;
+    ///
+    /// let breaker = CircuitBreaker::builder().failure_threshold(2).build().unwrap();
+    /// let now = Instant::now();
+    /// breaker.try_acquire(now).unwrap().record_failure(now);
+    /// breaker.reset();
+    /// // The failure before the reset is forgotten: one more doesn't open it.
+    /// breaker.try_acquire(now).unwrap().record_failure(now);
+    /// assert_eq!(breaker.state(now), CircuitState::Closed);
+    /// ```
+    pub fn reset(&self) {
+        let now = self.nanos(Instant::now());
+        let Some(held) = self.settle_then(now, |word| Some(word.next(Tag::Closing, 0))) else {
+            return;
+        };
+        self.begin_closed(held.generation, now);
+        // Nothing else changes a word in `Closing`, so this finds `held`.
+        let _ = self.shift(now, |word| {
+            (word == held).then(|| Word::new(Tag::Closed, 0, held.generation))
+        });
+    }
+
+    /// Changes the state word by `step` once it is settled: a word on its
+    /// way to `Open` or `Closed` belongs to the thread that moved it there
+    /// until that thread publishes the new state, so an operator's change
+    /// waits that moment out rather than racing the counts it writes.
+    /// Returns the new word.
+    fn settle_then(&self, now: u64, step: impl Fn(Word) -> Option<Word>) -> Option<Word> {
+        loop {
+            match self.shift(now, |word| match word.tag {
+                Tag::Opening | Tag::Closing => None,
+                _ => step(word),
+            }) {
+                Ok((_, new)) => return Some(new),
+                Err(word) if matches!(word.tag, Tag::Opening | Tag::Closing) => {
+                    atomic::yield_now();
+                }
+                Err(_) => return None,
+            }
         }
     }
 
@@ -423,7 +561,27 @@ impl CircuitBreaker {
     fn break_elapsed(&self, now: u64) -> bool {
         // Acquire on the word that said `Open` makes this value visible.
         let opened_at = self.opened_at.load(Ordering::Relaxed);
-        now >= opened_at.saturating_add(self.config.break_nanos)
+        now >= opened_at.saturating_add(self.break_nanos.load(Ordering::Relaxed))
+    }
+
+    /// Starts an open period at `now`; run by the thread that holds `Opening`.
+    fn begin_break(&self, now: u64) {
+        if let Some(break_of) = self.config.break_growth {
+            let n = self.openings.load(Ordering::Relaxed).saturating_add(1);
+            self.openings.store(n, Ordering::Relaxed);
+            let grown = saturating_nanos(break_of(u32::try_from(n).unwrap_or(u32::MAX)));
+            let capped = grown.clamp(1, self.config.max_break_nanos.max(1));
+            self.break_nanos.store(capped, Ordering::Relaxed);
+        }
+        self.opened_at.store(now, Ordering::Relaxed);
+    }
+
+    /// Clears the closed period's counts for `generation`; run by the
+    /// thread that holds `Closing`.
+    fn begin_closed(&self, generation: u32, now: u64) {
+        self.openings.store(0, Ordering::Relaxed);
+        self.streak.replace(Streak::new(generation));
+        self.window.reset(generation, now);
     }
 
     /// `now` on the breaker's time scale: nanoseconds from the instant it
@@ -441,8 +599,7 @@ impl CircuitBreaker {
         let now = self.nanos(now);
         if probe {
             self.switch(now, Tag::HalfOpen, generation, Tag::Closed, |closed| {
-                self.streak.replace(Streak::new(closed));
-                self.window.reset(closed, now);
+                self.begin_closed(closed, now);
             });
             return;
         }
@@ -462,7 +619,7 @@ impl CircuitBreaker {
             fleet.count(true);
         }
         let now = self.nanos(now);
-        let open = |_| self.opened_at.store(now, Ordering::Relaxed);
+        let open = |_| self.begin_break(now);
         if probe {
             self.switch(now, Tag::HalfOpen, generation, Tag::Open, open);
             return;

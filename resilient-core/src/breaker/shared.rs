@@ -62,6 +62,8 @@ impl FleetState {
             FleetState::Joined(CircuitState::Closed) => "closed",
             FleetState::Joined(CircuitState::Open) => "open",
             FleetState::Joined(CircuitState::HalfOpen) => "half-open",
+            // The fleet's verdict is never isolated: isolation is local.
+            FleetState::Joined(CircuitState::Isolated) => "isolated",
             FleetState::Alone => "alone",
         }
     }

@@ -37,12 +37,13 @@ pub(crate) struct View {
 /// Live breakers (a dropped breaker leaves a dead entry, swept on reading).
 static BREAKERS: Mutex<Vec<Weak<View>>> = Mutex::new(Vec::new());
 
-/// The gauge's value of a state: 0 closed, 1 half-open, 2 open.
+/// The gauge's value of a state: 0 closed, 1 half-open, 2 open, 3 isolated.
 pub(crate) const fn code(state: CircuitState) -> u8 {
     match state {
         CircuitState::Closed => 0,
         CircuitState::HalfOpen => 1,
         CircuitState::Open => 2,
+        CircuitState::Isolated => 3,
     }
 }
 
@@ -50,6 +51,7 @@ const fn of_code(code: u64) -> CircuitState {
     match code {
         0 => CircuitState::Closed,
         1 => CircuitState::HalfOpen,
+        3 => CircuitState::Isolated,
         _ => CircuitState::Open,
     }
 }

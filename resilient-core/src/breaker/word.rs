@@ -92,6 +92,10 @@ pub(super) enum Tag {
     /// On the way to `Closed`: the closed period's counts are still being
     /// reset. Rejects, like a half-open breaker with every probe slot taken.
     Closing = 4,
+    /// Held open by [`CircuitBreaker::isolate`](super::CircuitBreaker::isolate)
+    /// until [`reset`](super::CircuitBreaker::reset): rejects every call,
+    /// whatever the time.
+    Isolated = 5,
 }
 
 /// The breaker's state word: `generation (32) | probes in flight (29) | tag (3)`.
@@ -126,6 +130,7 @@ impl Word {
             Tag::Closed => Some(CircuitState::Closed),
             Tag::Open => Some(CircuitState::Open),
             Tag::HalfOpen => Some(CircuitState::HalfOpen),
+            Tag::Isolated => Some(CircuitState::Isolated),
             Tag::Opening | Tag::Closing => None,
         }
     }
@@ -150,7 +155,8 @@ impl Pack for Word {
             1 => Tag::Opening,
             2 => Tag::Open,
             3 => Tag::HalfOpen,
-            // Only `pack` writes the word, and it never writes 5 to 7.
+            5 => Tag::Isolated,
+            // Only `pack` writes the word, and it never writes 6 or 7.
             _ => Tag::Closing,
         };
         Self {

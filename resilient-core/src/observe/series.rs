@@ -37,7 +37,7 @@
 //! | `resilient_chaos_injections_total` | counter | | `operation`, `kind` (`fault`, `outcome`, `latency`) |
 //! | `resilient_limit_rejections_total` | counter | | `operation`, `limiter` |
 //! | `resilient_limit_queued_seconds` | histogram | seconds | `operation` |
-//! | `resilient_circuit_state` | gauge: 0 closed, 1 half-open, 2 open | | `breaker` |
+//! | `resilient_circuit_state` | gauge: 0 closed, 1 half-open, 2 open, 3 isolated | | `breaker` |
 //! | `resilient_circuit_fleet_state` | gauge: a shared breaker's fleet, 0 closed, 1 half-open, 2 open | | `breaker` |
 //! | `resilient_circuit_fleet_joined` | gauge: 1 when a shared breaker reaches its fleet, 0 when it decides alone | | `breaker` |
 //! | `resilient_limit_in_flight` | gauge | | `limiter` |

@@ -364,6 +364,7 @@ fn breaker(view: &View, now: Instant) -> Value {
             crate::CircuitState::Closed => "closed",
             crate::CircuitState::HalfOpen => "half-open",
             crate::CircuitState::Open => "open",
+            crate::CircuitState::Isolated => "isolated",
         },
         "for_s": held.as_secs_f64(),
         // A shared breaker's fleet: `closed`, `open`, `half-open` or
