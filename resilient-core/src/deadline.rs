@@ -153,7 +153,7 @@ impl Drop for Restore {
 ///     Operation::new()
 ///         .clock(TokioClock)
 ///         .timeout(Duration::from_secs(10))
-///         .run_async(async |_| Ok::<_, String>(deadline::remaining()))
+///         .run_async(async |_| Ok::<_, resilient::TimedOut>(deadline::remaining()))
 ///         .await
 ///         .into_result()
 /// })
