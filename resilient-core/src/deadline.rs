@@ -198,9 +198,7 @@ pub fn carry<F: Future>(future: F) -> impl Future<Output = F::Output> {
 }
 
 /// `future`, each poll of it run [`within`] `scope`.
-fn polled_within<F: Future>(scope: Option<Scope>, future: F) -> impl Future<Output = F::Output> {
-    async move {
-        let mut future = pin!(future);
-        poll_fn(|cx| within(scope.clone(), || future.as_mut().poll(cx))).await
-    }
+async fn polled_within<F: Future>(scope: Option<Scope>, future: F) -> F::Output {
+    let mut future = pin!(future);
+    poll_fn(|cx| within(scope.clone(), || future.as_mut().poll(cx))).await
 }
