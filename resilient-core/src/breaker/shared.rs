@@ -59,11 +59,8 @@ impl FleetState {
     /// ```
     pub const fn as_str(self) -> &'static str {
         match self {
-            FleetState::Joined(CircuitState::Closed) => "closed",
-            FleetState::Joined(CircuitState::Open) => "open",
-            FleetState::Joined(CircuitState::HalfOpen) => "half-open",
             // The fleet's verdict is never isolated: isolation is local.
-            FleetState::Joined(CircuitState::Isolated) => "isolated",
+            FleetState::Joined(state) => state.as_str(),
             FleetState::Alone => "alone",
         }
     }

@@ -360,12 +360,7 @@ fn breaker(view: &View, now: Instant) -> Value {
     let (state, held) = view.state_at(now);
     json!({
         "name": view.name,
-        "state": match state {
-            crate::CircuitState::Closed => "closed",
-            crate::CircuitState::HalfOpen => "half-open",
-            crate::CircuitState::Open => "open",
-            crate::CircuitState::Isolated => "isolated",
-        },
+        "state": state.as_str(),
         "for_s": held.as_secs_f64(),
         // A shared breaker's fleet: `closed`, `open`, `half-open` or
         // `alone`; absent for a breaker that is not shared.
