@@ -174,7 +174,7 @@ impl EndpointBreakers {
     }
 
     fn build_breaker(&self, key: &str) -> CircuitBreaker {
-        // The template was built once in `build`, so it is valid.
+        // The template's rules were checked in `build`.
         self.template
             .clone()
             .name(format!("{}/{}", self.prefix, key))
@@ -357,7 +357,9 @@ impl EndpointBreakersBuilder {
         if self.idle_after.is_zero() {
             return Err(ConfigError::ZeroDuration("idle_after"));
         }
-        self.template.clone().build()?;
+        // Checked, not built: a breaker built here would publish a view and
+        // a gauge for no endpoint.
+        self.template.check()?;
         let per_shard = self.capacity.max(1).div_ceil(SHARDS);
         Ok(EndpointBreakers {
             prefix: self.prefix,

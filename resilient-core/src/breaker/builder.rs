@@ -367,23 +367,9 @@ impl CircuitBreakerBuilder {
         self
     }
 
-    /// Validates the configuration and makes a closed breaker.
-    ///
-    /// # Errors
-    ///
-    /// [`ConfigError::ZeroFailureThreshold`], [`ConfigError::InvalidFailureRatio`]
-    /// (NaN, not above 0 or above 1), [`ConfigError::ZeroHalfOpenProbes`], or
-    /// [`ConfigError::ZeroDuration`] naming `break_duration`, `probe_timeout`
-    /// or `sampling_window`; for a [shared](Self::shared) breaker, those
-    /// of [`RedisBreakerState`](super::RedisBreakerState)'s settings too.
-    ///
-    /// ```
-    /// use resilient::{CircuitBreaker, ConfigError};
-    ///
-    /// let err = CircuitBreaker::builder().failure_ratio(f64::NAN).build().unwrap_err();
-    /// assert!(matches!(err, ConfigError::InvalidFailureRatio(r) if r.is_nan()));
-    /// ```
-    pub fn build(self) -> Result<CircuitBreaker, ConfigError> {
+    /// The rules `build` checks, without building: for a builder kept as
+    /// a template of breakers built later.
+    pub(crate) fn check(&self) -> Result<(), ConfigError> {
         if self.failure_threshold == Some(0) {
             return Err(ConfigError::ZeroFailureThreshold);
         }
@@ -408,6 +394,27 @@ impl CircuitBreakerBuilder {
         if self.max_break_duration.is_some_and(|max| max.is_zero()) {
             return Err(ConfigError::ZeroDuration("max_break_duration"));
         }
+        Ok(())
+    }
+
+    /// Validates the configuration and makes a closed breaker.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::ZeroFailureThreshold`], [`ConfigError::InvalidFailureRatio`]
+    /// (NaN, not above 0 or above 1), [`ConfigError::ZeroHalfOpenProbes`], or
+    /// [`ConfigError::ZeroDuration`] naming `break_duration`, `probe_timeout`
+    /// or `sampling_window`; for a [shared](Self::shared) breaker, those
+    /// of [`RedisBreakerState`](super::RedisBreakerState)'s settings too.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, ConfigError};
+    ///
+    /// let err = CircuitBreaker::builder().failure_ratio(f64::NAN).build().unwrap_err();
+    /// assert!(matches!(err, ConfigError::InvalidFailureRatio(r) if r.is_nan()));
+    /// ```
+    pub fn build(self) -> Result<CircuitBreaker, ConfigError> {
+        self.check()?;
         let ratio = self.failure_ratio.map(|failure_ratio| RatioConfig {
             failure_ratio,
             minimum_throughput: self.minimum_throughput.clamp(1, MAX_WINDOW_CALLS),
