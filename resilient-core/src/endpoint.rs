@@ -394,10 +394,16 @@ pub fn endpoint_key(uri: &http::Uri) -> Option<String> {
         Some("http") | None => Some(80),
         Some(_) => None,
     });
-    Some(match port {
+    Some(key_of(host, port))
+}
+
+/// An endpoint's key: `host:port`, or the host alone when no port is known.
+#[cfg(feature = "http")]
+pub(crate) fn key_of(host: &str, port: Option<u16>) -> String {
+    match port {
         Some(port) => format!("{host}:{port}"),
         None => host.to_owned(),
-    })
+    }
 }
 
 #[cfg(test)]

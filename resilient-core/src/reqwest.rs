@@ -387,11 +387,9 @@ where
         next: Next<'_>,
     ) -> Result<Response, Error> {
         let url = request.url();
-        let key = match (url.host_str(), url.port_or_known_default()) {
-            (Some(host), Some(port)) => format!("{host}:{port}"),
-            (Some(host), None) => host.to_owned(),
-            (None, _) => String::new(),
-        };
+        let key = url.host_str().map_or_else(String::new, |host| {
+            crate::endpoint::key_of(host, url.port_or_known_default())
+        });
         let mut shared = self.shared.clone();
         shared.breaker = Some(std::sync::Arc::new(breakers.get(&key)));
         self.run_with(&shared, request, extensions, next).await
