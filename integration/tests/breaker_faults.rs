@@ -273,6 +273,37 @@ fn a_poisoned_instance_failing_every_call_never_opens_the_fleets_breaker() {
     }
 }
 
+/// The trap the quorum alone leaves open: beside the poisoned instance, a
+/// healthy one that calls twice a second and fails one call in two looks
+/// failing too, which makes two failing instances, and the poisoned one's
+/// failures carry the fleet's ratio. Without the poisoned instance the
+/// rest are healthy, so the fleet stays closed.
+#[test]
+fn a_poisoned_instance_and_a_stray_failure_elsewhere_never_open_the_fleets_breaker() {
+    if RedisServer::start().is_none() {
+        return;
+    }
+    let (mut healthy, mut poisoned, dependency, server) = a_poisoned_instance("2");
+    let mut stray = Instance::start(&server.url(), &dependency, &["every=500", "fail_every=2"]);
+    healthy.iter_mut().for_each(Instance::joined);
+    poisoned.joined();
+    stray.joined();
+    // Three windows of 1 s, each with one of the stray instance's failures.
+    let said = poisoned.watch(Duration::from_secs(3)).to_vec();
+    assert!(
+        said.iter().all(|line| !line.contains("open")),
+        "the poisoned instance saw: {said:?}"
+    );
+    for instance in healthy.iter_mut().chain([&mut stray]) {
+        let said = instance.watch(Duration::from_millis(10));
+        assert!(
+            said.iter().all(|line| line == "state closed closed"),
+            "{said:?}"
+        );
+        assert_eq!((&*instance.local, &*instance.fleet), ("closed", "closed"));
+    }
+}
+
 /// The trap the quorum closes: with a quorum of one, the same poisoned
 /// instance opens every instance's breaker.
 #[test]

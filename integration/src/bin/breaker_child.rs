@@ -19,7 +19,7 @@
 //! ms, default 1000), `publish` (ms, default 50), `quorum` (default 2),
 //! `throughput` (the fleet's minimum, default 20), and `poisoned=1`: every
 //! call fails at once, without reaching the dependency, as with a broken
-//! network of its own.
+//! network of its own; `fail_every=N` fails every Nth call the same way.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
@@ -121,6 +121,8 @@ fn main() -> ExitCode {
     }
     let breaker = builder.build().expect("a valid breaker");
     let poisoned = option(options, "poisoned", 0) == 1;
+    let fail_every = option(options, "fail_every", 0);
+    let mut calls = 0_u64;
     let every = ms("every", 5);
     let mut dependency = Dependency {
         port: port.parse().expect("a port"),
@@ -143,7 +145,8 @@ fn main() -> ExitCode {
             .name("fleet.call")
             .circuit_breaker(&breaker)
             .run(|_| {
-                if poisoned {
+                calls += 1;
+                if poisoned || (fail_every > 0 && calls.is_multiple_of(fail_every)) {
                     Err(CallError::Failed)
                 } else {
                     dependency.call()

@@ -57,9 +57,15 @@ const MAX_MS: u64 = 1 << 50;
 /// Records the counts (unless they belong to another epoch, or the fleet
 /// is open), and opens the fleet when, over the instances seen in the
 /// window, the calls reach the minimum throughput, failures reach the
-/// ratio of them, and the instances whose own failures reach the ratio
-/// number at least `max(quorum, ceil(share × seen))`. Returns `{epoch,
-/// open (0 or 1), ms until the break ends (negative: half-open)}`.
+/// ratio of them, the instances whose own failures reach the ratio number
+/// at least `needed = max(quorum, ceil(share × seen))`, and the failures
+/// still reach the ratio of the calls without the `needed − 1` instances
+/// that failed most. That last test is what keeps one instance out of the
+/// fleet's verdict: a poisoned instance's failures can outweigh every
+/// other's calls, and a stray failure elsewhere makes a second "failing"
+/// instance, but without the poisoned one the rest are healthy. Returns
+/// `{epoch, open (0 or 1), ms until the break ends (negative:
+/// half-open)}`.
 static REPORT: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"local t = redis.call('TIME')
@@ -80,22 +86,34 @@ static REPORT: LazyLock<Script> = LazyLock::new(|| {
         redis.call('PEXPIRE', KEYS[3], keep)
         local ratio = tonumber(ARGV[6])
         local calls, failures, failing, seen = 0, 0, 0, 0
+        local each = {}
         local counts = redis.call('HGETALL', KEYS[2])
         for i = 1, #counts, 2 do
-            if redis.call('ZSCORE', KEYS[3], counts[i]) then
-                local c, f = string.match(counts[i + 1], '^(%d+) (%d+)$')
+            local c, f = string.match(counts[i + 1], '^(%d+) (%d+)$')
+            if c and redis.call('ZSCORE', KEYS[3], counts[i]) then
                 c, f = tonumber(c), tonumber(f)
                 seen = seen + 1
                 calls = calls + c
                 failures = failures + f
+                each[seen] = {f, c}
                 if f > 0 and f >= ratio * c then failing = failing + 1 end
             else
                 redis.call('HDEL', KEYS[2], counts[i])
             end
         end
         local needed = math.max(tonumber(ARGV[8]), math.ceil(tonumber(ARGV[9]) * seen))
-        if calls >= tonumber(ARGV[7]) and calls > 0 and failures >= ratio * calls
-            and failing >= needed then
+        local open = calls >= tonumber(ARGV[7]) and calls > 0 and failures >= ratio * calls
+            and failing >= needed
+        if open and needed > 1 then
+            table.sort(each, function(a, b) return a[1] > b[1] end)
+            local rest_calls, rest_failures = calls, failures
+            for i = 1, needed - 1 do
+                rest_calls = rest_calls - each[i][2]
+                rest_failures = rest_failures - each[i][1]
+            end
+            open = rest_failures > 0 and rest_failures >= ratio * rest_calls
+        end
+        if open then
             epoch = epoch + 1
             redis.call('HSET', KEYS[1], 'epoch', epoch, 'open_until', now + tonumber(ARGV[10]))
             redis.call('DEL', KEYS[2], KEYS[4])
@@ -175,12 +193,16 @@ static SETTLE: LazyLock<Script> = LazyLock::new(|| {
 /// * the calls reach the [minimum throughput](Self::minimum_throughput)
 ///   (default 20) and the failures reach the
 ///   [failure ratio](Self::failure_ratio) of them (default 0.5);
-/// * and the instances whose own failures reach that ratio are at least
+/// * the instances whose own failures reach that ratio are at least
 ///   the [quorum](Self::quorum) (default 2), and at least the
-///   [share](Self::quorum_share) of the instances seen (default none).
+///   [share](Self::quorum_share) of the instances seen (default none);
+/// * and the failures still reach the ratio without the instances that
+///   failed most, one fewer than that number: no instance, however many
+///   calls it fails, can tip the verdict by itself.
 ///
 /// So one instance whose own network is broken, failing every call while
-/// the others succeed, opens its own breaker only. The fleet's break lasts
+/// the others succeed, opens its own breaker only, even when a stray
+/// failure elsewhere makes a second instance look failing. The fleet's break lasts
 /// the breaker's [`break_duration`](super::CircuitBreakerBuilder::break_duration)
 /// for every instance; after it, [`fleet_probes`](Self::fleet_probes)
 /// probes (default 1) run across the whole fleet, each slot leased for the
