@@ -152,8 +152,14 @@ fn an_instance_cut_from_redis_decides_alone_while_the_fleet_opens_without_it() {
     let url = server.url();
     let proxy = Proxy::start(server.port());
     let mut cut = Instance::start(&proxy.url(), &dependency, &["break=1500"]);
+    // The others' own breakers never open, so they go on failing once the
+    // dependency is down and their windows fill with failures. Breakers
+    // that opened after five failures would leave the fleet those five
+    // beside a window of successes, whose ratio reaches the threshold
+    // only at the moment the successes leave the window: the fleet would
+    // open or not by the phase of the reports.
     let mut others: Vec<Instance> = (0..2)
-        .map(|_| Instance::start(&url, &dependency, &["break=1500"]))
+        .map(|_| Instance::start(&url, &dependency, &["break=1500", "threshold=1000000000"]))
         .collect();
     cut.joined();
     others.iter_mut().for_each(Instance::joined);
@@ -187,8 +193,11 @@ fn an_instance_killed_holding_the_fleets_probe_frees_it_after_its_lease() {
     };
     let dependency = Dependency::start();
     let url = server.url();
+    // Local breakers that never open: the fleet's verdict is the only
+    // rule, and their failures fill the window once the dependency is
+    // down (see the test above).
     let mut fleet: Vec<Instance> = (0..3)
-        .map(|_| Instance::start(&url, &dependency, &[]))
+        .map(|_| Instance::start(&url, &dependency, &["threshold=1000000000"]))
         .collect();
     fleet.iter_mut().for_each(Instance::joined);
     dependency.down();
