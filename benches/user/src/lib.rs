@@ -3,7 +3,7 @@
 //!
 //! * `shapes`: the functions, with `retry_on`, async bodies that await,
 //!   and backon's equivalents;
-//! * `ratios`: one process, rounds interleaved, best of N: each row's cost
+//! * `ratios`: one process, slices interleaved, best slice: each row's cost
 //!   per call, and the ratios of overheads that BENCHMARKS.md's headline
 //!   table and CI's regression guard read; the async rows also with every
 //!   call its own `block_on`, and boxed, as a server's per-request task;

@@ -1,5 +1,6 @@
-//! Rows measured in one process, rounds interleaved so that a slow moment
-//! of the machine touches every row alike, each row's best round kept.
+//! Rows measured in one process, in slices of a few thousand calls
+//! interleaved so that a slow moment of the machine touches every row
+//! alike, each row's best slice kept.
 //!
 //! Every ratio compares overheads, the time a row spends above the bare
 //! call it wraps: the blocking rows above `fetch`, the async rows above an
@@ -25,7 +26,7 @@ use crate::shapes;
 pub struct Row {
     /// What the row runs.
     pub name: &'static str,
-    /// The best round's time per call, in nanoseconds.
+    /// The best slice's time per call, in nanoseconds.
     pub ns: f64,
 }
 
@@ -47,7 +48,7 @@ pub struct Ratio {
 /// How long a measurement runs.
 #[derive(Debug, Clone, Copy)]
 pub struct Plan {
-    /// Interleaved rounds; each row keeps its best.
+    /// Rounds of interleaved slices; each row keeps its best slice.
     pub rounds: usize,
     /// Calls per row in a round.
     pub calls: u64,
@@ -57,7 +58,7 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The headline table's run: best of 7 rounds.
+    /// The headline table's run: 7 rounds.
     pub const FULL: Plan = Plan {
         rounds: 7,
         calls: 2_000_000,
@@ -126,9 +127,9 @@ const BOXED: [&str; 6] = [
     "Box::pin per call: backon",
 ];
 
-/// Calls of a per-call row timed together, well under a millisecond: the
-/// scheduler rarely interrupts a slice this short, so a row's best slice
-/// is one that ran alone.
+/// Calls of a row timed together, well under a millisecond: the scheduler
+/// rarely interrupts a slice this short, so a row's best slice is one that
+/// ran alone.
 const SLICE: u64 = 2_000;
 
 /// `$timed!(call)` with the call of async row `$row`, in `ASYNC`'s order.
@@ -196,8 +197,8 @@ async fn time_boxed(row: usize, calls: u64) -> f64 {
     async_row!(row, timed)
 }
 
-/// Measures every row, interleaved, and keeps each row's best round (the
-/// per-call rows' best slice).
+/// Measures every row, interleaved slice by slice, and keeps each row's
+/// best slice.
 pub fn measure(plan: Plan) -> Vec<Row> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
@@ -205,15 +206,18 @@ pub fn measure(plan: Plan) -> Vec<Row> {
         .expect("a current-thread runtime");
     let mut best = vec![f64::INFINITY; BLOCKING.len() + ASYNC.len() + 2 * BLOCK_ON.len()];
     for _ in 0..plan.rounds {
-        for (i, (_, f)) in BLOCKING.iter().enumerate() {
-            best[i] = best[i].min(time_blocking(*f, plan.calls));
+        // Slice by slice, every row in turn: a slice that the scheduler
+        // or another process interrupted is just not a row's best.
+        for _ in 0..plan.calls / SLICE {
+            for (i, (_, f)) in BLOCKING.iter().enumerate() {
+                best[i] = best[i].min(time_blocking(*f, SLICE));
+            }
+            for row in 0..ASYNC.len() {
+                let ns = runtime.block_on(time_async(row, SLICE));
+                let i = BLOCKING.len() + row;
+                best[i] = best[i].min(ns);
+            }
         }
-        for row in 0..ASYNC.len() {
-            let ns = runtime.block_on(time_async(row, plan.calls));
-            let i = BLOCKING.len() + row;
-            best[i] = best[i].min(ns);
-        }
-        // Interleaved again, slice by slice.
         let first = BLOCKING.len() + ASYNC.len();
         for _ in 0..plan.per_call / SLICE {
             for row in 0..BLOCK_ON.len() {
