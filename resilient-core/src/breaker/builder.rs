@@ -440,7 +440,14 @@ impl CircuitBreakerBuilder {
         let anchor = Instant::now();
         #[cfg(feature = "redis")]
         let fleet = match self.shared {
-            Some(state) => Some(state.attach(&config, anchor)?),
+            Some(state) => {
+                let breaker = super::redis_state::Breaking {
+                    name: &config.name,
+                    break_nanos: config.break_nanos,
+                    probe_timeout_nanos: config.probe_timeout_nanos,
+                };
+                Some(state.attach(breaker, anchor)?)
+            }
             None => None,
         };
         #[cfg(not(feature = "redis"))]

@@ -29,7 +29,6 @@ use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, IntoConnectionInfo, RedisResult, Script};
 use tokio::sync::Notify;
 
-use super::builder::Config;
 use super::shared::{Fleet, Settlement};
 use crate::error::ConfigError;
 
@@ -444,16 +443,17 @@ impl RedisBreakerState {
         Ok(())
     }
 
-    /// Validates the settings, and starts the publisher of a breaker
-    /// configured as `config`, on the time scale of `anchor`.
+    /// Validates the settings, and starts the publisher of the breaker
+    /// `breaker`, on the time scale of `anchor`.
     pub(super) fn attach(
         self,
-        config: &Config,
+        breaker: Breaking<'_>,
         anchor: Instant,
     ) -> Result<Arc<Fleet>, ConfigError> {
         self.validate()?;
         let fleet = Arc::new(Fleet::new(anchor, Instant::now));
-        let plan = Plan::new(self, config);
+        let breaker_name = breaker.name;
+        let plan = Plan::new(self, breaker);
         let (weak, wake) = (Arc::downgrade(&fleet), fleet.waker());
         let name = format!("resilient-breaker-{}", plan.name);
         let started = std::thread::Builder::new().name(name).spawn(move || {
@@ -466,10 +466,19 @@ impl RedisBreakerState {
             }
         });
         if let Err(err) = started {
-            left(&config.name, &err);
+            left(breaker_name, &err);
         }
         Ok(fleet)
     }
+}
+
+/// What the fleet needs of the breaker it serves: its name, which keys
+/// the fleet's state, its break and its probe's lease.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Breaking<'c> {
+    pub(super) name: &'c Cow<'static, str>,
+    pub(super) break_nanos: u64,
+    pub(super) probe_timeout_nanos: u64,
 }
 
 /// What the publisher needs: where, what, and how often.
@@ -488,15 +497,15 @@ struct Plan {
 }
 
 impl Plan {
-    fn new(state: RedisBreakerState, config: &Config) -> Plan {
-        let base = format!("{}{{{}}}:", state.prefix, config.name);
+    fn new(state: RedisBreakerState, breaker: Breaking<'_>) -> Plan {
+        let base = format!("{}{{{}}}:", state.prefix, breaker.name);
         let millis = |nanos: u64| (nanos / 1_000_000).clamp(1, MAX_MS);
         let window_ms = millis(super::saturating_nanos(state.rule.sampling_window));
-        let break_ms = millis(config.break_nanos);
-        let lease_ms = millis(config.probe_timeout_nanos);
+        let break_ms = millis(breaker.break_nanos);
+        let lease_ms = millis(breaker.probe_timeout_nanos);
         Plan {
             client: state.client,
-            name: config.name.clone(),
+            name: breaker.name.clone(),
             keys: ["fleet", "counts", "seen", "probes"].map(|key| format!("{base}{key}")),
             id: format!("{}-{:08x}", std::process::id(), rand::random::<u32>()),
             rule: state.rule,
@@ -847,12 +856,13 @@ mod tests {
         let state = RedisBreakerState::new("redis://127.0.0.1/")
             .unwrap()
             .sampling_window(Duration::MAX);
-        let config = Config {
+        let name = Cow::Borrowed("circuit_breaker");
+        let breaker = Breaking {
+            name: &name,
             break_nanos: u64::MAX,
             probe_timeout_nanos: u64::MAX,
-            ..Config::default()
         };
-        let plan = Plan::new(state, &config);
+        let plan = Plan::new(state, breaker);
         let forever = u64::MAX / 1_000_000;
         assert_eq!((plan.window_ms, plan.break_ms), (forever, forever));
         assert!(plan.keep_ms <= MAX_MS && plan.lease.as_millis() == u128::from(forever));

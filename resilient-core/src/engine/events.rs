@@ -25,7 +25,7 @@ use crate::report::{AttemptKind, DelaySource, ExecutionError, StopReason};
 pub(crate) type Name = Cow<'static, str>;
 
 #[cfg(feature = "metrics")]
-use crate::observe::series::METADATA;
+use crate::observe::keys::METADATA;
 
 #[cfg(feature = "tracing")]
 fn millis(duration: Duration) -> u64 {

@@ -9,8 +9,6 @@ use std::future::{Future, poll_fn};
 use std::pin::{Pin, pin};
 use std::time::Duration;
 
-use super::hooks::HookSet;
-use super::operation::Operation;
 use super::plan::Told;
 use super::runner::{self, AttemptContext, Grant};
 use crate::attempt::Attempt;
@@ -83,30 +81,6 @@ pub trait FirstReads<T, E> {
 
     /// Who hears of a first success, if nothing else needs telling.
     fn told(&self) -> Option<Told>;
-}
-
-impl<T, E, C: Clock, H: HookSet<T, E>> FirstReads<T, E> for Operation<'_, T, E, C, H> {
-    type Clock = C;
-
-    #[inline(always)]
-    fn first_terms(&self) -> FirstTerms<E> {
-        self.first_async_terms()
-    }
-
-    #[inline(always)]
-    fn into_clock(self) -> C {
-        self.plan.clock
-    }
-
-    #[inline(always)]
-    fn accepts(&self, value: &T) -> bool {
-        self.plan.hooks.is_valid(value)
-    }
-
-    #[inline(always)]
-    fn told(&self) -> Option<Told> {
-        Operation::told(self)
-    }
 }
 
 /// The first async attempt of the operation `make` builds (an

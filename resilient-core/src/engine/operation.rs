@@ -10,7 +10,9 @@ use std::marker::PhantomData;
 use std::time::Duration;
 
 use super::execution::Execution;
-use super::first::{FirstFailure, FirstSuccess, FirstTerms, MakeOperation, timed_first};
+use super::first::{
+    FirstFailure, FirstReads, FirstSuccess, FirstTerms, MakeOperation, timed_first,
+};
 use super::gates::{BreakerGate, ChaosGate, Fault, Gates, LimitGate};
 use super::hooks::{ErrorListener, HookSet, Hooks, Listener, Notify, RetryEvent};
 use super::plan::Told;
@@ -1261,5 +1263,30 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
                 .await;
         }
         exec.finish()
+    }
+}
+
+/// What the first attempt reads of an operation.
+impl<T, E, C: Clock, H: HookSet<T, E>> FirstReads<T, E> for Operation<'_, T, E, C, H> {
+    type Clock = C;
+
+    #[inline(always)]
+    fn first_terms(&self) -> FirstTerms<E> {
+        self.first_async_terms()
+    }
+
+    #[inline(always)]
+    fn into_clock(self) -> C {
+        self.plan.clock
+    }
+
+    #[inline(always)]
+    fn accepts(&self, value: &T) -> bool {
+        self.plan.hooks.is_valid(value)
+    }
+
+    #[inline(always)]
+    fn told(&self) -> Option<Told> {
+        Operation::told(self)
     }
 }

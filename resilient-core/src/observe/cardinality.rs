@@ -61,7 +61,7 @@ pub const DEFAULT_LIMIT: usize = 1_000;
 static LIMIT: AtomicUsize = AtomicUsize::new(DEFAULT_LIMIT);
 
 /// The counts of every name past the limit.
-static OVERFLOWED: Tally = Tally::overflow();
+static OVERFLOWED: Tally = Tally::overflow(OVERFLOW);
 
 /// The distinct names past the limit.
 static FOLDED: Sketch = Sketch::new();
@@ -174,8 +174,14 @@ pub(crate) fn name_of<'a>(name: &'a str, tally: &Tally) -> &'a str {
 pub(crate) fn fold(name: &str) {
     if FOLDED.see(name) {
         #[cfg(feature = "metrics")]
-        super::series::folded_gauge(FOLDED.estimate());
+        folded_gauge(FOLDED.estimate());
     }
+}
+
+/// Sets the gauge of names counted under [`OVERFLOW`].
+#[cfg(feature = "metrics")]
+pub(crate) fn folded_gauge(estimate: u64) {
+    ::metrics::gauge!(crate::catalog::NAMES_FOLDED).set(estimate as f64);
 }
 
 /// The `operation` label of a series an operation called `name` records

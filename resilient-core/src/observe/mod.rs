@@ -27,6 +27,10 @@
 pub mod cardinality;
 #[cfg(feature = "dashboard")]
 pub mod dashboard;
+#[cfg(feature = "metrics")]
+pub(crate) mod keys;
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+mod levels;
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
 pub(crate) mod limits;
 #[cfg(feature = "dashboard")]
@@ -123,7 +127,7 @@ pub(crate) fn finished(name: &str, used: Used<'_>, report: &ExecutionReport, ok:
 /// name: the overflow's, labelled with its name, past the limit on names.
 #[cfg(feature = "metrics")]
 #[inline]
-pub(crate) fn call_keys(name: &str, tally: Option<&'static Tally>) -> &'static series::CallKeys {
+pub(crate) fn call_keys(name: &str, tally: Option<&'static Tally>) -> &'static keys::CallKeys {
     tally
         .unwrap_or_else(|| cardinality::tally_named(name))
         .keys()
@@ -167,7 +171,7 @@ fn first_call(name: &str, tally: &'static Tally, used: &Used<'_>) {
         series::describe();
         series::zero(name, tally.keys());
         // The gauge of folded names exists from the first call, at zero.
-        series::folded_gauge(cardinality::folded());
+        cardinality::folded_gauge(cardinality::folded());
     }
     // The overflow's tile shows no breaker: its calls are many
     // operations', each with its own.

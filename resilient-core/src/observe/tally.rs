@@ -28,15 +28,15 @@ pub struct Tally {
     pub(crate) counts: Counts,
     /// The operation's limiters, as its first call found them.
     #[cfg(any(feature = "metrics", feature = "dashboard"))]
-    limit_rows: std::sync::OnceLock<Box<[&'static super::limits::Row]>>,
+    limit_rows: std::sync::OnceLock<Box<[&'static super::levels::Row]>>,
     /// The keys of the series its calls record, made on their first use.
     #[cfg(feature = "metrics")]
-    keys: super::series::CallKeys,
+    keys: super::keys::CallKeys,
 }
 
 /// The keys a tally keeps: none without the `metrics` feature.
 #[cfg(feature = "metrics")]
-type Keys = super::series::CallKeys;
+type Keys = super::keys::CallKeys;
 #[cfg(not(feature = "metrics"))]
 type Keys = ();
 
@@ -45,7 +45,7 @@ impl Tally {
     #[allow(clippy::new_without_default)]
     pub const fn new() -> Self {
         #[cfg(feature = "metrics")]
-        let keys = super::series::CallKeys::new();
+        let keys = super::keys::CallKeys::new();
         #[cfg(not(feature = "metrics"))]
         let keys = ();
         Tally::with_keys(keys)
@@ -58,18 +58,20 @@ impl Tally {
     #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
     pub const fn named(operation: &'static str) -> Self {
         #[cfg(feature = "metrics")]
-        let keys = super::series::CallKeys::named(operation);
+        let keys = super::keys::CallKeys::named(operation);
         #[cfg(not(feature = "metrics"))]
         let keys = ();
         Tally::with_keys(keys)
     }
 
     /// The tally of every operation past the limit on names, counted
-    /// under [`OVERFLOW`](super::cardinality::OVERFLOW) whatever its name.
+    /// under `label` ([`OVERFLOW`](super::cardinality::OVERFLOW)) whatever
+    /// its name.
     #[cfg(any(feature = "metrics", feature = "dashboard"))]
-    pub(crate) const fn overflow() -> Self {
+    #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+    pub(crate) const fn overflow(label: &'static str) -> Self {
         #[cfg(feature = "metrics")]
-        let keys = super::series::CallKeys::folding(super::cardinality::OVERFLOW);
+        let keys = super::keys::CallKeys::folding(label);
         #[cfg(not(feature = "metrics"))]
         let keys = ();
         Tally::with_keys(keys)
@@ -93,19 +95,19 @@ impl Tally {
     /// The keys of the series the operation's calls record.
     #[cfg(feature = "metrics")]
     #[inline]
-    pub(crate) fn keys(&'static self) -> &'static super::series::CallKeys {
+    pub(crate) fn keys(&'static self) -> &'static super::keys::CallKeys {
         &self.keys
     }
 
     /// The operation's limiters, as its first call found them.
     #[cfg(any(feature = "metrics", feature = "dashboard"))]
     #[inline]
-    pub(crate) fn limit_rows(&self) -> &[&'static super::limits::Row] {
+    pub(crate) fn limit_rows(&self) -> &[&'static super::levels::Row] {
         self.limit_rows.get().map_or(&[], |rows| rows)
     }
 
     #[cfg(any(feature = "metrics", feature = "dashboard"))]
-    pub(crate) fn set_limit_rows(&self, rows: Box<[&'static super::limits::Row]>) {
+    pub(crate) fn set_limit_rows(&self, rows: Box<[&'static super::levels::Row]>) {
         let _ = self.limit_rows.set(rows);
     }
 

@@ -1,7 +1,8 @@
 //! No cycle between the modules of `resilient-core`: neither between its
 //! top-level modules (`engine`, `breaker`, `report`, …) nor between the
-//! files of `tower/`. A cycle means a lower module reaches up into one
-//! that builds on it; what it needs belongs further down.
+//! files of any folder (`tower/`, `engine/`, `observe/`, …). A cycle
+//! means a lower module reaches up into one that builds on it; what it
+//! needs belongs further down.
 //!
 //! Read from the source under `src/`, starting at `lib.rs` and following
 //! its `mod` declarations: each module's paths into another (`crate::…`,
@@ -50,6 +51,53 @@ fn no_cycle_between_the_files_of_tower() {
         "files of resilient-core's tower/",
         ("call", "classify"),
     );
+}
+
+/// Every folder of `src/`, found on disk so that a new one is checked
+/// too: the files of `engine/`, `observe/`, `observe/dashboard/`,
+/// `breaker/`, … have no cycle among them either.
+#[test]
+fn no_cycle_between_the_files_of_any_folder() {
+    let krate = Crate::read(&src());
+    let mut folders = Vec::new();
+    folders_under(&src(), &mut Vec::new(), &mut folders);
+    assert!(
+        folders
+            .iter()
+            .any(|folder| folder == &["observe", "dashboard"]),
+        "the walk missed nested folders: {folders:?}"
+    );
+    let mut failures = String::new();
+    for folder in &folders {
+        let graph = krate.graph(folder);
+        let found = cycles(&graph);
+        if !found.is_empty() {
+            let level = format!("files of resilient-core's {}/", folder.join("/"));
+            failures.push_str(&report(&level, &graph, &found));
+            failures.push('\n');
+        }
+    }
+    assert!(failures.is_empty(), "{failures}");
+}
+
+/// The module paths of the folders under `dir`, `at` being its own.
+fn folders_under(dir: &Path, at: &mut ModulePath, folders: &mut Vec<ModulePath>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("src/ reads")
+        .map(|entry| entry.expect("an entry").path())
+        .filter(|path| path.is_dir())
+        .collect();
+    entries.sort();
+    for path in entries {
+        let name = path
+            .file_name()
+            .and_then(|name| name.to_str())
+            .expect("a UTF-8 name");
+        at.push(name.to_owned());
+        folders.push(at.clone());
+        folders_under(&path, at, folders);
+        at.pop();
+    }
 }
 
 #[test]
