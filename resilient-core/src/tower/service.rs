@@ -236,6 +236,7 @@ async fn run<S, Req, Cl, C, A, R, H, P>(
 where
     S: Service<Req> + Clone,
     S::Error: Into<BoxError>,
+    Req: 'static,
     Cl: Classifier<S::Response, S::Error>,
     C: Clock,
     A: AttachReport<S::Response>,
@@ -264,8 +265,12 @@ where
             service.call(request).await
         }
     };
-    let (response, report) = layer
-        .call()
+    let endpoint = layer.shared.for_endpoint(&request, |_| None);
+    let call = match &endpoint {
+        Some(shared) => layer.call_with(shared),
+        None => layer.call(),
+    };
+    let (response, report) = call
         .run(
             request,
             &layer.clone_request,
