@@ -765,12 +765,8 @@ impl<Cl, C, A, R, H, P> ResilientLayer<Cl, C, A, R, H, P> {
         }
     }
 
-    /// What each call runs with.
-    pub(super) fn call(&self) -> Call<'_, Cl, C> {
-        self.call_with(&self.shared)
-    }
-
-    /// [`call`](Self::call) with `shared` in place of the layer's own.
+    /// What each call runs with: the layer's configuration, with `shared`
+    /// (the layer's own, or a copy with an endpoint's breaker).
     pub(super) fn call_with<'a>(&'a self, shared: &'a Shared) -> Call<'a, Cl, C> {
         Call {
             settings: &self.settings,
