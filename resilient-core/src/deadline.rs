@@ -166,8 +166,14 @@ pub fn with_budget<C: Clock, F: Future>(
     budget: Duration,
     future: F,
 ) -> impl Future<Output = F::Output> {
+    polled_within(budget_scope(clock, budget), future)
+}
+
+/// The deadline [`with_budget`] runs its future within: `budget` from now
+/// on `clock`, never more than the deadline around it has left.
+pub(crate) fn budget_scope<C: Clock>(clock: &C, budget: Duration) -> Option<Scope> {
     let granted = remaining().map_or(budget, |left| left.min(budget));
-    polled_within(Scope::of(clock, clock.mark(), Some(granted)), future)
+    Scope::of(clock, clock.mark(), Some(granted))
 }
 
 /// `future`, run within the deadline current where `carry` is called: for
@@ -198,7 +204,7 @@ pub fn carry<F: Future>(future: F) -> impl Future<Output = F::Output> {
 }
 
 /// `future`, each poll of it run [`within`] `scope`.
-async fn polled_within<F: Future>(scope: Option<Scope>, future: F) -> F::Output {
+pub(crate) async fn polled_within<F: Future>(scope: Option<Scope>, future: F) -> F::Output {
     let mut future = pin!(future);
     poll_fn(|cx| within(scope.clone(), || future.as_mut().poll(cx))).await
 }

@@ -19,6 +19,7 @@ use ::reqwest_middleware::{Error, Middleware, Next};
 use http::Extensions;
 
 use crate::clock::{Clock, TokioClock};
+use crate::deadline::header::DeadlineHeader;
 use crate::endpoint::EndpointBreakers;
 use crate::error::TimedOut;
 use crate::settings::Settings;
@@ -213,6 +214,60 @@ impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
         self
     }
 
+    /// [`per_endpoint`](Self::per_endpoint), with the key of each
+    /// request's breaker made by `key` rather than its `host:port`: a
+    /// tenant, a shard, a route.
+    ///
+    /// ```
+    /// use resilient::endpoint::EndpointBreakers;
+    /// use resilient::reqwest::ResilientMiddleware;
+    /// use std::sync::Arc;
+    ///
+    /// let breakers = Arc::new(EndpointBreakers::builder("search").build()?);
+    /// // One breaker per shard, named by the first segment of the path.
+    /// let middleware = ResilientMiddleware::new().per_endpoint_by(breakers, |request: &reqwest::Request| {
+    ///     request.url().path_segments().and_then(|mut s| s.next()).unwrap_or("").to_owned()
+    /// });
+    /// # let _ = middleware;
+    /// # Ok::<(), resilient::ConfigError>(())
+    /// ```
+    pub fn per_endpoint_by<F>(self, breakers: std::sync::Arc<EndpointBreakers>, key: F) -> Self
+    where
+        F: Fn(&Request) -> String + Send + Sync + 'static,
+    {
+        let mut this = self.per_endpoint(breakers);
+        this.shared.endpoint_key = Some(crate::tower::endpoint_key(key));
+        this
+    }
+
+    /// Sends each attempt's deadline downstream in `header`: what the
+    /// attempt has left when it is sent, `min(timeout, budget left,
+    /// deadline inherited from the call around it)` less the time already
+    /// spent in it. An attempt without a deadline sends no header (a value
+    /// the request already carries stays). Off by default.
+    ///
+    /// ```
+    /// use resilient::deadline::header::DeadlineHeader;
+    /// use resilient::reqwest::ResilientMiddleware;
+    /// use std::time::Duration;
+    ///
+    /// // `grpc-timeout: 2S` on the first attempt, less on a retry late in the budget.
+    /// let grpc = ResilientMiddleware::new()
+    ///     .retries(2)
+    ///     .timeout(Duration::from_secs(2))
+    ///     .budget(Duration::from_secs(5))
+    ///     .send_deadline(DeadlineHeader::grpc_timeout());
+    /// // `x-request-timeout-ms: 2000`.
+    /// let millis = ResilientMiddleware::new()
+    ///     .timeout(Duration::from_secs(2))
+    ///     .send_deadline(DeadlineHeader::millis(http::HeaderName::from_static("x-request-timeout-ms")));
+    /// # let _ = (grpc, millis);
+    /// ```
+    pub fn send_deadline(mut self, header: DeadlineHeader) -> Self {
+        self.shared.send_deadline = Some(header);
+        self
+    }
+
     /// Decides what each attempt's result means: a
     /// [`Classifier`] of
     /// `Result<reqwest::Response, reqwest_middleware::Error>`, such as a
@@ -381,17 +436,18 @@ where
     /// the map set with [`per_endpoint`](Self::per_endpoint).
     async fn run_endpoint(
         &self,
-        breakers: &EndpointBreakers,
         request: Request,
         extensions: &mut Extensions,
         next: Next<'_>,
     ) -> Result<Response, Error> {
-        let url = request.url();
-        let key = url.host_str().map_or_else(String::new, |host| {
-            crate::endpoint::key_of(host, url.port_or_known_default())
-        });
-        let mut shared = self.shared.clone();
-        shared.breaker = Some(std::sync::Arc::new(breakers.get(&key)));
+        let shared = self
+            .shared
+            .for_endpoint(&request, |request: &Request| {
+                let url = request.url();
+                let host = url.host_str()?;
+                Some(crate::endpoint::key_of(host, url.port_or_known_default()))
+            })
+            .unwrap_or_else(|| self.shared.clone());
         self.run_with(&shared, request, extensions, next).await
     }
 
@@ -404,7 +460,7 @@ where
     ) -> Result<Response, Error> {
         let given = &*extensions;
         let last = Mutex::new(None);
-        let send = sender!(next, given, last);
+        let send = sender!(next, given, last, shared.send_deadline.as_ref());
         let (response, report) = self
             .call_with(shared)
             .run(
@@ -474,7 +530,7 @@ where
         let last = Mutex::new(None);
         let cut = first.cut;
         let result = {
-            let send = sender!(next, &given, last);
+            let send = sender!(next, &given, last, self.shared.send_deadline.as_ref());
             let rest =
                 self.call()
                     .after_first(request, &Request::try_clone, &self.resend_if, send, first);
@@ -491,17 +547,24 @@ where
 }
 
 /// The closure that sends one attempt's request down the rest of the
-/// chain with its own copy of the `given` extensions, and keeps them in
+/// chain with its own copy of the `given` extensions, and its deadline in
+/// the `deadline` header if there is one, and keeps the extensions in
 /// `last` when the attempt ends.
 macro_rules! sender {
-    ($next:ident, $given:expr, $last:ident) => {{
+    ($next:ident, $given:expr, $last:ident, $deadline:expr) => {{
         let given: &Extensions = $given;
         let last = &$last;
         let next = &$next;
-        move |request: Request| {
+        let deadline = $deadline;
+        move |mut request: Request| {
             let next = next.clone();
             let mut own = given.clone();
             async move {
+                // Polled within the attempt's deadline: what it has left
+                // now, as it is sent.
+                if let Some(header) = deadline {
+                    header.stamp(request.headers_mut());
+                }
                 let result = next.run(request, &mut own).await;
                 *last.lock().unwrap_or_else(|e| e.into_inner()) = Some(own);
                 result
@@ -532,8 +595,8 @@ where
     {
         // Two futures, each laid out for its own path: a call with no gate
         // before its first attempt and no hedge carries none of their state.
-        if let Some(breakers) = &self.shared.endpoints {
-            Box::pin(self.run_endpoint(breakers, request, extensions, next))
+        if self.shared.endpoints.is_some() {
+            Box::pin(self.run_endpoint(request, extensions, next))
         } else if self.call().is_plain() {
             Box::pin(self.run_plain(request, extensions, next))
         } else {

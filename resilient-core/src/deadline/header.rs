@@ -247,6 +247,136 @@ pub fn budget_from(value: Option<&[u8]>, format: Format, cap: Duration) -> Durat
     }
 }
 
+/// A deadline header: its name and its [`Format`], for a client that sends
+/// each attempt's deadline downstream and a server that reads it (feature
+/// `http`).
+///
+/// ```
+/// use resilient::deadline::header::{DeadlineHeader, Format};
+/// use std::time::Duration;
+///
+/// let grpc = DeadlineHeader::grpc_timeout();
+/// assert_eq!(grpc.name(), "grpc-timeout");
+/// assert_eq!(grpc.value(Duration::from_millis(250)), "250m");
+///
+/// let millis = DeadlineHeader::millis(http::HeaderName::from_static("x-request-timeout-ms"));
+/// assert_eq!(millis.format(), Format::Millis);
+/// assert_eq!(millis.value(Duration::from_millis(250)), "250");
+/// ```
+#[cfg(feature = "http")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeadlineHeader {
+    name: http::HeaderName,
+    format: Format,
+}
+
+#[cfg(feature = "http")]
+impl DeadlineHeader {
+    /// gRPC's `grpc-timeout`, in its own format.
+    ///
+    /// ```
+    /// use resilient::deadline::header::{DeadlineHeader, Format};
+    ///
+    /// assert_eq!(DeadlineHeader::grpc_timeout().format(), Format::GrpcTimeout);
+    /// ```
+    pub fn grpc_timeout() -> Self {
+        DeadlineHeader {
+            name: http::HeaderName::from_static("grpc-timeout"),
+            format: Format::GrpcTimeout,
+        }
+    }
+
+    /// A header of the user's naming, in whole milliseconds.
+    ///
+    /// ```
+    /// use resilient::deadline::header::DeadlineHeader;
+    ///
+    /// let header = DeadlineHeader::millis(http::HeaderName::from_static("x-request-timeout-ms"));
+    /// assert_eq!(header.name(), "x-request-timeout-ms");
+    /// ```
+    pub fn millis(name: http::HeaderName) -> Self {
+        DeadlineHeader {
+            name,
+            format: Format::Millis,
+        }
+    }
+
+    /// The header's name.
+    ///
+    /// ```
+    /// use resilient::deadline::header::DeadlineHeader;
+    ///
+    /// assert_eq!(DeadlineHeader::grpc_timeout().name(), "grpc-timeout");
+    /// ```
+    pub fn name(&self) -> &http::HeaderName {
+        &self.name
+    }
+
+    /// The header's format.
+    ///
+    /// ```
+    /// use resilient::deadline::header::{DeadlineHeader, Format};
+    ///
+    /// assert_eq!(DeadlineHeader::grpc_timeout().format(), Format::GrpcTimeout);
+    /// ```
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The header's value for a deadline of `remaining`.
+    ///
+    /// ```
+    /// use resilient::deadline::header::DeadlineHeader;
+    /// use std::time::Duration;
+    ///
+    /// assert_eq!(DeadlineHeader::grpc_timeout().value(Duration::from_secs(2)), "2S");
+    /// ```
+    pub fn value(&self, remaining: Duration) -> http::HeaderValue {
+        // Digits and a unit letter: always a valid header value.
+        http::HeaderValue::try_from(self.format.format(remaining))
+            .unwrap_or_else(|_| http::HeaderValue::from_static("0"))
+    }
+
+    /// Sets the header in `headers` to what the current attempt has left
+    /// ([`remaining`](crate::deadline::remaining)), replacing any value it
+    /// had; leaves `headers` as they are outside an attempt with a
+    /// deadline. Returns the deadline sent.
+    ///
+    /// ```
+    /// use resilient::deadline::header::DeadlineHeader;
+    ///
+    /// let mut headers = http::HeaderMap::new();
+    /// assert_eq!(DeadlineHeader::grpc_timeout().stamp(&mut headers), None);
+    /// assert!(headers.is_empty());
+    /// ```
+    pub fn stamp(&self, headers: &mut http::HeaderMap) -> Option<Duration> {
+        let remaining = crate::deadline::remaining()?;
+        headers.insert(self.name.clone(), self.value(remaining));
+        Some(remaining)
+    }
+
+    /// The budget a server with the cap `cap` grants a request whose
+    /// headers are `headers`: see [`budget_from`].
+    ///
+    /// ```
+    /// use resilient::deadline::header::DeadlineHeader;
+    /// use std::time::Duration;
+    ///
+    /// let mut headers = http::HeaderMap::new();
+    /// headers.insert("grpc-timeout", http::HeaderValue::from_static("300m"));
+    /// let cap = Duration::from_secs(5);
+    /// assert_eq!(DeadlineHeader::grpc_timeout().budget(&headers, cap), Duration::from_millis(300));
+    /// assert_eq!(DeadlineHeader::grpc_timeout().budget(&http::HeaderMap::new(), cap), cap);
+    /// ```
+    pub fn budget(&self, headers: &http::HeaderMap, cap: Duration) -> Duration {
+        budget_from(
+            headers.get(&self.name).map(http::HeaderValue::as_bytes),
+            self.format,
+            cap,
+        )
+    }
+}
+
 /// The number `digits` says: ASCII digits only, at most `most` of them,
 /// and within a `u64`.
 fn digits_value(digits: &[u8], most: usize) -> Result<u64, BadDeadline> {

@@ -765,11 +765,12 @@ impl<Cl, C, A, R, H, P> ResilientLayer<Cl, C, A, R, H, P> {
         }
     }
 
-    /// What each call runs with.
-    pub(super) fn call(&self) -> Call<'_, Cl, C> {
+    /// What each call runs with: the layer's configuration, with `shared`
+    /// (the layer's own, or a copy with an endpoint's breaker).
+    pub(super) fn call_with<'a>(&'a self, shared: &'a Shared) -> Call<'a, Cl, C> {
         Call {
             settings: &self.settings,
-            shared: &self.shared,
+            shared,
             classifier: &self.classifier,
             clock: &self.clock,
         }

@@ -18,6 +18,12 @@
 //! * `request.rs`: [`CloneRequest`], how each attempt gets its copy of the
 //!   request ([`UseClone`] by default, or a function, for requests that
 //!   aren't `Clone`);
+//! * `per_endpoint.rs`: a breaker per endpoint, by a key function of the
+//!   request (`ResilientLayer::per_endpoint_by`);
+//! * `deadline.rs` (feature `http`): deadlines across services, sent in a
+//!   header of each attempt (`SendDeadlineLayer`,
+//!   `ResilientLayer::send_deadline`) and read by a server
+//!   (`ServerDeadlineLayer`);
 //! * `hedge.rs`: [`Hedgeable`], which requests may be hedged
 //!   ([`EveryRequest`] by default, or, with `http`, `IdempotentRequests`);
 //! * `replay.rs`: [`Resendable`], which requests may be sent again after
@@ -92,8 +98,11 @@
 mod attach;
 mod call;
 mod classify;
+#[cfg(feature = "http")]
+mod deadline;
 mod hedge;
 mod layer;
+mod per_endpoint;
 #[cfg(feature = "reqwest")]
 mod plain;
 mod replay;
@@ -107,6 +116,10 @@ pub use attach::{AttachReport, NoReport};
 #[cfg(feature = "http")]
 pub use classify::HttpClassifier;
 pub use classify::{Classifier, RetryErrors, Verdict};
+#[cfg(feature = "http")]
+pub use deadline::{
+    SendDeadline, SendDeadlineLayer, ServerDeadline, ServerDeadlineFuture, ServerDeadlineLayer,
+};
 #[cfg(feature = "http")]
 pub use hedge::IdempotentRequests;
 pub use hedge::{EveryRequest, Hedgeable};
@@ -125,4 +138,4 @@ pub(crate) use layer::resilient_setters;
 #[cfg(feature = "reqwest")]
 pub(crate) use plain::FirstFailed;
 #[cfg(feature = "reqwest")]
-pub(crate) use shared::Shared;
+pub(crate) use shared::{Shared, endpoint_key};

@@ -28,7 +28,7 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
     /// Whether the call's first attempt can run outside the engine
     /// ([`first_started`](Self::first_started)): no gate
     /// is asked before its first attempt (no breaker, no limit, no chaos
-    /// switch) and no attempt is hedged.
+    /// switch), no attempt is hedged and no deadline header is sent.
     pub(crate) fn is_plain(&self) -> bool {
         let shared = self.shared;
         shared.breaker.is_none()
@@ -38,6 +38,8 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
             && shared.limiters.is_empty()
             && shared.chaos.as_ref().is_none_or(|c| c.switches.is_none())
             && shared.hedge_delay().is_none()
+            // Each attempt's deadline is stamped as the engine sends it.
+            && shared.send_deadline.is_none()
     }
 
     /// The grant of the first attempt of a call that

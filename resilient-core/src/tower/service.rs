@@ -222,16 +222,23 @@ where
         // that its caller will make ready for the next call.
         let clone = self.inner.clone();
         let ready = std::mem::replace(&mut self.inner, clone);
-        Box::pin(run(ready, request, Arc::clone(&self.layer)))
+        let layer = Arc::clone(&self.layer);
+        // A future of its own for a breaker per endpoint, so that the
+        // others carry none of its state.
+        match layer.shared.for_endpoint(&request, |_| None) {
+            Some(shared) => Box::pin(async move { run(ready, request, &layer, &shared).await }),
+            None => Box::pin(async move { run(ready, request, &layer, &layer.shared).await }),
+        }
     }
 }
 
-/// One call: the attempts through the engine, then the result as the
-/// service's caller expects it.
+/// One call, with `shared` for the layer's own: the attempts through the
+/// engine, then the result as the service's caller expects it.
 async fn run<S, Req, Cl, C, A, R, H, P>(
     ready: S,
     request: Req,
-    layer: Arc<ResilientLayer<Cl, C, A, R, H, P>>,
+    layer: &ResilientLayer<Cl, C, A, R, H, P>,
+    shared: &super::shared::Shared,
 ) -> Result<S::Response, BoxError>
 where
     S: Service<Req> + Clone,
@@ -265,7 +272,7 @@ where
         }
     };
     let (response, report) = layer
-        .call()
+        .call_with(shared)
         .run(
             request,
             &layer.clone_request,

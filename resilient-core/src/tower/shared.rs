@@ -3,6 +3,7 @@
 //! throttle, the limiters, the hedges, chaos and the hooks. Set by the
 //! setters of `layer.rs`, read by the call of `call.rs`.
 
+use std::any::Any;
 use std::borrow::Cow;
 use std::fmt;
 use std::ops::Deref;
@@ -41,9 +42,25 @@ pub(crate) struct Shared {
     pub(crate) max_hedges: Option<u32>,
     /// What chaos injects into the attempts, and the switches that decide.
     pub(crate) chaos: Option<ChaosSpec>,
-    /// A breaker per endpoint instead of `breaker`; read by the reqwest
-    /// middleware only.
+    /// A breaker per endpoint instead of `breaker`.
     pub(crate) endpoints: Option<Arc<crate::endpoint::EndpointBreakers>>,
+    /// The user's key of a request's endpoint, for `endpoints`: a function
+    /// of the request type it was given for (`None` for another type).
+    pub(crate) endpoint_key: Option<EndpointKey>,
+    /// The header each attempt's deadline is sent in; read by the reqwest
+    /// middleware (the layer sends it with `SendDeadline`).
+    #[cfg(feature = "http")]
+    pub(crate) send_deadline: Option<crate::deadline::header::DeadlineHeader>,
+}
+
+/// A user's key function, for a request of the type it was given for.
+pub(crate) type EndpointKey = Arc<dyn Fn(&dyn Any) -> Option<String> + Send + Sync>;
+
+/// `key`, a function of a `Req`, as the layer keeps it.
+pub(crate) fn endpoint_key<Req: 'static>(
+    key: impl Fn(&Req) -> String + Send + Sync + 'static,
+) -> EndpointKey {
+    Arc::new(move |request: &dyn Any| request.downcast_ref::<Req>().map(&key))
 }
 
 /// A layer's chaos: the switches, and the fault and latency it injects.
@@ -57,6 +74,25 @@ pub(crate) struct ChaosSpec {
 pub(crate) type FaultMaker = Arc<dyn Fn() -> ::tower::BoxError + Send + Sync>;
 
 impl Shared {
+    /// A copy of these with the breaker of `request`'s endpoint, when
+    /// there is a breaker per endpoint: by the user's key function, or else
+    /// by `default_key`, or else the key `""`.
+    pub(crate) fn for_endpoint<Req: 'static>(
+        &self,
+        request: &Req,
+        default_key: impl FnOnce(&Req) -> Option<String>,
+    ) -> Option<Shared> {
+        let breakers = self.endpoints.as_deref()?;
+        let key = self
+            .endpoint_key
+            .as_ref()
+            .and_then(|key| key(request))
+            .or_else(|| default_key(request));
+        let mut shared = self.clone();
+        shared.breaker = Some(Arc::new(breakers.get(&key.unwrap_or_default())));
+        Some(shared)
+    }
+
     /// The hedge delay, when the configuration hedges: a delay is set and
     /// `max_hedges` is not 0.
     #[inline]
@@ -67,8 +103,8 @@ impl Shared {
 
 impl fmt::Debug for Shared {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Shared")
-            .field("name", &self.name)
+        let mut f = f.debug_struct("Shared");
+        f.field("name", &self.name)
             .field(
                 "circuit_breaker",
                 &self.breaker.as_deref().map(|b| b.name()),
@@ -91,6 +127,9 @@ impl fmt::Debug for Shared {
                     .map(|chaos| (chaos.fault.is_some(), chaos.latency)),
             )
             .field("endpoints", &self.endpoints)
-            .finish()
+            .field("endpoint_key", &self.endpoint_key.is_some());
+        #[cfg(feature = "http")]
+        f.field("send_deadline", &self.send_deadline);
+        f.finish()
     }
 }
