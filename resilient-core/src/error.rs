@@ -81,6 +81,10 @@ pub enum ConfigError {
     /// breaker could never close again.
     #[error("fleet_probes must be at least 1")]
     ZeroFleetProbes,
+    /// The dashboard's control panel was given an empty token (or one of
+    /// spaces only), which would let anyone in.
+    #[error("the control panel's token must not be empty")]
+    EmptyControlToken,
 }
 
 impl ConfigError {

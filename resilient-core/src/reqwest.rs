@@ -500,12 +500,19 @@ where
             };
             let given = extensions.clone();
             let call = self.call();
+            #[cfg(feature = "tracing")]
+            let span = call.first_span();
             let started = call.first_started();
             let mut output = {
-                let mut sent = next.clone().run(copy, extensions);
+                let sent = next.clone().run(copy, extensions);
+                #[cfg(feature = "tracing")]
+                let sent = tracing::Instrument::instrument(sent, span.clone());
+                let mut sent = sent;
                 started.within(call.clock, Pin::new(&mut sent)).await
             };
             if let Some(first) = call.first_ended(started, &mut output, &ReportExtension) {
+                #[cfg(feature = "tracing")]
+                call.first_failed_in::<_, Error, _>(&span, &first);
                 let rest = self.after_first(request, extensions, given, next, first);
                 return Box::pin(rest).await;
             }

@@ -97,7 +97,10 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
             None => op,
         };
 
-        let attempt = |_| attempt(&requests, &spent, cloneable, &send, self.classifier);
+        let attempt = |attempt: crate::Attempt| {
+            let this = (shared, attempt.number());
+            self::attempt(&requests, &spent, cloneable, &send, self.classifier, this)
+        };
         let outcome = match hedge {
             Some(delay) if cloneable => {
                 op.hedge(delay)
@@ -183,13 +186,17 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
 }
 
 /// One attempt of a call: the next copy of the request sent with `send`,
-/// and its result judged by `classifier`.
+/// and its result judged by `classifier`. With the `tracing` feature it
+/// runs in its span (`span.rs`), attempt `number` of the call `shared`
+/// names.
+#[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
 pub(super) fn attempt<'r, Req, R, S, Res, Err, E, Fut, Cl>(
     requests: &'r Mutex<Requests<'_, Req, R>>,
     spent: &'r AtomicBool,
     cloneable: bool,
     send: &S,
     classifier: &'r Cl,
+    (shared, number): (&Shared, u32),
 ) -> impl Future<Output = Result<Res, Unsuccessful<Res, E>>> + use<'r, Req, R, S, Res, Err, E, Fut, Cl>
 where
     R: CloneRequest<Req>,
@@ -199,6 +206,10 @@ where
     E: EngineError,
     Cl: Classifier<Res, Err>,
 {
+    #[cfg(feature = "tracing")]
+    let span = super::span::attempt(shared.name.as_deref(), number);
+    #[cfg(feature = "tracing")]
+    let entered = span.enter();
     let next = requests.lock().unwrap_or_else(|e| e.into_inner()).next();
     let sending = next.map(|(request, last)| {
         if last && cloneable {
@@ -206,16 +217,27 @@ where
         }
         (send(request), last)
     });
-    async move {
+    #[cfg(feature = "tracing")]
+    drop(entered);
+    #[cfg(feature = "tracing")]
+    let of_attempt = span.clone();
+    let attempt = async move {
         let Some((response, last)) = sending else {
             return Err(Unsuccessful::engine(RequestSpent, false));
         };
         let judged = Unsuccessful::judge(classifier, response.await);
+        #[cfg(feature = "tracing")]
+        if let Err(failed) = &judged {
+            super::span::failed(&of_attempt, failed.error_type::<Err, Cl>(classifier));
+        }
         judged.map_err(|failed| Unsuccessful {
             not_cloned: last,
             ..failed
         })
-    }
+    };
+    #[cfg(feature = "tracing")]
+    let attempt = tracing::Instrument::instrument(attempt, span);
+    attempt
 }
 
 /// A layer's chaos on the operation of one call.
@@ -464,6 +486,22 @@ impl<Res, E> Unsuccessful<Res, E> {
         match &self.failure {
             Returned::Response { response, .. } => classifier.status(response),
             Returned::Error(_) => None,
+        }
+    }
+
+    /// What OpenTelemetry's `error.type` says of it: the status code of
+    /// the response it keeps, `_OTHER` for one without, or the name of the
+    /// service's error type.
+    #[cfg(feature = "tracing")]
+    pub(super) fn error_type<Err, Cl: Classifier<Res, Err>>(
+        &self,
+        classifier: &Cl,
+    ) -> super::span::ErrorType {
+        use super::span::ErrorType;
+        match (&self.failure, self.status(classifier)) {
+            (_, Some(code)) => ErrorType::Status(code),
+            (Returned::Response { .. }, None) => ErrorType::Named("_OTHER"),
+            (Returned::Error(_), None) => ErrorType::Named(std::any::type_name::<Err>()),
         }
     }
 

@@ -109,6 +109,8 @@ mod replay;
 mod request;
 mod service;
 mod shared;
+#[cfg(feature = "tracing")]
+mod span;
 
 #[cfg(feature = "http")]
 pub use attach::ReportExtension;

@@ -12,7 +12,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use super::attach::AttachReport;
-use super::call::{Call, EngineError, Requests, Unsuccessful, attempt};
+use super::call::{Call, EngineError, Requests, Unsuccessful};
 use super::classify::{Classifier, Verdict};
 use super::replay::Resendable;
 use super::request::CloneRequest;
@@ -134,7 +134,11 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
         let requests = Mutex::new(Requests::copied(request, clone_request));
         let spent = AtomicBool::new(false);
         let op = self.operation::<Res, Err, E>(true, resend, &spent);
-        let attempt = |_| attempt(&requests, &spent, true, &send, self.classifier);
+        let shared = self.shared;
+        let attempt = |attempt: crate::Attempt| {
+            let this = (shared, attempt.number());
+            super::call::attempt(&requests, &spent, true, &send, self.classifier, this)
+        };
         let outcome = op
             .after_first_async(first.elapsed, first.failed, attempt)
             .await;
@@ -173,6 +177,31 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
                 }
             }),
         )
+    }
+}
+
+#[cfg(feature = "tracing")]
+impl<Cl, C: Clock> Call<'_, Cl, C> {
+    /// The span of a plain call's first attempt, which runs outside the
+    /// engine (see `span.rs`).
+    pub(crate) fn first_span(&self) -> tracing::Span {
+        super::span::attempt(self.shared.name.as_deref(), 1)
+    }
+
+    /// The plain call's `first` attempt, in `span`, failed.
+    pub(crate) fn first_failed_in<Res, Err, E>(
+        &self,
+        span: &tracing::Span,
+        first: &FirstFailed<Res, E>,
+    ) where
+        Cl: Classifier<Res, Err>,
+    {
+        let error_type = if first.cut {
+            super::span::ErrorType::Named("timeout")
+        } else {
+            first.failed.0.error_type::<Err, Cl>(self.classifier)
+        };
+        super::span::failed(span, error_type);
     }
 }
 

@@ -1,4 +1,6 @@
-//! With the `tracing` feature, the engine's events carry stable names and fields.
+//! With the `tracing` feature, the engine's events carry stable names and
+//! fields, and each attempt of the tower layer is a span with the
+//! attributes OpenTelemetry's semantic conventions name.
 #![cfg(feature = "tracing")]
 
 use std::cell::RefCell;
@@ -20,6 +22,9 @@ struct Recorder;
 
 thread_local! {
     static RECORDED: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
+    /// The spans made on this thread while recording: each as
+    /// `name field=value ...`, with the values recorded later appended.
+    static SPANS: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
 }
 
 struct Line<'a>(&'a mut String);
@@ -37,10 +42,26 @@ impl Subscriber for Recorder {
     fn enabled(&self, _: &Metadata<'_>) -> bool {
         true
     }
-    fn new_span(&self, _: &Attributes<'_>) -> Id {
-        Id::from_u64(1)
+    fn new_span(&self, span: &Attributes<'_>) -> Id {
+        SPANS.with_borrow_mut(|spans| match spans {
+            Some(spans) => {
+                let mut line = span.metadata().name().to_owned();
+                span.record(&mut Line(&mut line));
+                spans.push(line);
+                // Ids from 1: the span's place in the list.
+                Id::from_u64(spans.len() as u64)
+            }
+            None => Id::from_u64(u64::MAX),
+        })
     }
-    fn record(&self, _: &Id, _: &Record<'_>) {}
+    fn record(&self, id: &Id, values: &Record<'_>) {
+        SPANS.with_borrow_mut(|spans| {
+            let index = usize::try_from(id.into_u64() - 1).unwrap_or(usize::MAX);
+            if let Some(line) = spans.as_mut().and_then(|spans| spans.get_mut(index)) {
+                values.record(&mut Line(line));
+            }
+        });
+    }
     fn record_follows_from(&self, _: &Id, _: &Id) {}
     fn event(&self, event: &Event<'_>) {
         RECORDED.with_borrow_mut(|recorded| {
@@ -55,12 +76,25 @@ impl Subscriber for Recorder {
     fn exit(&self, _: &Id) {}
 }
 
-/// The events `run` emits on this thread, in order.
-fn recorded(run: impl FnOnce()) -> Vec<String> {
+fn install() {
     static INSTALLED: Once = Once::new();
     INSTALLED.call_once(|| {
         tracing::subscriber::set_global_default(Recorder).expect("the only subscriber");
     });
+}
+
+/// The spans `run` makes on this thread, in order.
+#[cfg_attr(not(all(feature = "tower", feature = "http")), allow(dead_code))]
+fn spans_of(run: impl FnOnce()) -> Vec<String> {
+    install();
+    SPANS.with_borrow_mut(|spans| *spans = Some(Vec::new()));
+    run();
+    SPANS.with_borrow_mut(Option::take).unwrap_or_default()
+}
+
+/// The events `run` emits on this thread, in order.
+fn recorded(run: impl FnOnce()) -> Vec<String> {
+    install();
     RECORDED.with_borrow_mut(|recorded| *recorded = Some(Vec::new()));
     run();
     RECORDED.with_borrow_mut(Option::take).unwrap_or_default()
@@ -157,4 +191,77 @@ fn each_injection_is_logged_by_name_and_kind() {
             "WARN attempt.failed operation=\"checkout\" attempt=1 kind=Operation retryable=true error=\"injected\"",
         ]
     );
+}
+
+#[cfg(all(feature = "tower", feature = "http"))]
+mod spans {
+    use super::*;
+    use http::{Request, Response};
+    use resilient_core::tower::{HttpClassifier, ResilientLayer};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use tower::Layer;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("connection reset")]
+    struct Reset;
+
+    /// One request through a layer whose service answers `answer(n)` to
+    /// its n-th call (from 1), on a paused clock: the spans it made.
+    fn spans_of_a_call(
+        layer: ResilientLayer,
+        answer: fn(u32) -> Result<Response<()>, Reset>,
+    ) -> Vec<String> {
+        let calls = Arc::new(AtomicU32::new(0));
+        let service = tower::service_fn(move |_: Request<()>| {
+            let n = calls.fetch_add(1, Ordering::Relaxed) + 1;
+            std::future::ready(answer(n))
+        });
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .unwrap();
+        spans_of(|| {
+            let service = layer.classify(HttpClassifier).layer(service);
+            let _ = runtime.block_on(service.oneshot(Request::new(())));
+        })
+    }
+
+    fn status(code: u16) -> Result<Response<()>, Reset> {
+        Ok(Response::builder().status(code).body(()).unwrap())
+    }
+
+    #[test]
+    fn each_attempt_of_the_layer_is_a_span_with_the_resend_count_and_the_error_type() {
+        let layer = ResilientLayer::new()
+            .name("inventory.get")
+            .retries(3)
+            .backoff(Backoff::none());
+        let spans = spans_of_a_call(layer, |n| match n {
+            1 => status(503),
+            2 => Err(Reset),
+            3 => status(429),
+            _ => status(200),
+        });
+        let reset = std::any::type_name::<Reset>();
+        assert_eq!(
+            spans,
+            [
+                "resilient.attempt operation=\"inventory.get\" attempt=1 error.type=\"503\"".to_owned(),
+                format!("resilient.attempt operation=\"inventory.get\" attempt=2 http.request.resend_count=1 error.type={reset:?}"),
+                "resilient.attempt operation=\"inventory.get\" attempt=3 http.request.resend_count=2 error.type=\"429\"".to_owned(),
+                "resilient.attempt operation=\"inventory.get\" attempt=4 http.request.resend_count=3".to_owned(),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_first_attempt_that_succeeds_is_one_span_without_a_resend_count() {
+        let spans = spans_of_a_call(ResilientLayer::new().retries(2), |_| status(200));
+        assert_eq!(
+            spans,
+            ["resilient.attempt operation=\"operation\" attempt=1"]
+        );
+    }
 }

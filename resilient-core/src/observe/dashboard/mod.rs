@@ -43,11 +43,20 @@
 //! footer (the snapshot's `names`) says how many names were folded into it.
 //! A thousand operations make a snapshot of well under a megabyte.
 //!
+//! # Control, if asked
+//!
+//! [`router`] only shows. [`router_with_control`] serves the same page
+//! with a control panel, and POST endpoints behind a bearer token that
+//! isolate and reset breakers ([`control_breaker`]), switch chaos
+//! ([`control_chaos`]) and install a configuration (feature `config`).
+//!
 //! # Layout
 //!
 //! This file serves the page and the stream, and runs the sampler;
-//! `window` turns readings into tiles; `page.html` is the page.
+//! `window` turns readings into tiles; `control` serves the controls;
+//! `page.html` is the page.
 
+mod control;
 mod window;
 
 use std::borrow::Cow;
@@ -61,11 +70,12 @@ use axum::Router;
 use axum::http::header;
 use axum::response::sse::{Event, Sse};
 use axum::response::{Html, IntoResponse};
-use axum::routing::get;
+use axum::routing::{MethodRouter, get};
 use futures_util::Stream;
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
+pub use control::{control_breaker, control_chaos, router_with_control};
 use window::History;
 
 /// The page.
@@ -115,8 +125,13 @@ const PERIOD: Duration = Duration::from_secs(1);
 /// # drop(app);
 /// ```
 pub fn router() -> Router {
+    routes(get(page))
+}
+
+/// The page at `/`, served by `page`, and its stream and snapshot.
+fn routes(page: MethodRouter) -> Router {
     Router::new()
-        .route("/", get(page))
+        .route("/", page)
         .route("/events", get(events))
         .route("/snapshot", get(snapshot))
 }
