@@ -28,6 +28,9 @@ pub struct Attempt {
     pub(crate) retry_number: u32,
     pub(crate) deadline: Option<Duration>,
     pub(crate) fallback: bool,
+    /// Whether the calls made inside it leave their retries to this call,
+    /// which would retry its failure ([`Nested::NoRetry`](crate::deadline::Nested)).
+    pub(crate) holds_retries: bool,
 }
 
 impl Attempt {
@@ -39,6 +42,7 @@ impl Attempt {
             retry_number: 0,
             deadline,
             fallback: false,
+            holds_retries: false,
         }
     }
 

@@ -39,10 +39,16 @@
 //!
 //! A task spawned from an attempt does not inherit its deadline: it may
 //! outlive the attempt on purpose. [`carry`] hands it over where it should.
+//!
+//! The same context carries one more fact, for a call that holds the
+//! retries of the calls made inside it ([`Nested::NoRetry`]): while one of
+//! its attempts runs, and it would retry that attempt's failure, a call
+//! made inside does not retry a failure of its own, and leaves it to that
+//! caller ([`StopReason::LeftToCaller`](crate::StopReason::LeftToCaller)).
 
 pub mod header;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::time::Duration;
@@ -83,6 +89,72 @@ impl Scope {
 
 thread_local! {
     static CURRENT: RefCell<Option<Scope>> = const { RefCell::new(None) };
+    /// Whether a call around the running body would retry its failure,
+    /// and asked the calls inside it to leave that retry to it.
+    static CALLER_RETRIES: Cell<bool> = const { Cell::new(false) };
+}
+
+/// What a call does with a retryable failure of the calls made inside its
+/// attempts (set with `nested` on the attribute, [`Operation`](crate::Operation),
+/// [`RetryPolicy`](crate::RetryPolicy) and the tower layer).
+///
+/// Three layers of calls that each make 4 attempts turn one failure at
+/// the bottom into 4 × 4 × 4 = 64 calls. With [`NoRetry`](Nested::NoRetry)
+/// on a call, a call made inside one of its attempts that it would retry
+/// (attempts and budget left) does not retry: it fails with its own
+/// error, its report's stop reason
+/// [`LeftToCaller`](crate::StopReason::LeftToCaller), and the call that
+/// asked retries it. On that call's last attempt, the calls inside it
+/// retry as they would: then nobody above would. Retries add up instead
+/// of multiplying.
+///
+/// ```
+/// use resilient::deadline::Nested;
+/// use resilient::{Backoff, FakeClock, Operation, StopReason};
+/// use std::cell::Cell;
+///
+/// let clock = FakeClock::new();
+/// let calls = Cell::new(0);
+/// let mut inner_stops = Vec::new();
+/// let outer = Operation::new()
+///     .clock(&clock)
+///     .max_attempts(2)
+///     .backoff(Backoff::none())
+///     .nested(Nested::NoRetry)
+///     .run(|_| {
+///         let inner = Operation::new()
+///             .clock(&clock)
+///             .max_attempts(2)
+///             .backoff(Backoff::none())
+///             .run(|_| {
+///                 calls.set(calls.get() + 1);
+///                 Err::<(), _>("down")
+///             });
+///         inner_stops.push(inner.report().stop_reason());
+///         inner.into_result()
+///     });
+/// assert_eq!(outer.into_result(), Err("down"));
+/// // The first inner call left its retry to the outer one; the second,
+/// // on the outer call's last attempt, retried itself.
+/// assert_eq!(inner_stops, [StopReason::LeftToCaller, StopReason::AttemptsExhausted]);
+/// assert_eq!(calls.get(), 3);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Nested {
+    /// Calls made inside retry as their own settings say: the default.
+    #[default]
+    Retry,
+    /// Calls made inside an attempt this call would retry don't retry:
+    /// they leave the retry to this call.
+    NoRetry,
+}
+
+/// Whether a call around the body running on this thread would retry its
+/// failure and asked to be left that retry ([`Nested::NoRetry`]): read by
+/// a call only once it would retry a failure.
+#[inline]
+pub(crate) fn caller_retries() -> bool {
+    CALLER_RETRIES.get()
 }
 
 /// Inside an attempt, the time left of its deadline: `min(timeout,
@@ -107,26 +179,38 @@ pub(crate) fn enclosed() -> bool {
     CURRENT.with_borrow(Option::is_some)
 }
 
-/// Runs `f` with `scope` as this thread's deadline, the one before it
-/// back afterwards, however `f` ends. Without a scope, `f` runs as it is:
-/// an attempt without a deadline has none to inherit either.
+/// Runs `f` with `scope` as this thread's deadline, and, if
+/// `caller_retries`, with the calls inside told that a caller would retry
+/// their failure; what was current before back afterwards, however `f`
+/// ends. Without either, `f` runs as it is: an attempt without a deadline
+/// has none to inherit either, and one that doesn't hold the retries of
+/// the calls inside leaves them what the calls around it said.
 #[inline]
-pub(crate) fn within<R>(scope: Option<Scope>, f: impl FnOnce() -> R) -> R {
-    let Some(scope) = scope else {
+pub(crate) fn within<R>(scope: Option<Scope>, caller_retries: bool, f: impl FnOnce() -> R) -> R {
+    if scope.is_none() && !caller_retries {
         return f();
+    }
+    let _back = Restore {
+        scope: scope.map(|scope| CURRENT.replace(Some(scope))),
+        caller_retries: caller_retries.then(|| CALLER_RETRIES.replace(true)),
     };
-    let before = CURRENT.replace(Some(scope));
-    let _back = Restore(Some(before));
     f()
 }
 
-/// Puts the scope that was current back when dropped.
-struct Restore(Option<Option<Scope>>);
+/// Puts what was current back when dropped: the scope and the caller's
+/// retry, each where it was replaced.
+struct Restore {
+    scope: Option<Option<Scope>>,
+    caller_retries: Option<bool>,
+}
 
 impl Drop for Restore {
     fn drop(&mut self) {
-        if let Some(before) = self.0.take() {
+        if let Some(before) = self.scope.take() {
             CURRENT.set(before);
+        }
+        if let Some(before) = self.caller_retries {
+            CALLER_RETRIES.set(before);
         }
     }
 }
@@ -166,7 +250,7 @@ pub fn with_budget<C: Clock, F: Future>(
     budget: Duration,
     future: F,
 ) -> impl Future<Output = F::Output> {
-    polled_within(budget_scope(clock, budget), future)
+    polled_within(budget_scope(clock, budget), false, future)
 }
 
 /// The deadline [`with_budget`] runs its future within: `budget` from now
@@ -176,8 +260,9 @@ pub(crate) fn budget_scope<C: Clock>(clock: &C, budget: Duration) -> Option<Scop
     Scope::of(clock, clock.mark(), Some(granted))
 }
 
-/// `future`, run within the deadline current where `carry` is called: for
-/// a task spawned from an attempt that should not outlive it.
+/// `future`, run within the deadline current where `carry` is called, and
+/// with the retry its callers hold ([`Nested::NoRetry`]): for a task
+/// spawned from an attempt that should not outlive it.
 ///
 /// ```
 /// use resilient::{Operation, TokioClock};
@@ -200,11 +285,16 @@ pub(crate) fn budget_scope<C: Clock>(clock: &C, budget: Duration) -> Option<Scop
 /// # }
 /// ```
 pub fn carry<F: Future>(future: F) -> impl Future<Output = F::Output> {
-    polled_within(CURRENT.with_borrow(Clone::clone), future)
+    let caller_retries = caller_retries();
+    polled_within(CURRENT.with_borrow(Clone::clone), caller_retries, future)
 }
 
-/// `future`, each poll of it run [`within`] `scope`.
-pub(crate) async fn polled_within<F: Future>(scope: Option<Scope>, future: F) -> F::Output {
+/// `future`, each poll of it run [`within`] `scope` and `caller_retries`.
+pub(crate) async fn polled_within<F: Future>(
+    scope: Option<Scope>,
+    caller_retries: bool,
+    future: F,
+) -> F::Output {
     let mut future = pin!(future);
-    poll_fn(|cx| within(scope.clone(), || future.as_mut().poll(cx))).await
+    poll_fn(|cx| within(scope.clone(), caller_retries, || future.as_mut().poll(cx))).await
 }

@@ -9,6 +9,7 @@
 use std::time::Duration;
 
 use crate::backoff::Backoff;
+use crate::deadline::Nested;
 use crate::error::ConfigError;
 use crate::time::Nanos;
 
@@ -45,6 +46,9 @@ pub(crate) struct Settings {
     /// The run's report is handed to the hook and the metrics by its
     /// caller, not by the run (an idempotent call, which completes it).
     pub(crate) report_deferred: bool,
+    /// What the calls made inside an attempt do with a failure this call
+    /// would retry.
+    pub(crate) nested: Nested,
 }
 
 impl Settings {
@@ -62,6 +66,7 @@ impl Settings {
         seed: None,
         timeout: None,
         report_deferred: false,
+        nested: Nested::Retry,
     };
 
     /// Checks every value a builder must reject. `const`, so that a
@@ -94,6 +99,14 @@ impl Settings {
             });
         }
         Ok(())
+    }
+
+    /// Whether the calls made inside this call's attempts leave it their
+    /// retries: its first attempt then takes the engine's general path,
+    /// which tells them.
+    #[inline(always)]
+    pub(crate) const fn holds_nested(&self) -> bool {
+        matches!(self.nested, Nested::NoRetry)
     }
 
     /// The same settings made harmless instead of rejected: the first
@@ -206,6 +219,15 @@ macro_rules! settings_setters {
         #[inline]
         pub const fn jitter_seed(mut self, seed: u64) -> Self {
             self.$($settings).+.seed = Some(seed);
+            self
+        }
+
+        /// What the calls made inside an attempt do with a failure this
+        /// call would retry: with `Nested::NoRetry`, they leave it to this
+        /// call (see [`Nested`]($crate::deadline::Nested)).
+        #[inline]
+        pub const fn nested(mut self, nested: $crate::deadline::Nested) -> Self {
+            self.$($settings).+.nested = nested;
             self
         }
     };

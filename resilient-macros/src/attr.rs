@@ -40,6 +40,14 @@ pub(crate) enum Dur {
 /// The literal `false` of an option that turns something off.
 pub(crate) struct Off;
 
+/// One of an option's words (`nested = "no_retry"`): the path of the
+/// runtime's enum, from the crate root, and the variant it names.
+pub(crate) struct Choice {
+    pub(crate) of: &'static [&'static str],
+    pub(crate) variant: &'static str,
+    pub(crate) lit: LitStr,
+}
+
 /// `retry_on = [A, B::C]`, or `fallback_on`: variants of the error type.
 pub(crate) struct RetryOn {
     pub(crate) variants: Vec<Path>,
@@ -109,6 +117,7 @@ values! {
     Expression(Expr),
     Paths(Vec<ExprPath>),
     Off(Off),
+    Choice(Choice),
     RetryOn(RetryOn),
     Backoff(BackoffSpec),
     Crate(Path),
@@ -328,6 +337,7 @@ fn parse_option(input: ParseStream, options: &mut Options, errors: &mut Errors) 
         }
         Kind::Backoff => backoff(value).map(Value::Backoff),
         Kind::CratePath => crate_path(value).map(Value::Crate),
+        Kind::Choice { of, choices } => choice(&name, &value, of, choices).map(Value::Choice),
     };
     options.given.push(Given {
         spec,
@@ -714,6 +724,48 @@ fn off(name: &str, value: &Expr) -> syn::Result<Off> {
             value,
             format!("`{name}` takes the literal `false`, as in `{name} = false`"),
         )),
+    }
+}
+
+/// One of `choices`' words, in a string; another is reported with the
+/// words to choose from, the closest first if it looks like a typo.
+fn choice(
+    name: &str,
+    value: &Expr,
+    of: &'static [&'static str],
+    choices: &'static [(&'static str, &'static str)],
+) -> syn::Result<Choice> {
+    let words: Vec<&str> = choices.iter().map(|(word, _)| *word).collect();
+    let listed = words
+        .iter()
+        .map(|word| format!("`{name} = \"{word}\"`"))
+        .collect::<Vec<_>>()
+        .join(" or ");
+    let Expr::Lit(syn::ExprLit {
+        lit: Lit::Str(lit), ..
+    }) = peel(value)
+    else {
+        return Err(Error::new_spanned(
+            value,
+            format!("`{name}` takes a word in a string: {listed}"),
+        ));
+    };
+    let text = lit.value();
+    match choices.iter().find(|(word, _)| *word == text) {
+        Some((_, variant)) => Ok(Choice {
+            of,
+            variant,
+            lit: lit.clone(),
+        }),
+        None => {
+            let hint = suggest::closest(&text, &words)
+                .map(|word| format!("; did you mean `\"{word}\"`?"))
+                .unwrap_or_default();
+            Err(Error::new_spanned(
+                lit,
+                format!("unknown `{name}` value `\"{text}\"`: write {listed}{hint}"),
+            ))
+        }
     }
 }
 

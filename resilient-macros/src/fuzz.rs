@@ -122,6 +122,14 @@ const CORPUS: &[(&str, &str)] = &[
         "fn one_limiter() -> Result<(), Busy> { Ok(()) }",
     ),
     (
+        r#"retries = 3, nested = "no_retry", budget = "2s""#,
+        "async fn holding(id: u32) -> Result<u32, Error> { inner(id).await }",
+    ),
+    (
+        r#"nested = "retry", clock = clock"#,
+        "fn not_holding(clock: &FakeClock) -> Result<(), Error> { Ok(()) }",
+    ),
+    (
         "retries = 1, retry_on = [Busy], validate = Self::complete",
         "async fn through_a_trait(&self, (mut a, b): (u8, u8)) -> <Production as Api>::Result { a += b; self.call(a).await }",
     ),

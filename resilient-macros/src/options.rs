@@ -35,6 +35,12 @@ pub(crate) enum Kind {
     Backoff,
     /// A path to the runtime, as a string.
     CratePath,
+    /// One of a few words, in a string, each naming a variant of the
+    /// runtime's enum at `of` (a path from the crate root).
+    Choice {
+        of: &'static [&'static str],
+        choices: &'static [(&'static str, &'static str)],
+    },
 }
 
 /// How an option becomes builder calls on the operation.
@@ -675,6 +681,19 @@ pub(crate) const ON_RETRY: OptionSpec =
         })
         .after_failure();
 
+/// What the calls made inside an attempt do with a failure this call
+/// would retry: `"no_retry"` leaves it to this call. Read at every
+/// attempt, the first included, which tells the calls inside it.
+pub(crate) const NESTED: OptionSpec = OptionSpec::call(
+    "nested",
+    Kind::Choice {
+        of: &["deadline", "Nested"],
+        choices: &[("retry", "Retry"), ("no_retry", "NoRetry")],
+    },
+    "\"no_retry\"",
+)
+.in_recipe();
+
 /// Names the runtime's path in the expansion, and is no part of the
 /// operation.
 pub(crate) const CRATE: OptionSpec = OptionSpec::new(
@@ -703,6 +722,7 @@ pub(crate) const OPTIONS: &[OptionSpec] = &[
     RETRY_AFTER,
     MAX_RETRY_AFTER_WAIT,
     MAX_RETRY_AFTER_RETRIES,
+    NESTED,
     CIRCUIT_BREAKER,
     VALIDATE,
     FALLBACK,

@@ -600,10 +600,24 @@ fn unknown_options_list_the_valid_ones() {
     let message = error(quote!(colour = 1), blocking_fn());
     assert_eq!(
         message,
-        "unknown option `colour`\nthe options are: retries, retry_on, retry_if, backoff, jitter_seed, retry, timeout, budget, max_elapsed, max_delay, min_retries, retry_after, max_retry_after_wait, max_retry_after_retries, circuit_breaker, validate, fallback, fallback_on, fallback_if, clock, timing, on_retry, name, report, throttle, limit, limit_wait, chaos, chaos_fault, chaos_outcome, chaos_latency, hedge, max_hedges, idempotency, idempotency_key, idempotency_ttl, idempotency_fingerprint, crate"
+        "unknown option `colour`\nthe options are: retries, retry_on, retry_if, backoff, jitter_seed, retry, timeout, budget, max_elapsed, max_delay, min_retries, retry_after, max_retry_after_wait, max_retry_after_retries, nested, circuit_breaker, validate, fallback, fallback_on, fallback_if, clock, timing, on_retry, name, report, throttle, limit, limit_wait, chaos, chaos_fault, chaos_outcome, chaos_latency, hedge, max_hedges, idempotency, idempotency_key, idempotency_ttl, idempotency_fingerprint, crate"
     );
     let message = error(quote!(max_attempts = 3), blocking_fn());
     assert!(message.contains("write `retries = N`"), "{message}");
+}
+
+#[test]
+fn nested_takes_one_of_its_words() {
+    let message = error(quote!(retries = 1, nested = "no_retries"), blocking_fn());
+    assert_eq!(
+        message,
+        "unknown `nested` value `\"no_retries\"`: write `nested = \"retry\"` or `nested = \"no_retry\"`; did you mean `\"no_retry\"`?"
+    );
+    let message = error(quote!(retries = 1, nested = false), blocking_fn());
+    assert_eq!(
+        message,
+        "`nested` takes a word in a string: `nested = \"retry\"` or `nested = \"no_retry\"`"
+    );
 }
 
 #[test]
@@ -1145,7 +1159,12 @@ fn whole_expansions() {
         },
     );
     let asynchronous = expanded(
-        quote!(retries = 3, timeout = "2s", budget = "10s"),
+        quote!(
+            retries = 3,
+            timeout = "2s",
+            budget = "10s",
+            nested = "no_retry"
+        ),
         quote! {
             async fn complete(&self, prompt: &str, #[attempt] attempt: Attempt) -> AppResult<String> {
                 self.provider.complete(prompt, attempt.deadline()).await
@@ -1175,7 +1194,7 @@ const ASYNCHRONOUS: &str = "\
      let _ = < :: resilient :: __private :: ErrOf < AppResult < String > > as :: resilient :: __private :: TimeoutError > :: timed_out ; \
      static __RESILIENT_TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: named (\"complete\") ; \
      let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: recipe :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
-     let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) . name (\"complete\") ; \
+     let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) . nested (:: resilient :: deadline :: Nested :: NoRetry) . name (\"complete\") ; \
      __resilient_op }) . describe ({ # [allow (unused_imports)] use :: resilient :: __private :: { ByDebug as _ , ByDisplay as _ } ; (&& :: resilient :: __private :: Describe :: < :: resilient :: __private :: ErrOf < AppResult < String > > > :: NEW) . describer () }) . tally (& __RESILIENT_TALLY) ; \
      { let mut __resilient_body = :: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
      { self . provider . complete (prompt , attempt . deadline ()) . await } }) ; \

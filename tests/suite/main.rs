@@ -23,6 +23,7 @@ mod jitters;
 mod limits;
 mod lints;
 mod names;
+mod nested_retries;
 mod option_examples;
 mod report_as_json;
 mod report_hook;

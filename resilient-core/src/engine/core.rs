@@ -79,6 +79,17 @@ pub(crate) struct Slow {
     pub(crate) pending: Option<Delay>,
     pub(crate) rng: Option<SmallRng>,
 }
+/// The settings a run decides its retries by: `settings` clamped, and the
+/// enclosing attempt's deadline `cap` bounding the call as its own budget
+/// does, so that no wait outlasts it.
+fn capped(settings: &Settings, cap: Nanos) -> Settings {
+    let mut settings = settings.clamped();
+    if let Some(cap) = cap.get_optional() {
+        settings.budget = Some(settings.budget.map_or(cap, |budget| budget.min(cap)));
+    }
+    settings
+}
+
 impl<'o> Core<'o> {
     /// The operation's tally, for the keys of its series (`None`: found by
     /// name, or no series recorded).
@@ -140,6 +151,7 @@ impl<'o> Core<'o> {
                 retry_number: 0,
                 deadline: self.first_deadline,
                 fallback: false,
+                holds_retries: settings.holds_nested() && self.first_may_retry(settings),
             };
             return (attempt, 0);
         }
@@ -211,15 +223,9 @@ impl<'o> Core<'o> {
                 first.set_inherited();
             }
             report.push(first);
-            let mut settings = settings.clamped();
-            // The enclosing attempt's deadline bounds the call as its own
-            // budget does: no wait outlasts it.
-            if let Some(cap) = cap.get_optional() {
-                settings.budget = Some(settings.budget.map_or(cap, |budget| budget.min(cap)));
-            }
             Box::new(Slow {
                 report,
-                settings,
+                settings: capped(settings, cap),
                 counters: Counters::default(),
                 pending: None,
                 rng: None,
@@ -262,13 +268,30 @@ impl<'o> Core<'o> {
             record.set_inherited();
         }
         slow.report.push(record);
+        let holds_retries = slow.settings.holds_nested()
+            && decide::may_retry(
+                &slow.settings,
+                &slow.counters,
+                Duration::from_nanos(started_at),
+            );
         let attempt = Attempt {
             number,
             retry_number: slow.counters.primaries,
             deadline,
             fallback: false,
+            holds_retries,
         };
         (attempt, index)
+    }
+
+    /// Whether a failure of the first attempt, starting at the latest
+    /// reading, would be retried as far as the attempts and the time allow
+    /// ([`decide::may_retry`]), the enclosing attempt's deadline counted
+    /// as a budget, as the retries count it.
+    #[cold]
+    fn first_may_retry(&self, settings: &Settings) -> bool {
+        let elapsed = Duration::from_nanos(self.elapsed());
+        decide::may_retry(&capped(settings, self.cap), &Counters::default(), elapsed)
     }
 
     /// The kind of the attempt at `index`.
@@ -355,6 +378,7 @@ impl<'o> Core<'o> {
             retryable,
             refused,
             hint,
+            caller_retries: retryable && crate::deadline::caller_retries(),
         };
         if !decide::ends_round(&failure, last) {
             return;
@@ -423,6 +447,7 @@ impl<'o> Core<'o> {
             retry_number: slow.counters.primaries.saturating_sub(1),
             deadline: None,
             fallback: true,
+            holds_retries: false,
         }
     }
 

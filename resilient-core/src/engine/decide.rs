@@ -101,6 +101,10 @@ pub(crate) struct LastFailure {
     pub(crate) refused: Option<StopReason>,
     /// A Retry-After hint, read from a retryable error only.
     pub(crate) hint: Option<Duration>,
+    /// Whether a call around this one would retry the failure and asked
+    /// to be left the retry (`Nested::NoRetry`): read from a retryable
+    /// error only.
+    pub(crate) caller_retries: bool,
 }
 
 /// Why a Retry-After hint was not followed, for the event that says so.
@@ -120,8 +124,8 @@ pub(crate) struct RateLimitRefused {
 /// Checks run in this order: not retryable; the hard budget already spent;
 /// the soft cap (once `min_retries` retries have run); the Retry-After path
 /// (its count, its total wait, the budget); the attempts allowed; a backoff
-/// wait that would start the next attempt at or past the budget; last, the
-/// throttle.
+/// wait that would start the next attempt at or past the budget; a caller
+/// that holds the retry (`LeftToCaller`); last, the throttle.
 ///
 /// `settings` must be [clamped](Settings::clamped).
 pub(crate) fn schedule(
@@ -179,10 +183,34 @@ pub(crate) fn schedule(
         }
         Delay::new(wait.min(LONGEST), DelaySource::Backoff)
     };
+    // Only a retry that would happen is left to the caller: a call that
+    // would stop anyway stops for its own reason.
+    if failure.caller_retries {
+        return Err(Stop::Reason(StopReason::LeftToCaller));
+    }
     if !throttle() {
         return Err(Stop::Reason(StopReason::Throttled));
     }
     Ok(delay)
+}
+
+/// Whether a retryable failure of the attempt starting at `elapsed`, after
+/// `counters`, would be retried as far as the attempts and the time allow:
+/// what a call that holds the retries of the calls inside it
+/// (`Nested::NoRetry`) tells them while the attempt runs. The same rules as
+/// [`schedule`]'s, on the backoff path, read at the attempt's start: a
+/// Retry-After hint, which might allow a retry more, isn't known yet, and
+/// a call inside that is not told retries itself.
+///
+/// `settings` must be [clamped](Settings::clamped).
+pub(crate) fn may_retry(settings: &Settings, counters: &Counters, elapsed: Duration) -> bool {
+    let primaries = counters.primaries.saturating_add(1);
+    let backoff_attempts = primaries.saturating_sub(counters.rate_limit_retries);
+    backoff_attempts < settings.max_attempts
+        && settings.budget.is_none_or(|budget| elapsed < budget)
+        && settings
+            .max_elapsed
+            .is_none_or(|cap| elapsed < cap || counters.primaries < settings.min_retries)
 }
 
 /// Why the operation stops; a refused Retry-After hint keeps its numbers
@@ -225,6 +253,7 @@ mod tests {
         retryable: true,
         refused: None,
         hint: None,
+        caller_retries: false,
     };
 
     fn after(primaries: u32) -> Counters {
@@ -415,6 +444,87 @@ mod tests {
     }
 
     #[test]
+    fn a_retry_due_is_left_to_a_caller_that_holds_it_and_no_other_stop() {
+        let s = Settings {
+            budget: Some(secs(10)),
+            ..settings(3)
+        };
+        let held = LastFailure {
+            caller_retries: true,
+            ..RETRYABLE
+        };
+        let asked = std::cell::Cell::new(0);
+        let throttle = || {
+            asked.set(asked.get() + 1);
+            true
+        };
+        let run = |counters: &Counters, elapsed, failure| {
+            schedule(&s, counters, elapsed, failure, |d| d, throttle).map_err(Stop::reason)
+        };
+        assert_eq!(run(&after(1), secs(0), held), Err(StopReason::LeftToCaller));
+        assert_eq!(asked.get(), 0, "a retry left to the caller spends no token");
+        let limited = LastFailure {
+            hint: Some(secs(1)),
+            ..held
+        };
+        assert_eq!(
+            run(&after(1), secs(0), limited),
+            Err(StopReason::LeftToCaller)
+        );
+        // A call that would stop anyway stops for its own reason.
+        assert_eq!(
+            run(&after(3), secs(0), held),
+            Err(StopReason::AttemptsExhausted)
+        );
+        assert_eq!(
+            run(&after(1), secs(10), held),
+            Err(StopReason::BudgetExhausted)
+        );
+        let fatal = LastFailure {
+            retryable: false,
+            ..held
+        };
+        assert_eq!(
+            run(&after(1), secs(0), fatal),
+            Err(StopReason::NotRetryable)
+        );
+    }
+
+    #[test]
+    fn a_call_tells_the_calls_inside_it_may_retry_only_while_it_can() {
+        let s = Settings {
+            budget: Some(secs(10)),
+            max_elapsed: Some(secs(5)),
+            min_retries: 1,
+            ..settings(3)
+        };
+        // Before its first, second and third attempts.
+        assert!(may_retry(&s, &after(0), secs(0)));
+        assert!(may_retry(&s, &after(1), secs(1)));
+        assert!(!may_retry(&s, &after(2), secs(1)), "the last attempt");
+        assert!(!may_retry(&s, &after(0), secs(10)), "the budget has passed");
+        assert!(
+            may_retry(&s, &after(0), secs(6)),
+            "the floor of retries holds"
+        );
+        assert!(
+            !may_retry(&s, &after(1), secs(6)),
+            "the soft cap has passed"
+        );
+        // Retry-After retries don't spend the attempts.
+        let hinted = Counters {
+            primaries: 2,
+            rate_limit_retries: 1,
+            ..Counters::default()
+        };
+        assert!(may_retry(&s, &hinted, secs(1)));
+        assert!(
+            !may_retry(&settings(1), &after(0), secs(0)),
+            "no retries at all"
+        );
+    }
+
+    #[test]
     fn jitter_is_applied_to_the_nominal_delay_and_checked_against_the_budget() {
         let s = Settings {
             budget: Some(secs(10)),
@@ -494,6 +604,7 @@ mod tests {
                     retryable,
                     refused: None,
                     hint: hint.filter(|_| retryable),
+                    caller_retries: false,
                 }
             })
         }

@@ -832,7 +832,9 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     where
         F: FnMut(Attempt) -> Result<T, E>,
     {
-        if !self.plan.gates.first_is_free() {
+        // A call that holds the retries of the calls inside it tells them
+        // so from the general path.
+        if !self.plan.gates.first_is_free() || self.plan.settings.holds_nested() {
             return Err(FirstFailure::NOT_RUN);
         }
         timed_first(
@@ -1164,8 +1166,11 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         };
         FirstTerms {
             // Inside another call's attempt, the general path grants what
-            // that attempt has left.
-            general: !self.plan.gates.first_is_free() || crate::deadline::enclosed(),
+            // that attempt has left; a call that holds the retries of the
+            // calls inside it tells them so from there.
+            general: !self.plan.gates.first_is_free()
+                || crate::deadline::enclosed()
+                || self.plan.settings.holds_nested(),
             deadline,
             timed_out,
         }

@@ -228,8 +228,9 @@ impl<T, E, K, C: Clock> FirstReads<T, E> for Recipe<T, E, K, C> {
         let deadline = deadline(&self.settings, 0);
         FirstTerms {
             // Inside another call's attempt, the general path grants what
-            // that attempt has left.
-            general: crate::deadline::enclosed(),
+            // that attempt has left; a call that holds the retries of the
+            // calls inside it tells them so from there.
+            general: crate::deadline::enclosed() || self.settings.holds_nested(),
             deadline,
             timed_out: if deadline.is_some() {
                 self.timed_out

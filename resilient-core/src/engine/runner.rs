@@ -78,7 +78,8 @@ impl<E> Grant<E> {
 
     /// The deadline the body runs within, for the calls made inside it
     /// (`crate::deadline`): the one it was granted, whether or not it cuts
-    /// the attempt.
+    /// the attempt. They are also told whether this call holds their
+    /// retries (the attempt's `holds_retries`).
     #[inline(always)]
     pub(crate) fn scope<C: Clock>(&self, clock: &C) -> Option<Scope> {
         Scope::of(clock, self.started, self.attempt.deadline)
@@ -102,7 +103,7 @@ impl<E> Grant<E> {
         timer: Pin<&mut Option<S>>,
         make: fn(&'c C, Duration) -> S,
     ) -> Poll<Option<O>> {
-        deadline::within(self.scope(clock), || {
+        deadline::within(self.scope(clock), self.attempt.holds_retries, || {
             poll_within(clock, self.started, self.cut(), cx, work, timer, make)
         })
     }
@@ -120,7 +121,7 @@ impl<E> Grant<E> {
         timer: Pin<&mut Option<S>>,
         make: fn(&'c C, Duration) -> S,
     ) -> Poll<Option<O>> {
-        deadline::within(self.scope(clock), || {
+        deadline::within(self.scope(clock), self.attempt.holds_retries, || {
             race.poll(clock, cx, work, timer, make)
         })
     }
@@ -220,7 +221,9 @@ impl<T, E> AttemptContext<T, E> {
         }
         match self.replaced {
             Some(result) => result,
-            None => deadline::within(self.grant.scope(clock), || f(attempt)),
+            None => deadline::within(self.grant.scope(clock), attempt.holds_retries, || {
+                f(attempt)
+            }),
         }
     }
 

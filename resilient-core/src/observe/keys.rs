@@ -34,7 +34,7 @@ pub(crate) struct CallKeys {
     /// The attempts counter's, by attempt kind and outcome.
     attempts: [[OnceLock<Key>; 3]; 3],
     /// The duration histogram's, by stop reason.
-    durations: [OnceLock<Key>; 8],
+    durations: [OnceLock<Key>; 9],
     labels: Option<CallLabels>,
     /// Whether the keys serve every operation under the name of their
     /// labels: the overflow's, past the limit on names.
@@ -50,7 +50,7 @@ struct CallLabels {
     /// The attempts counter's, as [`CallKeys::attempts`].
     attempts: [[[Label; 3]; 3]; 3],
     /// The duration histogram's, as [`CallKeys::durations`].
-    durations: [[Label; 2]; 8],
+    durations: [[Label; 2]; 9],
 }
 
 impl CallLabels {
@@ -94,6 +94,7 @@ impl CallLabels {
                 duration(operation, StopReason::CircuitOpen),
                 duration(operation, StopReason::Throttled),
                 duration(operation, StopReason::LimitExceeded),
+                duration(operation, StopReason::LeftToCaller),
             ],
         }
     }
@@ -119,7 +120,7 @@ impl CallKeys {
     const fn with_labels(labels: Option<CallLabels>, folds: bool) -> Self {
         CallKeys {
             attempts: [const { [const { OnceLock::new() }; 3] }; 3],
-            durations: [const { OnceLock::new() }; 8],
+            durations: [const { OnceLock::new() }; 9],
             labels,
             folds,
         }
@@ -266,7 +267,7 @@ mod tests {
         AttemptKind::Hedge,
     ];
 
-    const STOPS: [StopReason; 8] = [
+    const STOPS: [StopReason; 9] = [
         StopReason::Succeeded,
         StopReason::NotRetryable,
         StopReason::AttemptsExhausted,
@@ -275,6 +276,7 @@ mod tests {
         StopReason::CircuitOpen,
         StopReason::Throttled,
         StopReason::LimitExceeded,
+        StopReason::LeftToCaller,
     ];
 
     fn labels(key: &Key) -> Vec<(&str, &str)> {

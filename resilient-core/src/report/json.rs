@@ -8,7 +8,7 @@
 //! |---|---|
 //! | `name` | the operation's name |
 //! | `attempt_count`, `retry_count` | numbers |
-//! | `stop_reason` | `succeeded`, `not_retryable`, `attempts_exhausted`, `budget_exhausted`, `rate_limit_exhausted`, `circuit_open`, `throttled`, `limit_exceeded` |
+//! | `stop_reason` | `succeeded`, `not_retryable`, `attempts_exhausted`, `budget_exhausted`, `rate_limit_exhausted`, `circuit_open`, `throttled`, `limit_exceeded`, `left_to_caller` |
 //! | `fallback_used` | bool |
 //! | `elapsed_ms` | float, milliseconds |
 //! | `attempts` | one object per attempt, below |

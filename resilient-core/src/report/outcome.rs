@@ -37,6 +37,11 @@ pub enum StopReason {
     /// A limiter refused the last attempt (see [`limit`](crate::limit)):
     /// the call is not retried.
     LimitExceeded,
+    /// This call was made inside an attempt of another that would retry
+    /// its failure and asked the calls inside it to leave it that retry
+    /// ([`Nested::NoRetry`](crate::deadline::Nested::NoRetry)): this call
+    /// did not retry, and failed with its last error, a retryable one.
+    LeftToCaller,
 }
 
 impl StopReason {
@@ -52,6 +57,7 @@ impl StopReason {
             StopReason::CircuitOpen => "circuit_open",
             StopReason::Throttled => "throttled",
             StopReason::LimitExceeded => "limit_exceeded",
+            StopReason::LeftToCaller => "left_to_caller",
         }
     }
 }
@@ -67,6 +73,7 @@ impl fmt::Display for StopReason {
             StopReason::CircuitOpen => "circuit open",
             StopReason::Throttled => "retries throttled",
             StopReason::LimitExceeded => "limit exceeded",
+            StopReason::LeftToCaller => "retry left to the caller",
         })
     }
 }

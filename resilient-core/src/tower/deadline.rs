@@ -335,8 +335,8 @@ where
         };
         // A service may start its work in `call`: that, too, within the
         // budget.
-        let handled = within(scope.clone(), || self.inner.call(request));
-        Box::pin(polled_within(scope, handled))
+        let handled = within(scope.clone(), false, || self.inner.call(request));
+        Box::pin(polled_within(scope, false, handled))
     }
 }
 

@@ -35,6 +35,8 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
             // Inside another call's attempt, the engine grants what that
             // attempt has left.
             && !crate::deadline::enclosed()
+            // Nor does one that holds the retries of the calls inside it.
+            && !self.settings.holds_nested()
             && shared.limiters.is_empty()
             && shared.chaos.as_ref().is_none_or(|c| c.switches.is_none())
             && shared.hedge_delay().is_none()

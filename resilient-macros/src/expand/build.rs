@@ -331,6 +331,13 @@ fn method_call(
         Value::Backoff(backoff) => backoff_value(backoff, &names.root, span),
         // An option that turns something off calls its method bare.
         Value::Off(Off) => return quote_spanned!(span=> .#method()),
+        Value::Choice(choice) => {
+            let at = choice.lit.span();
+            let root = names.root_at(at);
+            let path = choice.of.iter().map(|part| Ident::new(part, at));
+            let variant = Ident::new(choice.variant, at);
+            quote_spanned!(at=> #root #(:: #path)* :: #variant)
+        }
         Value::Paths(_) | Value::RetryOn(_) | Value::Crate(_) => TokenStream::new(),
     };
     quote_spanned!(span=> .#method(#value))

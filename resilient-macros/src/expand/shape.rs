@@ -135,8 +135,11 @@ pub(super) fn is_made_of(value: &Value, constant: &dyn Fn(&Expr) -> bool) -> boo
                     })
         }
         Value::Backoff(BackoffSpec::Expr(expr)) => constant(expr),
-        Value::Count(_) | Value::Off(_) | Value::RetryOn(_) | Value::Paths(_) | Value::Crate(_) => {
-            true
-        }
+        Value::Count(_)
+        | Value::Off(_)
+        | Value::Choice(_)
+        | Value::RetryOn(_)
+        | Value::Paths(_)
+        | Value::Crate(_) => true,
     }
 }

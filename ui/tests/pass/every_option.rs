@@ -83,6 +83,7 @@ mod runtime {
     retry_after = retry_after,
     max_retry_after_wait = "10s",
     max_retry_after_retries = 3,
+    nested = "no_retry",
     circuit_breaker = &BREAKER,
     validate = is_complete,
     on_retry = count_retry,
