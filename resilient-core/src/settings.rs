@@ -45,6 +45,9 @@ pub(crate) struct Settings {
     /// The run's report is handed to the hook and the metrics by its
     /// caller, not by the run (an idempotent call, which completes it).
     pub(crate) report_deferred: bool,
+    /// The attempts can't change, whatever the installed configuration
+    /// says: a request the tower layer can't copy is sent once.
+    pub(crate) attempts_fixed: bool,
 }
 
 impl Settings {
@@ -62,6 +65,7 @@ impl Settings {
         seed: None,
         timeout: None,
         report_deferred: false,
+        attempts_fixed: false,
     };
 
     /// Checks every value a builder must reject. `const`, so that a

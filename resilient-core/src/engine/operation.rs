@@ -830,7 +830,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     where
         F: FnMut(Attempt) -> Result<T, E>,
     {
-        if !self.plan.gates.first_is_free() {
+        if !self.plan.gates.first_is_free() || self.configured() {
             return Err(FirstFailure::NOT_RUN);
         }
         timed_first(
@@ -859,6 +859,13 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         f: &mut dyn FnMut(Attempt) -> Result<T, E>,
     ) -> Result<Outcome<T, E>, Execution<'_, 'b, T, E, C, H>> {
         self.resume(first).run_rest(f)
+    }
+
+    /// Whether the installed configuration has an entry for this
+    /// operation: its call then runs on the general path, which applies it.
+    #[inline(always)]
+    fn configured(&self) -> bool {
+        plan::configured(&self.plan.name, self.plan.tally)
     }
 
     /// Who hears of a first success, if nothing else needs telling (see
@@ -1163,7 +1170,10 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         FirstTerms {
             // Inside another call's attempt, the general path grants what
             // that attempt has left.
-            general: !self.plan.gates.first_is_free() || crate::deadline::enclosed(),
+            // An entry in the installed configuration is applied there too.
+            general: !self.plan.gates.first_is_free()
+                || crate::deadline::enclosed()
+                || self.configured(),
             deadline,
             timed_out,
         }

@@ -229,7 +229,9 @@ impl<T, E, K, C: Clock> FirstReads<T, E> for Recipe<T, E, K, C> {
         FirstTerms {
             // Inside another call's attempt, the general path grants what
             // that attempt has left.
-            general: crate::deadline::enclosed(),
+            // An entry in the installed configuration is applied there too.
+            general: crate::deadline::enclosed()
+                || super::plan::configured(self.name.unwrap_or(UNNAMED), self.tally),
             deadline,
             timed_out: if deadline.is_some() {
                 self.timed_out
