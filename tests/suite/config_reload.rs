@@ -372,3 +372,91 @@ fn a_reload_under_load_loses_no_call_and_never_mixes_two_configurations() {
     assert!(configured.load(Ordering::Relaxed) > 0);
     config::clear();
 }
+
+#[test]
+fn a_named_breaker_reads_its_entry_and_keeps_its_state_across_reloads() {
+    use resilient::{CircuitBreaker, CircuitState};
+    use std::time::Instant;
+
+    let _slot = slot();
+    let breaker = CircuitBreaker::builder()
+        .name("cfg.breaker")
+        .failure_threshold(3)
+        .break_duration(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let t0 = Instant::now();
+    let fail = |at: Instant| breaker.try_acquire(at).unwrap().record_failure(at);
+
+    // Two failures of the builder's three; a reload to five keeps them.
+    fail(t0);
+    fail(t0);
+    config::install_toml("[breakers.\"cfg.breaker\"]\nfailure_threshold = 5\n").unwrap();
+    fail(t0);
+    fail(t0);
+    assert_eq!(breaker.state(t0), CircuitState::Closed, "4 of 5");
+    // Down to four: the next failure is the fifth in a row.
+    config::install_toml(
+        "[breakers.\"cfg.breaker\"]\nfailure_threshold = 4\nbreak_duration = \"2s\"\n",
+    )
+    .unwrap();
+    fail(t0);
+    assert_eq!(breaker.state(t0), CircuitState::Open);
+    let t2 = t0 + Duration::from_secs(2);
+    assert_eq!(
+        breaker.state(t2 - Duration::from_millis(1)),
+        CircuitState::Open
+    );
+    assert_eq!(
+        breaker.state(t2),
+        CircuitState::HalfOpen,
+        "the configured break"
+    );
+
+    // A reload while it is open leaves it open, for the break it began.
+    let probe = breaker.try_acquire(t2).unwrap();
+    assert!(probe.is_probe());
+    probe.record_failure(t2);
+    config::install_toml(
+        "[breakers.\"cfg.breaker\"]\nfailure_threshold = 1\nbreak_duration = \"4s\"\n",
+    )
+    .unwrap();
+    assert!(breaker.try_acquire(t2).is_err(), "still open");
+    let t4 = t2 + Duration::from_secs(2);
+    let probe = breaker.try_acquire(t4).unwrap();
+    probe.record_success(t4);
+    assert_eq!(breaker.state(t4), CircuitState::Closed);
+
+    // The new threshold and break from the next open period on.
+    fail(t4);
+    assert_eq!(breaker.state(t4), CircuitState::Open, "threshold 1");
+    assert_eq!(
+        breaker.state(t4 + Duration::from_secs(3)),
+        CircuitState::Open,
+        "a break of 4 s"
+    );
+    let t8 = t4 + Duration::from_secs(4);
+    breaker.try_acquire(t8).unwrap().record_success(t8);
+
+    // A bad text changes nothing; clearing brings the builder's back.
+    assert!(config::install_toml("[breakers.\"cfg.breaker\"]\nfailure_threshold = 0\n").is_err());
+    fail(t8);
+    assert_eq!(breaker.state(t8), CircuitState::Open, "still threshold 1");
+    let t12 = t8 + Duration::from_secs(4);
+    breaker.try_acquire(t12).unwrap().record_success(t12);
+    config::clear();
+    fail(t12);
+    fail(t12);
+    assert_eq!(
+        breaker.state(t12),
+        CircuitState::Closed,
+        "2 of the builder's 3"
+    );
+    fail(t12);
+    assert_eq!(breaker.state(t12), CircuitState::Open);
+    assert_eq!(
+        breaker.state(t12 + Duration::from_secs(9)),
+        CircuitState::Open,
+        "the builder's break of 10 s"
+    );
+}

@@ -8,7 +8,7 @@
 
 use arc_swap::ArcSwapOption;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use super::{CURRENT, GENERATION, OperationConfig};
 use crate::backoff::Backoff;
@@ -104,6 +104,56 @@ fn resolve_at(generation: u64, name: &str, cache: Option<&Cache>) -> Option<Arc<
         }
     }
     resolved
+}
+
+/// A named breaker's memory of its entry (`[breakers.NAME]`), read on its
+/// failure path only: the threshold and the break duration it found at
+/// a generation, 0 for the builder's.
+#[derive(Debug)]
+pub(crate) struct BreakerCache {
+    generation: AtomicU64,
+    failure_threshold: AtomicU32,
+    break_nanos: AtomicU64,
+}
+
+impl BreakerCache {
+    /// Nothing known yet.
+    pub(crate) const fn new() -> Self {
+        BreakerCache {
+            generation: AtomicU64::new(0),
+            failure_threshold: AtomicU32::new(0),
+            break_nanos: AtomicU64::new(0),
+        }
+    }
+
+    /// The failure threshold and the break (in nanoseconds) that the
+    /// installed configuration sets for the breaker `name`, each `None`
+    /// where it keeps the builder's.
+    pub(crate) fn read(&self, name: &str) -> (Option<u32>, Option<u64>) {
+        let generation = GENERATION.load(Ordering::Acquire);
+        if generation != self.generation.load(Ordering::Acquire) {
+            self.refresh(generation, name);
+        }
+        let threshold = self.failure_threshold.load(Ordering::Relaxed);
+        let break_nanos = self.break_nanos.load(Ordering::Relaxed);
+        (
+            (threshold != 0).then_some(threshold),
+            (break_nanos != 0).then_some(break_nanos),
+        )
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn refresh(&self, generation: u64, name: &str) {
+        let entry = super::breaker_settings(name).unwrap_or_default();
+        let threshold = entry.failure_threshold.unwrap_or(0);
+        let break_nanos = entry
+            .break_duration
+            .map_or(0, |duration| crate::time::duration_nanos(duration).max(1));
+        self.failure_threshold.store(threshold, Ordering::Relaxed);
+        self.break_nanos.store(break_nanos, Ordering::Relaxed);
+        self.generation.store(generation, Ordering::Release);
+    }
 }
 
 impl Resolved {
