@@ -167,6 +167,11 @@ impl Backoff {
         self.max
     }
 
+    #[cfg(feature = "config")]
+    pub(crate) const fn multiplier_value(&self) -> f64 {
+        self.multiplier
+    }
+
     pub(crate) const fn jitter_kind(&self) -> Jitter {
         self.jitter
     }

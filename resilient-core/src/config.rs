@@ -65,6 +65,9 @@ use toml::Spanned;
 
 use crate::{ConfigError, Jitter};
 
+mod live;
+pub(crate) use live::{BreakerCache, Cache, Resolved, overrides, resolve};
+
 /// The overrides of one operation, by key; `None` keeps the attribute's value.
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]

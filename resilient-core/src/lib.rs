@@ -179,6 +179,8 @@ pub use observe::dashboard;
 #[cfg(feature = "metrics")]
 pub use observe::series as metrics;
 pub use policy::{RetryPolicy, RetryPolicyBuilder};
+#[cfg(feature = "config")]
+pub use report::SettingsSource;
 pub use report::{
     AttemptKind, AttemptRecord, Delay, DelaySource, ExecutionError, ExecutionReport, FailureKind,
     Outcome, StopReason,

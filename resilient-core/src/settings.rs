@@ -49,6 +49,9 @@ pub(crate) struct Settings {
     /// What the calls made inside an attempt do with a failure this call
     /// would retry.
     pub(crate) nested: Nested,
+    /// The attempts can't change, whatever the installed configuration
+    /// says: a request the tower layer can't copy is sent once.
+    pub(crate) attempts_fixed: bool,
 }
 
 impl Settings {
@@ -67,6 +70,7 @@ impl Settings {
         timeout: None,
         report_deferred: false,
         nested: Nested::Retry,
+        attempts_fixed: false,
     };
 
     /// Checks every value a builder must reject. `const`, so that a

@@ -10,6 +10,8 @@ mod breaker_attribute;
 mod built_on_demand;
 mod chaos_attribute;
 mod closure;
+#[cfg(feature = "config")]
+mod config_reload;
 mod deadlines;
 mod debug_errors;
 mod engine_failure;

@@ -236,6 +236,43 @@ pub fn measure(plan: Plan) -> Vec<Row> {
     names.zip(best).map(|(name, ns)| Row { name, ns }).collect()
 }
 
+/// The blocking `retry_on` row under an installed configuration, each
+/// row's best round: one with an entry for other operations only (the
+/// call compares its cached generation and goes on), one with an entry for
+/// this function (`retries = 3`, which its call reads on the general path),
+/// and one after `clear`. Measured after every other row, which all run
+/// with nothing ever installed, as a service without a configuration does.
+pub fn measure_configured(plan: Plan) -> Vec<Row> {
+    use resilient::config;
+
+    let elsewhere = config::Config::from_toml("[operations.elsewhere]\nretries = 1\n")
+        .expect("a valid configuration");
+    let own = config::Config::from_toml("[operations.blocking]\nretries = 3\n")
+        .expect("a valid configuration");
+    let f: Blocking = |x| shapes::value(shapes::blocking(x));
+    let mut best = [f64::INFINITY; 3];
+    for _ in 0..plan.rounds {
+        config::install(elsewhere.clone());
+        best[0] = best[0].min(time_blocking(f, plan.calls));
+        config::install(own.clone());
+        best[1] = best[1].min(time_blocking(f, plan.calls));
+        config::clear();
+        best[2] = best[2].min(time_blocking(f, plan.calls));
+    }
+    CONFIGURED
+        .iter()
+        .zip(best)
+        .map(|(name, ns)| Row { name, ns })
+        .collect()
+}
+
+/// The rows of [`measure_configured`].
+pub const CONFIGURED: [&str; 3] = [
+    "blocking: #[resilient] retry_on, a configuration for other operations installed",
+    "blocking: #[resilient] retry_on, its own entry installed (retries = 3)",
+    "blocking: #[resilient] retry_on, the configuration cleared",
+];
+
 /// The ratios the targets name, from one measurement.
 pub fn ratios(rows: &[Row]) -> Vec<Ratio> {
     let ns = |name: &str| {

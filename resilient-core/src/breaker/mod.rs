@@ -224,6 +224,10 @@ pub struct CircuitBreaker {
     view: Arc<View>,
     /// The fleet this breaker shares its state with, if any.
     fleet: Option<Arc<Fleet>>,
+    /// Its entry in the installed configuration (`[breakers.NAME]`), read
+    /// on the failure path only.
+    #[cfg(feature = "config")]
+    configured: crate::config::BreakerCache,
 }
 
 impl CircuitBreaker {
@@ -279,7 +283,20 @@ impl CircuitBreaker {
             #[cfg(any(feature = "metrics", feature = "dashboard"))]
             view,
             fleet,
+            #[cfg(feature = "config")]
+            configured: crate::config::BreakerCache::new(),
         }
+    }
+
+    /// The consecutive failures that open it, if it counts them: the
+    /// builder's, or the installed configuration's for its name.
+    fn failure_threshold(&self) -> Option<u32> {
+        let threshold = self.config.failure_threshold?;
+        #[cfg(feature = "config")]
+        if let (Some(configured), _) = self.configured.read(&self.config.name) {
+            return Some(configured);
+        }
+        Some(threshold)
     }
 
     /// What the breaker publishes.
@@ -572,6 +589,17 @@ impl CircuitBreaker {
             let grown = saturating_nanos(break_of(u32::try_from(n).unwrap_or(u32::MAX)));
             let capped = grown.clamp(1, self.config.max_break_nanos.max(1));
             self.break_nanos.store(capped, Ordering::Relaxed);
+        } else {
+            // The installed configuration's break for its name, from this
+            // open period on; the builder's again once it is cleared.
+            #[cfg(feature = "config")]
+            self.break_nanos.store(
+                self.configured
+                    .read(&self.config.name)
+                    .1
+                    .unwrap_or(self.config.break_nanos),
+                Ordering::Relaxed,
+            );
         }
         self.opened_at.store(now, Ordering::Relaxed);
     }
@@ -625,7 +653,7 @@ impl CircuitBreaker {
             return;
         }
         let mut trip = false;
-        if let Some(threshold) = self.config.failure_threshold {
+        if let Some(threshold) = self.failure_threshold() {
             let counted = self
                 .streak
                 .transition(|streak| (streak.generation == generation).then(|| streak.bump()));

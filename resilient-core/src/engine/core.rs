@@ -68,6 +68,19 @@ pub(crate) struct Core<'o> {
     #[cfg(feature = "metrics")]
     pub(crate) tally: Option<&'static Tally>,
     pub(crate) slow: Option<Box<Slow>>,
+    /// The settings of a call whose operation has an entry in the
+    /// installed configuration, read when it started.
+    #[cfg(feature = "config")]
+    pub(crate) configured: Option<Box<Configured>>,
+}
+
+/// The settings a call read from the installed configuration when it
+/// started, and the version they came from.
+#[cfg(feature = "config")]
+pub(crate) struct Configured {
+    pub(crate) settings: Settings,
+    pub(crate) version: u64,
+    pub(crate) hedge_delay: Option<Duration>,
 }
 
 /// What only a retry needs.
@@ -91,6 +104,17 @@ fn capped(settings: &Settings, cap: Nanos) -> Settings {
 }
 
 impl<'o> Core<'o> {
+    /// The call's settings: the operation's (`plan`), or what the installed
+    /// configuration made of them when the call started.
+    #[inline(always)]
+    pub(crate) fn own<'s>(&'s self, plan: &'s Settings) -> &'s Settings {
+        #[cfg(feature = "config")]
+        if let Some(configured) = &self.configured {
+            return &configured.settings;
+        }
+        plan
+    }
+
     /// The operation's tally, for the keys of its series (`None`: found by
     /// name, or no series recorded).
     #[inline]
@@ -144,7 +168,8 @@ impl<'o> Core<'o> {
             self.queued = queued;
             if queued > 0 {
                 // Its budget's share is what the wait left of it.
-                (self.first_deadline, self.first_inherited) = self.granted(settings, self.queued);
+                (self.first_deadline, self.first_inherited) =
+                    self.granted(self.own(settings), self.queued);
             }
             let attempt = Attempt {
                 number: 1,
@@ -207,6 +232,7 @@ impl<'o> Core<'o> {
     #[cold]
     #[inline(never)]
     pub(crate) fn keep_first(&mut self, settings: &Settings) -> &mut Slow {
+        let settings = *self.own(settings);
         let deadline = Nanos::optional(self.first_deadline);
         let (name, first_injected, queued) = (self.name, self.first_injected, self.queued);
         let (first_status, first_inherited, cap) =
@@ -225,7 +251,7 @@ impl<'o> Core<'o> {
             report.push(first);
             Box::new(Slow {
                 report,
-                settings: capped(settings, cap),
+                settings: capped(&settings, cap),
                 counters: Counters::default(),
                 pending: None,
                 rng: None,
@@ -244,7 +270,7 @@ impl<'o> Core<'o> {
         settings: &Settings,
     ) -> (Attempt, usize) {
         let started_at = self.elapsed();
-        let (deadline, inherited) = self.granted(settings, started_at);
+        let (deadline, inherited) = self.granted(self.own(settings), started_at);
         let slow = self
             .slow
             .as_mut()
@@ -521,6 +547,11 @@ impl<'o> Core<'o> {
                 report
             }
             Some(slow) => finish_slow(*slow, elapsed, self.stop),
+        };
+        #[cfg(feature = "config")]
+        let report = match &self.configured {
+            Some(configured) => report.configured(configured.version),
+            None => report,
         };
         if !deferred {
             events::finished(

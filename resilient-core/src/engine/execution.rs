@@ -68,7 +68,47 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     #[inline]
     pub(crate) fn new(plan: &'o Plan<'b, T, E, C, H>) -> Self {
         let start = plan.clock.now_nanos();
+        #[cfg(feature = "config")]
+        if let Some(resolved) =
+            crate::config::resolve(&plan.name, plan.tally.map(|tally| &tally.config))
+        {
+            return Execution::configured(plan, start, &resolved);
+        }
         Execution::new_at(plan, start)
+    }
+
+    /// The hedge delay of this call: `delay`, the operation's, unless the
+    /// installed configuration set one when the call started.
+    #[inline]
+    pub(crate) fn hedge_delay(&self, delay: Duration) -> Duration {
+        #[cfg(feature = "config")]
+        if let Some(configured) = &self.core.configured {
+            return configured.hedge_delay.unwrap_or(delay);
+        }
+        delay
+    }
+
+    /// An execution whose settings are the operation's with its entry in
+    /// the installed configuration applied, read once, here: the call
+    /// keeps them whatever is installed while it runs.
+    #[cfg(feature = "config")]
+    #[cold]
+    #[inline(never)]
+    fn configured(
+        plan: &'o Plan<'b, T, E, C, H>,
+        start: u64,
+        resolved: &crate::config::Resolved,
+    ) -> Self {
+        let mut exec = Execution::new_at(plan, start);
+        let settings = resolved.apply(plan.settings);
+        let core = &mut exec.core;
+        core.configured = Some(Box::new(super::core::Configured {
+            settings,
+            version: resolved.version,
+            hedge_delay: resolved.entry.hedge_delay,
+        }));
+        (core.first_deadline, core.first_inherited) = core.granted(&settings, 0);
+        exec
     }
 
     /// An execution that started at `start` on the operation's clock.
@@ -89,6 +129,8 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             #[cfg(feature = "metrics")]
             tally: plan.tally,
             slow: None,
+            #[cfg(feature = "config")]
+            configured: None,
         };
         (core.first_deadline, core.first_inherited) = core.granted(&plan.settings, 0);
         Execution {
@@ -178,7 +220,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     pub(crate) fn admission(&self, kind: AttemptKind) -> Admission {
         let elapsed = Duration::from_nanos(self.core.elapsed());
         let left = |bound: Duration| bound.saturating_sub(elapsed);
-        let budget = self.plan.settings.budget.map(left);
+        let budget = self.core.own(&self.plan.settings).budget.map(left);
         let enclosing = self.core.cap.get_optional().map(left);
         Admission {
             kind,

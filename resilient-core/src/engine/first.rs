@@ -287,6 +287,9 @@ pub fn first_attempt_unbuilt<T, E, F>(
 where
     F: FnMut(Attempt) -> Result<T, E>,
 {
+    if super::plan::configured(name, Some(tally)) {
+        return Err(FirstFailure::NOT_RUN);
+    }
     let told = Told::ending(name, Some(tally));
     // A function, not a closure: a closure here would be compiled again for
     // every `F`, that is for every function.

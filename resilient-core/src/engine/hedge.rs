@@ -130,6 +130,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Hedged<'b, T, E, C, H> {
         Fut: Future<Output = Result<T, E>>,
     {
         let mut exec = self.op.start();
+        let delay = exec.hedge_delay(self.delay);
         while exec.next_async().await {
             // Admitted here, not in the round: the wait for admission and
             // the round are then never in this future at once.
@@ -137,7 +138,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Hedged<'b, T, E, C, H> {
             let plan = exec.plan();
             let admitted = plan.gates.admit_async(&plan.clock, &at).await;
             if let Some(primary) = begin_hedged(&mut exec, AttemptKind::Primary, admitted) {
-                hedged_round(&mut exec, primary, &f, self.delay, self.max_hedges).await;
+                hedged_round(&mut exec, primary, &f, delay, self.max_hedges).await;
             }
         }
         exec.settled()

@@ -833,8 +833,12 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         F: FnMut(Attempt) -> Result<T, E>,
     {
         // A call that holds the retries of the calls inside it tells them
-        // so from the general path.
-        if !self.plan.gates.first_is_free() || self.plan.settings.holds_nested() {
+        // so from the general path, which also applies an entry of the
+        // installed configuration.
+        if !self.plan.gates.first_is_free()
+            || self.plan.settings.holds_nested()
+            || self.configured()
+        {
             return Err(FirstFailure::NOT_RUN);
         }
         timed_first(
@@ -863,6 +867,13 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         f: &mut dyn FnMut(Attempt) -> Result<T, E>,
     ) -> Result<Outcome<T, E>, Execution<'_, 'b, T, E, C, H>> {
         self.resume(first).run_rest(f)
+    }
+
+    /// Whether the installed configuration has an entry for this
+    /// operation: its call then runs on the general path, which applies it.
+    #[inline(always)]
+    fn configured(&self) -> bool {
+        plan::configured(&self.plan.name, self.plan.tally)
     }
 
     /// Who hears of a first success, if nothing else needs telling (see
@@ -1167,10 +1178,12 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         FirstTerms {
             // Inside another call's attempt, the general path grants what
             // that attempt has left; a call that holds the retries of the
-            // calls inside it tells them so from there.
+            // calls inside it tells them so from there, and an entry in the
+            // installed configuration is applied there too.
             general: !self.plan.gates.first_is_free()
                 || crate::deadline::enclosed()
-                || self.plan.settings.holds_nested(),
+                || self.plan.settings.holds_nested()
+                || self.configured(),
             deadline,
             timed_out,
         }

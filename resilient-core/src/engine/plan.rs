@@ -76,6 +76,22 @@ fn used<'a, T, E>(
     }
 }
 
+/// Whether the installed configuration (feature `config`) has an entry
+/// for the operation `name`, counted in `tally`: its call then takes the
+/// general path, which applies the entry once, when the call starts. One
+/// atomic load while nothing was ever installed; nothing without the
+/// feature.
+#[inline(always)]
+pub(crate) fn configured(name: &str, tally: Option<&'static Tally>) -> bool {
+    #[cfg(feature = "config")]
+    return crate::config::overrides(name, tally.map(|tally| &tally.config));
+    #[cfg(not(feature = "config"))]
+    {
+        let _ = (name, tally);
+        false
+    }
+}
+
 /// Who hears of a call whose first attempt succeeded: the operation's
 /// name and tally, its gates (each gives its free permit back) and, unless
 /// the report is deferred to the caller, the report hook. A plan lends

@@ -229,8 +229,11 @@ impl<T, E, K, C: Clock> FirstReads<T, E> for Recipe<T, E, K, C> {
         FirstTerms {
             // Inside another call's attempt, the general path grants what
             // that attempt has left; a call that holds the retries of the
-            // calls inside it tells them so from there.
-            general: crate::deadline::enclosed() || self.settings.holds_nested(),
+            // calls inside it tells them so from there, and an entry in the
+            // installed configuration is applied there too.
+            general: crate::deadline::enclosed()
+                || self.settings.holds_nested()
+                || super::plan::configured(self.name.unwrap_or(UNNAMED), self.tally),
             deadline,
             timed_out: if deadline.is_some() {
                 self.timed_out

@@ -32,6 +32,10 @@ pub struct Tally {
     /// The keys of the series its calls record, made on their first use.
     #[cfg(feature = "metrics")]
     keys: super::keys::CallKeys,
+    /// The operation's entry in the installed configuration, by
+    /// generation.
+    #[cfg(feature = "config")]
+    pub(crate) config: crate::config::Cache,
 }
 
 /// The keys a tally keeps: none without the `metrics` feature.
@@ -89,6 +93,8 @@ impl Tally {
             limit_rows: std::sync::OnceLock::new(),
             #[cfg(feature = "metrics")]
             keys,
+            #[cfg(feature = "config")]
+            config: crate::config::Cache::new(),
         }
     }
 

@@ -12,6 +12,8 @@ mod outcome;
 mod record;
 mod table;
 
+#[cfg(feature = "config")]
+pub use outcome::SettingsSource;
 pub(crate) use outcome::UNNAMED;
 pub use outcome::{ExecutionReport, Outcome, StopReason};
 pub use record::{AttemptKind, AttemptRecord, Delay, DelaySource, ExecutionError, FailureKind};

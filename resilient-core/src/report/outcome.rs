@@ -114,6 +114,43 @@ pub struct ExecutionReport {
     pub(crate) name: Cow<'static, str>,
     pub(crate) idempotency: Option<IdempotencyStatus>,
     pub(crate) idempotency_stored: Option<IdempotencyStored>,
+    /// The version of the installed configuration the call's settings
+    /// came from; 0: the attribute's (or the builder's). 4 bytes, in what
+    /// was padding, so that the outcome stays as small as it is without
+    /// the feature; a version past `u32::MAX` (four billion installs)
+    /// reads as `u32::MAX`.
+    #[cfg(feature = "config")]
+    pub(crate) config_version: u32,
+}
+
+/// Where a call's settings came from (feature `config`): see
+/// [`ExecutionReport::settings_source`].
+///
+/// ```
+/// use resilient::{ExecutionReport, SettingsSource};
+///
+/// fn describe(report: &ExecutionReport) -> String {
+///     match report.settings_source() {
+///         SettingsSource::Attribute => "as compiled".to_owned(),
+///         SettingsSource::Config { version } => format!("configuration {version}"),
+///     }
+/// }
+/// # let _ = describe;
+/// ```
+#[cfg(feature = "config")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SettingsSource {
+    /// The values the operation was built with: the attribute's, the
+    /// builder's, the layer's.
+    Attribute,
+    /// The operation's entry in the configuration installed as `version`
+    /// ([`resilient::config::install`](crate::config::install)), over the
+    /// attribute's values.
+    Config {
+        /// The configuration's version, as `install` returned it.
+        version: u64,
+    },
 }
 
 /// The name of an operation that was given none.
@@ -129,6 +166,8 @@ impl ExecutionReport {
             name,
             idempotency: None,
             idempotency_stored: None,
+            #[cfg(feature = "config")]
+            config_version: 0,
         }
     }
 
@@ -152,6 +191,8 @@ impl ExecutionReport {
             name,
             idempotency: None,
             idempotency_stored: None,
+            #[cfg(feature = "config")]
+            config_version: 0,
         }
     }
 
@@ -244,6 +285,45 @@ impl ExecutionReport {
     /// Total time the operation took.
     pub fn elapsed(&self) -> Duration {
         self.elapsed.get()
+    }
+
+    /// Where the call's settings came from: the values the operation was
+    /// built with, or its entry in the installed configuration, with that
+    /// configuration's version. Read once, when the call started. (A
+    /// version past `u32::MAX`, four billion installs, reads as `u32::MAX`.)
+    ///
+    /// ```
+    /// use resilient::{config, resilient, SettingsSource};
+    ///
+    /// #[resilient(retries = 1)]
+    /// fn settings_source_example() -> Result<u32, String> {
+    ///     Ok(7)
+    /// }
+    ///
+    /// let outcome = settings_source_example();
+    /// assert_eq!(outcome.report().settings_source(), SettingsSource::Attribute);
+    /// let version = config::install_toml("[operations.settings_source_example]\nretries = 3\n")?;
+    /// let outcome = settings_source_example();
+    /// assert_eq!(outcome.report().settings_source(), SettingsSource::Config { version });
+    /// config::clear();
+    /// # Ok::<(), resilient::config::ConfigFileError>(())
+    /// ```
+    #[cfg(feature = "config")]
+    pub fn settings_source(&self) -> SettingsSource {
+        match self.config_version {
+            0 => SettingsSource::Attribute,
+            version => SettingsSource::Config {
+                version: u64::from(version),
+            },
+        }
+    }
+
+    /// The same report, of a call whose settings came from the
+    /// configuration installed as `version`.
+    #[cfg(feature = "config")]
+    pub(crate) fn configured(mut self, version: u64) -> Self {
+        self.config_version = u32::try_from(version).unwrap_or(u32::MAX);
+        self
     }
 
     /// Why the primary attempts ended: [`Succeeded`](StopReason::Succeeded)

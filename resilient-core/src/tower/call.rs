@@ -141,6 +141,7 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
         if !cloneable {
             settings.max_attempts = 1;
             settings.max_rate_limit_retries = 0;
+            settings.attempts_fixed = true;
         }
         // A request sent once is not declined a retry it can't have.
         let resend = resend || !cloneable;

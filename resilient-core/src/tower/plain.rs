@@ -18,7 +18,7 @@ use super::replay::Resendable;
 use super::request::CloneRequest;
 use crate::clock::Clock;
 use crate::engine::gates::Gates;
-use crate::engine::plan::Listeners;
+use crate::engine::plan::{Listeners, configured};
 use crate::engine::runner::Grant;
 use crate::error::TimedOut;
 use crate::report::{ExecutionReport, FailureKind, UNNAMED};
@@ -42,6 +42,9 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
             && shared.hedge_delay().is_none()
             // Each attempt's deadline is stamped as the engine sends it.
             && shared.send_deadline.is_none()
+            // An entry in the installed configuration is applied by the
+            // engine, when the call starts.
+            && !shared.name.as_deref().is_some_and(|name| configured(name, None))
     }
 
     /// The grant of the first attempt of a call that

@@ -1,0 +1,462 @@
+//! The engine reads the installed configuration (feature `config`): by
+//! operation name, once per call, when the call starts. The schedule
+//! changes after `install`, goes back after `clear`, a call in flight
+//! keeps what it started with, and a reload under load never mixes two
+//! configurations in one call.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use resilient::config::{self, Config};
+use resilient::{
+    Backoff, ExecutionReport, FakeClock, Operation, RetryPolicy, Retryable, SettingsSource,
+};
+use resilient::{TimedOut, resilient};
+
+/// The configuration is one per process: the tests that install it take
+/// turns. Every operation here has a name no other test uses.
+static SLOT: Mutex<()> = Mutex::new(());
+
+fn slot() -> MutexGuard<'static, ()> {
+    SLOT.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+enum Failure {
+    #[error("busy")]
+    Busy,
+    #[error("timed out")]
+    TimedOut,
+}
+
+impl From<TimedOut> for Failure {
+    fn from(_: TimedOut) -> Self {
+        Failure::TimedOut
+    }
+}
+
+#[resilient(retries = 1, backoff = constant("10ms"), clock = clock)]
+fn cfg_blocking(clock: &FakeClock) -> Result<(), Failure> {
+    Err(Failure::Busy)
+}
+
+fn deadlines(report: &ExecutionReport) -> Vec<Option<Duration>> {
+    report.attempts().iter().map(|a| a.deadline()).collect()
+}
+
+#[test]
+fn install_changes_the_schedule_and_clear_brings_the_attribute_back() {
+    let _slot = slot();
+    let clock = FakeClock::new();
+    let outcome = cfg_blocking(&clock);
+    assert_eq!(outcome.report().attempt_count(), 2);
+    assert_eq!(clock.slept(), [Duration::from_millis(10)]);
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Attribute
+    );
+
+    let version = config::install_toml(
+        "[operations.cfg_blocking]\nretries = 3\nbase_delay = \"50ms\"\nmultiplier = 2\n\
+         max_delay = \"150ms\"\ntimeout = \"2s\"\nbudget = \"10s\"\n",
+    )
+    .unwrap();
+    let clock = FakeClock::new();
+    let outcome = cfg_blocking(&clock);
+    let report = outcome.report();
+    assert_eq!(report.attempt_count(), 4);
+    assert_eq!(
+        clock.slept(),
+        [
+            Duration::from_millis(50),
+            Duration::from_millis(100),
+            Duration::from_millis(150)
+        ]
+    );
+    assert_eq!(report.settings_source(), SettingsSource::Config { version });
+    // Each attempt is granted the timeout, within what the budget left.
+    assert_eq!(deadlines(report), vec![Some(Duration::from_secs(2)); 4]);
+
+    config::clear();
+    let clock = FakeClock::new();
+    let outcome = cfg_blocking(&clock);
+    assert_eq!(outcome.report().attempt_count(), 2);
+    assert_eq!(clock.slept(), [Duration::from_millis(10)]);
+    assert_eq!(deadlines(outcome.report()), [None, None]);
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Attribute
+    );
+}
+
+#[resilient(retries = 2, backoff = constant("10ms"), clock = clock)]
+fn cfg_other(clock: &FakeClock) -> Result<(), Failure> {
+    Err(Failure::Busy)
+}
+
+#[test]
+fn an_entry_for_another_operation_changes_nothing_and_a_bad_text_nothing_at_all() {
+    let _slot = slot();
+    let version = config::install_toml("[operations.cfg_elsewhere]\nretries = 7\n").unwrap();
+    let clock = FakeClock::new();
+    let outcome = cfg_other(&clock);
+    assert_eq!(outcome.report().attempt_count(), 3);
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Attribute
+    );
+
+    let version =
+        config::install(Config::from_toml("[operations.cfg_other]\nretries = 0\n").unwrap())
+            .max(version);
+    let error = config::install_toml("[operations.cfg_other]\nretries = 5\ntimeout = \"0s\"\n")
+        .unwrap_err();
+    assert_eq!(error.path(), "operations.cfg_other.timeout");
+    assert_eq!(config::version(), version, "a bad text installs nothing");
+    let clock = FakeClock::new();
+    let outcome = cfg_other(&clock);
+    assert_eq!(outcome.report().attempt_count(), 1);
+    assert!(clock.slept().is_empty());
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Config { version }
+    );
+    config::clear();
+}
+
+static INSTALL_DURING: AtomicBool = AtomicBool::new(false);
+
+#[resilient(retries = 1, backoff = constant("10ms"), clock = clock)]
+fn cfg_in_flight(clock: &FakeClock) -> Result<(), Failure> {
+    if INSTALL_DURING.swap(false, Ordering::SeqCst) {
+        config::install_toml("[operations.cfg_in_flight]\nretries = 4\nbase_delay = \"1s\"\n")
+            .unwrap();
+    }
+    Err(Failure::Busy)
+}
+
+#[test]
+fn a_call_in_flight_keeps_the_settings_it_started_with() {
+    let _slot = slot();
+    config::clear();
+    // Started on the attribute's values: an install during its first
+    // attempt leaves its retries alone.
+    INSTALL_DURING.store(true, Ordering::SeqCst);
+    let clock = FakeClock::new();
+    let outcome = cfg_in_flight(&clock);
+    assert_eq!(outcome.report().attempt_count(), 2);
+    assert_eq!(clock.slept(), [Duration::from_millis(10)]);
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Attribute
+    );
+
+    // The next call starts on the new values.
+    let clock = FakeClock::new();
+    let outcome = cfg_in_flight(&clock);
+    assert_eq!(outcome.report().attempt_count(), 5);
+    assert_eq!(clock.slept(), [Duration::from_secs(1); 4]);
+    let SettingsSource::Config { version } = outcome.report().settings_source() else {
+        panic!("read from the configuration");
+    };
+
+    // Started on one configuration, an install of another during its
+    // first attempt leaves it on the first.
+    INSTALL_DURING.store(true, Ordering::SeqCst);
+    let clock = FakeClock::new();
+    let outcome = cfg_in_flight(&clock);
+    assert_eq!(outcome.report().attempt_count(), 5);
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Config { version }
+    );
+    assert!(config::version() > version);
+    config::clear();
+}
+
+#[resilient(retries = 1, backoff = constant("10ms"))]
+async fn cfg_async(pause: Duration) -> Result<(), Failure> {
+    tokio::time::sleep(pause).await;
+    Err(Failure::Busy)
+}
+
+#[tokio::test(start_paused = true)]
+// The slot orders this test among the others, each on its own thread; no
+// task of this runtime takes it.
+#[allow(clippy::await_holding_lock)]
+async fn an_async_call_reads_the_timeout_and_cuts_its_attempts_there() {
+    let _slot = slot();
+    let outcome = cfg_async(Duration::from_secs(5)).await;
+    assert_eq!(outcome.report().attempt_count(), 2);
+    assert_eq!(deadlines(outcome.report()), [None, None]);
+
+    let version = config::install_toml(
+        "[operations.cfg_async]\nretries = 2\ntimeout = \"1s\"\nbase_delay = \"100ms\"\n",
+    )
+    .unwrap();
+    let started = tokio::time::Instant::now();
+    let outcome = cfg_async(Duration::from_secs(5)).await;
+    let report = outcome.report();
+    assert_eq!(report.attempt_count(), 3);
+    assert_eq!(deadlines(report), vec![Some(Duration::from_secs(1)); 3]);
+    assert_eq!(report.settings_source(), SettingsSource::Config { version });
+    // Three attempts cut at 1 s, two waits of 100 ms.
+    assert_eq!(started.elapsed(), Duration::from_millis(3_200));
+    assert_eq!(outcome.into_result(), Err(Failure::TimedOut));
+
+    // A call in flight when the configuration goes keeps it.
+    let call = tokio::spawn(cfg_async(Duration::from_secs(5)));
+    tokio::task::yield_now().await;
+    config::clear();
+    let outcome = call.await.unwrap();
+    assert_eq!(outcome.report().attempt_count(), 3);
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Config { version }
+    );
+
+    let outcome = cfg_async(Duration::from_millis(1)).await;
+    assert_eq!(outcome.report().attempt_count(), 2);
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Attribute
+    );
+}
+
+#[test]
+fn operations_and_closures_with_a_name_read_it_too() {
+    let _slot = slot();
+    let version = config::install_toml(
+        "[operations.\"cfg.operation\"]\nretries = 2\n[operations.\"cfg.closure\"]\nretries = 3\n",
+    )
+    .unwrap();
+    let clock = FakeClock::new();
+    let outcome = Operation::new()
+        .name("cfg.operation")
+        .backoff(Backoff::constant(Duration::from_millis(5)))
+        .clock(&clock)
+        .run(|_| Err::<(), _>(Failure::Busy));
+    assert_eq!(outcome.report().attempt_count(), 3);
+    assert_eq!(clock.slept(), [Duration::from_millis(5); 2]);
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Config { version }
+    );
+
+    let clock = FakeClock::new();
+    let outcome = (|| Err::<(), _>(Failure::Busy))
+        .retry(RetryPolicy::builder().build_const())
+        .name("cfg.closure")
+        .clock(&clock)
+        .call();
+    assert_eq!(outcome.report().attempt_count(), 4);
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Config { version }
+    );
+
+    // Without a name, nothing applies.
+    let outcome = Operation::new()
+        .max_attempts(1)
+        .clock(FakeClock::new())
+        .run(|_| Err::<(), _>(Failure::Busy));
+    assert_eq!(outcome.report().attempt_count(), 1);
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Attribute
+    );
+    config::clear();
+}
+
+#[resilient(retries = 0, backoff = none)]
+fn cfg_load_a() -> Result<(), Failure> {
+    Err(Failure::Busy)
+}
+
+#[resilient(retries = 0, backoff = none, name = "cfg.load.b")]
+fn cfg_load_b() -> Result<u32, Failure> {
+    Ok(1)
+}
+
+/// What a whole configuration makes of a call that `fails` or not: its
+/// attempts and each attempt's deadline. A: retries = 1, timeout = 1s;
+/// B: retries = 2, timeout = 2s; the attribute: one attempt, no deadline.
+fn consistent(report: &ExecutionReport, fails: bool, versions: &Mutex<Vec<(u64, bool)>>) {
+    let deadlines = deadlines(report);
+    let SettingsSource::Config { version } = report.settings_source() else {
+        assert_eq!(deadlines, [None], "{report}");
+        return;
+    };
+    let is_a = versions
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|(v, _)| *v == version)
+        .map(|(_, a)| *a)
+        .expect("every version installed was noted first");
+    let (attempts, timeout) = if is_a { (2, 1) } else { (3, 2) };
+    let attempts = if fails { attempts } else { 1 };
+    assert_eq!(
+        deadlines,
+        vec![Some(Duration::from_secs(timeout)); attempts],
+        "version {version}: {report}"
+    );
+}
+
+#[test]
+fn a_reload_under_load_loses_no_call_and_never_mixes_two_configurations() {
+    let _slot = slot();
+    let a = Config::from_toml(
+        "[operations.cfg_load_a]\nretries = 1\ntimeout = \"1s\"\n\
+         [operations.\"cfg.load.b\"]\nretries = 1\ntimeout = \"1s\"\n",
+    )
+    .unwrap();
+    let b = Config::from_toml(
+        "[operations.cfg_load_a]\nretries = 2\ntimeout = \"2s\"\n\
+         [operations.\"cfg.load.b\"]\nretries = 2\ntimeout = \"2s\"\n",
+    )
+    .unwrap();
+    let versions = Arc::new(Mutex::new(Vec::new()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let calls = Arc::new(AtomicU64::new(0));
+    let configured = Arc::new(AtomicU64::new(0));
+    let callers: Vec<_> = (0..8)
+        .map(|n| {
+            let (versions, stop, calls, configured) = (
+                Arc::clone(&versions),
+                Arc::clone(&stop),
+                Arc::clone(&calls),
+                Arc::clone(&configured),
+            );
+            std::thread::spawn(move || {
+                let mut made = 0_u64;
+                while !stop.load(Ordering::Relaxed) || made < 100 {
+                    let report = if n % 2 == 0 {
+                        let (result, report) = cfg_load_a().into_parts();
+                        assert_eq!(result, Err(Failure::Busy));
+                        report
+                    } else {
+                        let (result, report) = cfg_load_b().into_parts();
+                        assert_eq!(result, Ok(1));
+                        report
+                    };
+                    consistent(&report, n % 2 == 0, &versions);
+                    if report.settings_source() != SettingsSource::Attribute {
+                        configured.fetch_add(1, Ordering::Relaxed);
+                    }
+                    made += 1;
+                }
+                calls.fetch_add(made, Ordering::Relaxed);
+                made
+            })
+        })
+        .collect();
+    for round in 0..1_000 {
+        let is_a = round % 2 == 0;
+        let config = if is_a { a.clone() } else { b.clone() };
+        // Noted before it is installed, so that every call of it finds it.
+        let mut noted = versions.lock().unwrap();
+        let version = config::version() + 1;
+        noted.push((version, is_a));
+        drop(noted);
+        assert_eq!(config::install(config), version);
+        if round % 100 == 99 {
+            config::clear();
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let made: u64 = callers.into_iter().map(|c| c.join().unwrap()).sum();
+    assert_eq!(made, calls.load(Ordering::Relaxed));
+    assert!(made >= 800);
+    assert!(configured.load(Ordering::Relaxed) > 0);
+    config::clear();
+}
+
+#[test]
+fn a_named_breaker_reads_its_entry_and_keeps_its_state_across_reloads() {
+    use resilient::{CircuitBreaker, CircuitState};
+    use std::time::Instant;
+
+    let _slot = slot();
+    let breaker = CircuitBreaker::builder()
+        .name("cfg.breaker")
+        .failure_threshold(3)
+        .break_duration(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let t0 = Instant::now();
+    let fail = |at: Instant| breaker.try_acquire(at).unwrap().record_failure(at);
+
+    // Two failures of the builder's three; a reload to five keeps them.
+    fail(t0);
+    fail(t0);
+    config::install_toml("[breakers.\"cfg.breaker\"]\nfailure_threshold = 5\n").unwrap();
+    fail(t0);
+    fail(t0);
+    assert_eq!(breaker.state(t0), CircuitState::Closed, "4 of 5");
+    // Down to four: the next failure is the fifth in a row.
+    config::install_toml(
+        "[breakers.\"cfg.breaker\"]\nfailure_threshold = 4\nbreak_duration = \"2s\"\n",
+    )
+    .unwrap();
+    fail(t0);
+    assert_eq!(breaker.state(t0), CircuitState::Open);
+    let t2 = t0 + Duration::from_secs(2);
+    assert_eq!(
+        breaker.state(t2 - Duration::from_millis(1)),
+        CircuitState::Open
+    );
+    assert_eq!(
+        breaker.state(t2),
+        CircuitState::HalfOpen,
+        "the configured break"
+    );
+
+    // A reload while it is open leaves it open, for the break it began.
+    let probe = breaker.try_acquire(t2).unwrap();
+    assert!(probe.is_probe());
+    probe.record_failure(t2);
+    config::install_toml(
+        "[breakers.\"cfg.breaker\"]\nfailure_threshold = 1\nbreak_duration = \"4s\"\n",
+    )
+    .unwrap();
+    assert!(breaker.try_acquire(t2).is_err(), "still open");
+    let t4 = t2 + Duration::from_secs(2);
+    let probe = breaker.try_acquire(t4).unwrap();
+    probe.record_success(t4);
+    assert_eq!(breaker.state(t4), CircuitState::Closed);
+
+    // The new threshold and break from the next open period on.
+    fail(t4);
+    assert_eq!(breaker.state(t4), CircuitState::Open, "threshold 1");
+    assert_eq!(
+        breaker.state(t4 + Duration::from_secs(3)),
+        CircuitState::Open,
+        "a break of 4 s"
+    );
+    let t8 = t4 + Duration::from_secs(4);
+    breaker.try_acquire(t8).unwrap().record_success(t8);
+
+    // A bad text changes nothing; clearing brings the builder's back.
+    assert!(config::install_toml("[breakers.\"cfg.breaker\"]\nfailure_threshold = 0\n").is_err());
+    fail(t8);
+    assert_eq!(breaker.state(t8), CircuitState::Open, "still threshold 1");
+    let t12 = t8 + Duration::from_secs(4);
+    breaker.try_acquire(t12).unwrap().record_success(t12);
+    config::clear();
+    fail(t12);
+    fail(t12);
+    assert_eq!(
+        breaker.state(t12),
+        CircuitState::Closed,
+        "2 of the builder's 3"
+    );
+    fail(t12);
+    assert_eq!(breaker.state(t12), CircuitState::Open);
+    assert_eq!(
+        breaker.state(t12 + Duration::from_secs(9)),
+        CircuitState::Open,
+        "the builder's break of 10 s"
+    );
+}
