@@ -46,7 +46,7 @@ pub(crate) struct Core<'o> {
     /// The latest reading, reused where no time can have passed.
     pub(crate) now: u64,
     /// The first attempt's deadline, until its record is made.
-    pub(crate) first_deadline: Option<Duration>,
+    pub(crate) first_deadline: Nanos,
     /// Whether the first attempt has begun.
     pub(crate) begun: bool,
     /// What chaos did to the first attempt, until its record is made.
@@ -168,13 +168,14 @@ impl<'o> Core<'o> {
             self.queued = queued;
             if queued > 0 {
                 // Its budget's share is what the wait left of it.
+                let (deadline, inherited) = self.granted(self.own(settings), self.queued);
                 (self.first_deadline, self.first_inherited) =
-                    self.granted(self.own(settings), self.queued);
+                    (Nanos::optional(deadline), inherited);
             }
             let attempt = Attempt {
                 number: 1,
                 retry_number: 0,
-                deadline: self.first_deadline,
+                deadline: self.first_deadline.get_optional(),
                 fallback: false,
                 holds_retries: settings.holds_nested() && self.first_may_retry(settings),
             };
@@ -233,7 +234,7 @@ impl<'o> Core<'o> {
     #[inline(never)]
     pub(crate) fn keep_first(&mut self, settings: &Settings) -> &mut Slow {
         let settings = *self.own(settings);
-        let deadline = Nanos::optional(self.first_deadline);
+        let deadline = self.first_deadline;
         let (name, first_injected, queued) = (self.name, self.first_injected, self.queued);
         let (first_status, first_inherited, cap) =
             (self.first_status, self.first_inherited, self.cap);
@@ -533,7 +534,7 @@ impl<'o> Core<'o> {
                 let mut report = ExecutionReport::first_success(
                     self.name.clone(),
                     elapsed,
-                    Nanos::optional(self.first_deadline),
+                    self.first_deadline,
                     self.queued,
                 );
                 let first = report.name_and(0).1;

@@ -107,7 +107,8 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             version: resolved.version,
             hedge_delay: resolved.entry.hedge_delay,
         }));
-        (core.first_deadline, core.first_inherited) = core.granted(&settings, 0);
+        let (deadline, inherited) = core.granted(&settings, 0);
+        (core.first_deadline, core.first_inherited) = (Nanos::optional(deadline), inherited);
         exec
     }
 
@@ -117,7 +118,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         let mut core = Core {
             start,
             now: start,
-            first_deadline: None,
+            first_deadline: Nanos::NONE,
             begun: false,
             first_injected: None,
             first_status: 0,
@@ -132,7 +133,8 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             #[cfg(feature = "config")]
             configured: None,
         };
-        (core.first_deadline, core.first_inherited) = core.granted(&plan.settings, 0);
+        let (deadline, inherited) = core.granted(&plan.settings, 0);
+        (core.first_deadline, core.first_inherited) = (Nanos::optional(deadline), inherited);
         Execution {
             plan,
             core,
