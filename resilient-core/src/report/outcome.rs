@@ -133,6 +133,7 @@ pub struct ExecutionReport {
 ///     match report.settings_source() {
 ///         SettingsSource::Attribute => "as compiled".to_owned(),
 ///         SettingsSource::Config { version } => format!("configuration {version}"),
+///         _ => "elsewhere".to_owned(),
 ///     }
 /// }
 /// # let _ = describe;
