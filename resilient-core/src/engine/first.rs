@@ -2,7 +2,7 @@
 //! operation is built where nothing it reads needs the operation (the
 //! attribute's functions of constant options), and turned into the
 //! outcome of a first success, or the failure the retries go on from.
-//! [`Operation`] calls into it for its own first attempt; the two-step
+//! [`Operation`](super::operation::Operation) calls into it for its own first attempt; the two-step
 //! protocol of `#[resilient]` (`crate::__private`) is made of it.
 
 use std::future::{Future, poll_fn};
@@ -17,8 +17,8 @@ use crate::observe::Tally;
 use crate::report::{FailureKind, Outcome};
 
 /// A first attempt that succeeded on the fast path of
-/// [`Operation::first_attempt_async`]: the value and its timing, which
-/// [`Operation::outcome_of`] turns into the outcome in the caller's own
+/// [`Operation::first_attempt_async`](super::operation::Operation::first_attempt_async): the value and its timing, which
+/// [`Operation::outcome_of`](super::operation::Operation::outcome_of) turns into the outcome in the caller's own
 /// future, so that the outcome is written once, where it is returned.
 #[must_use = "`Operation::outcome_of` turns it into the outcome"]
 #[derive(Debug)]
@@ -31,7 +31,7 @@ pub struct FirstSuccess<T, E> {
     pub(crate) elapsed: u64,
     pub(crate) deadline: Option<Duration>,
     /// Who hears of it, when that needs nothing but this: see
-    /// [`Operation::outcome_from`].
+    /// [`Operation::outcome_from`](super::operation::Operation::outcome_from).
     pub(crate) told: Option<Told>,
 }
 
@@ -64,7 +64,7 @@ impl<T, E> FirstSuccess<T, E> {
 /// its operation is built from (a [`Recipe`](super::recipe::Recipe)):
 /// read before the attempt's future is made and once the attempt ends, each
 /// time from a fresh build, so that a build of constants folds into them.
-/// Implemented by [`Operation`] and by the [`Recipe`](super::recipe::Recipe),
+/// Implemented by [`Operation`](super::operation::Operation) and by the [`Recipe`](super::recipe::Recipe),
 /// and by nothing else.
 pub trait FirstReads<T, E> {
     /// The clock the attempt is timed and raced on.
@@ -84,7 +84,7 @@ pub trait FirstReads<T, E> {
 }
 
 /// The first async attempt of the operation `make` builds (an
-/// [`Operation`], or the [`Recipe`](super::recipe::Recipe) of its values),
+/// [`Operation`](super::operation::Operation), or the [`Recipe`](super::recipe::Recipe) of its values),
 /// built again wherever it is read: the future holds `make` and the clock,
 /// not the operation. For an operation of constants (the attribute's, when
 /// every option's value is one), the builds fold into the constants the
@@ -219,7 +219,7 @@ where
 }
 
 /// Builds an operation afresh, the same each time: what
-/// [`Operation::outcome_from`] and [`Operation::finish_after`] take.
+/// [`Operation::outcome_from`](super::operation::Operation::outcome_from) and [`Operation::finish_after`](super::operation::Operation::finish_after) take.
 /// Implemented by every `Fn() -> Operation`.
 pub trait MakeOperation<Op> {
     /// A new operation.
@@ -234,10 +234,10 @@ impl<Op, F: Fn() -> Op> MakeOperation<Op> for F {
 }
 
 /// A first attempt that did not succeed on the fast path of
-/// [`Operation::first_attempt`] or [`first_attempt_async_of`]:
+/// [`Operation::first_attempt`](super::operation::Operation::first_attempt) or [`first_attempt_async_of`]:
 /// how it ended and after how long, or that it has not run, because a gate
-/// (a breaker, a limiter) must admit it first. [`Operation::run_after`] and
-/// [`Operation::resume_async`] go on from it.
+/// (a breaker, a limiter) must admit it first. [`Operation::run_after`](super::operation::Operation::run_after) and
+/// [`Operation::resume_async`](super::operation::Operation::resume_async) go on from it.
 #[must_use = "`Operation::run_after` or `Operation::resume_async` goes on from it"]
 #[derive(Debug)]
 pub struct FirstFailure<T, E> {
@@ -247,7 +247,7 @@ pub struct FirstFailure<T, E> {
 }
 
 /// What an async first attempt reads of the settings before its future is
-/// made ([`Operation::first_attempt_async`] and [`first_attempt_async_of`]).
+/// made ([`Operation::first_attempt_async`](super::operation::Operation::first_attempt_async) and [`first_attempt_async_of`]).
 pub struct FirstTerms<E> {
     /// A gate must admit the attempt: it takes the general path.
     pub(crate) general: bool,
@@ -269,9 +269,9 @@ impl<T, E> FirstFailure<T, E> {
 /// built, to have the defaults the first attempt reads: the system clock,
 /// no gate, no deadline, no validator and no report hook; named `name`,
 /// its counts in `tally`. It runs `f` as
-/// [`first_attempt`](Operation::first_attempt) would on that operation,
+/// [`first_attempt`](super::operation::Operation::first_attempt) would on that operation,
 /// which is built only if the attempt fails
-/// ([`Operation::finish_after`]).
+/// ([`Operation::finish_after`](super::operation::Operation::finish_after)).
 ///
 /// What `#[resilient]` expands to for a blocking function of such options:
 /// its success path then holds no copy of the operation's builder.
