@@ -6,9 +6,7 @@
 //! ratio is more than a quarter past its target in two runs (CI's
 //! regression guard).
 
-use resilient_user_bench::ratios::{
-    GUARD_SLACK, Plan, Row, measure, measure_configured, ratios,
-};
+use resilient_user_bench::ratios::{GUARD_SLACK, Plan, Row, measure, measure_configured, ratios};
 use resilient_user_bench::sizes::sizes;
 
 fn main() {
