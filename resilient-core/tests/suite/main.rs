@@ -23,4 +23,5 @@ mod send;
 mod throttle;
 mod throttle_operation;
 mod tower;
+mod tower_nested;
 mod tracing_events;
