@@ -460,3 +460,41 @@ fn a_named_breaker_reads_its_entry_and_keeps_its_state_across_reloads() {
         "the builder's break of 10 s"
     );
 }
+
+/// A call that holds the retries of the calls inside it
+/// (`nested = "no_retry"`) tells them so by the attempts the installed
+/// configuration gives it: with its retries set to 0 there, it would retry
+/// nothing, and the call inside retries on its own.
+#[test]
+fn a_configured_call_holds_the_retries_inside_it_by_its_configured_attempts() {
+    let _slot = slot();
+    let clock = FakeClock::new();
+    let inner_attempts = || {
+        let mut attempts = Vec::new();
+        let _ = Operation::new()
+            .name("cfg.nested.outer")
+            .clock(&clock)
+            .max_attempts(3)
+            .backoff(Backoff::constant(Duration::from_millis(100)))
+            .nested(resilient::deadline::Nested::NoRetry)
+            .run(|_| {
+                let inner = Operation::new()
+                    .clock(&clock)
+                    .max_attempts(3)
+                    .backoff(Backoff::constant(Duration::from_millis(10)))
+                    .run(|_| Err::<(), _>(Failure::Busy));
+                attempts.push(inner.report().attempt_count());
+                inner.into_result()
+            });
+        attempts
+    };
+    assert_eq!(
+        inner_attempts(),
+        [1, 1, 3],
+        "the attribute's three attempts"
+    );
+    config::install_toml("[operations.\"cfg.nested.outer\"]\nretries = 0\n").unwrap();
+    let configured = inner_attempts();
+    config::clear();
+    assert_eq!(configured, [3], "one attempt, which holds nothing");
+}

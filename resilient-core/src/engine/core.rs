@@ -172,12 +172,15 @@ impl<'o> Core<'o> {
                 (self.first_deadline, self.first_inherited) =
                     (Nanos::optional(deadline), inherited);
             }
+            // By the settings the call runs with, as its retries are.
+            let own = self.own(settings);
+            let holds_retries = own.holds_nested() && self.first_may_retry(own);
             let attempt = Attempt {
                 number: 1,
                 retry_number: 0,
                 deadline: self.first_deadline.get_optional(),
                 fallback: false,
-                holds_retries: settings.holds_nested() && self.first_may_retry(settings),
+                holds_retries,
             };
             return (attempt, 0);
         }
