@@ -34,17 +34,14 @@ fn listed(table: &str) -> usize {
     list[..list.find("];").expect("its end")].lines().count() - 1
 }
 
-/// The attributes written in the doc comment's code blocks, each joined
-/// into one line: from a line opening `#[…resilient(` to the one closing
-/// it with `)]`.
+/// The attributes written in the code blocks of the attribute's reference
+/// (`resilient.md`, its rustdoc), each joined into one line: from a line
+/// opening `#[…resilient(` to the one closing it with `)]`.
 fn attributes_in_examples(source: &str) -> Vec<String> {
     let mut attributes = Vec::new();
     let (mut in_code, mut current): (bool, Option<String>) = (false, None);
     for line in source.lines() {
-        let Some(doc) = line.trim_start().strip_prefix("///") else {
-            continue;
-        };
-        let doc = doc.trim();
+        let doc = line.trim();
         if doc.starts_with("```") {
             in_code = !in_code;
             continue;
@@ -84,7 +81,7 @@ fn every_option_of_the_table_has_a_doc_example() {
         listed(&table),
         "every option is read: {names:?}"
     );
-    let attributes = attributes_in_examples(&read("resilient-macros/src/lib.rs"));
+    let attributes = attributes_in_examples(&read("resilient-macros/src/resilient.md"));
     let missing: Vec<_> = names
         .iter()
         .filter(|name| !attributes.iter().any(|attribute| sets(attribute, name)))

@@ -28,7 +28,7 @@ use std::time::Duration;
 use super::core::{AttemptFailure, Core};
 use super::decide::{self, Refused};
 use super::events::{self};
-use super::gates::{self, Admission, End, Interference, Permits, Refusal};
+use super::gates::{self, Admission, End, Permits, Refusal};
 use super::hooks::{HookSet, Listening};
 use super::plan::Plan;
 use super::runner::{self, AttemptContext, BoxedRace, Grant};
@@ -37,6 +37,8 @@ use crate::clock::{Clock, Mark};
 use crate::limit::LimitExceeded;
 use crate::report::{AttemptKind, FailureKind, Outcome};
 use crate::time::Nanos;
+
+mod fallback;
 
 /// A running operation: decides, after each attempt, whether to stop, wait
 /// or try again.
@@ -712,119 +714,6 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             stop: crate::report::StopReason::BudgetExhausted,
             error: gates::MakeError::Marker(timed_out),
         })
-    }
-
-    /// Whether the primary attempts (and any fallback so far) ended in
-    /// failure, so a fallback is due.
-    #[inline]
-    pub fn needs_fallback(&self) -> bool {
-        self.core.stop.is_some() && matches!(self.result, Some(Err(_)))
-    }
-
-    /// The error the latest attempt (or fallback) failed with: the one that
-    /// ended the attempts, once they are over. `None` after a success.
-    ///
-    /// ```
-    /// use resilient::{FakeClock, Operation};
-    ///
-    /// let operation = Operation::new().max_attempts(2).clock(FakeClock::new());
-    /// let Err(exec) = operation.run_primary(|_| Err::<u32, _>("down")) else { unreachable!() };
-    /// assert_eq!(exec.error(), Some(&"down"));
-    /// ```
-    #[inline]
-    pub fn error(&self) -> Option<&E> {
-        self.result.as_ref()?.as_ref().err()
-    }
-
-    /// Runs one blocking fallback, with the error that ended the attempts
-    /// (or the previous fallback's), and records it. Call it once per
-    /// candidate, while [`needs_fallback`](Execution::needs_fallback);
-    /// without a failure to answer, it does nothing.
-    pub fn fallback_blocking<F>(&mut self, f: F)
-    where
-        F: FnOnce(&E, Attempt) -> Result<T, E>,
-    {
-        let Some(error) = self.take_error() else {
-            return;
-        };
-        let attempt = self
-            .core
-            .begin_fallback(self.plan.clock.now_nanos(), &self.plan.settings);
-        let result = f(&error, attempt);
-        self.settle_fallback(result);
-    }
-
-    /// Runs one async fallback, with the error that ended the attempts (or
-    /// the previous fallback's), and records it. Call it once per
-    /// candidate, while [`needs_fallback`](Execution::needs_fallback);
-    /// without a failure to answer, it does nothing.
-    pub async fn fallback_async<F>(&mut self, f: F)
-    where
-        F: AsyncFnOnce(&E, Attempt) -> Result<T, E>,
-    {
-        let Some(error) = self.take_error() else {
-            return;
-        };
-        let attempt = self
-            .core
-            .begin_fallback(self.plan.clock.now_nanos(), &self.plan.settings);
-        let result = f(&error, attempt).await;
-        self.settle_fallback(result);
-    }
-
-    /// The error of the latest failure, taken for a fallback to answer;
-    /// anything else stays.
-    fn take_error(&mut self) -> Option<E> {
-        match self.result.take() {
-            Some(Err(error)) => Some(error),
-            other => {
-                self.result = other;
-                None
-            }
-        }
-    }
-
-    /// Ends the operation: the last result and the report, which the
-    /// operation's report hook (if any) sees first.
-    ///
-    /// # Panics
-    ///
-    /// If no attempt was run: `next_*` always allows the first one.
-    #[inline]
-    pub fn finish(self) -> Outcome<T, E> {
-        let Execution { plan, core, result } = self;
-        let result = result.expect("Execution::finish called before any attempt ran");
-        let report = core.finish(plan.settings.report_deferred);
-        plan.observe(&report, result.is_ok());
-        if !plan.settings.report_deferred {
-            plan.hooks.on_report(&report);
-        }
-        Outcome::new(result, report)
-    }
-
-    /// What the gates inject into `attempt`, whose record is (or will be)
-    /// at `index`: recorded, and told as events.
-    #[inline]
-    fn inject(
-        &mut self,
-        attempt: Attempt,
-        permits: &mut Permits<'b, T, E>,
-        index: usize,
-    ) -> Option<Interference<T, E>> {
-        let injection = self.plan.gates.inject(permits)?;
-        self.core.injected(attempt.number, index, injection.kinds());
-        Some(injection)
-    }
-
-    fn settle_fallback(&mut self, result: Result<T, E>) {
-        let failed = result.as_ref().err().map(|error| {
-            (
-                self.plan.hooks.is_retryable(error),
-                self.plan.describe(error),
-            )
-        });
-        self.core.end_fallback(self.plan.clock.now_nanos(), failed);
-        self.result = Some(result);
     }
 }
 

@@ -1,6 +1,8 @@
 //! [`Operation`]: the builder of one resilient call, and the `run` methods
-//! that drive an [`Execution`] to its [`Outcome`]. Its first attempt is
-//! `first.rs`'s; the plain runs of [`RetryPolicy`] are `policy_runs.rs`.
+//! that drive an [`Execution`] to its [`Outcome`]. The setters that push a
+//! hook are `hook_setters.rs`'s; the steps `#[resilient]` calls, hidden from
+//! the docs, `protocol.rs`'s. Its first attempt is `first.rs`'s; the plain
+//! runs of [`RetryPolicy`] are `policy_runs.rs`.
 
 #[cfg(feature = "tower")]
 use std::any::Any;
@@ -10,24 +12,19 @@ use std::marker::PhantomData;
 use std::time::Duration;
 
 use super::execution::Execution;
-use super::first::{
-    FirstFailure, FirstReads, FirstSuccess, FirstTerms, MakeOperation, timed_first,
-};
 use super::gates::{BreakerGate, ChaosGate, Fault, Gates, LimitGate};
-use super::hooks::{ErrorListener, HookSet, Hooks, Listener, Notify, RetryEvent};
-use super::plan::Told;
-use super::plan::{self, Plan};
-use super::runner::{AttemptContext, Grant};
+use super::hooks::{HookSet, Hooks};
+use super::plan::Plan;
 use crate::attempt::Attempt;
 use crate::breaker::CircuitBreaker;
 use crate::chaos::Switches;
 use crate::clock::{Clock, SystemClock, Untimed};
-use crate::error::{CircuitOpenError, ReportableError, TimeoutError, ValidationError, debug_text};
+use crate::error::{CircuitOpenError, ReportableError, TimeoutError, debug_text};
 use crate::limit::{LimitExceededError, Limiter};
 use crate::observe::Tally;
 use crate::policy::RetryPolicy;
-use crate::report::{ExecutionReport, Outcome, UNNAMED};
-use crate::settings::{Settings, deadline, settings_setters};
+use crate::report::{Outcome, UNNAMED};
+use crate::settings::{Settings, settings_setters};
 use crate::throttle::RetryBudget;
 
 /// One resilient operation: the policy, the per-attempt timeout, the
@@ -172,8 +169,8 @@ macro_rules! with_part {
         with_part!(@build $op, $op.plan.clock, $layer { hook: $hook, rest: $op.plan.hooks })
     };
     (@build $op:ident, $clock:expr, $hooks:expr) => {
-        Operation {
-            plan: Plan {
+        $crate::engine::Operation {
+            plan: $crate::engine::plan::Plan {
                 settings: $op.plan.settings,
                 name: $op.plan.name,
                 clock: $clock,
@@ -183,7 +180,7 @@ macro_rules! with_part {
                 invalid: $op.plan.invalid,
                 describe: $op.plan.describe,
                 tally: $op.plan.tally,
-                value: PhantomData,
+                value: ::std::marker::PhantomData,
             },
         }
     };
@@ -555,177 +552,9 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     }
 }
 
-use super::hooks::{Hint, ReportHook, RetryIf, RetryListener, Validator};
-
-impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
-    /// Retries only the errors for which `classify` returns `true`.
-    #[inline]
-    pub fn retry_if<F>(self, classify: F) -> Operation<'b, T, E, C, RetryIf<F, H>>
-    where
-        F: Fn(&E) -> bool,
-    {
-        with_part!(self, push RetryIf(classify))
-    }
-
-    /// Reads a Retry-After hint from retryable errors: such an error waits
-    /// exactly the hint, without consuming a retry and without the backoff.
-    #[inline]
-    pub fn retry_after<F>(self, hint: F) -> Operation<'b, T, E, C, Hint<F, H>>
-    where
-        F: Fn(&E) -> Option<std::time::Duration>,
-    {
-        with_part!(self, push Hint(hint))
-    }
-
-    /// The former name of [`retry_after`](Operation::retry_after), easily
-    /// taken for the rate limiter that [`limit`](Operation::limit) takes.
-    #[doc(hidden)]
-    #[inline]
-    pub fn rate_limit<F>(self, hint: F) -> Operation<'b, T, E, C, Hint<F, H>>
-    where
-        F: Fn(&E) -> Option<std::time::Duration>,
-    {
-        self.retry_after(hint)
-    }
-
-    /// Rejects successful values for which `check` returns `false`, as
-    /// `E::from(ValidationFailed)`.
-    #[inline]
-    pub fn validate<F>(mut self, check: F) -> Operation<'b, T, E, C, Validator<F, H>>
-    where
-        F: Fn(&T) -> bool,
-        E: ValidationError,
-    {
-        self.plan.invalid = Some(E::validation_failed);
-        with_part!(self, push Validator(check))
-    }
-
-    /// Calls `listener` before each wait.
-    #[inline]
-    pub fn on_retry<F>(self, listener: F) -> Operation<'b, T, E, C, RetryListener<F, H>>
-    where
-        F: Fn(&RetryEvent<'_>),
-    {
-        with_part!(self, push RetryListener(listener))
-    }
-
-    /// Calls `listener` before each wait with the event and the error
-    /// that caused the retry, typed: what the attribute's `on_retry`
-    /// pushes for a closure of two parameters. It runs after a listener
-    /// of [`on_retry`](Operation::on_retry), if both are set. See
-    /// [`OnRetryError`](crate::hooks::OnRetryError).
-    #[inline]
-    pub fn on_retry_error<F>(self, listener: F) -> Operation<'b, T, E, C, ErrorListener<F, H>>
-    where
-        F: Fn(&RetryEvent<'_>, &E),
-    {
-        with_part!(self, push ErrorListener(listener))
-    }
-
-    /// Calls `listener` before each wait: a function of the event, as
-    /// [`on_retry`](Operation::on_retry) takes, or of the event and the
-    /// error, as [`on_retry_error`](Operation::on_retry_error) takes; which
-    /// one is inferred from its signature. What the attribute's `on_retry`
-    /// calls for a function named by path.
-    ///
-    /// ```
-    /// use resilient::{FakeClock, Operation, RetryEvent};
-    ///
-    /// fn plain(event: &RetryEvent<'_>) {
-    ///     assert_eq!(event.attempt(), 1);
-    /// }
-    /// fn typed(event: &RetryEvent<'_>, error: &&str) {
-    ///     assert_eq!((event.attempt(), *error), (1, "busy"));
-    /// }
-    ///
-    /// let outcome = Operation::new()
-    ///     .max_attempts(2)
-    ///     .listen(plain)
-    ///     .listen(typed)
-    ///     .clock(FakeClock::new())
-    ///     .run(|_| Err::<(), _>("busy"));
-    /// assert_eq!(outcome.report().retry_count(), 1);
-    /// ```
-    #[inline]
-    pub fn listen<L, M>(self, listener: L) -> Operation<'b, T, E, C, L::Layer<H>>
-    where
-        L: Listener<E, M>,
-    {
-        let hooks = listener.push(self.plan.hooks);
-        with_part!(@build self, self.plan.clock, hooks)
-    }
-
-    /// Calls `listener` before each wait with the error that caused the
-    /// retry and the delay about to be slept; never after the final
-    /// attempt.
-    ///
-    /// ```
-    /// use resilient::{Backoff, FakeClock, Operation};
-    /// use std::sync::Mutex;
-    /// use std::time::Duration;
-    ///
-    /// let heard = Mutex::new(Vec::new());
-    /// let outcome = Operation::new()
-    ///     .max_attempts(3)
-    ///     .backoff(Backoff::constant(Duration::from_secs(2)))
-    ///     .notify(|error: &&str, next| heard.lock().unwrap().push((*error, next)))
-    ///     .clock(FakeClock::new())
-    ///     .run(|_| Err::<(), _>("busy"));
-    /// assert_eq!(outcome.report().attempt_count(), 3);
-    /// assert_eq!(*heard.lock().unwrap(), [("busy", Duration::from_secs(2)); 2]);
-    /// ```
-    #[inline]
-    pub fn notify<F>(self, listener: F) -> Operation<'b, T, E, C, ErrorListener<Notify<F>, H>>
-    where
-        F: Fn(&E, Duration),
-    {
-        with_part!(self, push ErrorListener(Notify(listener)))
-    }
-
-    /// Hands the report of each run to `hook` before the outcome is
-    /// returned: where the report goes when the caller only wants the
-    /// result.
-    ///
-    /// ```
-    /// use resilient::{ExecutionReport, FakeClock, Operation};
-    /// use std::sync::Mutex;
-    ///
-    /// let seen = Mutex::new(Vec::new());
-    /// let result = Operation::new()
-    ///     .name("cache.get")
-    ///     .max_attempts(2)
-    ///     .clock(FakeClock::new())
-    ///     .on_report(|report: &ExecutionReport| {
-    ///         seen.lock().unwrap().push((report.name().to_owned(), report.attempt_count()))
-    ///     })
-    ///     .run(|attempt| if attempt.number() == 1 { Err("miss") } else { Ok(3) })
-    ///     .into_result();
-    /// assert_eq!(result, Ok(3));
-    /// assert_eq!(*seen.lock().unwrap(), [("cache.get".to_owned(), 2)]);
-    /// ```
-    #[inline]
-    pub fn on_report<F>(self, hook: F) -> Operation<'b, T, E, C, ReportHook<F, H>>
-    where
-        F: Fn(&ExecutionReport),
-    {
-        with_part!(self, push ReportHook(hook))
-    }
-
-    /// Reads the HTTP status of each attempt's result into its record (0
-    /// for none): what the tower layer and the reqwest middleware set.
-    #[cfg(feature = "tower")]
-    #[inline]
-    pub(crate) fn status_reader<F>(
-        self,
-        reader: F,
-    ) -> Operation<'b, T, E, C, super::hooks::StatusReader<F, H>>
-    where
-        F: Fn(Result<&T, &E>) -> u16,
-    {
-        use super::hooks::StatusReader;
-        with_part!(self, push StatusReader(reader))
-    }
-}
+// After `with_part!`, which their setters use.
+mod hook_setters;
+mod protocol;
 
 impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// Starts the clock. Drive the returned [`Execution`] with
@@ -796,229 +625,6 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             Ok(first) => Ok(self.outcome_of(first)),
             Err(first) => self.run_after(first, &mut f),
         }
-    }
-
-    /// Runs the first blocking attempt: its value if it succeeded, for
-    /// [`outcome_of`](Operation::outcome_of) to turn into the outcome, or
-    /// else how it failed, for [`run_after`](Operation::run_after) to go
-    /// on from. An operation whose gates must admit the first attempt (a
-    /// breaker, a limiter) leaves it to `run_after`.
-    ///
-    /// What [`run_primary`](Operation::run_primary) does, in two steps, so
-    /// that the operation a failure needs may be built only then: see
-    /// `__private::first_attempt_async_of`.
-    ///
-    /// ```
-    /// use resilient::{FakeClock, Operation};
-    ///
-    /// let operation = || Operation::new().max_attempts(3).clock(FakeClock::new());
-    /// let mut calls = 0;
-    /// let mut body = |_| {
-    ///     calls += 1;
-    ///     if calls < 2 { Err("busy") } else { Ok(calls) }
-    /// };
-    /// let outcome = match operation().first_attempt(&mut body) {
-    ///     Ok(first) => operation().outcome_of(first),
-    ///     Err(first) => operation().run_after(first, &mut body).unwrap_or_else(|exec| exec.finish()),
-    /// };
-    /// assert_eq!(outcome.report().attempt_count(), 2);
-    /// assert_eq!(outcome.into_result(), Ok(2));
-    /// ```
-    // The large `Err` holds the failed result, moved once to `run_after`.
-    #[allow(clippy::result_large_err)]
-    #[inline]
-    #[doc(hidden)]
-    pub fn first_attempt<F>(&self, f: &mut F) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
-    where
-        F: FnMut(Attempt) -> Result<T, E>,
-    {
-        // A call that holds the retries of the calls inside it tells them
-        // so from the general path, which also applies an entry of the
-        // installed configuration.
-        if !self.plan.gates.first_is_free()
-            || self.plan.settings.holds_nested()
-            || self.configured()
-        {
-            return Err(FirstFailure::NOT_RUN);
-        }
-        timed_first(
-            &self.plan.clock,
-            deadline(&self.plan.settings, 0),
-            f,
-            |value| self.plan.hooks.is_valid(value),
-            self.told(),
-        )
-    }
-
-    /// The blocking attempts after `first`, by `f`: the outcome if one
-    /// succeeded, or else the failed execution, ready for fallbacks and
-    /// [`finish`](Execution::finish). See
-    /// [`first_attempt`](Operation::first_attempt).
-    ///
-    /// The attempt is taken as a trait object, as by the retry loop: the
-    /// failure path is compiled once per operation type, not once per
-    /// function.
-    // The large `Err` is the failure path, moved once to the fallbacks.
-    #[allow(clippy::result_large_err)]
-    #[doc(hidden)]
-    pub fn run_after(
-        &self,
-        first: FirstFailure<T, E>,
-        f: &mut dyn FnMut(Attempt) -> Result<T, E>,
-    ) -> Result<Outcome<T, E>, Execution<'_, 'b, T, E, C, H>> {
-        self.resume(first).run_rest(f)
-    }
-
-    /// Whether the installed configuration has an entry for this
-    /// operation: its call then runs on the general path, which applies it.
-    #[inline(always)]
-    fn configured(&self) -> bool {
-        plan::configured(&self.plan.name, self.plan.tally)
-    }
-
-    /// Who hears of a first success, if nothing else needs telling (see
-    /// [`Told`]).
-    #[inline(always)]
-    pub(crate) fn told(&self) -> Option<Told> {
-        let plan = &self.plan;
-        match plan.name {
-            Cow::Borrowed(name) if plan.gates.is_empty() && !H::REPORTS => Some(Told {
-                name,
-                tally: plan.tally,
-                ends: !plan.settings.report_deferred,
-            }),
-            _ => None,
-        }
-    }
-
-    /// The outcome of a first attempt that succeeded, as
-    /// [`outcome_of`](Operation::outcome_of) makes it on the operation
-    /// `make` builds; built only if the outcome needs more of it than
-    /// `first` holds (its gates, a report hook, a name made at run time).
-    ///
-    /// `#[resilient]` calls this where every option's value is a constant:
-    /// a call that succeeds at once then compiles to the body between two
-    /// clock readings and one call that writes its outcome.
-    ///
-    /// ```
-    /// use resilient::{FakeClock, Operation};
-    ///
-    /// let make = || Operation::new().max_attempts(3).name("users.get").clock(FakeClock::new());
-    /// let mut body = |_| Ok::<_, String>(7);
-    /// let outcome = match make().first_attempt(&mut body) {
-    ///     Ok(first) => Operation::outcome_from(first, &make),
-    ///     Err(first) => Operation::finish_after(&make, first, &mut body),
-    /// };
-    /// assert_eq!(outcome.report().name(), "users.get");
-    /// assert_eq!(outcome.into_result(), Ok(7));
-    /// ```
-    #[inline(always)]
-    #[doc(hidden)]
-    pub fn outcome_from(
-        first: FirstSuccess<T, E>,
-        make: &dyn MakeOperation<Self>,
-    ) -> Outcome<T, E> {
-        match first.told {
-            Some(told) => first.outcome_told(told),
-            None => Self::outcome_made(first, make),
-        }
-    }
-
-    /// [`outcome_of`](Operation::outcome_of) on the operation `make` builds:
-    /// out of line, so that a function whose first success needs nothing
-    /// more compiles no copy of it.
-    #[inline(never)]
-    fn outcome_made(first: FirstSuccess<T, E>, make: &dyn MakeOperation<Self>) -> Outcome<T, E> {
-        make.make().outcome_of(first)
-    }
-
-    /// [`run_after`](Operation::run_after) and then
-    /// [`finish`](Execution::finish), on the operation `make` builds: the
-    /// outcome of the blocking attempts after `first`, for a function
-    /// without fallbacks.
-    ///
-    /// One call, out of line, and one copy for every function of the same
-    /// operation type: what a function compiles for its failure path is
-    /// this call.
-    ///
-    /// ```
-    /// use resilient::{FakeClock, Operation};
-    ///
-    /// let make = || Operation::new().max_attempts(3).clock(FakeClock::new());
-    /// let mut calls = 0;
-    /// let mut body = |_| {
-    ///     calls += 1;
-    ///     if calls < 3 { Err("busy") } else { Ok(calls) }
-    /// };
-    /// let outcome = match make().first_attempt(&mut body) {
-    ///     Ok(first) => make().outcome_of(first),
-    ///     Err(first) => Operation::finish_after(&make, first, &mut body),
-    /// };
-    /// assert_eq!(outcome.report().attempt_count(), 3);
-    /// assert_eq!(outcome.into_result(), Ok(3));
-    /// ```
-    #[inline(never)]
-    #[doc(hidden)]
-    pub fn finish_after(
-        make: &dyn MakeOperation<Self>,
-        first: FirstFailure<T, E>,
-        f: &mut dyn FnMut(Attempt) -> Result<T, E>,
-    ) -> Outcome<T, E> {
-        let op = make.make();
-        op.run_after(first, f).unwrap_or_else(Execution::finish)
-    }
-
-    /// The outcome of a first attempt that succeeded with `value`.
-    // Always inlined: out of line, the whole operation is written to memory
-    // to be passed by reference, which costs more than this function.
-    #[inline(always)]
-    fn first_success(
-        &self,
-        result: Result<T, E>,
-        elapsed: u64,
-        deadline: Option<Duration>,
-    ) -> Outcome<T, E> {
-        let status = self.plan.hooks.status(result.as_ref());
-        Outcome::new(result, self.first_report(elapsed, deadline, status))
-    }
-
-    /// The report of a first attempt that succeeded after `elapsed`
-    /// nanoseconds, told to the gates, the counts and the hooks.
-    // Always inlined, as `first_success`.
-    #[inline(always)]
-    pub(crate) fn first_report(
-        &self,
-        elapsed: u64,
-        deadline: Option<Duration>,
-        status: u16,
-    ) -> ExecutionReport {
-        let plan = &self.plan;
-        let told = plan::Listeners {
-            name: &plan.name,
-            tally: plan.tally,
-            gates: &plan.gates,
-            clock: &plan.clock,
-        };
-        let on_report = (!plan.settings.report_deferred)
-            .then_some(|report: &ExecutionReport| plan.hooks.on_report(report));
-        told.report(elapsed, deadline, status, on_report)
-    }
-
-    /// The outcome of a first attempt that
-    /// [`first_attempt_async`](Operation::first_attempt_async) saw succeed.
-    // Always inlined, as `first_success`.
-    #[inline(always)]
-    #[doc(hidden)]
-    pub fn outcome_of(&self, first: FirstSuccess<T, E>) -> Outcome<T, E> {
-        self.first_success(first.result, first.elapsed, first.deadline)
-    }
-
-    /// The former name of [`outcome_of`](Operation::outcome_of).
-    #[deprecated(since = "0.1.0", note = "renamed `outcome_of`")]
-    #[doc(hidden)]
-    #[inline(always)]
-    pub fn succeeded(&self, first: FirstSuccess<T, E>) -> Outcome<T, E> {
-        self.outcome_of(first)
     }
 
     /// Runs the async `f` until it succeeds or the operation stops.
@@ -1096,164 +702,6 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         rest.unwrap_or_else(Execution::finish)
     }
 
-    /// Runs the first async attempt: its value if it succeeded, for
-    /// [`outcome_of`](Operation::outcome_of) to turn into the outcome, or
-    /// else the execution, to drive through the retries (`next_async` /
-    /// `attempt_async`), fallbacks and [`finish`](Execution::finish).
-    ///
-    /// This is the success path `#[resilient]` takes: two clock readings
-    /// and a report of one record built in place. An operation with a
-    /// circuit breaker always takes the general path: its first attempt
-    /// comes back as an execution, which may already have succeeded.
-    ///
-    /// ```
-    /// use resilient::{Operation, TokioClock};
-    ///
-    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
-    /// let operation = Operation::<u32, String>::new().max_attempts(3).clock(TokioClock);
-    /// let outcome = match operation.first_attempt_async(async |_| Ok(7)).await {
-    ///     Ok(first) => operation.outcome_of(first),
-    ///     Err(mut exec) => {
-    ///         while exec.next_async().await {
-    ///             exec.attempt_async(async |_| Ok(7)).await;
-    ///         }
-    ///         exec.finish()
-    ///     }
-    /// };
-    /// assert_eq!(outcome.report().attempt_count(), 1);
-    /// assert_eq!(outcome.into_result(), Ok(7));
-    /// # });
-    /// ```
-    // The large `Err` is the failure path, moved once to the retries.
-    #[allow(clippy::result_large_err)]
-    #[inline]
-    #[doc(hidden)]
-    pub fn first_attempt_async<F, Fut>(
-        &self,
-        f: F,
-    ) -> impl Future<Output = Result<FirstSuccess<T, E>, Execution<'_, 'b, T, E, C, H>>>
-    where
-        F: FnOnce(Attempt) -> Fut,
-        Fut: Future<Output = Result<T, E>>,
-    {
-        // Everything the settings decide is read here, before the future
-        // is made: the settings were just written by the caller, so these
-        // reads fold into constants instead of loads from its future.
-        let FirstTerms {
-            general,
-            deadline,
-            timed_out,
-        } = self.first_async_terms();
-        async move {
-            if general {
-                let mut exec = self.start();
-                exec.attempt_async(f).await;
-                return Err(exec);
-            }
-            let grant = Grant::first(deadline, self.plan.clock.mark(), timed_out);
-            let mark = grant.started;
-            let result = AttemptContext::plain(grant)
-                .run_async(&self.plan.clock, f)
-                .await;
-            let elapsed = self.plan.clock.nanos_since(mark);
-            match result {
-                Ok(value) if self.plan.hooks.is_valid(&value) => {
-                    Ok(FirstSuccess::of(value, elapsed, deadline, self.told()))
-                }
-                result => Err(Execution::after_first(&self.plan, elapsed, result)),
-            }
-        }
-    }
-
-    /// What an async first attempt reads of the settings before its
-    /// future is made.
-    #[inline]
-    pub(crate) fn first_async_terms(&self) -> FirstTerms<E> {
-        let deadline = deadline(&self.plan.settings, 0);
-        let timed_out = if deadline.is_some() {
-            self.plan.timed_out
-        } else {
-            None
-        };
-        FirstTerms {
-            // Inside another call's attempt, the general path grants what
-            // that attempt has left; a call that holds the retries of the
-            // calls inside it tells them so from there, and an entry in the
-            // installed configuration is applied there too.
-            general: !self.plan.gates.first_is_free()
-                || crate::deadline::enclosed()
-                || self.plan.settings.holds_nested()
-                || self.configured(),
-            deadline,
-            timed_out,
-        }
-    }
-
-    /// The execution after `first`, for the retries (`next_async` /
-    /// `attempt_async`), fallbacks and [`finish`](Execution::finish),
-    /// without running anything: a first attempt that a gate must admit is
-    /// then the first that `next_async` lets run. See
-    /// [`resume_async`](Operation::resume_async), which runs that one in
-    /// its own future, so that a function whose gates admit it and whose
-    /// body succeeds goes on without the retry loop.
-    ///
-    /// ```
-    /// use resilient::{Operation, TokioClock};
-    ///
-    /// # tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap().block_on(async {
-    /// let make = || Operation::<u32, String>::new().max_attempts(3).clock(TokioClock);
-    /// let mut calls = 0;
-    /// let mut body = async |_| {
-    ///     calls += 1;
-    ///     if calls < 3 { Err("busy".to_owned()) } else { Ok(calls) }
-    /// };
-    /// let outcome = match resilient::__private::first_attempt_async_of(&make, |a| body(a)).await {
-    ///     Ok(first) => Operation::outcome_from(first, &make),
-    ///     Err(first) => {
-    ///         let operation = make();
-    ///         let mut exec = operation.resume(first);
-    ///         while exec.next_async().await {
-    ///             exec.attempt_async(|a| body(a)).await;
-    ///         }
-    ///         exec.finish()
-    ///     }
-    /// };
-    /// assert_eq!(outcome.report().attempt_count(), 3);
-    /// assert_eq!(outcome.into_result(), Ok(3));
-    /// # });
-    /// ```
-    #[doc(hidden)]
-    pub fn resume(&self, first: FirstFailure<T, E>) -> Execution<'_, 'b, T, E, C, H> {
-        match first.result {
-            Some(result) => Execution::after_first(&self.plan, first.elapsed, result),
-            None => self.start(),
-        }
-    }
-
-    /// The execution after `first`, for the retries (`next_async` /
-    /// `attempt_async`), fallbacks and [`finish`](Execution::finish): a
-    /// first attempt that a gate must admit runs here, through `f`. See
-    /// `__private::first_attempt_async_of`.
-    #[doc(hidden)]
-    pub async fn resume_async<F, Fut>(
-        &self,
-        first: FirstFailure<T, E>,
-        f: F,
-    ) -> Execution<'_, 'b, T, E, C, H>
-    where
-        F: FnOnce(Attempt) -> Fut,
-        Fut: Future<Output = Result<T, E>>,
-    {
-        match first.result {
-            Some(result) => Execution::after_first(&self.plan, first.elapsed, result),
-            None => {
-                let mut exec = self.start();
-                exec.attempt_async(f).await;
-                exec
-            }
-        }
-    }
-
     /// [`run_async`](Operation::run_async), then `fallback` once if the
     /// primary attempts failed. A fallback that answers the error that
     /// ended them runs through
@@ -1281,30 +729,5 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
                 .await;
         }
         exec.finish()
-    }
-}
-
-/// What the first attempt reads of an operation.
-impl<T, E, C: Clock, H: HookSet<T, E>> FirstReads<T, E> for Operation<'_, T, E, C, H> {
-    type Clock = C;
-
-    #[inline(always)]
-    fn first_terms(&self) -> FirstTerms<E> {
-        self.first_async_terms()
-    }
-
-    #[inline(always)]
-    fn into_clock(self) -> C {
-        self.plan.clock
-    }
-
-    #[inline(always)]
-    fn accepts(&self, value: &T) -> bool {
-        self.plan.hooks.is_valid(value)
-    }
-
-    #[inline(always)]
-    fn told(&self) -> Option<Told> {
-        Operation::told(self)
     }
 }

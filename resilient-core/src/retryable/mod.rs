@@ -12,10 +12,8 @@
 
 use std::borrow::{Borrow, Cow};
 use std::fmt;
-use std::future::{Future, IntoFuture, Ready};
+use std::future::{Future, Ready};
 use std::marker::PhantomData;
-use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::attempt::Attempt;
@@ -23,13 +21,12 @@ use crate::breaker::CircuitBreaker;
 use crate::clock::{Clock, SystemClock, TokioClock};
 use crate::engine::Operation;
 use crate::engine::hooks::{
-    Classify, ErrorListener, Hint, HookSet, Hooks, Notify, ReportHook, RetryAll, RetryEvent,
-    RetryListener, Validator,
+    ErrorListener, Hint, Hooks, Notify, ReportHook, RetryAll, RetryEvent, RetryListener, Validator,
 };
 use crate::error::{CircuitOpenError, TimeoutError, ValidationError};
 use crate::limit::{LimitExceededError, Limiter};
 use crate::policy::RetryPolicy;
-use crate::report::{ExecutionReport, Outcome};
+use crate::report::ExecutionReport;
 use crate::throttle::RetryBudget;
 
 /// Retries a closure: `.retry(&POLICY)`, then the settings by the
@@ -653,173 +650,5 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
     }
 }
 
-impl<'b, F, T, E, H, K, W, B, G> Retry<'b, F, Blocking<T, E>, H, K, W, B, G> {
-    /// Runs once when the primary attempts fail (for any reason but a
-    /// panic), with the error that ended them; its result is the call's.
-    ///
-    /// ```
-    /// use resilient::{FakeClock, RetryPolicy, Retryable};
-    ///
-    /// let policy = RetryPolicy::builder().max_attempts(2).build()?;
-    /// let outcome = (|| Err::<&str, _>("down"))
-    ///     .retry(&policy)
-    ///     .fallback(|_| Ok("cached"))
-    ///     .clock(FakeClock::new())
-    ///     .call();
-    /// assert!(outcome.report().fallback_used());
-    /// assert_eq!(outcome.into_result(), Ok("cached"));
-    /// # Ok::<(), resilient::ConfigError>(())
-    /// ```
-    #[inline]
-    pub fn fallback<G2>(self, fallback: G2) -> Retry<'b, F, Blocking<T, E>, H, K, W, B, G2>
-    where
-        G2: FnOnce(&E) -> Result<T, E>,
-    {
-        with!(self, fallback: Some(fallback))
-    }
-}
-
-impl<'b, F, T, E, H, K, W, B, G> Retry<'b, F, Async<T, E>, H, K, W, B, G> {
-    /// Runs once when the primary attempts fail (for any reason but a
-    /// panic or a drop), with the error that ended them; its future's
-    /// result is the call's. The future doesn't borrow the error:
-    /// `|_| async { Ok(cached) }`, or copy what it needs first.
-    ///
-    /// ```
-    /// use resilient::{RetryPolicy, Retryable};
-    ///
-    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-    /// # async fn main() {
-    /// let policy = RetryPolicy::builder().max_attempts(2).build().unwrap();
-    /// let outcome = (|| async { Err::<&str, _>("down") })
-    ///     .retry(&policy)
-    ///     .fallback(|_| async { Ok("cached") })
-    ///     .await;
-    /// assert_eq!(outcome.into_result(), Ok("cached"));
-    /// # }
-    /// ```
-    #[inline]
-    pub fn fallback<G2, GF>(self, fallback: G2) -> Retry<'b, F, Async<T, E>, H, K, W, B, G2>
-    where
-        G2: FnOnce(&E) -> GF,
-        GF: Future<Output = Result<T, E>>,
-    {
-        with!(self, fallback: Some(fallback))
-    }
-}
-
-impl<'b, F, T, E, H, K, W, B, G> Retry<'b, F, Blocking<T, E>, H, K, W, B, G>
-where
-    F: FnMut() -> Result<T, E>,
-    H: HookSet<T, E>,
-    K: ClockFor,
-    W: Classify<E>,
-    B: BeforeAttempt<E>,
-    G: FnOnce(&E) -> Result<T, E>,
-{
-    /// Runs the blocking closure until it succeeds or the policy stops.
-    pub fn call(self) -> Outcome<T, E> {
-        let Retry {
-            mut body,
-            op,
-            clock,
-            when,
-            mut before,
-            fallback,
-        } = self;
-        let refused = AtomicBool::new(false);
-        let op = op
-            .clock(clock.blocking())
-            .retry_if(|error: &E| !refused.load(Ordering::Relaxed) && when.is_retryable(error));
-        let attempt = |attempt: Attempt| match before.check(&attempt) {
-            Ok(()) => body(),
-            Err(error) => {
-                refused.store(true, Ordering::Relaxed);
-                Err(error)
-            }
-        };
-        match op.run_primary(attempt) {
-            Ok(outcome) => outcome,
-            Err(mut exec) => {
-                if let Some(fallback) = fallback {
-                    exec.fallback_blocking(|error, _| fallback(error));
-                }
-                exec.finish()
-            }
-        }
-    }
-}
-
-impl<'b, F, Fut, T, E, H, K, W, B, G, GF> Retry<'b, F, Async<T, E>, H, K, W, B, G>
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Result<T, E>>,
-    H: HookSet<T, E>,
-    K: ClockFor,
-    W: Classify<E>,
-    B: BeforeAttempt<E>,
-    G: FnOnce(&E) -> GF,
-    GF: Future<Output = Result<T, E>>,
-{
-    /// Runs the async closure until it succeeds or the policy stops: the
-    /// future `.await` boxes, held inline. It needs nothing to be `Send`,
-    /// and allocates nothing on a first success; it is `Send` when the
-    /// closure, its future and the settings are.
-    pub async fn call(self) -> Outcome<T, E> {
-        let Retry {
-            mut body,
-            op,
-            clock,
-            when,
-            mut before,
-            fallback,
-        } = self;
-        let refused = AtomicBool::new(false);
-        let op = op
-            .clock(clock.for_async())
-            .retry_if(|error: &E| !refused.load(Ordering::Relaxed) && when.is_retryable(error));
-        let attempt = |attempt: Attempt| {
-            let started = match before.check(&attempt) {
-                Ok(()) => Ok(body()),
-                Err(error) => {
-                    refused.store(true, Ordering::Relaxed);
-                    Err(error)
-                }
-            };
-            async move { started?.await }
-        };
-        match op.run_primary_async(attempt).await {
-            Ok(outcome) => outcome,
-            Err(mut exec) => {
-                if let Some(fallback) = fallback {
-                    exec.fallback_async(async |error: &E, _| fallback(error).await)
-                        .await;
-                }
-                exec.finish()
-            }
-        }
-    }
-}
-
-impl<'b, F, Fut, T, E, H, K, W, B, G, GF> IntoFuture for Retry<'b, F, Async<T, E>, H, K, W, B, G>
-where
-    F: FnMut() -> Fut + Send + 'b,
-    Fut: Future<Output = Result<T, E>> + Send + 'b,
-    T: Send + 'b,
-    E: Send + Sync + 'b,
-    H: HookSet<T, E> + Send + Sync + 'b,
-    K: ClockFor + Send + 'b,
-    W: Classify<E> + Send + Sync + 'b,
-    B: BeforeAttempt<E> + Send + 'b,
-    G: FnOnce(&E) -> GF + Send + 'b,
-    GF: Future<Output = Result<T, E>> + Send + 'b,
-{
-    type Output = Outcome<T, E>;
-    type IntoFuture = Pin<Box<dyn Future<Output = Outcome<T, E>> + Send + 'b>>;
-
-    /// [`call`](Retry::call), boxed, so that it has a name: one
-    /// allocation per call. `.call().await` makes none.
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.call())
-    }
-}
+// After `with!`, which its setters use.
+mod run;

@@ -1,0 +1,427 @@
+//! What `#[resilient]`'s expansion calls on an [`Operation`], hidden from
+//! its docs: the first attempt run before the rest is built, and the steps
+//! that go on from it.
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use super::Operation;
+use crate::attempt::Attempt;
+use crate::clock::Clock;
+use crate::engine::execution::Execution;
+use crate::engine::first::{
+    FirstFailure, FirstReads, FirstSuccess, FirstTerms, MakeOperation, timed_first,
+};
+use crate::engine::hooks::HookSet;
+use crate::engine::plan::{self, Told};
+use crate::engine::runner::{AttemptContext, Grant};
+use crate::report::{ExecutionReport, Outcome};
+use crate::settings::deadline;
+
+impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
+    /// Runs the first blocking attempt: its value if it succeeded, for
+    /// [`outcome_of`](Operation::outcome_of) to turn into the outcome, or
+    /// else how it failed, for [`run_after`](Operation::run_after) to go
+    /// on from. An operation whose gates must admit the first attempt (a
+    /// breaker, a limiter) leaves it to `run_after`.
+    ///
+    /// What [`run_primary`](Operation::run_primary) does, in two steps, so
+    /// that the operation a failure needs may be built only then: see
+    /// `__private::first_attempt_async_of`.
+    ///
+    /// ```
+    /// use resilient::{FakeClock, Operation};
+    ///
+    /// let operation = || Operation::new().max_attempts(3).clock(FakeClock::new());
+    /// let mut calls = 0;
+    /// let mut body = |_| {
+    ///     calls += 1;
+    ///     if calls < 2 { Err("busy") } else { Ok(calls) }
+    /// };
+    /// let outcome = match operation().first_attempt(&mut body) {
+    ///     Ok(first) => operation().outcome_of(first),
+    ///     Err(first) => operation().run_after(first, &mut body).unwrap_or_else(|exec| exec.finish()),
+    /// };
+    /// assert_eq!(outcome.report().attempt_count(), 2);
+    /// assert_eq!(outcome.into_result(), Ok(2));
+    /// ```
+    // The large `Err` holds the failed result, moved once to `run_after`.
+    #[allow(clippy::result_large_err)]
+    #[inline]
+    #[doc(hidden)]
+    pub fn first_attempt<F>(&self, f: &mut F) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
+    where
+        F: FnMut(Attempt) -> Result<T, E>,
+    {
+        // A call that holds the retries of the calls inside it tells them
+        // so from the general path, which also applies an entry of the
+        // installed configuration.
+        if !self.plan.gates.first_is_free()
+            || self.plan.settings.holds_nested()
+            || self.configured()
+        {
+            return Err(FirstFailure::NOT_RUN);
+        }
+        timed_first(
+            &self.plan.clock,
+            deadline(&self.plan.settings, 0),
+            f,
+            |value| self.plan.hooks.is_valid(value),
+            self.told(),
+        )
+    }
+
+    /// The blocking attempts after `first`, by `f`: the outcome if one
+    /// succeeded, or else the failed execution, ready for fallbacks and
+    /// [`finish`](Execution::finish). See
+    /// [`first_attempt`](Operation::first_attempt).
+    ///
+    /// The attempt is taken as a trait object, as by the retry loop: the
+    /// failure path is compiled once per operation type, not once per
+    /// function.
+    // The large `Err` is the failure path, moved once to the fallbacks.
+    #[allow(clippy::result_large_err)]
+    #[doc(hidden)]
+    pub fn run_after(
+        &self,
+        first: FirstFailure<T, E>,
+        f: &mut dyn FnMut(Attempt) -> Result<T, E>,
+    ) -> Result<Outcome<T, E>, Execution<'_, 'b, T, E, C, H>> {
+        self.resume(first).run_rest(f)
+    }
+
+    /// Whether the installed configuration has an entry for this
+    /// operation: its call then runs on the general path, which applies it.
+    #[inline(always)]
+    fn configured(&self) -> bool {
+        plan::configured(&self.plan.name, self.plan.tally)
+    }
+
+    /// Who hears of a first success, if nothing else needs telling (see
+    /// [`Told`]).
+    #[inline(always)]
+    pub(crate) fn told(&self) -> Option<Told> {
+        let plan = &self.plan;
+        match plan.name {
+            Cow::Borrowed(name) if plan.gates.is_empty() && !H::REPORTS => Some(Told {
+                name,
+                tally: plan.tally,
+                ends: !plan.settings.report_deferred,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The outcome of a first attempt that succeeded, as
+    /// [`outcome_of`](Operation::outcome_of) makes it on the operation
+    /// `make` builds; built only if the outcome needs more of it than
+    /// `first` holds (its gates, a report hook, a name made at run time).
+    ///
+    /// `#[resilient]` calls this where every option's value is a constant:
+    /// a call that succeeds at once then compiles to the body between two
+    /// clock readings and one call that writes its outcome.
+    ///
+    /// ```
+    /// use resilient::{FakeClock, Operation};
+    ///
+    /// let make = || Operation::new().max_attempts(3).name("users.get").clock(FakeClock::new());
+    /// let mut body = |_| Ok::<_, String>(7);
+    /// let outcome = match make().first_attempt(&mut body) {
+    ///     Ok(first) => Operation::outcome_from(first, &make),
+    ///     Err(first) => Operation::finish_after(&make, first, &mut body),
+    /// };
+    /// assert_eq!(outcome.report().name(), "users.get");
+    /// assert_eq!(outcome.into_result(), Ok(7));
+    /// ```
+    #[inline(always)]
+    #[doc(hidden)]
+    pub fn outcome_from(
+        first: FirstSuccess<T, E>,
+        make: &dyn MakeOperation<Self>,
+    ) -> Outcome<T, E> {
+        match first.told {
+            Some(told) => first.outcome_told(told),
+            None => Self::outcome_made(first, make),
+        }
+    }
+
+    /// [`outcome_of`](Operation::outcome_of) on the operation `make` builds:
+    /// out of line, so that a function whose first success needs nothing
+    /// more compiles no copy of it.
+    #[inline(never)]
+    fn outcome_made(first: FirstSuccess<T, E>, make: &dyn MakeOperation<Self>) -> Outcome<T, E> {
+        make.make().outcome_of(first)
+    }
+
+    /// [`run_after`](Operation::run_after) and then
+    /// [`finish`](Execution::finish), on the operation `make` builds: the
+    /// outcome of the blocking attempts after `first`, for a function
+    /// without fallbacks.
+    ///
+    /// One call, out of line, and one copy for every function of the same
+    /// operation type: what a function compiles for its failure path is
+    /// this call.
+    ///
+    /// ```
+    /// use resilient::{FakeClock, Operation};
+    ///
+    /// let make = || Operation::new().max_attempts(3).clock(FakeClock::new());
+    /// let mut calls = 0;
+    /// let mut body = |_| {
+    ///     calls += 1;
+    ///     if calls < 3 { Err("busy") } else { Ok(calls) }
+    /// };
+    /// let outcome = match make().first_attempt(&mut body) {
+    ///     Ok(first) => make().outcome_of(first),
+    ///     Err(first) => Operation::finish_after(&make, first, &mut body),
+    /// };
+    /// assert_eq!(outcome.report().attempt_count(), 3);
+    /// assert_eq!(outcome.into_result(), Ok(3));
+    /// ```
+    #[inline(never)]
+    #[doc(hidden)]
+    pub fn finish_after(
+        make: &dyn MakeOperation<Self>,
+        first: FirstFailure<T, E>,
+        f: &mut dyn FnMut(Attempt) -> Result<T, E>,
+    ) -> Outcome<T, E> {
+        let op = make.make();
+        op.run_after(first, f).unwrap_or_else(Execution::finish)
+    }
+
+    /// The outcome of a first attempt that succeeded with `value`.
+    // Always inlined: out of line, the whole operation is written to memory
+    // to be passed by reference, which costs more than this function.
+    #[inline(always)]
+    fn first_success(
+        &self,
+        result: Result<T, E>,
+        elapsed: u64,
+        deadline: Option<Duration>,
+    ) -> Outcome<T, E> {
+        let status = self.plan.hooks.status(result.as_ref());
+        Outcome::new(result, self.first_report(elapsed, deadline, status))
+    }
+
+    /// The report of a first attempt that succeeded after `elapsed`
+    /// nanoseconds, told to the gates, the counts and the hooks.
+    // Always inlined, as `first_success`.
+    #[inline(always)]
+    pub(crate) fn first_report(
+        &self,
+        elapsed: u64,
+        deadline: Option<Duration>,
+        status: u16,
+    ) -> ExecutionReport {
+        let plan = &self.plan;
+        let told = plan::Listeners {
+            name: &plan.name,
+            tally: plan.tally,
+            gates: &plan.gates,
+            clock: &plan.clock,
+        };
+        let on_report = (!plan.settings.report_deferred)
+            .then_some(|report: &ExecutionReport| plan.hooks.on_report(report));
+        told.report(elapsed, deadline, status, on_report)
+    }
+
+    /// The outcome of a first attempt that
+    /// [`first_attempt_async`](Operation::first_attempt_async) saw succeed.
+    // Always inlined, as `first_success`.
+    #[inline(always)]
+    #[doc(hidden)]
+    pub fn outcome_of(&self, first: FirstSuccess<T, E>) -> Outcome<T, E> {
+        self.first_success(first.result, first.elapsed, first.deadline)
+    }
+
+    /// The former name of [`outcome_of`](Operation::outcome_of).
+    #[deprecated(since = "0.1.0", note = "renamed `outcome_of`")]
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn succeeded(&self, first: FirstSuccess<T, E>) -> Outcome<T, E> {
+        self.outcome_of(first)
+    }
+
+    /// Runs the first async attempt: its value if it succeeded, for
+    /// [`outcome_of`](Operation::outcome_of) to turn into the outcome, or
+    /// else the execution, to drive through the retries (`next_async` /
+    /// `attempt_async`), fallbacks and [`finish`](Execution::finish).
+    ///
+    /// This is the success path `#[resilient]` takes: two clock readings
+    /// and a report of one record built in place. An operation with a
+    /// circuit breaker always takes the general path: its first attempt
+    /// comes back as an execution, which may already have succeeded.
+    ///
+    /// ```
+    /// use resilient::{Operation, TokioClock};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let operation = Operation::<u32, String>::new().max_attempts(3).clock(TokioClock);
+    /// let outcome = match operation.first_attempt_async(async |_| Ok(7)).await {
+    ///     Ok(first) => operation.outcome_of(first),
+    ///     Err(mut exec) => {
+    ///         while exec.next_async().await {
+    ///             exec.attempt_async(async |_| Ok(7)).await;
+    ///         }
+    ///         exec.finish()
+    ///     }
+    /// };
+    /// assert_eq!(outcome.report().attempt_count(), 1);
+    /// assert_eq!(outcome.into_result(), Ok(7));
+    /// # });
+    /// ```
+    // The large `Err` is the failure path, moved once to the retries.
+    #[allow(clippy::result_large_err)]
+    #[inline]
+    #[doc(hidden)]
+    pub fn first_attempt_async<F, Fut>(
+        &self,
+        f: F,
+    ) -> impl Future<Output = Result<FirstSuccess<T, E>, Execution<'_, 'b, T, E, C, H>>>
+    where
+        F: FnOnce(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        // Everything the settings decide is read here, before the future
+        // is made: the settings were just written by the caller, so these
+        // reads fold into constants instead of loads from its future.
+        let FirstTerms {
+            general,
+            deadline,
+            timed_out,
+        } = self.first_async_terms();
+        async move {
+            if general {
+                let mut exec = self.start();
+                exec.attempt_async(f).await;
+                return Err(exec);
+            }
+            let grant = Grant::first(deadline, self.plan.clock.mark(), timed_out);
+            let mark = grant.started;
+            let result = AttemptContext::plain(grant)
+                .run_async(&self.plan.clock, f)
+                .await;
+            let elapsed = self.plan.clock.nanos_since(mark);
+            match result {
+                Ok(value) if self.plan.hooks.is_valid(&value) => {
+                    Ok(FirstSuccess::of(value, elapsed, deadline, self.told()))
+                }
+                result => Err(Execution::after_first(&self.plan, elapsed, result)),
+            }
+        }
+    }
+
+    /// What an async first attempt reads of the settings before its
+    /// future is made.
+    #[inline]
+    pub(crate) fn first_async_terms(&self) -> FirstTerms<E> {
+        let deadline = deadline(&self.plan.settings, 0);
+        let timed_out = if deadline.is_some() {
+            self.plan.timed_out
+        } else {
+            None
+        };
+        FirstTerms {
+            // Inside another call's attempt, the general path grants what
+            // that attempt has left; a call that holds the retries of the
+            // calls inside it tells them so from there, and an entry in the
+            // installed configuration is applied there too.
+            general: !self.plan.gates.first_is_free()
+                || crate::deadline::enclosed()
+                || self.plan.settings.holds_nested()
+                || self.configured(),
+            deadline,
+            timed_out,
+        }
+    }
+
+    /// The execution after `first`, for the retries (`next_async` /
+    /// `attempt_async`), fallbacks and [`finish`](Execution::finish),
+    /// without running anything: a first attempt that a gate must admit is
+    /// then the first that `next_async` lets run. See
+    /// [`resume_async`](Operation::resume_async), which runs that one in
+    /// its own future, so that a function whose gates admit it and whose
+    /// body succeeds goes on without the retry loop.
+    ///
+    /// ```
+    /// use resilient::{Operation, TokioClock};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap().block_on(async {
+    /// let make = || Operation::<u32, String>::new().max_attempts(3).clock(TokioClock);
+    /// let mut calls = 0;
+    /// let mut body = async |_| {
+    ///     calls += 1;
+    ///     if calls < 3 { Err("busy".to_owned()) } else { Ok(calls) }
+    /// };
+    /// let outcome = match resilient::__private::first_attempt_async_of(&make, |a| body(a)).await {
+    ///     Ok(first) => Operation::outcome_from(first, &make),
+    ///     Err(first) => {
+    ///         let operation = make();
+    ///         let mut exec = operation.resume(first);
+    ///         while exec.next_async().await {
+    ///             exec.attempt_async(|a| body(a)).await;
+    ///         }
+    ///         exec.finish()
+    ///     }
+    /// };
+    /// assert_eq!(outcome.report().attempt_count(), 3);
+    /// assert_eq!(outcome.into_result(), Ok(3));
+    /// # });
+    /// ```
+    #[doc(hidden)]
+    pub fn resume(&self, first: FirstFailure<T, E>) -> Execution<'_, 'b, T, E, C, H> {
+        match first.result {
+            Some(result) => Execution::after_first(&self.plan, first.elapsed, result),
+            None => self.start(),
+        }
+    }
+
+    /// The execution after `first`, for the retries (`next_async` /
+    /// `attempt_async`), fallbacks and [`finish`](Execution::finish): a
+    /// first attempt that a gate must admit runs here, through `f`. See
+    /// `__private::first_attempt_async_of`.
+    #[doc(hidden)]
+    pub async fn resume_async<F, Fut>(
+        &self,
+        first: FirstFailure<T, E>,
+        f: F,
+    ) -> Execution<'_, 'b, T, E, C, H>
+    where
+        F: FnOnce(Attempt) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        match first.result {
+            Some(result) => Execution::after_first(&self.plan, first.elapsed, result),
+            None => {
+                let mut exec = self.start();
+                exec.attempt_async(f).await;
+                exec
+            }
+        }
+    }
+}
+
+/// What the first attempt reads of an operation.
+impl<T, E, C: Clock, H: HookSet<T, E>> FirstReads<T, E> for Operation<'_, T, E, C, H> {
+    type Clock = C;
+
+    #[inline(always)]
+    fn first_terms(&self) -> FirstTerms<E> {
+        self.first_async_terms()
+    }
+
+    #[inline(always)]
+    fn into_clock(self) -> C {
+        self.plan.clock
+    }
+
+    #[inline(always)]
+    fn accepts(&self, value: &T) -> bool {
+        self.plan.hooks.is_valid(value)
+    }
+
+    #[inline(always)]
+    fn told(&self) -> Option<Told> {
+        Operation::told(self)
+    }
+}
