@@ -12,6 +12,7 @@ mod chaos;
 mod chaos_layer;
 mod engine;
 mod fake_clock_async;
+mod file_sizes;
 mod hedge;
 mod idempotency_memory;
 mod limit_cancellation;
