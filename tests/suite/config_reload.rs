@@ -321,13 +321,15 @@ fn a_reload_under_load_loses_no_call_and_never_mixes_two_configurations() {
     let stop = Arc::new(AtomicBool::new(false));
     let calls = Arc::new(AtomicU64::new(0));
     let configured = Arc::new(AtomicU64::new(0));
+    let calls_ended = Arc::new(AtomicU64::new(0));
     let callers: Vec<_> = (0..8)
         .map(|n| {
-            let (versions, stop, calls, configured) = (
+            let (versions, stop, calls, configured, calls_ended) = (
                 Arc::clone(&versions),
                 Arc::clone(&stop),
                 Arc::clone(&calls),
                 Arc::clone(&configured),
+                Arc::clone(&calls_ended),
             );
             std::thread::spawn(move || {
                 let mut made = 0_u64;
@@ -346,6 +348,7 @@ fn a_reload_under_load_loses_no_call_and_never_mixes_two_configurations() {
                         configured.fetch_add(1, Ordering::Relaxed);
                     }
                     made += 1;
+                    calls_ended.fetch_add(1, Ordering::Relaxed);
                 }
                 calls.fetch_add(made, Ordering::Relaxed);
                 made
@@ -360,7 +363,15 @@ fn a_reload_under_load_loses_no_call_and_never_mixes_two_configurations() {
         let version = config::version() + 1;
         noted.push((version, is_a));
         drop(noted);
+        // Every fiftieth configuration serves calls before the next
+        // replaces it, however the callers are scheduled: of nine calls
+        // ended after the install, one at least started after it, as eight
+        // callers have at most eight calls in flight.
+        let ended = calls_ended.load(Ordering::Relaxed);
         assert_eq!(config::install(config), version);
+        while round % 50 == 0 && calls_ended.load(Ordering::Relaxed) < ended + 9 {
+            std::thread::yield_now();
+        }
         if round % 100 == 99 {
             config::clear();
         }
