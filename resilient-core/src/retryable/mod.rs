@@ -252,7 +252,7 @@ impl<E> BeforeAttempt<E> for NoCheck {
 
 /// A closure under retry: [`Retryable::retry`] starts it, each setter
 /// takes one setting by the attribute's name, and `.await` (async) or
-/// [`call`](Retry::call) runs it to an [`Outcome`] with its report.
+/// [`call`](Retry::call) runs it to an [`Outcome`](crate::Outcome) with its report.
 ///
 /// Settings the policy holds (attempts, backoff, jitter and its seed,
 /// `max_elapsed`) come from it; [`timeout`](Retry::timeout) and
