@@ -9,7 +9,7 @@ use std::future::{Future, poll_fn};
 use std::pin::{Pin, pin};
 use std::time::Duration;
 
-use super::plan::Told;
+use super::plan::NamedListeners;
 use super::runner::{self, AttemptContext, Grant};
 use crate::attempt::Attempt;
 use crate::clock::{Clock, Mark, SystemClock};
@@ -32,7 +32,7 @@ pub struct FirstSuccess<T, E> {
     pub(crate) deadline: Option<Duration>,
     /// Who hears of it, when that needs nothing but this: see
     /// [`Operation::outcome_from`](super::operation::Operation::outcome_from).
-    pub(crate) told: Option<Told>,
+    pub(crate) listeners: Option<NamedListeners>,
 }
 
 impl<T, E> FirstSuccess<T, E> {
@@ -42,21 +42,21 @@ impl<T, E> FirstSuccess<T, E> {
         value: T,
         elapsed: u64,
         deadline: Option<Duration>,
-        told: Option<Told>,
+        listeners: Option<NamedListeners>,
     ) -> Self {
         FirstSuccess {
             result: Ok(value),
             elapsed,
             deadline,
-            told,
+            listeners,
         }
     }
 
-    /// Its outcome, for an operation of which `told` says all the outcome
+    /// Its outcome, for an operation of which `listeners` says all the outcome
     /// needs.
     #[inline(always)]
-    pub(crate) fn outcome_told(self, told: Told) -> Outcome<T, E> {
-        told.outcome(self.result, self.elapsed, self.deadline)
+    pub(crate) fn outcome_heard_by(self, listeners: NamedListeners) -> Outcome<T, E> {
+        listeners.outcome(self.result, self.elapsed, self.deadline)
     }
 }
 
@@ -80,7 +80,7 @@ pub trait FirstReads<T, E> {
     fn accepts(&self, value: &T) -> bool;
 
     /// Who hears of a first success, if nothing else needs telling.
-    fn told(&self) -> Option<Told>;
+    fn named_listeners(&self) -> Option<NamedListeners>;
 }
 
 /// The first async attempt of the operation `make` builds (an
@@ -208,9 +208,12 @@ where
     let elapsed = clock.nanos_since(mark);
     let op = make();
     match result {
-        Ok(value) if op.accepts(&value) => {
-            Ok(FirstSuccess::of(value, elapsed, deadline, op.told()))
-        }
+        Ok(value) if op.accepts(&value) => Ok(FirstSuccess::of(
+            value,
+            elapsed,
+            deadline,
+            op.named_listeners(),
+        )),
         result => Err(FirstFailure {
             elapsed,
             result: Some(result),
@@ -290,10 +293,10 @@ where
     if super::plan::configured(name, Some(tally)) {
         return Err(FirstFailure::NOT_RUN);
     }
-    let told = Told::ending(name, Some(tally));
+    let listeners = NamedListeners::ending(name, Some(tally));
     // A function, not a closure: a closure here would be compiled again for
     // every `F`, that is for every function.
-    timed_first(&SystemClock, None, f, accepts_any::<T>, Some(told))
+    timed_first(&SystemClock, None, f, accepts_any::<T>, Some(listeners))
 }
 
 /// The validator of an operation without one: every value stands.
@@ -302,7 +305,7 @@ fn accepts_any<T>(_: &T) -> bool {
 }
 
 /// A first blocking attempt by `f` on `clock`, whose deadline is
-/// `deadline`: a success that `is_valid` accepts, which `told` hears of,
+/// `deadline`: a success that `is_valid` accepts, which `listeners` hear of,
 /// or how it failed and after how long.
 // The large `Err` holds the failed result, moved once to `run_after`.
 #[allow(clippy::result_large_err)]
@@ -312,7 +315,7 @@ pub(crate) fn timed_first<T, E, C: Clock, F>(
     deadline: Option<Duration>,
     f: &mut F,
     is_valid: impl Fn(&T) -> bool,
-    told: Option<Told>,
+    listeners: Option<NamedListeners>,
 ) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
 where
     F: FnMut(Attempt) -> Result<T, E>,
@@ -334,13 +337,13 @@ where
             result,
             elapsed,
             deadline,
-            told,
+            listeners,
         }),
         // Without a reading since, the result was written just now, tag
         // and value apart: a wide copy of it would wait for those writes,
         // so the value is taken out and written again.
         Ok(value) if !C::MEASURES && is_valid(&value) => {
-            Ok(FirstSuccess::of(value, elapsed, deadline, told))
+            Ok(FirstSuccess::of(value, elapsed, deadline, listeners))
         }
         result => Err(FirstFailure {
             elapsed,

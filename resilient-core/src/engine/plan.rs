@@ -96,7 +96,7 @@ pub(crate) fn configured(name: &str, tally: Option<&'static Tally>) -> bool {
 /// name and tally, its gates (each gives its free permit back) and, unless
 /// the report is deferred to the caller, the report hook. A plan lends
 /// them ([`Operation::first_report`](crate::Operation)); a layer's call
-/// lends its own, without building a plan for a success; a [`Told`]
+/// lends its own, without building a plan for a success; a [`NamedListeners`]
 /// stands for them where a first success needs nothing but a name and a
 /// tally. Every first success's report is written here.
 pub(crate) struct Listeners<'p, 'b, T, E, C> {
@@ -162,14 +162,14 @@ impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
     }
 }
 
-/// Who hears of a first success when that is all [`Listeners`] would say
-/// of an operation without gates or a report hook, named by a
-/// `&'static str`: what a first success keeps of its operation, so that its
-/// outcome ([`Told::outcome`]) needn't build the operation. Copied into the
-/// first success's value, before any plan exists; its outcome is written
-/// by the [`Listeners`] it stands for.
+/// The [`Listeners`] of an operation without gates or a report hook,
+/// named by a `&'static str`, reduced to what they are: its name and its
+/// tally. What a first success keeps of its operation, copied into its
+/// value before any plan exists, so that its outcome
+/// ([`NamedListeners::outcome`]) needn't build the operation; the outcome
+/// is written by the [`Listeners`] they stand for.
 #[derive(Debug, Clone, Copy)]
-pub struct Told {
+pub struct NamedListeners {
     pub(crate) name: &'static str,
     pub(crate) tally: Option<&'static Tally>,
     /// Whether the call ends here, rather than in its caller (a deferred
@@ -177,12 +177,12 @@ pub struct Told {
     pub(crate) ends: bool,
 }
 
-impl Told {
+impl NamedListeners {
     /// An operation named `name`, counted in `tally`, whose call ends where
     /// its first success is written.
     #[inline(always)]
     pub(crate) const fn ending(name: &'static str, tally: Option<&'static Tally>) -> Self {
-        Told {
+        NamedListeners {
             name,
             tally,
             ends: true,

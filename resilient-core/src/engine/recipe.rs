@@ -28,7 +28,7 @@ use super::execution::Execution;
 use super::first::{FirstFailure, FirstReads, FirstSuccess, FirstTerms};
 use super::hooks::{HookSet, Hooks, RetryIf};
 use super::operation::Operation;
-use super::plan::Told;
+use super::plan::NamedListeners;
 use crate::attempt::Attempt;
 use crate::clock::{Clock, SystemClock};
 use crate::error::{ReportableError, TimeoutError};
@@ -149,8 +149,8 @@ impl<T, E, K, C> Recipe<T, E, K, C> {
     /// Who hears of a first success: nothing but the name and the counts,
     /// since a `Recipe` sets no gate and no report hook.
     #[inline(always)]
-    fn told_of(&self) -> Told {
-        Told::ending(self.name.unwrap_or(UNNAMED), self.tally)
+    fn named_listeners(&self) -> NamedListeners {
+        NamedListeners::ending(self.name.unwrap_or(UNNAMED), self.tally)
     }
 }
 
@@ -182,7 +182,7 @@ impl<T, E> Recipe<T, E> {
         name: &'static str,
         tally: &'static Tally,
     ) -> Outcome<T, E> {
-        first.outcome_told(Told::ending(name, Some(tally)))
+        first.outcome_heard_by(NamedListeners::ending(name, Some(tally)))
     }
 
     /// As [`Operation::clock`], for a clock that is `Copy`, as the default
@@ -254,8 +254,8 @@ impl<T, E, K, C: Clock> FirstReads<T, E> for Recipe<T, E, K, C> {
     }
 
     #[inline(always)]
-    fn told(&self) -> Option<Told> {
-        Some(self.told_of())
+    fn named_listeners(&self) -> Option<NamedListeners> {
+        Some(self.named_listeners())
     }
 }
 

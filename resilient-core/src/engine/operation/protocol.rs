@@ -13,7 +13,7 @@ use crate::engine::first::{
     FirstFailure, FirstReads, FirstSuccess, FirstTerms, MakeOperation, timed_first,
 };
 use crate::engine::hooks::HookSet;
-use crate::engine::plan::{self, Told};
+use crate::engine::plan::{self, NamedListeners};
 use crate::engine::runner::{AttemptContext, Grant};
 use crate::report::{ExecutionReport, Outcome};
 use crate::settings::deadline;
@@ -67,7 +67,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             deadline(&self.plan.settings, 0),
             f,
             |value| self.plan.hooks.is_valid(value),
-            self.told(),
+            self.named_listeners(),
         )
     }
 
@@ -98,12 +98,12 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     }
 
     /// Who hears of a first success, if nothing else needs telling (see
-    /// [`Told`]).
+    /// [`NamedListeners`]).
     #[inline(always)]
-    pub(crate) fn told(&self) -> Option<Told> {
+    pub(crate) fn named_listeners(&self) -> Option<NamedListeners> {
         let plan = &self.plan;
         match plan.name {
-            Cow::Borrowed(name) if plan.gates.is_empty() && !H::REPORTS => Some(Told {
+            Cow::Borrowed(name) if plan.gates.is_empty() && !H::REPORTS => Some(NamedListeners {
                 name,
                 tally: plan.tally,
                 ends: !plan.settings.report_deferred,
@@ -139,8 +139,8 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         first: FirstSuccess<T, E>,
         make: &dyn MakeOperation<Self>,
     ) -> Outcome<T, E> {
-        match first.told {
-            Some(told) => first.outcome_told(told),
+        match first.listeners {
+            Some(listeners) => first.outcome_heard_by(listeners),
             None => Self::outcome_made(first, make),
         }
     }
@@ -303,9 +303,12 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
                 .await;
             let elapsed = self.plan.clock.nanos_since(mark);
             match result {
-                Ok(value) if self.plan.hooks.is_valid(&value) => {
-                    Ok(FirstSuccess::of(value, elapsed, deadline, self.told()))
-                }
+                Ok(value) if self.plan.hooks.is_valid(&value) => Ok(FirstSuccess::of(
+                    value,
+                    elapsed,
+                    deadline,
+                    self.named_listeners(),
+                )),
                 result => Err(Execution::after_first(&self.plan, elapsed, result)),
             }
         }
@@ -421,7 +424,7 @@ impl<T, E, C: Clock, H: HookSet<T, E>> FirstReads<T, E> for Operation<'_, T, E, 
     }
 
     #[inline(always)]
-    fn told(&self) -> Option<Told> {
-        Operation::told(self)
+    fn named_listeners(&self) -> Option<NamedListeners> {
+        Operation::named_listeners(self)
     }
 }
