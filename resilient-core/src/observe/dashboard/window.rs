@@ -337,6 +337,7 @@ fn tile(
             .percentile(quantile)
             .map(|d| d.as_secs_f64() * 1000.0)
     };
+    let endpoints = super::endpoints::endpoints_of(&op.name, now);
     json!({
         "name": op.name,
         "calls": calls,
@@ -350,7 +351,15 @@ fn tile(
         "p99_ms": millis(0.99),
         "spark_calls": spark.0,
         "spark_errors": spark.1,
-        "breaker": op.breaker.as_ref().and_then(Weak::upgrade).map(|view| breaker(&view, now)),
+        // With breakers per endpoint, the breaker of its first call is one
+        // key's: the rows of `endpoints` show them all instead.
+        "breaker": op
+            .breaker
+            .as_ref()
+            .filter(|_| endpoints.is_empty())
+            .and_then(Weak::upgrade)
+            .map(|view| breaker(&view, now)),
+        "endpoints": endpoints,
         "throttle": op.throttle.map(|(tokens, max)| json!({ "tokens": tokens, "max": max })),
         "limits": super::limits_of(&op.name),
     })
