@@ -1,6 +1,7 @@
-//! A breaker per endpoint, through the reqwest middleware: two real
+//! State per endpoint, through the reqwest middleware: two real
 //! instances of one service on 127.0.0.1, one failing. Only the failing
-//! one's breaker opens, and traffic keeps flowing to the other.
+//! one's breaker opens and only its retry throttle drains, and traffic
+//! (and retries) keep flowing to the other.
 
 #[allow(dead_code)]
 #[path = "support/http_server.rs"]
@@ -10,9 +11,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest_middleware::ClientBuilder;
-use resilient::endpoint::EndpointBreakers;
+use resilient::endpoint::{EndpointBreakers, EndpointThrottles};
 use resilient::reqwest::ResilientMiddleware;
-use resilient::{CircuitBreaker, CircuitState};
+use resilient::{Backoff, CircuitBreaker, CircuitState, RetryThrottle};
 
 #[tokio::test(start_paused = true)]
 async fn one_sick_instance_opens_only_its_own_breaker() {
@@ -54,4 +55,51 @@ async fn one_sick_instance_opens_only_its_own_breaker() {
     ];
     expected.sort_by(|a, b| a.0.cmp(&b.0));
     assert_eq!(breakers.states(), expected);
+}
+
+#[tokio::test(start_paused = true)]
+async fn one_sick_instance_drains_only_its_own_retry_throttle() {
+    let (sick, sick_hits) = http_server::start().await;
+    let (well, well_hits) = http_server::start().await;
+    // Retries while more than 2 of 4 tokens are left.
+    let throttles = Arc::new(
+        EndpointThrottles::builder("c")
+            .template(RetryThrottle::new(4, 1.0))
+            .build()
+            .unwrap(),
+    );
+    let client = ClientBuilder::new(reqwest::Client::new())
+        .with(
+            ResilientMiddleware::new()
+                .retries(3)
+                .backoff(Backoff::none())
+                .per_endpoint_throttle(Arc::clone(&throttles)),
+        )
+        .build();
+
+    for call in 0..3 {
+        let response = client
+            .get(format!("http://{sick}/down/t"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 503);
+        // A 503 the first time: the well instance keeps its retry.
+        let path = format!("/status/503/t{call}");
+        let response = client
+            .get(format!("http://{well}{path}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(well_hits.count(&path), 2);
+    }
+    // The sick instance: 2 attempts (4 -> 3 -> 2 tokens), then 1 a call.
+    assert_eq!(sick_hits.count("/down/t"), 4);
+    let mut expected = vec![
+        (format!("127.0.0.1:{}", sick.port()), 0.0),
+        (format!("127.0.0.1:{}", well.port()), 4.0),
+    ];
+    expected.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(throttles.tokens(), expected);
 }

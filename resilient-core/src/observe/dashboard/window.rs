@@ -476,6 +476,53 @@ mod tests {
         assert_eq!(snapshot["operations"][1]["spark_calls"], json!([4]));
     }
 
+    #[test]
+    fn a_tile_with_breakers_per_endpoint_shows_a_row_per_key_and_no_single_breaker() {
+        use crate::breaker::CircuitBreaker;
+        use crate::endpoint::EndpointBreakers;
+
+        let breakers = Arc::new(
+            EndpointBreakers::builder("window.hosts")
+                .template(CircuitBreaker::builder().failure_threshold(1))
+                .build()
+                .unwrap(),
+        );
+        let now = Instant::now();
+        let sick = breakers.get("sick:80");
+        sick.try_acquire(now).unwrap().record_failure(now);
+        breakers.get("well:80");
+        // Its first call consulted the sick key's breaker.
+        let entries = vec![Arc::new(Entry {
+            name: "window.by_host".into(),
+            tally: Box::leak(Box::new(Tally::new())),
+            breaker: Some(Arc::downgrade(sick.view())),
+            row: 0,
+        })];
+        let (mut history, start) = (History::default(), Instant::now());
+        history.sample_of(start, &entries);
+        let shown = |history: &History| history.snapshot()["operations"][0].clone();
+        assert_eq!(
+            shown(&history)["breaker"]["state"],
+            "open",
+            "one breaker, until the map shows"
+        );
+        let rows: Weak<dyn super::super::EndpointRows> = Arc::downgrade(&breakers) as _;
+        super::super::endpoints::show_endpoints("window.by_host", rows);
+
+        let tile = shown(&history);
+        assert_eq!(tile["breaker"], Value::Null);
+        let map = &tile["endpoints"][0];
+        assert_eq!(map["prefix"], "window.hosts");
+        assert_eq!(map["keys"], 2);
+        let rows: Vec<(&str, &str)> = map["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| (row["key"].as_str().unwrap(), row["state"].as_str().unwrap()))
+            .collect();
+        assert_eq!(rows, [("sick:80", "open"), ("well:80", "closed")]);
+    }
+
     /// A thousand operations, and the overflow: the most the limit on
     /// names lets the dashboard show, functions under the attribute aside.
     const ROWS: usize = cardinality::DEFAULT_LIMIT + 1;
