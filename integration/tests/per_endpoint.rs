@@ -1,7 +1,9 @@
 //! State per endpoint, through the reqwest middleware: two real
 //! instances of one service on 127.0.0.1, one failing. Only the failing
 //! one's breaker opens and only its retry throttle drains, and traffic
-//! (and retries) keep flowing to the other.
+//! (and retries) keep flowing to the other; one hanging instance fills
+//! only its own bulkhead, and a request dropped while it waits gives its
+//! permit back.
 
 #[allow(dead_code)]
 #[path = "support/http_server.rs"]
@@ -11,7 +13,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest_middleware::ClientBuilder;
-use resilient::endpoint::{EndpointBreakers, EndpointThrottles};
+use resilient::endpoint::{EndpointBreakers, EndpointLimits, EndpointThrottles};
+use resilient::limit::Bulkhead;
 use resilient::reqwest::ResilientMiddleware;
 use resilient::{Backoff, CircuitBreaker, CircuitState, RetryThrottle};
 
@@ -102,4 +105,46 @@ async fn one_sick_instance_drains_only_its_own_retry_throttle() {
     ];
     expected.sort_by(|a, b| a.0.cmp(&b.0));
     assert_eq!(throttles.tokens(), expected);
+}
+
+#[tokio::test(start_paused = true)]
+async fn one_hanging_instance_fills_only_its_own_bulkhead() {
+    let (hanging, hanging_hits) = http_server::start().await;
+    let (well, well_hits) = http_server::start().await;
+    let limits = Arc::new(
+        EndpointLimits::builder("c")
+            .limit(|| Bulkhead::new(1).named("c.instance"))
+            .build()
+            .unwrap(),
+    );
+    let client = ClientBuilder::new(reqwest::Client::new())
+        .with(ResilientMiddleware::new().per_endpoint_limits(Arc::clone(&limits)))
+        .build();
+    let hanging_key = format!("127.0.0.1:{}", hanging.port());
+
+    // A request to the hanging instance takes its one permit, and waits.
+    let stuck = tokio::spawn({
+        let client = client.clone();
+        async move { client.get(format!("http://{hanging}/hang/b")).send().await }
+    });
+    while hanging_hits.count("/hang/b") == 0 {
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(limits.get(&hanging_key)[0].in_flight(), Some(1));
+
+    // The next one to it is refused without being sent...
+    let refused = client.get(format!("http://{hanging}/hang/c")).send().await;
+    assert!(refused.unwrap_err().to_string().contains("c.instance"));
+    assert_eq!(hanging_hits.count("/hang/c"), 0);
+    // ...and the other instance's requests flow.
+    for _ in 0..3 {
+        let response = client.get(format!("http://{well}/b")).send().await.unwrap();
+        assert_eq!(response.status(), 200);
+    }
+    assert_eq!(well_hits.count("/b"), 3);
+
+    // The caller gives up on the stuck request: its permit comes back.
+    stuck.abort();
+    assert!(stuck.await.unwrap_err().is_cancelled());
+    assert_eq!(limits.get(&hanging_key)[0].in_flight(), Some(0));
 }
