@@ -3,8 +3,10 @@
 //! headless Chromium reading what a person would see once the stream has
 //! updated the page: a tile per operation, the error % the load generator
 //! measured (within 5 points), a breaker shown open while it is open
-//! and closed once it has recovered, and a connection pool's fill and
-//! refusals on its operation's tile. Saves screenshots to
+//! and closed once it has recovered, a connection pool's fill and
+//! refusals on its operation's tile, and a breaker per host under the tile
+//! of a reqwest middleware's operation: the sick host's open, the other's
+//! closed. Saves screenshots to
 //! `target/dashboard.png` and `target/dashboard-open.png`.
 //!
 //! Everything runs on 127.0.0.1, in real time, bounded: each wait gives up
@@ -22,7 +24,9 @@ use axum::Router;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
+use resilient::endpoint::EndpointBreakers;
 use resilient::limit::{Bulkhead, Completion, Limiter};
+use resilient::reqwest::ResilientMiddleware;
 use resilient::{CircuitBreaker, CircuitOpen, CircuitState, LimitExceeded, resilient};
 use serde_json::Value;
 
@@ -152,6 +156,8 @@ const READ_TILES: &str = r#"JSON.stringify(Array.from(document.querySelectorAll(
     calls_per_s: tile.querySelector('[data-field="calls-per-s"]').textContent,
     breaker: (tile.querySelector('[data-field="breaker-state"]') || {}).textContent || null,
     limits: Array.from(tile.querySelectorAll('[data-field="limit"]')).map(row => row.textContent),
+    endpoints: Array.from(tile.querySelectorAll('[data-field="endpoint-state"]'))
+        .map(badge => badge.closest("[data-key]").dataset.key + "=" + badge.textContent),
 })))"#;
 
 async fn tiles(browser: &mut Chromium) -> Vec<Value> {
@@ -223,6 +229,44 @@ async fn the_page_shows_each_operation_its_error_rate_its_breaker_and_its_limits
         })
     };
 
+    // A search service on two hosts, one of them sick, through a
+    // middleware with a breaker per host.
+    let sick =
+        serve(Router::new().route("/search", get(|| async { StatusCode::SERVICE_UNAVAILABLE })))
+            .await;
+    let well = serve(Router::new().route("/search", get(|| async { StatusCode::OK }))).await;
+    let breakers = Arc::new(
+        EndpointBreakers::builder("search")
+            .template(
+                CircuitBreaker::builder()
+                    .failure_threshold(3)
+                    .break_duration(Duration::from_secs(60)),
+            )
+            .build()
+            .unwrap(),
+    );
+    let search = {
+        let client = reqwest_middleware::ClientBuilder::new(client.clone())
+            .with(
+                ResilientMiddleware::new()
+                    .name("search.by_host")
+                    .per_endpoint(breakers),
+            )
+            .build();
+        let urls = [format!("{sick}/search"), format!("{well}/search")];
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(Duration::from_millis(50));
+            loop {
+                every.tick().await;
+                for url in &urls {
+                    let _ = client.get(url).send().await;
+                }
+            }
+        })
+    };
+    let key = |address: &str| address.trim_start_matches("http://").to_owned();
+    let (sick_key, well_key) = (key(&sick), key(&well));
+
     // With the trailing slash: the page and its stream are found there too.
     browser.open(&format!("{service}/resilience/")).await;
     // A tile per operation, with figures from the stream.
@@ -237,6 +281,24 @@ async fn the_page_shows_each_operation_its_error_rate_its_breaker_and_its_limits
         },
     )
     .await;
+
+    // Each host's breaker on the middleware's tile: the sick one open.
+    let seen = wait_for(
+        &mut browser,
+        Duration::from_secs(10),
+        "a breaker per host",
+        |tiles| {
+            tile(tiles, "search.by_host").is_some_and(|tile| {
+                tile["endpoints"]
+                    == serde_json::json!([format!("{sick_key}=open"), format!("{well_key}=closed")])
+            })
+        },
+    )
+    .await;
+    assert_eq!(
+        tile(&seen, "search.by_host").unwrap()["breaker"],
+        Value::Null
+    );
 
     // Let the window fill with a few readings, then compare with the truth
     // of the same 10 s.
@@ -320,6 +382,7 @@ async fn the_page_shows_each_operation_its_error_rate_its_breaker_and_its_limits
     }
     save("dashboard.png", &browser.screenshot().await);
     load.abort();
+    search.abort();
 }
 
 /// Without a browser: the page at both addresses, and the stream under

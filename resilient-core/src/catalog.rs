@@ -32,6 +32,11 @@ pub const LIMIT_CURRENT: &str = "resilient_limit_current";
 /// estimate.
 pub const NAMES_FOLDED: &str = "resilient_operation_names_folded";
 
+/// The counter of keys a per-endpoint map evicted, for capacity or
+/// idleness, labelled `endpoints` (the map's prefix) and `kind`
+/// (`breaker`, `throttle` or `limits`).
+pub const ENDPOINT_EVICTIONS: &str = "resilient_endpoint_evictions_total";
+
 /// The counter of attempts a limiter refused, labelled `operation` and
 /// `limiter`.
 pub(crate) const LIMIT_REJECTIONS: &str = "resilient_limit_rejections_total";
@@ -178,6 +183,13 @@ pub const SERIES: &[Series] = &[
         unit: Unit::Count,
         labels: &[],
         help: "Distinct operation names counted under resilient.overflow because the limit on names was reached, estimated within a few percent.",
+    },
+    Series {
+        name: ENDPOINT_EVICTIONS,
+        kind: SeriesKind::Counter,
+        unit: Unit::Count,
+        labels: &["endpoints", "kind"],
+        help: "Keys a per-endpoint map dropped to stay within its capacity or because they were idle, by map (its prefix) and kind (breaker, throttle, limits).",
     },
 ];
 

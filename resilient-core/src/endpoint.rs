@@ -1,22 +1,35 @@
-//! A circuit breaker per endpoint: one [`CircuitBreaker`] per key (by
-//! default a request's `host:port`), built on first use from a template,
-//! so that one sick host opens its own breaker and no other.
+//! State per endpoint: a circuit breaker, a retry throttle and limits
+//! per key (by default a request's `host:port`), each built on first use
+//! from a template, so that one sick host opens its own breaker, drains
+//! its own throttle and fills its own limits, and no other's.
 //!
-//! Memory is bounded: an [`EndpointBreakers`] holds at most
-//! [`capacity`](EndpointBreakersBuilder::capacity) keys (1024 by default).
-//! When a new key would go over, one key is evicted, chosen by this rule:
+//! * [`EndpointBreakers`]: a [`CircuitBreaker`] per key, named
+//!   `"{prefix}/{key}"`;
+//! * [`EndpointThrottles`]: a [`RetryThrottle`](crate::RetryThrottle) per
+//!   key;
+//! * [`EndpointLimits`]: a set of [`Limiter`](crate::limit::Limiter)s
+//!   (a bulkhead, a rate limiter, …) per key.
 //!
-//! 1. the least recently used key whose breaker is closed;
-//! 2. only if every key's breaker is open or half-open, the least recently
-//!    used key of all.
+//! The tower layer and the reqwest middleware take any of them
+//! (`per_endpoint`, `per_endpoint_throttle`, `per_endpoint_limits`) and
+//! find each request's key once, for all three.
+//!
+//! Memory is bounded, the same way for all three: a map holds at most
+//! `capacity` keys (1024 by default). When a new key would go over, one key
+//! is evicted, chosen by this rule:
+//!
+//! 1. the least recently used key *at rest*: a breaker closed, a throttle
+//!    full, limiters with no attempt in flight;
+//! 2. only if no key is at rest, the least recently used key of all.
 //!
 //! So a key whose breaker is open is never evicted while a closed one can
 //! go instead: evicting it would forget that its host is sick. Keys not used
-//! for [`idle_after`](EndpointBreakersBuilder::idle_after) are also dropped
-//! when their shard is next touched, whatever their breaker's state, since
-//! an idle breaker has nothing left to protect. "Used" and "idle" are read
-//! from the map's [`Clock`], so tests drive them with a
-//! [`FakeClock`](crate::FakeClock).
+//! for `idle_after` (10 minutes by default) are also dropped when their
+//! shard is next given a new key, whatever their state, since an idle
+//! key has nothing left to protect. `evictions()` counts both, as does the
+//! counter `resilient_endpoint_evictions_total` with the `metrics` feature.
+//! "Used" and "idle" are read from the map's [`Clock`](crate::Clock), so
+//! tests drive them with a [`FakeClock`](crate::FakeClock).
 //!
 //! ```
 //! use resilient::CircuitBreaker;
@@ -36,29 +49,24 @@
 //! assert!(breakers.get("10.0.0.2:8080").try_acquire(now).is_ok());
 //! ```
 
-use std::collections::HashMap;
+#[cfg(feature = "tower")]
+use std::any::Any;
 use std::fmt;
-use std::hash::{BuildHasher, RandomState};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Instant;
 
 use crate::breaker::{CircuitBreaker, CircuitBreakerBuilder, CircuitState};
-use crate::clock::{Clock, SystemClock};
 use crate::error::ConfigError;
 
-/// How many keys an [`EndpointBreakers`] keeps unless told otherwise.
-pub const DEFAULT_CAPACITY: usize = 1024;
+mod limits;
+mod map;
+mod throttles;
 
-/// How long a key may go unused before it is dropped, unless told otherwise.
-pub const DEFAULT_IDLE_AFTER: Duration = Duration::from_secs(600);
+pub use limits::{EndpointLimits, EndpointLimitsBuilder};
+pub use map::{DEFAULT_CAPACITY, DEFAULT_IDLE_AFTER};
+pub use throttles::{EndpointThrottles, EndpointThrottlesBuilder};
 
-const SHARDS: usize = 16;
-
-struct Slot {
-    breaker: Arc<CircuitBreaker>,
-    used: Instant,
-}
+use map::{AtRest, Bound, KeyedMap, bound_readers, bound_setters};
 
 /// A bounded map from endpoint keys to circuit breakers; see the
 /// [module documentation](self) for the eviction rule.
@@ -74,14 +82,11 @@ struct Slot {
 /// assert_eq!(breakers.evictions(), 100 - breakers.len() as u64);
 /// ```
 pub struct EndpointBreakers {
-    prefix: String,
     template: CircuitBreakerBuilder,
-    per_shard: usize,
-    idle_after: Duration,
-    clock: Arc<dyn Fn() -> Instant + Send + Sync>,
-    hasher: RandomState,
-    shards: Vec<Mutex<HashMap<String, Slot>>>,
-    evictions: AtomicU64,
+    map: KeyedMap<Arc<CircuitBreaker>>,
+    /// The operation whose dashboard tile shows the breakers.
+    #[cfg(all(feature = "dashboard", feature = "tower"))]
+    shown: std::sync::OnceLock<Box<str>>,
 }
 
 /// Configures an [`EndpointBreakers`]; start with [`EndpointBreakers::builder`].
@@ -103,9 +108,13 @@ pub struct EndpointBreakers {
 pub struct EndpointBreakersBuilder {
     prefix: String,
     template: CircuitBreakerBuilder,
-    capacity: usize,
-    idle_after: Duration,
-    clock: Arc<dyn Fn() -> Instant + Send + Sync>,
+    bound: Bound,
+}
+
+impl AtRest for Arc<CircuitBreaker> {
+    fn at_rest(&self, now: Instant) -> bool {
+        self.state(now) == CircuitState::Closed
+    }
 }
 
 impl EndpointBreakers {
@@ -121,9 +130,7 @@ impl EndpointBreakers {
         EndpointBreakersBuilder {
             prefix: prefix.into(),
             template: CircuitBreaker::builder(),
-            capacity: DEFAULT_CAPACITY,
-            idle_after: DEFAULT_IDLE_AFTER,
-            clock: Arc::new(|| SystemClock.now()),
+            bound: Bound::default(),
         }
     }
 
@@ -137,100 +144,27 @@ impl EndpointBreakers {
     /// assert!(Arc::ptr_eq(&breakers.get("h:1"), &breakers.get("h:1")));
     /// ```
     pub fn get(&self, key: &str) -> Arc<CircuitBreaker> {
-        let now = (self.clock)();
-        let index = (self.hasher.hash_one(key) as usize) % self.shards.len();
-        let mut shard = self.shards[index]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some(slot) = shard.get_mut(key) {
-            slot.used = now;
-            return Arc::clone(&slot.breaker);
-        }
-        let before = shard.len();
-        let idle_after = self.idle_after;
-        shard.retain(|_, slot| now.saturating_duration_since(slot.used) < idle_after);
-        let mut evicted = before - shard.len();
-        if shard.len() >= self.per_shard
-            && let Some(victim) = victim(&shard, now)
-        {
-            shard.remove(&victim);
-            evicted += 1;
-        }
-        if evicted > 0 {
-            self.evictions.fetch_add(evicted as u64, Ordering::Relaxed);
-            #[cfg(feature = "metrics")]
-            metrics::counter!("resilient_endpoint_evictions_total", "endpoints" => self.prefix.clone())
-                .increment(evicted as u64);
-        }
-        let breaker = Arc::new(self.build_breaker(key));
-        shard.insert(
-            key.to_owned(),
-            Slot {
-                breaker: Arc::clone(&breaker),
-                used: now,
-            },
-        );
-        breaker
+        self.map
+            .get_or_make(key, || Arc::new(self.build_breaker(key)))
     }
 
     fn build_breaker(&self, key: &str) -> CircuitBreaker {
-        // The template's rules were checked in `build`.
-        self.template
+        let name = format!("{}/{}", self.map.prefix(), key);
+        #[cfg(feature = "metrics")]
+        let template = self
+            .template
             .clone()
-            .name(format!("{}/{}", self.prefix, key))
-            .build()
-            .unwrap_or_default()
+            .label(crate::observe::cardinality::breaker_label(
+                self.map.prefix(),
+                &name,
+            ));
+        #[cfg(not(feature = "metrics"))]
+        let template = self.template.clone();
+        // The template's rules were checked in `build`.
+        template.name(name).build().unwrap_or_default()
     }
 
-    /// How many keys the map holds now.
-    ///
-    /// ```
-    /// use resilient::endpoint::EndpointBreakers;
-    ///
-    /// let breakers = EndpointBreakers::builder("c").build().unwrap();
-    /// assert_eq!(breakers.len(), 0);
-    /// ```
-    pub fn len(&self) -> usize {
-        self.shards
-            .iter()
-            .map(|shard| shard.lock().unwrap_or_else(PoisonError::into_inner).len())
-            .sum()
-    }
-
-    /// Whether the map holds no key.
-    ///
-    /// ```
-    /// use resilient::endpoint::EndpointBreakers;
-    ///
-    /// assert!(EndpointBreakers::builder("c").build().unwrap().is_empty());
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The most keys the map holds at once.
-    ///
-    /// ```
-    /// use resilient::endpoint::EndpointBreakers;
-    ///
-    /// let breakers = EndpointBreakers::builder("c").capacity(64).build().unwrap();
-    /// assert_eq!(breakers.capacity(), 64);
-    /// ```
-    pub fn capacity(&self) -> usize {
-        self.per_shard * self.shards.len()
-    }
-
-    /// How many keys were evicted so far, for capacity or idleness; with the
-    /// `metrics` feature also counted as `resilient_endpoint_evictions_total`.
-    ///
-    /// ```
-    /// use resilient::endpoint::EndpointBreakers;
-    ///
-    /// assert_eq!(EndpointBreakers::builder("c").build().unwrap().evictions(), 0);
-    /// ```
-    pub fn evictions(&self) -> u64 {
-        self.evictions.load(Ordering::Relaxed)
-    }
+    bound_readers!(EndpointBreakers);
 
     /// Each key with its breaker's state now, for display.
     ///
@@ -243,40 +177,55 @@ impl EndpointBreakers {
     /// assert_eq!(breakers.states(), vec![("h:1".to_owned(), CircuitState::Closed)]);
     /// ```
     pub fn states(&self) -> Vec<(String, CircuitState)> {
-        let now = (self.clock)();
-        let mut states: Vec<_> = self
-            .shards
-            .iter()
-            .flat_map(|shard| {
-                let shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
-                shard
-                    .iter()
-                    .map(|(key, slot)| (key.clone(), slot.breaker.state(now)))
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        states.sort_by(|a, b| a.0.cmp(&b.0));
-        states
+        let now = self.map.now();
+        self.map
+            .entries()
+            .into_iter()
+            .map(|(key, breaker)| (key, breaker.state(now)))
+            .collect()
+    }
+
+    /// Shows the breakers on the dashboard tile of `operation`, under its
+    /// name: once, on the first call of the operation that uses them.
+    #[cfg(all(feature = "dashboard", feature = "tower"))]
+    pub(crate) fn show_under(self: &Arc<Self>, operation: &str) {
+        if self.shown.get().is_some_and(|shown| **shown == *operation) {
+            return;
+        }
+        let _ = self.shown.set(operation.into());
+        let rows: std::sync::Weak<dyn crate::observe::dashboard::EndpointRows> =
+            Arc::downgrade(self) as _;
+        crate::observe::dashboard::show_endpoints(operation, rows);
     }
 }
 
-/// The key to evict from a full shard: the least recently used closed one,
-/// else the least recently used of all.
-fn victim(shard: &HashMap<String, Slot>, now: Instant) -> Option<String> {
-    let oldest = |closed: bool| {
-        shard
-            .iter()
-            .filter(|(_, slot)| !closed || slot.breaker.state(now) == CircuitState::Closed)
-            .min_by_key(|(_, slot)| slot.used)
-            .map(|(key, _)| key.clone())
-    };
-    oldest(true).or_else(|| oldest(false))
+#[cfg(feature = "dashboard")]
+impl crate::observe::dashboard::EndpointRows for EndpointBreakers {
+    fn prefix(&self) -> &str {
+        self.map.prefix()
+    }
+
+    fn keys(&self) -> usize {
+        self.map.len()
+    }
+
+    fn evictions(&self) -> u64 {
+        self.map.evictions()
+    }
+
+    fn views(&self) -> Vec<(String, Arc<crate::breaker::View>)> {
+        self.map
+            .entries()
+            .into_iter()
+            .map(|(key, breaker)| (key, Arc::clone(breaker.view())))
+            .collect()
+    }
 }
 
 impl fmt::Debug for EndpointBreakers {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("EndpointBreakers")
-            .field("prefix", &self.prefix)
+            .field("prefix", &self.map.prefix())
             .field("capacity", &self.capacity())
             .field("evictions", &self.evictions())
             .finish_non_exhaustive()
@@ -300,48 +249,7 @@ impl EndpointBreakersBuilder {
         self
     }
 
-    /// The most keys kept at once (1024 by default). It is spread over 16
-    /// shards, so it is rounded up to a multiple of 16; 0 counts as 1.
-    ///
-    /// ```
-    /// use resilient::endpoint::EndpointBreakers;
-    ///
-    /// let breakers = EndpointBreakers::builder("c").capacity(100).build().unwrap();
-    /// assert_eq!(breakers.capacity(), 112);
-    /// ```
-    pub fn capacity(mut self, keys: usize) -> Self {
-        self.capacity = keys;
-        self
-    }
-
-    /// How long a key may go unused before it is dropped (10 minutes by
-    /// default).
-    ///
-    /// ```
-    /// use resilient::endpoint::EndpointBreakers;
-    /// use std::time::Duration;
-    ///
-    /// let builder = EndpointBreakers::builder("c").idle_after(Duration::from_secs(30));
-    /// # let _ = builder;
-    /// ```
-    pub fn idle_after(mut self, idle: Duration) -> Self {
-        self.idle_after = idle;
-        self
-    }
-
-    /// The clock that says when a key was last used.
-    ///
-    /// ```
-    /// use resilient::FakeClock;
-    /// use resilient::endpoint::EndpointBreakers;
-    ///
-    /// let builder = EndpointBreakers::builder("c").clock(FakeClock::new());
-    /// # let _ = builder;
-    /// ```
-    pub fn clock(mut self, clock: impl Clock + 'static) -> Self {
-        self.clock = Arc::new(move || clock.now());
-        self
-    }
+    bound_setters!(EndpointBreakers);
 
     /// Checks the settings and builds the map.
     ///
@@ -354,23 +262,63 @@ impl EndpointBreakersBuilder {
     /// assert_eq!(err, ConfigError::ZeroDuration("idle_after"));
     /// ```
     pub fn build(self) -> Result<EndpointBreakers, ConfigError> {
-        if self.idle_after.is_zero() {
-            return Err(ConfigError::ZeroDuration("idle_after"));
-        }
         // Checked, not built: a breaker built here would publish a view and
         // a gauge for no endpoint.
         self.template.check()?;
-        let per_shard = self.capacity.max(1).div_ceil(SHARDS);
         Ok(EndpointBreakers {
-            prefix: self.prefix,
             template: self.template,
-            per_shard,
-            idle_after: self.idle_after,
-            clock: self.clock,
-            hasher: RandomState::new(),
-            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
-            evictions: AtomicU64::new(0),
+            map: KeyedMap::new(self.prefix, "breaker", self.bound)?,
+            #[cfg(all(feature = "dashboard", feature = "tower"))]
+            shown: std::sync::OnceLock::new(),
         })
+    }
+}
+
+/// A user's key function, for a request of the type it was given for
+/// (`None` for another type).
+#[cfg(feature = "tower")]
+pub(crate) type KeyFn = Arc<dyn Fn(&dyn Any) -> Option<String> + Send + Sync>;
+
+/// `key`, a function of a `Req`, as a layer or middleware keeps it.
+#[cfg(feature = "tower")]
+pub(crate) fn key_fn<Req: 'static>(key: impl Fn(&Req) -> String + Send + Sync + 'static) -> KeyFn {
+    Arc::new(move |request: &dyn Any| request.downcast_ref::<Req>().map(&key))
+}
+
+/// What a layer or middleware keeps per endpoint: the maps it was given,
+/// and the user's key function.
+#[cfg(feature = "tower")]
+#[derive(Clone, Default)]
+pub(crate) struct PerKey {
+    pub(crate) breakers: Option<Arc<EndpointBreakers>>,
+    pub(crate) throttles: Option<Arc<EndpointThrottles>>,
+    pub(crate) limits: Option<Arc<EndpointLimits>>,
+    pub(crate) key: Option<KeyFn>,
+}
+
+#[cfg(feature = "tower")]
+impl PerKey {
+    /// Whether any state is kept per endpoint.
+    pub(crate) fn is_set(&self) -> bool {
+        self.breakers.is_some() || self.throttles.is_some() || self.limits.is_some()
+    }
+
+    /// The key of `request` by the user's function, if there is one and it
+    /// takes a `Req`.
+    pub(crate) fn key_of<Req: 'static>(&self, request: &Req) -> Option<String> {
+        self.key.as_ref().and_then(|key| key(request))
+    }
+}
+
+#[cfg(feature = "tower")]
+impl fmt::Debug for PerKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PerKey")
+            .field("breakers", &self.breakers)
+            .field("throttles", &self.throttles)
+            .field("limits", &self.limits)
+            .field("key", &self.key.is_some())
+            .finish()
     }
 }
 
@@ -395,6 +343,28 @@ pub fn endpoint_key(uri: &http::Uri) -> Option<String> {
         Some(_) => None,
     });
     Some(key_of(host, port))
+}
+
+/// The default endpoint key of an `http::Request`: [`endpoint_key`] of its
+/// URI, or `""` when it has no host. A key function for the tower layer,
+/// whose request type has no key of its own.
+///
+/// ```
+/// use resilient::endpoint::{EndpointBreakers, host_port};
+/// use resilient::tower::ResilientLayer;
+/// use std::sync::Arc;
+///
+/// let request = http::Request::get("http://10.0.0.7:8080/users").body(()).unwrap();
+/// assert_eq!(host_port(&request), "10.0.0.7:8080");
+///
+/// let breakers = Arc::new(EndpointBreakers::builder("users").build()?);
+/// let layer = ResilientLayer::new().per_endpoint_by(breakers, host_port::<String>);
+/// # let _ = layer;
+/// # Ok::<(), resilient::ConfigError>(())
+/// ```
+#[cfg(feature = "http")]
+pub fn host_port<B>(request: &http::Request<B>) -> String {
+    endpoint_key(request.uri()).unwrap_or_default()
 }
 
 /// An endpoint's key: `host:port`, or the host alone when no port is known.

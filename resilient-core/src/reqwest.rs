@@ -27,7 +27,7 @@ use crate::tower::{
     Call, Classifier, EngineError, FirstFailed, HttpClassifier, ReportExtension, Shared,
 };
 use crate::tower::{Hedgeable, IdempotentRequests, Resendable};
-use crate::tower::{attach_to, resilient_setters};
+use crate::tower::{attach_to, per_endpoint_setters, resilient_setters};
 
 /// A reqwest-middleware [`Middleware`] that makes each request resilient:
 /// retries with backoff and jitter, Retry-After waits that spend no
@@ -210,7 +210,7 @@ impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
     /// # Ok::<(), resilient::ConfigError>(())
     /// ```
     pub fn per_endpoint(mut self, breakers: std::sync::Arc<EndpointBreakers>) -> Self {
-        self.shared.endpoints = Some(breakers);
+        self.shared.per_key.breakers = Some(breakers);
         self
     }
 
@@ -235,9 +235,43 @@ impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
     where
         F: Fn(&Request) -> String + Send + Sync + 'static,
     {
-        let mut this = self.per_endpoint(breakers);
-        this.shared.endpoint_key = Some(crate::tower::endpoint_key(key));
-        this
+        self.per_endpoint(breakers).endpoint_key(key)
+    }
+
+    per_endpoint_setters!(
+        ResilientMiddleware,
+        "resilient::reqwest::ResilientMiddleware"
+    );
+
+    /// Names each request's endpoint by `key` rather than its `host:port`,
+    /// for all the state kept per endpoint
+    /// ([`per_endpoint`](Self::per_endpoint),
+    /// [`per_endpoint_throttle`](Self::per_endpoint_throttle),
+    /// [`per_endpoint_limits`](Self::per_endpoint_limits)).
+    ///
+    /// ```
+    /// use resilient::endpoint::EndpointThrottles;
+    /// use resilient::reqwest::ResilientMiddleware;
+    /// use std::sync::Arc;
+    ///
+    /// let throttles = Arc::new(EndpointThrottles::builder("search").build()?);
+    /// // A throttle per tenant, named by a header.
+    /// let middleware = ResilientMiddleware::new()
+    ///     .retries(2)
+    ///     .per_endpoint_throttle(throttles)
+    ///     .endpoint_key(|request: &reqwest::Request| {
+    ///         let tenant = request.headers().get("x-tenant").and_then(|v| v.to_str().ok());
+    ///         tenant.unwrap_or("").to_owned()
+    ///     });
+    /// # let _ = middleware;
+    /// # Ok::<(), resilient::ConfigError>(())
+    /// ```
+    pub fn endpoint_key<F>(mut self, key: F) -> Self
+    where
+        F: Fn(&Request) -> String + Send + Sync + 'static,
+    {
+        self.shared.per_key.key = Some(crate::endpoint::key_fn(key));
+        self
     }
 
     /// Sends each attempt's deadline downstream in `header`: what the
@@ -432,8 +466,10 @@ where
         self.run_with(&self.shared, request, extensions, next).await
     }
 
-    /// [`run`](Self::run) with the breaker of the request's endpoint, from
-    /// the map set with [`per_endpoint`](Self::per_endpoint).
+    /// [`run`](Self::run) with the state of the request's endpoint, from
+    /// the maps set with [`per_endpoint`](Self::per_endpoint),
+    /// [`per_endpoint_throttle`](Self::per_endpoint_throttle) and
+    /// [`per_endpoint_limits`](Self::per_endpoint_limits).
     async fn run_endpoint(
         &self,
         request: Request,
@@ -602,7 +638,7 @@ where
     {
         // Two futures, each laid out for its own path: a call with no gate
         // before its first attempt and no hedge carries none of their state.
-        if self.shared.endpoints.is_some() {
+        if self.shared.per_key.is_set() {
             Box::pin(self.run_endpoint(request, extensions, next))
         } else if self.call().is_plain() {
             Box::pin(self.run_plain(request, extensions, next))

@@ -29,6 +29,9 @@ pub(super) struct Config {
     pub(super) max_break_nanos: u64,
     pub(super) half_open_probes: u32,
     pub(super) probe_timeout_nanos: u64,
+    /// The `breaker` label of its gauge, when it is not its name.
+    #[cfg(feature = "metrics")]
+    pub(super) label: Option<Cow<'static, str>>,
 }
 
 impl Default for Config {
@@ -42,6 +45,8 @@ impl Default for Config {
             max_break_nanos: u64::MAX,
             half_open_probes: DEFAULT_HALF_OPEN_PROBES,
             probe_timeout_nanos: saturating_nanos(DEFAULT_BREAK_DURATION),
+            #[cfg(feature = "metrics")]
+            label: None,
         }
     }
 }
@@ -83,6 +88,8 @@ pub struct CircuitBreakerBuilder {
     /// The fleet to share the breaker's state with.
     #[cfg(feature = "redis")]
     shared: Option<super::RedisBreakerState>,
+    #[cfg(feature = "metrics")]
+    label: Option<Cow<'static, str>>,
 }
 
 impl Default for CircuitBreakerBuilder {
@@ -100,6 +107,8 @@ impl Default for CircuitBreakerBuilder {
             probe_timeout: None,
             #[cfg(feature = "redis")]
             shared: None,
+            #[cfg(feature = "metrics")]
+            label: None,
         }
     }
 }
@@ -369,6 +378,15 @@ impl CircuitBreakerBuilder {
 
     /// The rules `build` checks, without building: for a builder kept as
     /// a template of breakers built later.
+    /// Labels the breaker's gauge `label` rather than its name: for the
+    /// breakers of [`EndpointBreakers`](crate::endpoint::EndpointBreakers),
+    /// whose names past the limit on names share one label.
+    #[cfg(feature = "metrics")]
+    pub(crate) fn label(mut self, label: Cow<'static, str>) -> Self {
+        self.label = Some(label);
+        self
+    }
+
     pub(crate) fn check(&self) -> Result<(), ConfigError> {
         if self.failure_threshold == Some(0) {
             return Err(ConfigError::ZeroFailureThreshold);
@@ -436,6 +454,8 @@ impl CircuitBreakerBuilder {
             probe_timeout_nanos: saturating_nanos(
                 self.probe_timeout.unwrap_or(self.break_duration),
             ),
+            #[cfg(feature = "metrics")]
+            label: self.label,
         };
         let anchor = Instant::now();
         #[cfg(feature = "redis")]

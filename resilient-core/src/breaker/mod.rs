@@ -269,8 +269,11 @@ impl CircuitBreaker {
             config.break_nanos,
             on_scale(anchor, anchor),
             fleet.as_ref().map(Arc::downgrade),
-        )
-        .publish();
+        );
+        #[cfg(feature = "metrics")]
+        let view = view.labelled(config.label.clone());
+        #[cfg(any(feature = "metrics", feature = "dashboard"))]
+        let view = view.publish();
         let break_nanos = AtomicU64::new(config.break_nanos);
         Self {
             config,

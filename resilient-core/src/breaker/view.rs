@@ -32,6 +32,9 @@ pub(crate) struct View {
     since: AtomicU64,
     /// The fleet of a shared breaker.
     fleet: Option<Weak<Fleet>>,
+    /// The `breaker` label of its gauge, when it is not its name.
+    #[cfg(feature = "metrics")]
+    label: Option<Cow<'static, str>>,
 }
 
 /// Live breakers (a dropped breaker leaves a dead entry, swept on reading).
@@ -72,7 +75,16 @@ impl View {
             state: AtomicU64::new(0),
             since: AtomicU64::new(since),
             fleet,
+            #[cfg(feature = "metrics")]
+            label: None,
         }
+    }
+
+    /// The view with its gauge labelled `label` rather than its name.
+    #[cfg(feature = "metrics")]
+    pub(crate) fn labelled(mut self, label: Option<Cow<'static, str>>) -> Self {
+        self.label = label;
+        self
     }
 
     /// What a shared breaker knows of its fleet; `None` for a breaker that
@@ -133,7 +145,8 @@ impl View {
     /// Sets the breaker's gauge to `state`.
     #[cfg(feature = "metrics")]
     pub(crate) fn gauge(&self, state: CircuitState) {
-        ::metrics::gauge!(crate::catalog::CIRCUIT_STATE, "breaker" => self.name.clone())
+        let label = self.label.as_ref().unwrap_or(&self.name).clone();
+        ::metrics::gauge!(crate::catalog::CIRCUIT_STATE, "breaker" => label)
             .set(f64::from(code(state)));
     }
 }

@@ -19,6 +19,12 @@
 //! in a `static`: their number is fixed by the program, so it is never
 //! folded and doesn't count against the limit.
 //!
+//! The breakers of an [`EndpointBreakers`](crate::endpoint::EndpointBreakers)
+//! are named at run time too, one per key: the first [`limit()`] of their
+//! names label their `resilient_circuit_state` gauge, each its own; the
+//! gauges of every later one share the label `"{prefix}/resilient.overflow"`
+//! (the state of the latest transition among them).
+//!
 //! Name operations after what they do (`"users.get"`), and put the
 //! tenant, the user or the request in the report, a `tracing` span or a
 //! log line, which keep no state per value.
@@ -154,6 +160,36 @@ fn make(name: &str) -> &'static Tally {
     let tally: &'static Tally = Box::leak(Box::new(Tally::new()));
     named.insert(Cow::Owned(name.to_owned()), tally);
     tally
+}
+
+/// The names of per-endpoint breakers that label their gauges.
+#[cfg(feature = "metrics")]
+static BREAKER_LABELS: LazyLock<RwLock<std::collections::HashSet<String>>> =
+    LazyLock::new(Default::default);
+
+/// The `breaker` label of the gauge of a breaker of the endpoint map
+/// `prefix`, called `name`: its name, for the first [`limit()`] names;
+/// `"{prefix}/resilient.overflow"` past them.
+#[cfg(feature = "metrics")]
+pub(crate) fn breaker_label(prefix: &str, name: &str) -> Cow<'static, str> {
+    let labels = BREAKER_LABELS
+        .read()
+        .unwrap_or_else(PoisonError::into_inner);
+    if labels.contains(name) {
+        return Cow::Owned(name.to_owned());
+    }
+    if labels.len() >= limit() {
+        return Cow::Owned(format!("{prefix}/{OVERFLOW}"));
+    }
+    drop(labels);
+    let mut labels = BREAKER_LABELS
+        .write()
+        .unwrap_or_else(PoisonError::into_inner);
+    if labels.len() >= limit() && !labels.contains(name) {
+        return Cow::Owned(format!("{prefix}/{OVERFLOW}"));
+    }
+    labels.insert(name.to_owned());
+    Cow::Owned(name.to_owned())
 }
 
 /// Whether `tally` is the one of the names past the limit.

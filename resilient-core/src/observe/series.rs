@@ -43,6 +43,7 @@
 //! | `resilient_limit_in_flight` | gauge | | `limiter` |
 //! | `resilient_limit_current` | gauge | | `limiter` |
 //! | `resilient_operation_names_folded` | gauge | | |
+//! | `resilient_endpoint_evictions_total` | counter | | `endpoints` (a per-endpoint map's prefix), `kind` (`breaker`, `throttle`, `limits`) |
 //!
 //! # Cardinality
 //!
@@ -54,6 +55,13 @@
 //! `resilient_operation_names_folded` estimates how many distinct names
 //! were folded so. The function of an attribute without `name` is never
 //! folded: there are as many as the program has.
+//!
+//! The breakers of an [`EndpointBreakers`](crate::endpoint::EndpointBreakers),
+//! one per key, label their `resilient_circuit_state` gauge by name for
+//! the first 1 000 names, and `"{prefix}/resilient.overflow"` past them,
+//! so that 100 000 hosts make at most 1 001 label values per map.
+//! `resilient_endpoint_evictions_total` appears at zero when the map is
+//! built.
 //!
 //! A limiter's series appear with the first call of an operation that
 //! uses it: its rejections at zero for that operation, its gauges at its
@@ -97,8 +105,8 @@ use super::levels::{self, Level};
 use crate::breaker::View;
 use crate::catalog::LIMIT_REJECTIONS;
 pub use crate::catalog::{
-    CIRCUIT_STATE, LIMIT_CURRENT, LIMIT_IN_FLIGHT, NAMES_FOLDED, SERIES, Series, SeriesKind,
-    describe,
+    CIRCUIT_STATE, ENDPOINT_EVICTIONS, LIMIT_CURRENT, LIMIT_IN_FLIGHT, NAMES_FOLDED, SERIES,
+    Series, SeriesKind, describe,
 };
 use crate::report::AttemptKind;
 

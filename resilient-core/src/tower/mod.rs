@@ -18,8 +18,9 @@
 //! * `request.rs`: [`CloneRequest`], how each attempt gets its copy of the
 //!   request ([`UseClone`] by default, or a function, for requests that
 //!   aren't `Clone`);
-//! * `per_endpoint.rs`: a breaker per endpoint, by a key function of the
-//!   request (`ResilientLayer::per_endpoint_by`);
+//! * `per_endpoint.rs`: a breaker, a throttle and limits per endpoint, by
+//!   a key function of the request (`ResilientLayer::per_endpoint_by`,
+//!   `per_endpoint_throttle`, `per_endpoint_limits`, `endpoint_key`);
 //! * `deadline.rs` (feature `http`): deadlines across services, sent in a
 //!   header of each attempt (`SendDeadlineLayer`,
 //!   `ResilientLayer::send_deadline`) and read by a server
@@ -138,6 +139,8 @@ pub(crate) use call::{Call, EngineError};
 #[cfg(feature = "reqwest")]
 pub(crate) use layer::resilient_setters;
 #[cfg(feature = "reqwest")]
+pub(crate) use per_endpoint::per_endpoint_setters;
+#[cfg(feature = "reqwest")]
 pub(crate) use plain::FirstFailed;
 #[cfg(feature = "reqwest")]
-pub(crate) use shared::{Shared, endpoint_key};
+pub(crate) use shared::Shared;

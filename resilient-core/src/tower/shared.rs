@@ -3,7 +3,6 @@
 //! throttle, the limiters, the hedges, chaos and the hooks. Set by the
 //! setters of `layer.rs`, read by the call of `call.rs`.
 
-use std::any::Any;
 use std::borrow::Cow;
 use std::fmt;
 use std::ops::Deref;
@@ -42,25 +41,13 @@ pub(crate) struct Shared {
     pub(crate) max_hedges: Option<u32>,
     /// What chaos injects into the attempts, and the switches that decide.
     pub(crate) chaos: Option<ChaosSpec>,
-    /// A breaker per endpoint instead of `breaker`.
-    pub(crate) endpoints: Option<Arc<crate::endpoint::EndpointBreakers>>,
-    /// The user's key of a request's endpoint, for `endpoints`: a function
-    /// of the request type it was given for (`None` for another type).
-    pub(crate) endpoint_key: Option<EndpointKey>,
+    /// State per endpoint: a breaker and a throttle in place of `breaker`
+    /// and `throttle`, limiters after `limiters`; and the key function.
+    pub(crate) per_key: crate::endpoint::PerKey,
     /// The header each attempt's deadline is sent in; read by the reqwest
     /// middleware (the layer sends it with `SendDeadline`).
     #[cfg(feature = "http")]
     pub(crate) send_deadline: Option<crate::deadline::header::DeadlineHeader>,
-}
-
-/// A user's key function, for a request of the type it was given for.
-pub(crate) type EndpointKey = Arc<dyn Fn(&dyn Any) -> Option<String> + Send + Sync>;
-
-/// `key`, a function of a `Req`, as the layer keeps it.
-pub(crate) fn endpoint_key<Req: 'static>(
-    key: impl Fn(&Req) -> String + Send + Sync + 'static,
-) -> EndpointKey {
-    Arc::new(move |request: &dyn Any| request.downcast_ref::<Req>().map(&key))
 }
 
 /// A layer's chaos: the switches, and the fault and latency it injects.
@@ -74,22 +61,36 @@ pub(crate) struct ChaosSpec {
 pub(crate) type FaultMaker = Arc<dyn Fn() -> ::tower::BoxError + Send + Sync>;
 
 impl Shared {
-    /// A copy of these with the breaker of `request`'s endpoint, when
-    /// there is a breaker per endpoint: by the user's key function, or else
-    /// by `default_key`, or else the key `""`.
+    /// A copy of these with the state of `request`'s endpoint, when
+    /// state is kept per endpoint: its key by the user's key function, or
+    /// else by `default_key`, or else `""`. The key's breaker and throttle
+    /// take the place of the layer's; its limiters are taken after the
+    /// layer's own.
     pub(crate) fn for_endpoint<Req: 'static>(
         &self,
         request: &Req,
         default_key: impl FnOnce(&Req) -> Option<String>,
     ) -> Option<Shared> {
-        let breakers = self.endpoints.as_deref()?;
-        let key = self
-            .endpoint_key
-            .as_ref()
-            .and_then(|key| key(request))
-            .or_else(|| default_key(request));
+        let per_key = &self.per_key;
+        if !per_key.is_set() {
+            return None;
+        }
+        let key = per_key
+            .key_of(request)
+            .or_else(|| default_key(request))
+            .unwrap_or_default();
         let mut shared = self.clone();
-        shared.breaker = Some(Arc::new(breakers.get(&key.unwrap_or_default())));
+        if let Some(breakers) = &per_key.breakers {
+            shared.breaker = Some(Arc::new(breakers.get(&key)));
+            #[cfg(feature = "dashboard")]
+            breakers.show_under(self.name.as_deref().unwrap_or(crate::report::UNNAMED));
+        }
+        if let Some(throttles) = &per_key.throttles {
+            shared.throttle = Some(throttles.get(&key));
+        }
+        if let Some(limits) = &per_key.limits {
+            shared.limiters.extend(limits.get(&key).iter().cloned());
+        }
         Some(shared)
     }
 
@@ -126,8 +127,7 @@ impl fmt::Debug for Shared {
                     .as_ref()
                     .map(|chaos| (chaos.fault.is_some(), chaos.latency)),
             )
-            .field("endpoints", &self.endpoints)
-            .field("endpoint_key", &self.endpoint_key.is_some());
+            .field("per_key", &self.per_key);
         #[cfg(feature = "http")]
         f.field("send_deadline", &self.send_deadline);
         f.finish()

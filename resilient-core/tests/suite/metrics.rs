@@ -503,6 +503,8 @@ fn every_series_recorded_is_listed_and_described_with_a_unit() {
         // A shared breaker's, set by its publisher (`breaker/redis_state.rs`).
         "resilient_circuit_fleet_state",
         "resilient_circuit_fleet_joined",
+        // A per-endpoint map's (`tests/endpoint_metrics.rs`).
+        "resilient_endpoint_evictions_total",
     ];
     for series in SERIES
         .iter()

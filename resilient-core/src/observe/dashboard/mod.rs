@@ -7,7 +7,10 @@
 //! Each operation has a tile, over a rolling 10 s window: calls per second,
 //! error %, retries per second, fallback %, latency p50, p90 and p99, a
 //! sparkline of the last minute, its breaker's state and time in state,
-//! its throttle's tokens, and its limits' fill.
+//! its throttle's tokens, and its limits' fill. An operation with a
+//! breaker per endpoint ([`EndpointBreakers`](crate::endpoint::EndpointBreakers))
+//! shows each key's breaker as a row under its tile instead, the open ones
+//! first.
 //!
 //! Operations, breakers and limiters appear on their own: an operation on
 //! its first call, a breaker when it is built, a limiter with the first
@@ -53,11 +56,17 @@
 //! # Layout
 //!
 //! This file serves the page and the stream, and runs the sampler;
-//! `window` turns readings into tiles; `control` serves the controls;
+//! `window` turns readings into tiles; `endpoints` lists the breakers per
+//! endpoint under them; `control` serves the controls;
 //! `page.html` is the page.
 
 mod control;
+mod endpoints;
 mod window;
+
+pub(crate) use endpoints::EndpointRows;
+#[cfg(feature = "tower")]
+pub(crate) use endpoints::show_endpoints;
 
 use std::borrow::Cow;
 use std::collections::HashMap;

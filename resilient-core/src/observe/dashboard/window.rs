@@ -337,6 +337,7 @@ fn tile(
             .percentile(quantile)
             .map(|d| d.as_secs_f64() * 1000.0)
     };
+    let endpoints = super::endpoints::endpoints_of(&op.name, now);
     json!({
         "name": op.name,
         "calls": calls,
@@ -350,7 +351,15 @@ fn tile(
         "p99_ms": millis(0.99),
         "spark_calls": spark.0,
         "spark_errors": spark.1,
-        "breaker": op.breaker.as_ref().and_then(Weak::upgrade).map(|view| breaker(&view, now)),
+        // With breakers per endpoint, the breaker of its first call is one
+        // key's: the rows of `endpoints` show them all instead.
+        "breaker": op
+            .breaker
+            .as_ref()
+            .filter(|_| endpoints.is_empty())
+            .and_then(Weak::upgrade)
+            .map(|view| breaker(&view, now)),
+        "endpoints": endpoints,
         "throttle": op.throttle.map(|(tokens, max)| json!({ "tokens": tokens, "max": max })),
         "limits": super::limits_of(&op.name),
     })
@@ -465,6 +474,53 @@ mod tests {
         let snapshot = history.snapshot();
         assert_eq!(snapshot["operations"][1]["calls"], 4);
         assert_eq!(snapshot["operations"][1]["spark_calls"], json!([4]));
+    }
+
+    #[test]
+    fn a_tile_with_breakers_per_endpoint_shows_a_row_per_key_and_no_single_breaker() {
+        use crate::breaker::CircuitBreaker;
+        use crate::endpoint::EndpointBreakers;
+
+        let breakers = Arc::new(
+            EndpointBreakers::builder("window.hosts")
+                .template(CircuitBreaker::builder().failure_threshold(1))
+                .build()
+                .unwrap(),
+        );
+        let now = Instant::now();
+        let sick = breakers.get("sick:80");
+        sick.try_acquire(now).unwrap().record_failure(now);
+        breakers.get("well:80");
+        // Its first call consulted the sick key's breaker.
+        let entries = vec![Arc::new(Entry {
+            name: "window.by_host".into(),
+            tally: Box::leak(Box::new(Tally::new())),
+            breaker: Some(Arc::downgrade(sick.view())),
+            row: 0,
+        })];
+        let (mut history, start) = (History::default(), Instant::now());
+        history.sample_of(start, &entries);
+        let shown = |history: &History| history.snapshot()["operations"][0].clone();
+        assert_eq!(
+            shown(&history)["breaker"]["state"],
+            "open",
+            "one breaker, until the map shows"
+        );
+        let rows: Weak<dyn super::super::EndpointRows> = Arc::downgrade(&breakers) as _;
+        super::super::endpoints::show_endpoints("window.by_host", rows);
+
+        let tile = shown(&history);
+        assert_eq!(tile["breaker"], Value::Null);
+        let map = &tile["endpoints"][0];
+        assert_eq!(map["prefix"], "window.hosts");
+        assert_eq!(map["keys"], 2);
+        let rows: Vec<(&str, &str)> = map["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| (row["key"].as_str().unwrap(), row["state"].as_str().unwrap()))
+            .collect();
+        assert_eq!(rows, [("sick:80", "open"), ("well:80", "closed")]);
     }
 
     /// A thousand operations, and the overflow: the most the limit on

@@ -1,0 +1,131 @@
+//! The breakers per endpoint each operation uses, as rows under its tile:
+//! a map enters with the first call of an operation that uses it, and
+//! shows each key's breaker, its open and half-open ones first.
+//!
+//! A map holds up to its capacity of keys (1024 by default): a tile shows
+//! [`ROWS`] of them, and says how many it holds and evicted.
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use crate::breaker::{CircuitState, View};
+
+/// The most keys a tile lists per map.
+pub(crate) const ROWS: usize = 16;
+
+/// A map of breakers per key, as the dashboard reads it.
+pub(crate) trait EndpointRows: Send + Sync {
+    /// The map's prefix: its breakers are named `"{prefix}/{key}"`.
+    fn prefix(&self) -> &str;
+    /// How many keys it holds.
+    fn keys(&self) -> usize;
+    /// How many keys it evicted.
+    fn evictions(&self) -> u64;
+    /// Each key with its breaker's view.
+    fn views(&self) -> Vec<(String, Arc<View>)>;
+}
+
+/// The maps shown under one operation's tile.
+type Maps = Vec<Weak<dyn EndpointRows>>;
+
+/// The maps shown, by operation.
+static SHOWN: LazyLock<Mutex<HashMap<String, Maps>>> = LazyLock::new(Default::default);
+
+/// Shows the breakers of `map` under the tile of `operation`; once per
+/// map and operation.
+#[cfg_attr(not(feature = "tower"), allow(dead_code))]
+pub(crate) fn show_endpoints(operation: &str, map: Weak<dyn EndpointRows>) {
+    let mut shown = SHOWN.lock().unwrap_or_else(PoisonError::into_inner);
+    let maps = shown.entry(operation.to_owned()).or_default();
+    maps.retain(|map| map.strong_count() > 0);
+    if !maps.iter().any(|known| Weak::ptr_eq(known, &map)) {
+        maps.push(map);
+    }
+}
+
+/// The maps of `operation`'s tile, each with its rows as of `now`.
+pub(crate) fn endpoints_of(operation: &str, now: Instant) -> Vec<Value> {
+    let maps: Vec<Arc<dyn EndpointRows>> = {
+        let shown = SHOWN.lock().unwrap_or_else(PoisonError::into_inner);
+        shown
+            .get(operation)
+            .into_iter()
+            .flatten()
+            .filter_map(Weak::upgrade)
+            .collect()
+    };
+    maps.iter().map(|map| rows(&**map, now)).collect()
+}
+
+/// One map: its prefix, size, evictions, and up to [`ROWS`] keys, those
+/// whose breaker is not closed first, then by key.
+fn rows(map: &dyn EndpointRows, now: Instant) -> Value {
+    let mut rows: Vec<(String, CircuitState, f64, &'static str)> = map
+        .views()
+        .into_iter()
+        .map(|(key, view)| {
+            let (state, held) = view.state_at(now);
+            (key, state, held.as_secs_f64(), state.as_str())
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        let closed = |state: CircuitState| state == CircuitState::Closed;
+        closed(a.1).cmp(&closed(b.1)).then_with(|| a.0.cmp(&b.0))
+    });
+    rows.truncate(ROWS);
+    json!({
+        "prefix": map.prefix(),
+        "keys": map.keys(),
+        "evictions": map.evictions(),
+        "rows": rows
+            .into_iter()
+            .map(|(key, _, held, state)| json!({ "key": key, "state": state, "for_s": held }))
+            .collect::<Vec<_>>(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CircuitBreaker;
+    use crate::endpoint::EndpointBreakers;
+
+    #[test]
+    fn a_tile_lists_the_open_keys_first_and_at_most_its_rows() {
+        let breakers = Arc::new(
+            EndpointBreakers::builder("dashboard.endpoints")
+                .template(CircuitBreaker::builder().failure_threshold(1))
+                .build()
+                .unwrap(),
+        );
+        let now = Instant::now();
+        for i in 0..40 {
+            breakers.get(&format!("h{i:02}:80"));
+        }
+        let sick = breakers.get("h37:80");
+        sick.try_acquire(now).unwrap().record_failure(now);
+        let rows: Weak<dyn EndpointRows> = Arc::downgrade(&breakers) as _;
+        show_endpoints("dashboard.endpoints.op", rows.clone());
+        show_endpoints("dashboard.endpoints.op", rows);
+
+        let maps = endpoints_of("dashboard.endpoints.op", now);
+        assert_eq!(maps.len(), 1, "one map, shown once");
+        let map = &maps[0];
+        assert_eq!(map["prefix"], "dashboard.endpoints");
+        assert_eq!(map["keys"], 40);
+        assert_eq!(map["evictions"], 0);
+        let rows = map["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), ROWS);
+        assert_eq!(rows[0]["key"], "h37:80");
+        assert_eq!(rows[0]["state"], "open");
+        assert_eq!(rows[1]["key"], "h00:80");
+        assert_eq!(rows[1]["state"], "closed");
+
+        // A map dropped leaves the tile.
+        drop((sick, breakers));
+        assert!(endpoints_of("dashboard.endpoints.op", now).is_empty());
+    }
+}
