@@ -104,7 +104,7 @@ use proc_macro::TokenStream;
 /// | [`retry_after`](#server-hints-retry_after-max_retry_after_wait-max_retry_after_retries) | expression `Fn(&E) -> Option<Duration>`: the server's Retry-After hint, a wait taken instead of the backoff and without using up `retries`. Read only for an error that is retried: a hint on any other is ignored, and that error ends the call. Formerly `rate_limit`, still accepted |
 /// | [`max_retry_after_wait`](#server-hints-retry_after-max_retry_after_wait-max_retry_after_retries) | duration: total time the `retry_after` waits may take (default 60 s). Needs `retry_after`. Formerly `max_rate_limit_wait`, still accepted |
 /// | [`max_retry_after_retries`](#server-hints-retry_after-max_retry_after_wait-max_retry_after_retries) | integer literal: how many `retry_after` waits may run (default 10), apart from `retries`. Needs `retry_after`. Formerly `max_rate_limit_retries`, still accepted |
-/// | [`nested`](#calls-inside-calls-nested) | `"no_retry"`: a resilient call made inside an attempt that this one would retry doesn't retry, and leaves the retry to this one (stop reason `LeftToCaller`); on this call's last attempt it retries as it would. `"retry"`, the default: calls inside retry as their own options say |
+/// | [`nested`](#calls-inside-calls-nested) | `"no_retry"`: a resilient call made inside any attempt of this one (if it has retries), its last included, makes one attempt and leaves the retry to this one (stop reason `LeftToCaller`), as do the calls inside it. `"retry"`, the default: calls inside retry as their own options say |
 /// | [`circuit_breaker`](#a-shared-circuit-breaker-circuit_breaker) | expression of type `&CircuitBreaker`, usually a `static`; a rejected attempt fails with `E::from(CircuitOpen)` |
 /// | [`throttle`](#a-retry-budget-shared-between-calls-throttle) | expression of type `&RetryThrottle`, usually a `static`, or any `&impl RetryBudget`: retries stop, with `StopReason::Throttled`, while the calls sharing it fail too often |
 /// | [`limit`](#admission-control-limit-limit_wait) | expression of type `&L` for any `L: Limiter` (a `Bulkhead`, `RateLimiter`, `AdaptiveLimit`, `AdaptiveRate`, …), usually a `static`, or a list `[&A, &B]` taken in order: each attempt (not the fallback) holds a permit from each while it runs; a refused attempt doesn't run, and the call fails with `E::from(LimitExceeded)`, stop reason `LimitExceeded`, without a retry |
@@ -455,13 +455,13 @@ use proc_macro::TokenStream;
 /// ## Calls inside calls: `nested`
 ///
 /// Three layers that each make 4 attempts turn one failure at the bottom
-/// into 4 × 4 × 4 = 64 calls. With `nested = "no_retry"`, a resilient call
-/// made inside an attempt of this function, one that this function would
-/// retry (attempts and budget left), doesn't retry its own failure: it
-/// returns its last error at once, with `StopReason::LeftToCaller`, and
-/// this function retries. On this function's last attempt, nobody above
-/// would retry, so the calls inside retry as they would: retries add up
-/// instead of multiplying.
+/// into 4 × 4 × 4 = 64 calls. With `nested = "no_retry"` on a function
+/// with retries, a resilient call made inside any of its attempts, the
+/// last one included, doesn't retry its own failure: it returns its error
+/// after one attempt, with `StopReason::LeftToCaller`, and this function
+/// retries (or, on its last attempt, fails). The calls made inside that
+/// call are held too: only the outermost function that retries does, and
+/// the bottom is called once per attempt of it, 4 instead of 64.
 ///
 /// ```
 /// use resilient::{StopReason, resilient};
@@ -488,9 +488,9 @@ use proc_macro::TokenStream;
 ///
 /// let outcome = handle();
 /// assert_eq!(outcome.result(), &Err(Down));
-/// // One call on each of `handle`'s first 3 attempts, 4 on its last:
-/// // 7, where 4 × 4 would be 16.
-/// assert_eq!(CALLS.load(Ordering::Relaxed), 7);
+/// // One call on each of `handle`'s 4 attempts, its last too: 4, where
+/// // 4 × 4 would be 16.
+/// assert_eq!(CALLS.load(Ordering::Relaxed), 4);
 /// ```
 ///
 /// ## Server hints: `retry_after`, `max_retry_after_wait`, `max_retry_after_retries`
