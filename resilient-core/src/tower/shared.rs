@@ -51,6 +51,11 @@ pub(crate) struct Shared {
     /// middleware (the layer sends it with `SendDeadline`).
     #[cfg(feature = "http")]
     pub(crate) send_deadline: Option<crate::deadline::header::DeadlineHeader>,
+    /// The header each attempt that holds the retries below sends the
+    /// hold in; read by the reqwest middleware (the layer sends it with
+    /// `SendHold`).
+    #[cfg(feature = "http")]
+    pub(crate) send_hold: Option<crate::deadline::header::HoldHeader>,
 }
 
 /// A user's key function, for a request of the type it was given for.
@@ -130,6 +135,8 @@ impl fmt::Debug for Shared {
             .field("endpoint_key", &self.endpoint_key.is_some());
         #[cfg(feature = "http")]
         f.field("send_deadline", &self.send_deadline);
+        #[cfg(feature = "http")]
+        f.field("send_hold", &self.send_hold);
         f.finish()
     }
 }
