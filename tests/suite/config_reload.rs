@@ -352,7 +352,11 @@ fn a_reload_under_load_loses_no_call_and_never_mixes_two_configurations() {
             })
         })
         .collect();
-    for round in 0..1_000 {
+    // A thousand rounds, and on until a caller has run with one of them:
+    // on a busy machine the rounds may all pass before a caller starts.
+    let mut round = 0_u32;
+    while round < 1_000 || (configured.load(Ordering::Relaxed) == 0 && round < 10_000_000) {
+        round += 1;
         let is_a = round % 2 == 0;
         let config = if is_a { a.clone() } else { b.clone() };
         // Noted before it is installed, so that every call of it finds it.

@@ -487,4 +487,29 @@ mod tests {
         assert!(seen[1..].iter().all(|(_, hold, _)| hold.is_none()));
         assert_eq!(&stops[1..], [(StopReason::AttemptsExhausted, 2); 4]);
     }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_held_handler_cut_at_an_await_leaves_no_hold_behind() {
+        let handler = ServerHoldLayer::new(HoldHeader::default()).layer(service_fn(
+            |_: http::Request<()>| async {
+                tokio::time::sleep(ms(1000)).await;
+                Ok::<_, Infallible>(())
+            },
+        ));
+        let held = http::Request::builder()
+            .header("x-caller-retries", "1")
+            .body(())
+            .unwrap();
+        // Cut at its sleep, after its first poll set the hold.
+        let cut = tokio::time::timeout(ms(100), handler.oneshot(held)).await;
+        assert!(cut.is_err());
+        let after = Operation::new()
+            .clock(TokioClock)
+            .max_attempts(3)
+            .backoff(Backoff::none())
+            .run_async(async |_| Err::<(), _>("down"))
+            .await;
+        assert_eq!(after.report().attempt_count(), 3, "nothing held here");
+        assert_eq!(after.report().stop_reason(), StopReason::AttemptsExhausted);
+    }
 }
