@@ -357,7 +357,7 @@ fn a_reload_under_load_loses_no_call_and_never_mixes_two_configurations() {
     let mut round = 0_u32;
     while round < 1_000 || (configured.load(Ordering::Relaxed) == 0 && round < 10_000_000) {
         round += 1;
-        let is_a = round % 2 == 0;
+        let is_a = round.is_multiple_of(2);
         let config = if is_a { a.clone() } else { b.clone() };
         // Noted before it is installed, so that every call of it finds it.
         let mut noted = versions.lock().unwrap();
