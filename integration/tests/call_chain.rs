@@ -7,10 +7,15 @@
 //!   has given up; without, B keeps calling C long after;
 //! * with a breaker per host at B and two instances of C, one failing,
 //!   only the failing one's breaker opens, and traffic keeps flowing to the
-//!   other.
+//!   other;
+//! * with the hold sent by A (`nested(Nested::NoRetry)` and `send_hold`)
+//!   and read at B (`ServerHoldLayer`), retries don't multiply: a failing
+//!   C receives one request per attempt of A, 4, against 4 × 4 × 4 = 64
+//!   when A, B's own `#[resilient]` function and B's tower client to C
+//!   each retry 3 times.
 //!
-//! Budgets are a few hundred milliseconds, and every wait is bounded: the
-//! file runs in about 3 s.
+//! Budgets are a few hundred milliseconds, every wait is bounded, and the
+//! retries of the last part wait nothing: the file runs in about 3 s.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -20,12 +25,22 @@ use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::get;
+use bytes::Bytes;
+use http_body_util::Empty;
+use hyper_util::client::legacy::Client as Hyper;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
 use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
-use resilient::deadline::{self, header::DeadlineHeader, header::parse_grpc_timeout};
+use resilient::deadline::header::{DeadlineHeader, HoldHeader, parse_grpc_timeout};
+use resilient::deadline::{self, Nested};
 use resilient::endpoint::EndpointBreakers;
 use resilient::reqwest::ResilientMiddleware;
-use resilient::tower::ServerDeadlineLayer;
-use resilient::{Backoff, CircuitBreaker, CircuitOpen, CircuitState};
+use resilient::tower::{
+    HttpClassifier, ReportExtension, Resilient, ResilientLayer, SendHold, ServerDeadlineLayer,
+    ServerHoldLayer,
+};
+use resilient::{Backoff, CircuitBreaker, CircuitOpen, CircuitState, TokioClock, resilient};
+use tower::Layer;
 
 const fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
@@ -313,7 +328,146 @@ async fn one_sick_instance_of_c_opens_only_its_own_breaker_at_b() {
     assert_eq!(breakers.states(), expected);
 }
 
-// Retries that don't multiply: with nested calls declining their retries,
-// C receives at most A's attempts × 1 × 1 requests, against 4 × 4 × 4 = 64
-// when every layer retries. Its test belongs here, on the servers above,
-// with the option that declines them.
+/// B's tower client to C: hyper's legacy client behind a `ResilientLayer`
+/// of 4 attempts, no backoff, which sends the hold on.
+type ToC = Resilient<
+    SendHold<Hyper<HttpConnector, Empty<Bytes>>>,
+    HttpClassifier,
+    TokioClock,
+    ReportExtension,
+>;
+
+fn to_c() -> ToC {
+    ResilientLayer::new()
+        .retries(3)
+        .backoff(Backoff::none())
+        .classify(HttpClassifier)
+        .attach_report(ReportExtension)
+        .send_hold(HoldHeader::default())
+        .layer(Hyper::builder(TokioExecutor::new()).build_http())
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("C is down")]
+struct Down;
+
+/// B's own layer of retries, in process, between its handler and its
+/// client to C: 4 attempts, no backoff.
+#[resilient(retries = 3, backoff = none)]
+async fn relay(c: &ToC, url: &str) -> Result<(), Down> {
+    let request = http::Request::get(url)
+        .body(Empty::new())
+        .map_err(|_| Down)?;
+    match c.clone().oneshot(request).await {
+        Ok(response) if response.status().is_success() => Ok(()),
+        _ => Err(Down),
+    }
+}
+
+/// The hold header of each request a server received, in order.
+#[derive(Clone, Default)]
+struct Holds(Arc<Mutex<Vec<Option<String>>>>);
+
+impl Holds {
+    fn record(&self, headers: &HeaderMap) {
+        let hold = headers
+            .get(HoldHeader::DEFAULT_NAME)
+            .map(|v| v.to_str().unwrap().to_owned());
+        self.0.lock().unwrap().push(hold);
+    }
+
+    fn all(&self) -> Vec<Option<String>> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+/// What a run of A → B → C came to: the hold header of each request B
+/// and C received, and A's attempts.
+struct Chain {
+    b: Vec<Option<String>>,
+    c: Vec<Option<String>>,
+    a_attempts: u32,
+}
+
+/// A → B → C, C always 503: A's middleware and B's `relay` and tower
+/// client each make up to 4 attempts; with `hold`, A sends the hold and B
+/// reads it.
+async fn failing_chain(hold: bool) -> Chain {
+    let c_holds = Holds::default();
+    let c = serve(
+        Router::new()
+            .route(
+                "/busy",
+                get(
+                    |State(holds): State<Holds>, headers: HeaderMap| async move {
+                        holds.record(&headers);
+                        StatusCode::SERVICE_UNAVAILABLE
+                    },
+                ),
+            )
+            .with_state(c_holds.clone()),
+    )
+    .await;
+
+    let b_holds = Holds::default();
+    let state = (b_holds.clone(), Arc::new(to_c()), format!("{c}/busy"));
+    let b =
+        Router::new()
+            .route(
+                "/relay",
+                get(
+                    |State((holds, c, url)): State<(Holds, Arc<ToC>, String)>,
+                     headers: HeaderMap| async move {
+                        holds.record(&headers);
+                        match relay(&c, &url).await.into_result() {
+                            Ok(()) => StatusCode::OK,
+                            Err(Down) => StatusCode::SERVICE_UNAVAILABLE,
+                        }
+                    },
+                ),
+            )
+            .with_state(state);
+    let b = serve(if hold {
+        b.layer(ServerHoldLayer::new(HoldHeader::default()))
+    } else {
+        b
+    })
+    .await;
+
+    let a = ResilientMiddleware::new()
+        .retries(3)
+        .backoff(Backoff::none());
+    let a = client(if hold {
+        a.nested(Nested::NoRetry).send_hold(HoldHeader::default())
+    } else {
+        a
+    });
+    let response = a.get(format!("{b}/relay")).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let report = response
+        .extensions()
+        .get::<resilient::ExecutionReport>()
+        .expect("the middleware's report");
+    Chain {
+        b: b_holds.all(),
+        c: c_holds.all(),
+        a_attempts: report.attempt_count(),
+    }
+}
+
+#[tokio::test]
+async fn with_the_hold_c_receives_one_request_per_attempt_of_a() {
+    let without = failing_chain(false).await;
+    assert_eq!(without.a_attempts, 4);
+    assert_eq!(without.b.len(), 4, "A's attempts");
+    assert_eq!(without.c.len(), 64, "4 × 4 × 4");
+    assert!(without.b.iter().chain(&without.c).all(Option::is_none));
+
+    let with = failing_chain(true).await;
+    let one = Some("1".to_owned());
+    // A retries, its last attempt too, and says so on each; B's `relay`
+    // and its client to C make one attempt each and pass the hold on.
+    assert_eq!(with.a_attempts, 4);
+    assert_eq!(with.b, vec![one.clone(); 4]);
+    assert_eq!(with.c, vec![one; 4], "4 × 1 × 1");
+}

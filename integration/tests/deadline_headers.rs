@@ -1,5 +1,5 @@
-//! Deadlines sent downstream by `ResilientMiddleware::send_deadline`: the
-//! header each attempt carries, read where the request leaves the chain
+//! Deadlines sent downstream by `ResilientMiddleware::send_deadline`, and
+//! the hold sent by `send_hold`: the header each attempt carries, read where the request leaves the chain
 //! (a last middleware that answers in place of the network), on tokio's
 //! paused clock so that every value is exact. And a breaker per key of the
 //! user's (`per_endpoint_by`). The real servers of `call_chain.rs` show the
@@ -9,10 +9,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
-use resilient::deadline::header::DeadlineHeader;
+use resilient::deadline::Nested;
+use resilient::deadline::header::{DeadlineHeader, HoldHeader};
 use resilient::endpoint::EndpointBreakers;
 use resilient::reqwest::ResilientMiddleware;
-use resilient::{Backoff, CircuitBreaker, CircuitOpen, CircuitState, TimedOut, TokioClock};
+use resilient::{
+    Backoff, CircuitBreaker, CircuitOpen, CircuitState, Operation, StopReason, TimedOut, TokioClock,
+};
 use tokio::time::Instant;
 
 const fn ms(n: u64) -> Duration {
@@ -156,6 +159,89 @@ async fn a_request_inside_a_budget_sends_what_the_budget_has_left() {
     .await;
     assert!(result.is_err());
     assert_eq!(seen(&log), [(ms(300), Some("500m".to_owned()))]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_holding_middleware_sends_the_hold_on_every_attempt_its_last_too() {
+    let middleware = ResilientMiddleware::new()
+        .retries(3)
+        .backoff(Backoff::constant(ms(100)))
+        .nested(Nested::NoRetry)
+        .send_deadline(DeadlineHeader::grpc_timeout())
+        .send_hold(HoldHeader::default());
+    let (client, log) = client(middleware, HoldHeader::DEFAULT_NAME);
+    let response = client.get("http://c.test/sick").send().await.unwrap();
+    assert_eq!(response.status(), 503);
+    let one = || Some("1".to_owned());
+    assert_eq!(
+        seen(&log),
+        [
+            (ms(0), one()),
+            (ms(100), one()),
+            (ms(200), one()),
+            (ms(300), one())
+        ]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn no_hold_without_retries_to_hold_or_without_the_option() {
+    for middleware in [
+        // Retries, but no hold asked for.
+        ResilientMiddleware::new().retries(3),
+        // The hold asked for, but nothing to retry.
+        ResilientMiddleware::new().nested(Nested::NoRetry),
+    ] {
+        let middleware = middleware
+            .backoff(Backoff::constant(ms(100)))
+            .send_hold(HoldHeader::default());
+        let (client, log) = client(middleware, HoldHeader::DEFAULT_NAME);
+        client.get("http://c.test/sick").send().await.unwrap();
+        assert!(seen(&log).iter().all(|(_, hold)| hold.is_none()));
+    }
+    // Off by default: held, and no header.
+    let quiet = ResilientMiddleware::new()
+        .retries(3)
+        .nested(Nested::NoRetry)
+        .backoff(Backoff::none());
+    let (quiet, quiet_log) = self::client(quiet, HoldHeader::DEFAULT_NAME);
+    quiet.get("http://c.test/sick").send().await.unwrap();
+    assert_eq!(seen(&quiet_log), [ms(0); 4].map(|at| (at, None)));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_request_inside_a_holding_call_carries_the_hold_and_declines_its_retries() {
+    // The middleware retries on its own (3 retries, 10 ms apart); inside
+    // an attempt of a call that holds the retries below, it makes one
+    // attempt, which says so downstream.
+    let middleware = ResilientMiddleware::new()
+        .retries(3)
+        .backoff(Backoff::constant(ms(10)))
+        .send_hold(HoldHeader::default());
+    let (client, log) = client(middleware, HoldHeader::DEFAULT_NAME);
+    let stops = Mutex::new(Vec::new());
+    let outer = Operation::new()
+        .clock(TokioClock)
+        .max_attempts(2)
+        .backoff(Backoff::constant(ms(500)))
+        .nested(Nested::NoRetry)
+        .run_async(async |_| {
+            let response = client.get("http://c.test/sick").send().await.unwrap();
+            let report = response
+                .extensions()
+                .get::<resilient::ExecutionReport>()
+                .unwrap();
+            stops
+                .lock()
+                .unwrap()
+                .push((report.stop_reason(), report.attempt_count()));
+            Err::<(), _>(response.status().as_u16())
+        })
+        .await;
+    assert_eq!(outer.into_result(), Err(503));
+    let one = || Some("1".to_owned());
+    assert_eq!(seen(&log), [(ms(0), one()), (ms(500), one())]);
+    assert_eq!(*stops.lock().unwrap(), [(StopReason::LeftToCaller, 1); 2]);
 }
 
 #[tokio::test(start_paused = true)]

@@ -29,7 +29,7 @@ pub struct Attempt {
     pub(crate) deadline: Option<Duration>,
     pub(crate) fallback: bool,
     /// Whether the calls made inside it leave their retries to this call,
-    /// which would retry its failure ([`Nested::NoRetry`](crate::deadline::Nested)).
+    /// which can retry ([`Nested::NoRetry`](crate::deadline::Nested)).
     pub(crate) holds_retries: bool,
 }
 

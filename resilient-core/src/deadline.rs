@@ -41,10 +41,12 @@
 //! outlive the attempt on purpose. [`carry`] hands it over where it should.
 //!
 //! The same context carries one more fact, for a call that holds the
-//! retries of the calls made inside it ([`Nested::NoRetry`]): while one of
-//! its attempts runs, and it would retry that attempt's failure, a call
-//! made inside does not retry a failure of its own, and leaves it to that
-//! caller ([`StopReason::LeftToCaller`](crate::StopReason::LeftToCaller)).
+//! retries of the calls made inside it ([`Nested::NoRetry`] on a call that
+//! can retry): while any of its attempts runs, a call made inside does not
+//! retry a failure of its own, and leaves it to that caller
+//! ([`StopReason::LeftToCaller`](crate::StopReason::LeftToCaller)); nor do
+//! the calls made inside that one. [`header::HoldHeader`] carries the same
+//! fact to another service.
 
 pub mod header;
 
@@ -89,8 +91,8 @@ impl Scope {
 
 thread_local! {
     static CURRENT: RefCell<Option<Scope>> = const { RefCell::new(None) };
-    /// Whether a call around the running body would retry its failure,
-    /// and asked the calls inside it to leave that retry to it.
+    /// Whether a call around the running body holds the retries of the
+    /// calls made inside it (`Nested::NoRetry`, and retries to make).
     static CALLER_RETRIES: Cell<bool> = const { Cell::new(false) };
 }
 
@@ -100,13 +102,14 @@ thread_local! {
 ///
 /// Three layers of calls that each make 4 attempts turn one failure at
 /// the bottom into 4 × 4 × 4 = 64 calls. With [`NoRetry`](Nested::NoRetry)
-/// on a call, a call made inside one of its attempts that it would retry
-/// (attempts and budget left) does not retry: it fails with its own
-/// error, its report's stop reason
+/// on a call that can retry (retries above 0), a call made inside any of
+/// its attempts, its last one included, does not retry: it fails with its
+/// own error after one attempt, its report's stop reason
 /// [`LeftToCaller`](crate::StopReason::LeftToCaller), and the call that
-/// asked retries it. On that call's last attempt, the calls inside it
-/// retry as they would: then nobody above would. Retries add up instead
-/// of multiplying.
+/// asked retries it, or, on its last attempt, fails with it. A call made
+/// inside that inner call is held too: only the outermost call that
+/// retries does, and the bottom sees one request per attempt of the top,
+/// 4 instead of 64. On a call without retries, `NoRetry` changes nothing.
 ///
 /// ```
 /// use resilient::deadline::Nested;
@@ -134,24 +137,26 @@ thread_local! {
 ///         inner.into_result()
 ///     });
 /// assert_eq!(outer.into_result(), Err("down"));
-/// // The first inner call left its retry to the outer one; the second,
-/// // on the outer call's last attempt, retried itself.
-/// assert_eq!(inner_stops, [StopReason::LeftToCaller, StopReason::AttemptsExhausted]);
-/// assert_eq!(calls.get(), 3);
+/// // Both inner calls left their retry to the outer one, the one made on
+/// // its last attempt too: one call per outer attempt.
+/// assert_eq!(inner_stops, [StopReason::LeftToCaller; 2]);
+/// assert_eq!(calls.get(), 2);
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum Nested {
     /// Calls made inside retry as their own settings say: the default.
     #[default]
     Retry,
-    /// Calls made inside an attempt this call would retry don't retry:
-    /// they leave the retry to this call.
+    /// Calls made inside any attempt of this call, if it can retry, don't
+    /// retry, nor do the calls made inside them: they leave the retry to
+    /// this call.
     NoRetry,
 }
 
-/// Whether a call around the body running on this thread would retry its
-/// failure and asked to be left that retry ([`Nested::NoRetry`]): read by
-/// a call only once it would retry a failure.
+/// Whether a call around the body running on this thread holds the
+/// retries of the calls made inside it ([`Nested::NoRetry`]): read by a
+/// call only once it would retry a failure, and by a client that sends
+/// the hold downstream ([`header::HoldHeader`]).
 #[inline]
 pub(crate) fn caller_retries() -> bool {
     CALLER_RETRIES.get()
@@ -180,8 +185,8 @@ pub(crate) fn enclosed() -> bool {
 }
 
 /// Runs `f` with `scope` as this thread's deadline, and, if
-/// `caller_retries`, with the calls inside told that a caller would retry
-/// their failure; what was current before back afterwards, however `f`
+/// `caller_retries`, with the calls inside told that a caller holds their
+/// retries; what was current before back afterwards, however `f`
 /// ends. Without either, `f` runs as it is: an attempt without a deadline
 /// has none to inherit either, and one that doesn't hold the retries of
 /// the calls inside leaves them what the calls around it said.

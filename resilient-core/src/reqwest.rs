@@ -19,7 +19,7 @@ use ::reqwest_middleware::{Error, Middleware, Next};
 use http::Extensions;
 
 use crate::clock::{Clock, TokioClock};
-use crate::deadline::header::DeadlineHeader;
+use crate::deadline::header::{DeadlineHeader, HoldHeader};
 use crate::endpoint::EndpointBreakers;
 use crate::error::TimedOut;
 use crate::settings::Settings;
@@ -302,6 +302,35 @@ impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
         self
     }
 
+    /// Sends `header` (`1`) on each attempt that holds the retries of the
+    /// calls below, so that the service it reaches, with a
+    /// [`ServerHoldLayer`](crate::tower::ServerHoldLayer), makes its own
+    /// calls decline their retries: every attempt of this middleware when
+    /// it has `.nested(Nested::NoRetry)` and retries, its last one
+    /// included, and every request sent from inside an attempt that holds
+    /// them (a handler run with the hold, a `nested = "no_retry"` call).
+    /// Other attempts send no header (a value the request already carries
+    /// stays). Off by default.
+    ///
+    /// ```
+    /// use resilient::deadline::{Nested, header::{DeadlineHeader, HoldHeader}};
+    /// use resilient::reqwest::ResilientMiddleware;
+    /// use std::time::Duration;
+    ///
+    /// // `x-caller-retries: 1` and `grpc-timeout` on each of the 4 attempts.
+    /// let middleware = ResilientMiddleware::new()
+    ///     .retries(3)
+    ///     .timeout(Duration::from_secs(2))
+    ///     .nested(Nested::NoRetry)
+    ///     .send_deadline(DeadlineHeader::grpc_timeout())
+    ///     .send_hold(HoldHeader::default());
+    /// # let _ = middleware;
+    /// ```
+    pub fn send_hold(mut self, header: HoldHeader) -> Self {
+        self.shared.send_hold = Some(header);
+        self
+    }
+
     /// Decides what each attempt's result means: a
     /// [`Classifier`] of
     /// `Result<reqwest::Response, reqwest_middleware::Error>`, such as a
@@ -496,7 +525,7 @@ where
     ) -> Result<Response, Error> {
         let given = &*extensions;
         let last = Mutex::new(None);
-        let send = sender!(next, given, last, shared.send_deadline.as_ref());
+        let send = sender!(next, given, last, shared);
         let (response, report) = self
             .call_with(shared)
             .run(
@@ -573,7 +602,7 @@ where
         let last = Mutex::new(None);
         let cut = first.cut;
         let result = {
-            let send = sender!(next, &given, last, self.shared.send_deadline.as_ref());
+            let send = sender!(next, &given, last, &self.shared);
             let rest =
                 self.call()
                     .after_first(request, &Request::try_clone, &self.resend_if, send, first);
@@ -590,15 +619,17 @@ where
 }
 
 /// The closure that sends one attempt's request down the rest of the
-/// chain with its own copy of the `given` extensions, and its deadline in
-/// the `deadline` header if there is one, and keeps the extensions in
-/// `last` when the attempt ends.
+/// chain with its own copy of the `given` extensions, its deadline in the
+/// `shared` deadline header if there is one, and the hold in its hold
+/// header if the attempt holds the retries below, and keeps the
+/// extensions in `last` when the attempt ends.
 macro_rules! sender {
-    ($next:ident, $given:expr, $last:ident, $deadline:expr) => {{
+    ($next:ident, $given:expr, $last:ident, $shared:expr) => {{
         let given: &Extensions = $given;
         let last = &$last;
         let next = &$next;
-        let deadline = $deadline;
+        let shared: &Shared = $shared;
+        let (deadline, hold) = (shared.send_deadline.as_ref(), shared.send_hold.as_ref());
         move |mut request: Request| {
             let next = next.clone();
             let mut own = given.clone();
@@ -606,6 +637,9 @@ macro_rules! sender {
                 // Polled within the attempt's deadline: what it has left
                 // now, as it is sent.
                 if let Some(header) = deadline {
+                    header.stamp(request.headers_mut());
+                }
+                if let Some(header) = hold {
                     header.stamp(request.headers_mut());
                 }
                 let result = next.run(request, &mut own).await;

@@ -46,8 +46,8 @@ pub(crate) struct Settings {
     /// The run's report is handed to the hook and the metrics by its
     /// caller, not by the run (an idempotent call, which completes it).
     pub(crate) report_deferred: bool,
-    /// What the calls made inside an attempt do with a failure this call
-    /// would retry.
+    /// What the calls made inside an attempt do with a retryable failure of
+    /// their own.
     pub(crate) nested: Nested,
     /// The attempts can't change, whatever the installed configuration
     /// says: a request the tower layer can't copy is sent once.
@@ -111,6 +111,15 @@ impl Settings {
     #[inline(always)]
     pub(crate) const fn holds_nested(&self) -> bool {
         matches!(self.nested, Nested::NoRetry)
+    }
+
+    /// Whether every attempt of a call with these settings holds the
+    /// retries of the calls made inside it: it asks to ([`Nested::NoRetry`])
+    /// and it can retry at all (retries above 0). Its last attempt too:
+    /// only the outermost call that retries does.
+    #[inline(always)]
+    pub(crate) const fn holds_retries(&self) -> bool {
+        self.holds_nested() && self.max_attempts > 1
     }
 
     /// The same settings made harmless instead of rejected: the first
@@ -226,9 +235,10 @@ macro_rules! settings_setters {
             self
         }
 
-        /// What the calls made inside an attempt do with a failure this
-        /// call would retry: with `Nested::NoRetry`, they leave it to this
-        /// call (see [`Nested`]($crate::deadline::Nested)).
+        /// What the calls made inside an attempt do with a retryable
+        /// failure of their own: with `Nested::NoRetry`, on a call that can
+        /// retry, they leave the retry to this call, on every attempt of it
+        /// (see [`Nested`]($crate::deadline::Nested)).
         #[inline]
         pub const fn nested(mut self, nested: $crate::deadline::Nested) -> Self {
             self.$($settings).+.nested = nested;

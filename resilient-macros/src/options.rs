@@ -681,9 +681,9 @@ pub(crate) const ON_RETRY: OptionSpec =
         })
         .after_failure();
 
-/// What the calls made inside an attempt do with a failure this call
-/// would retry: `"no_retry"` leaves it to this call. Read at every
-/// attempt, the first included, which tells the calls inside it.
+/// What the calls made inside an attempt do with a retryable failure of
+/// their own: `"no_retry"` leaves the retry to this call, on every attempt
+/// of it, the first and the last included.
 pub(crate) const NESTED: OptionSpec = OptionSpec::call(
     "nested",
     Kind::Choice {

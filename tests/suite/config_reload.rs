@@ -474,7 +474,7 @@ fn a_named_breaker_reads_its_entry_and_keeps_its_state_across_reloads() {
 
 /// A call that holds the retries of the calls inside it
 /// (`nested = "no_retry"`) tells them so by the attempts the installed
-/// configuration gives it: with its retries set to 0 there, it would retry
+/// configuration gives it: with its retries set to 0 there, it can retry
 /// nothing, and the call inside retries on its own.
 #[test]
 fn a_configured_call_holds_the_retries_inside_it_by_its_configured_attempts() {
@@ -501,8 +501,8 @@ fn a_configured_call_holds_the_retries_inside_it_by_its_configured_attempts() {
     };
     assert_eq!(
         inner_attempts(),
-        [1, 1, 3],
-        "the attribute's three attempts"
+        [1, 1, 1],
+        "the builder's three attempts, each holding the retry"
     );
     config::install_toml("[operations.\"cfg.nested.outer\"]\nretries = 0\n").unwrap();
     let configured = inner_attempts();

@@ -1,10 +1,12 @@
 //! Retries that don't multiply: three layers of calls, each `retries = 3`,
 //! the bottom one always failing retryably. Without `nested`, the bottom
-//! is called 4 × 4 × 4 = 64 times. With `nested = "no_retry"` on a call, a
-//! call made inside one of its attempts that it would retry doesn't retry
-//! (stop reason `LeftToCaller`); on its last attempt, they retry as they
-//! would. The schedules below are each layer's own backoff: 1 s at the
-//! top, 100 ms in the middle, 10 ms at the bottom.
+//! is called 4 × 4 × 4 = 64 times. With `nested = "no_retry"` on a call
+//! that can retry, a call made inside any of its attempts, the last one
+//! included, doesn't retry (stop reason `LeftToCaller`), nor does a call
+//! made inside that one: only the outermost call that retries does, and the
+//! bottom is called once per attempt of the top. The schedules below are
+//! each layer's own backoff: 1 s at the top, 100 ms in the middle, 10 ms at
+//! the bottom.
 
 use std::cell::RefCell;
 use std::time::Duration;
@@ -47,24 +49,13 @@ impl Log {
 
 use StopReason::{AttemptsExhausted as Exhausted, LeftToCaller as Left};
 
-/// When the bottom is called with `nested = "no_retry"` on the two above
-/// it: once on each of the top's first three attempts; on its last, once on
-/// each of the middle's first three (100 ms apart); on the middle's last,
-/// four times (10 ms apart).
-const HELD: [Duration; 10] = {
+/// When the bottom is called with `nested = "no_retry"` above it: once on
+/// each of the top's four attempts, 1 s apart. Under a rule that let the
+/// calls inside retry on the top's last attempt, the middle's and the
+/// bottom's retries would follow at 3100 ms, 3200 ms, ...
+const HELD: [Duration; 4] = {
     let ms = Duration::from_millis;
-    [
-        ms(0),
-        ms(1000),
-        ms(2000),
-        ms(3000),
-        ms(3100),
-        ms(3200),
-        ms(3300),
-        ms(3310),
-        ms(3320),
-        ms(3330),
-    ]
+    [ms(0), ms(1000), ms(2000), ms(3000)]
 };
 
 /// The result of a call below, its stop reason noted in `stops`.
@@ -106,6 +97,11 @@ async fn holding_top_over_plain(log: &Log) -> Result<(), CallError> {
     noted(&log.middle_stops, middle(log).await)
 }
 
+#[resilient(retries = 3, backoff = constant("1s"))]
+async fn top_over_holding_middle(log: &Log) -> Result<(), CallError> {
+    noted(&log.middle_stops, holding_middle(log).await)
+}
+
 #[resilient(nested = "no_retry")]
 async fn holding_single(log: &Log) -> Result<(), CallError> {
     noted(&log.middle_stops, middle(log).await)
@@ -134,7 +130,7 @@ async fn without_nested_retries_multiply_to_64_calls() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn with_nested_on_the_outer_two_retries_add_up_to_10_calls() {
+async fn with_nested_on_the_outer_two_the_bottom_is_called_once_per_top_attempt() {
     let log = Log::new();
     let outcome = holding_top(&log).await;
     assert_eq!(
@@ -145,35 +141,44 @@ async fn with_nested_on_the_outer_two_retries_add_up_to_10_calls() {
     assert_eq!(outcome.report().attempt_count(), 4);
     assert_eq!(outcome.report().stop_reason(), Exhausted);
     assert_eq!(outcome.report().delays(), [ms(1000); 3]);
-    // The top's first three attempts each reach the bottom once. On its
-    // last, the middle retries (100 ms apart), and on the middle's last,
-    // the bottom does (10 ms apart): 3 + 3 + 4 calls.
+    // Each of the top's attempts, its last too, reaches the bottom once:
+    // 4 × 1 × 1 calls.
     assert_eq!(*log.bottom.borrow(), HELD);
-    assert_eq!(
-        *log.bottom_stops.borrow(),
-        [Left, Left, Left, Left, Left, Left, Exhausted]
-    );
-    assert_eq!(*log.middle_stops.borrow(), [Left, Left, Left, Exhausted]);
+    assert_eq!(*log.bottom_stops.borrow(), [Left; 4]);
+    assert_eq!(*log.middle_stops.borrow(), [Left; 4]);
+    assert_eq!(log.start.elapsed(), ms(3000));
 }
 
 #[tokio::test(start_paused = true)]
-async fn with_nested_on_the_top_only_the_calls_below_it_all_leave_it_the_retry() {
+async fn with_nested_on_the_top_only_the_hold_reaches_the_bottom() {
     let log = Log::new();
     let outcome = holding_top_over_plain(&log).await;
     assert_eq!(outcome.result(), &Err(CallError::Down));
-    // The top's first three attempts reach the bottom once each; its last
-    // one, told nothing, multiplies the two below it: 3 + 4 × 4 calls.
-    assert_eq!(log.calls(), 19);
-    assert_eq!(
-        log.bottom.borrow()[..5],
-        [ms(0), ms(1000), ms(2000), ms(3000), ms(3010)]
-    );
-    assert_eq!(
-        log.bottom_stops.borrow()[..4],
-        [Left, Left, Left, Exhausted]
-    );
-    assert_eq!(*log.middle_stops.borrow(), [Left, Left, Left, Exhausted]);
-    assert_eq!(log.start.elapsed(), ms(3000 + 4 * 30 + 300));
+    assert_eq!(outcome.report().stop_reason(), Exhausted);
+    // The middle, told nothing itself, makes one attempt inside a held
+    // one, and passes the hold on to the bottom: the same 4 calls.
+    assert_eq!(*log.bottom.borrow(), HELD);
+    assert_eq!(*log.bottom_stops.borrow(), [Left; 4]);
+    assert_eq!(*log.middle_stops.borrow(), [Left; 4]);
+    assert_eq!(log.start.elapsed(), ms(3000));
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_nested_on_the_middle_only_the_top_multiplies_the_middle() {
+    let log = Log::new();
+    let outcome = top_over_holding_middle(&log).await;
+    assert_eq!(outcome.result(), &Err(CallError::Down));
+    // 4 × 4 × 1: each of the middle's attempts, 100 ms apart, reaches the
+    // bottom once; the top retries the middle 1 s after each of its runs.
+    let runs = [0, 1300, 2600, 3900];
+    let expected: Vec<Duration> = runs
+        .iter()
+        .flat_map(|&run| (0..4).map(move |i| ms(run + 100 * i)))
+        .collect();
+    assert_eq!(*log.bottom.borrow(), expected);
+    assert_eq!(*log.bottom_stops.borrow(), [Left; 16]);
+    assert_eq!(*log.middle_stops.borrow(), [Exhausted; 4]);
+    assert_eq!(log.start.elapsed(), ms(4200));
 }
 
 #[tokio::test(start_paused = true)]
@@ -228,11 +233,10 @@ async fn nested_operations_leave_the_retry_to_the_holding_one() {
         })
         .await;
     assert_eq!(outer.into_result(), Err(CallError::Down));
-    assert_eq!(
-        *calls.borrow(),
-        [ms(0), ms(500), ms(1000), ms(1050), ms(1100)]
-    );
-    assert_eq!(*stops.borrow(), [Left, Left, Exhausted]);
+    // The outer call's last attempt holds the retry too: nobody above
+    // would retry, and nobody below does.
+    assert_eq!(*calls.borrow(), [ms(0), ms(500), ms(1000)]);
+    assert_eq!(*stops.borrow(), [Left; 3]);
 }
 
 // ---- blocking, FakeClock ------------------------------------------------------
@@ -260,7 +264,7 @@ fn blocking_top(log: &Blocking<'_>) -> Result<(), CallError> {
 }
 
 #[test]
-fn blocking_calls_with_nested_add_their_retries_up() {
+fn blocking_calls_with_nested_retry_at_the_top_only() {
     let clock = FakeClock::new();
     let log = Blocking {
         clock: &clock,
@@ -269,8 +273,8 @@ fn blocking_calls_with_nested_add_their_retries_up() {
     let outcome = blocking_top(&log);
     assert_eq!(outcome.result(), &Err(CallError::Down));
     assert_eq!(*log.bottom.borrow(), HELD);
-    let (s, m, b) = (ms(1000), ms(100), ms(10));
-    assert_eq!(clock.slept(), [s, s, s, m, m, m, b, b, b]);
+    let s = ms(1000);
+    assert_eq!(clock.slept(), [s, s, s]);
 }
 
 #[test]
@@ -291,8 +295,9 @@ fn a_blocking_inner_operation_reports_that_it_left_the_retry() {
             inner_reports.push((inner.report().stop_reason(), inner.report().attempt_count()));
             inner.into_result()
         });
-    // The inner call's error is its last one, which the outer one retries.
-    assert_eq!(outer.into_result(), Err(4));
-    assert_eq!(inner_reports, [(Left, 1), (Exhausted, 4)]);
-    assert_eq!(clock.slept(), [ms(200), ms(20), ms(20), ms(20)]);
+    // Each inner call fails with its one attempt's error, on the outer
+    // call's last attempt too.
+    assert_eq!(outer.into_result(), Err(1));
+    assert_eq!(inner_reports, [(Left, 1), (Left, 1)]);
+    assert_eq!(clock.slept(), [ms(200)]);
 }

@@ -1,5 +1,7 @@
 //! Deadlines on the wire: the text a client sends downstream, and what a
-//! server makes of it.
+//! server makes of it; and the hold header ([`HoldHeader`], feature
+//! `http`), which tells a service that a caller up the chain retries the
+//! request, so that its own calls don't.
 //!
 //! Two formats: gRPC's own `grpc-timeout` (a number of at most 8 digits
 //! and a unit, `H` `M` `S` `m` `u` `n`: `250m` is 250 ms), and a plain
@@ -377,6 +379,202 @@ impl DeadlineHeader {
     }
 }
 
+/// Why a hold header's value was refused: it says neither `1` nor `0`.
+///
+/// ```
+/// use resilient::deadline::header::{BadHold, parse_hold};
+///
+/// assert_eq!(parse_hold("1"), Ok(true));
+/// assert_eq!(parse_hold("yes"), Err(BadHold));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the hold header says neither 1 nor 0")]
+pub struct BadHold;
+
+/// Whether a hold header's value says that a caller up the chain retries
+/// the request: `1` yes, `0` no, spaces around allowed; anything else is
+/// refused.
+///
+/// ```
+/// use resilient::deadline::header::parse_hold;
+///
+/// assert_eq!(parse_hold(" 1 "), Ok(true));
+/// assert_eq!(parse_hold("0"), Ok(false));
+/// assert!(parse_hold("true").is_err());
+/// assert!(parse_hold("").is_err());
+/// ```
+pub fn parse_hold(value: &str) -> Result<bool, BadHold> {
+    match value.trim() {
+        "1" => Ok(true),
+        "0" => Ok(false),
+        _ => Err(BadHold),
+    }
+}
+
+/// Whether a request whose hold header is `value` is held: retried by a
+/// caller up the chain, so that the calls its handler makes should not
+/// retry. No header is no hold; a refused value (not UTF-8, or neither
+/// `1` nor `0`) is no hold either, logged as a `tracing` warning with the
+/// feature `tracing`, and never panics.
+///
+/// ```
+/// use resilient::deadline::header::held_from;
+///
+/// assert!(held_from(Some(b"1")));
+/// assert!(!held_from(Some(b"0")));
+/// assert!(!held_from(Some(b"\xff")));
+/// assert!(!held_from(None));
+/// ```
+pub fn held_from(value: Option<&[u8]>) -> bool {
+    let Some(value) = value else {
+        return false;
+    };
+    let parsed = std::str::from_utf8(value)
+        .map_err(|_| BadHold)
+        .and_then(parse_hold);
+    match parsed {
+        Ok(held) => held,
+        Err(why) => {
+            hold_refused(value, why);
+            false
+        }
+    }
+}
+
+/// Logs a refused hold header's `value` as a `tracing` warning (feature
+/// `tracing`).
+fn hold_refused(value: &[u8], why: BadHold) {
+    #[cfg(feature = "tracing")]
+    tracing::warn!(
+        name: "deadline.hold_header_refused",
+        value = %String::from_utf8_lossy(value),
+        reason = %why,
+        "an incoming hold header was refused; the handler's calls retry as they would"
+    );
+    #[cfg(not(feature = "tracing"))]
+    let _ = (value, why);
+}
+
+/// A hold header: the header a client sends on a request when a caller
+/// up the chain retries it, so that the service it reaches runs its
+/// handler with the hold set and the resilient calls the handler makes
+/// don't retry ([`Nested::NoRetry`](crate::deadline::Nested), across
+/// services; feature `http`). It says `1`, and is sent when the attempt
+/// that sends the request holds the retries of the calls inside it (a
+/// retrying call with `nested = "no_retry"`), or when the request is sent
+/// from inside such an attempt, however deep.
+///
+/// The default name is [`x-caller-retries`](Self::DEFAULT_NAME); both
+/// ends must use the same one.
+///
+/// ```
+/// use resilient::deadline::header::HoldHeader;
+///
+/// let hold = HoldHeader::default();
+/// assert_eq!(hold.name(), "x-caller-retries");
+/// let own = HoldHeader::new(http::HeaderName::from_static("x-upstream-retries"));
+/// assert_eq!(own.name(), "x-upstream-retries");
+/// ```
+#[cfg(feature = "http")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HoldHeader {
+    name: http::HeaderName,
+}
+
+#[cfg(feature = "http")]
+impl Default for HoldHeader {
+    fn default() -> Self {
+        HoldHeader::new(http::HeaderName::from_static(Self::DEFAULT_NAME))
+    }
+}
+
+#[cfg(feature = "http")]
+impl HoldHeader {
+    /// The name [`HoldHeader::default`] uses: `x-caller-retries`, "a
+    /// caller up the chain retries this request; don't retry below".
+    ///
+    /// ```
+    /// use resilient::deadline::header::HoldHeader;
+    ///
+    /// assert_eq!(HoldHeader::DEFAULT_NAME, "x-caller-retries");
+    /// ```
+    pub const DEFAULT_NAME: &'static str = "x-caller-retries";
+
+    /// A hold header of the user's naming.
+    ///
+    /// ```
+    /// use resilient::deadline::header::HoldHeader;
+    ///
+    /// let hold = HoldHeader::new(http::HeaderName::from_static("x-upstream-retries"));
+    /// assert_eq!(hold.name(), "x-upstream-retries");
+    /// ```
+    pub fn new(name: http::HeaderName) -> Self {
+        HoldHeader { name }
+    }
+
+    /// The header's name.
+    ///
+    /// ```
+    /// use resilient::deadline::header::HoldHeader;
+    ///
+    /// assert_eq!(HoldHeader::default().name(), HoldHeader::DEFAULT_NAME);
+    /// ```
+    pub fn name(&self) -> &http::HeaderName {
+        &self.name
+    }
+
+    /// Sets the header in `headers` to `1` when a caller around the code
+    /// running here holds the retries of the calls inside it, replacing
+    /// any value it had; leaves `headers` as they are otherwise. Returns
+    /// whether it set it.
+    ///
+    /// ```
+    /// use resilient::deadline::{Nested, header::HoldHeader};
+    /// use resilient::{Backoff, FakeClock, Operation};
+    ///
+    /// let mut outside = http::HeaderMap::new();
+    /// assert!(!HoldHeader::default().stamp(&mut outside));
+    /// assert!(outside.is_empty());
+    ///
+    /// let clock = FakeClock::new();
+    /// let sent = Operation::new()
+    ///     .clock(&clock)
+    ///     .max_attempts(2)
+    ///     .backoff(Backoff::none())
+    ///     .nested(Nested::NoRetry)
+    ///     .run(|_| {
+    ///         let mut headers = http::HeaderMap::new();
+    ///         HoldHeader::default().stamp(&mut headers);
+    ///         Ok::<_, String>(headers)
+    ///     })
+    ///     .into_result()
+    ///     .unwrap();
+    /// assert_eq!(sent["x-caller-retries"], "1");
+    /// ```
+    pub fn stamp(&self, headers: &mut http::HeaderMap) -> bool {
+        let held = crate::deadline::caller_retries();
+        if held {
+            headers.insert(self.name.clone(), http::HeaderValue::from_static("1"));
+        }
+        held
+    }
+
+    /// Whether a request whose headers are `headers` is held: see
+    /// [`held_from`].
+    ///
+    /// ```
+    /// use resilient::deadline::header::HoldHeader;
+    ///
+    /// let mut headers = http::HeaderMap::new();
+    /// assert!(!HoldHeader::default().held(&headers));
+    /// headers.insert("x-caller-retries", http::HeaderValue::from_static("1"));
+    /// assert!(HoldHeader::default().held(&headers));
+    /// ```
+    pub fn held(&self, headers: &http::HeaderMap) -> bool {
+        held_from(headers.get(&self.name).map(http::HeaderValue::as_bytes))
+    }
+}
+
 /// The number `digits` says: ASCII digits only, at most `most` of them,
 /// and within a `u64`.
 fn digits_value(digits: &[u8], most: usize) -> Result<u64, BadDeadline> {
@@ -513,7 +711,31 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_hold_says_one_or_zero_and_anything_else_is_no_hold() {
+        let cases: [(Option<&[u8]>, bool); 9] = [
+            (None, false),
+            (Some(b"1"), true),
+            (Some(b" 1\t"), true),
+            (Some(b"0"), false),
+            (Some(b""), false),
+            (Some(b"2"), false),
+            (Some(b"01"), false),
+            (Some(b"true"), false),
+            (Some(b"\xff1"), false),
+        ];
+        for (value, held) in cases {
+            assert_eq!(held_from(value), held, "{value:?}");
+        }
+    }
+
     proptest! {
+        #[test]
+        fn a_hold_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..8)) {
+            let _ = held_from(Some(&bytes));
+        }
+
+
         #[test]
         fn budget_never_exceeds_the_cap(bytes in proptest::collection::vec(any::<u8>(), 0..24), cap_ms in 0u64..10_000) {
             let cap = Duration::from_millis(cap_ms);

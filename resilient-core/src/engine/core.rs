@@ -173,8 +173,7 @@ impl<'o> Core<'o> {
                     (Nanos::optional(deadline), inherited);
             }
             // By the settings the call runs with, as its retries are.
-            let own = self.own(settings);
-            let holds_retries = own.holds_nested() && self.first_may_retry(own);
+            let holds_retries = self.own(settings).holds_retries();
             let attempt = Attempt {
                 number: 1,
                 retry_number: 0,
@@ -298,12 +297,7 @@ impl<'o> Core<'o> {
             record.set_inherited();
         }
         slow.report.push(record);
-        let holds_retries = slow.settings.holds_nested()
-            && decide::may_retry(
-                &slow.settings,
-                &slow.counters,
-                Duration::from_nanos(started_at),
-            );
+        let holds_retries = slow.settings.holds_retries();
         let attempt = Attempt {
             number,
             retry_number: slow.counters.primaries,
@@ -312,16 +306,6 @@ impl<'o> Core<'o> {
             holds_retries,
         };
         (attempt, index)
-    }
-
-    /// Whether a failure of the first attempt, starting at the latest
-    /// reading, would be retried as far as the attempts and the time allow
-    /// ([`decide::may_retry`]), the enclosing attempt's deadline counted
-    /// as a budget, as the retries count it.
-    #[cold]
-    fn first_may_retry(&self, settings: &Settings) -> bool {
-        let elapsed = Duration::from_nanos(self.elapsed());
-        decide::may_retry(&capped(settings, self.cap), &Counters::default(), elapsed)
     }
 
     /// The kind of the attempt at `index`.

@@ -101,9 +101,8 @@ pub(crate) struct LastFailure {
     pub(crate) refused: Option<StopReason>,
     /// A Retry-After hint, read from a retryable error only.
     pub(crate) hint: Option<Duration>,
-    /// Whether a call around this one would retry the failure and asked
-    /// to be left the retry (`Nested::NoRetry`): read from a retryable
-    /// error only.
+    /// Whether a call around this one holds its retries
+    /// (`Nested::NoRetry`): read from a retryable error only.
     pub(crate) caller_retries: bool,
 }
 
@@ -192,25 +191,6 @@ pub(crate) fn schedule(
         return Err(Stop::Reason(StopReason::Throttled));
     }
     Ok(delay)
-}
-
-/// Whether a retryable failure of the attempt starting at `elapsed`, after
-/// `counters`, would be retried as far as the attempts and the time allow:
-/// what a call that holds the retries of the calls inside it
-/// (`Nested::NoRetry`) tells them while the attempt runs. The same rules as
-/// [`schedule`]'s, on the backoff path, read at the attempt's start: a
-/// Retry-After hint, which might allow a retry more, isn't known yet, and
-/// a call inside that is not told retries itself.
-///
-/// `settings` must be [clamped](Settings::clamped).
-pub(crate) fn may_retry(settings: &Settings, counters: &Counters, elapsed: Duration) -> bool {
-    let primaries = counters.primaries.saturating_add(1);
-    let backoff_attempts = primaries.saturating_sub(counters.rate_limit_retries);
-    backoff_attempts < settings.max_attempts
-        && settings.budget.is_none_or(|budget| elapsed < budget)
-        && settings
-            .max_elapsed
-            .is_none_or(|cap| elapsed < cap || counters.primaries < settings.min_retries)
 }
 
 /// Why the operation stops; a refused Retry-After hint keeps its numbers
@@ -487,40 +467,6 @@ mod tests {
         assert_eq!(
             run(&after(1), secs(0), fatal),
             Err(StopReason::NotRetryable)
-        );
-    }
-
-    #[test]
-    fn a_call_tells_the_calls_inside_it_may_retry_only_while_it_can() {
-        let s = Settings {
-            budget: Some(secs(10)),
-            max_elapsed: Some(secs(5)),
-            min_retries: 1,
-            ..settings(3)
-        };
-        // Before its first, second and third attempts.
-        assert!(may_retry(&s, &after(0), secs(0)));
-        assert!(may_retry(&s, &after(1), secs(1)));
-        assert!(!may_retry(&s, &after(2), secs(1)), "the last attempt");
-        assert!(!may_retry(&s, &after(0), secs(10)), "the budget has passed");
-        assert!(
-            may_retry(&s, &after(0), secs(6)),
-            "the floor of retries holds"
-        );
-        assert!(
-            !may_retry(&s, &after(1), secs(6)),
-            "the soft cap has passed"
-        );
-        // Retry-After retries don't spend the attempts.
-        let hinted = Counters {
-            primaries: 2,
-            rate_limit_retries: 1,
-            ..Counters::default()
-        };
-        assert!(may_retry(&s, &hinted, secs(1)));
-        assert!(
-            !may_retry(&settings(1), &after(0), secs(0)),
-            "no retries at all"
         );
     }
 

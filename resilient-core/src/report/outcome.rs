@@ -37,9 +37,11 @@ pub enum StopReason {
     /// A limiter refused the last attempt (see [`limit`](crate::limit)):
     /// the call is not retried.
     LimitExceeded,
-    /// This call was made inside an attempt of another that would retry
-    /// its failure and asked the calls inside it to leave it that retry
-    /// ([`Nested::NoRetry`](crate::deadline::Nested::NoRetry)): this call
+    /// This call was made inside an attempt of another that retries, and
+    /// asked the calls inside it to leave it that retry
+    /// ([`Nested::NoRetry`](crate::deadline::Nested::NoRetry)), directly or
+    /// through a call between them, or through a request that said so
+    /// ([`HoldHeader`](crate::deadline::header::HoldHeader)): this call
     /// did not retry, and failed with its last error, a retryable one.
     LeftToCaller,
 }

@@ -25,6 +25,10 @@
 //!   header of each attempt (`SendDeadlineLayer`,
 //!   `ResilientLayer::send_deadline`) and read by a server
 //!   (`ServerDeadlineLayer`);
+//! * `hold.rs` (feature `http`): retries that don't multiply across
+//!   services, the hold header sent on attempts that hold the retries
+//!   below (`SendHoldLayer`, `ResilientLayer::send_hold`) and read by a
+//!   server (`ServerHoldLayer`);
 //! * `hedge.rs`: [`Hedgeable`], which requests may be hedged
 //!   ([`EveryRequest`] by default, or, with `http`, `IdempotentRequests`);
 //! * `replay.rs`: [`Resendable`], which requests may be sent again after
@@ -102,6 +106,8 @@ mod classify;
 #[cfg(feature = "http")]
 mod deadline;
 mod hedge;
+#[cfg(feature = "http")]
+mod hold;
 mod layer;
 mod per_endpoint;
 #[cfg(feature = "reqwest")]
@@ -126,6 +132,8 @@ pub use deadline::{
 #[cfg(feature = "http")]
 pub use hedge::IdempotentRequests;
 pub use hedge::{EveryRequest, Hedgeable};
+#[cfg(feature = "http")]
+pub use hold::{SendHold, SendHoldLayer, ServerHold, ServerHoldLayer};
 pub use layer::ResilientLayer;
 pub use replay::{ByClassifier, Resendable};
 pub use request::{CloneRequest, UseClone};

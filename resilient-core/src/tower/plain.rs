@@ -28,7 +28,8 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
     /// Whether the call's first attempt can run outside the engine
     /// ([`first_started`](Self::first_started)): no gate
     /// is asked before its first attempt (no breaker, no limit, no chaos
-    /// switch), no attempt is hedged and no deadline header is sent.
+    /// switch), no attempt is hedged and no deadline or hold header is
+    /// sent.
     pub(crate) fn is_plain(&self) -> bool {
         let shared = self.shared;
         shared.breaker.is_none()
@@ -42,6 +43,7 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
             && shared.hedge_delay().is_none()
             // Each attempt's deadline is stamped as the engine sends it.
             && shared.send_deadline.is_none()
+            && shared.send_hold.is_none()
             // An entry in the installed configuration is applied by the
             // engine, when the call starts.
             && !shared.name.as_deref().is_some_and(|name| configured(name, None))

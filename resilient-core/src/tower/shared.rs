@@ -48,6 +48,11 @@ pub(crate) struct Shared {
     /// middleware (the layer sends it with `SendDeadline`).
     #[cfg(feature = "http")]
     pub(crate) send_deadline: Option<crate::deadline::header::DeadlineHeader>,
+    /// The header each attempt that holds the retries below sends the
+    /// hold in; read by the reqwest middleware (the layer sends it with
+    /// `SendHold`).
+    #[cfg(feature = "http")]
+    pub(crate) send_hold: Option<crate::deadline::header::HoldHeader>,
 }
 
 /// A layer's chaos: the switches, and the fault and latency it injects.
@@ -130,6 +135,8 @@ impl fmt::Debug for Shared {
             .field("per_key", &self.per_key);
         #[cfg(feature = "http")]
         f.field("send_deadline", &self.send_deadline);
+        #[cfg(feature = "http")]
+        f.field("send_hold", &self.send_hold);
         f.finish()
     }
 }
