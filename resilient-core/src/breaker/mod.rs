@@ -262,9 +262,8 @@ impl CircuitBreaker {
     fn with_config(config: Config, anchor: Instant, fleet: Option<Arc<Fleet>>) -> Self {
         #[cfg(any(feature = "metrics", feature = "dashboard"))]
         let view = View::new(
-            config.name.clone(),
+            &config,
             anchor,
-            config.break_nanos,
             on_scale(anchor, anchor),
             fleet.as_ref().map(Arc::downgrade),
         )
@@ -601,6 +600,9 @@ impl CircuitBreaker {
                 Ordering::Relaxed,
             );
         }
+        #[cfg(any(feature = "metrics", feature = "dashboard"))]
+        self.view
+            .set_break(self.break_nanos.load(Ordering::Relaxed));
         self.opened_at.store(now, Ordering::Relaxed);
     }
 

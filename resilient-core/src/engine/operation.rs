@@ -998,6 +998,8 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             tally: plan.tally,
             gates: &plan.gates,
             clock: &plan.clock,
+            #[cfg(feature = "dashboard")]
+            settings: Some(&plan.settings),
         };
         let on_report = (!plan.settings.report_deferred)
             .then_some(|report: &ExecutionReport| plan.hooks.on_report(report));

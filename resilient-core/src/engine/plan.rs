@@ -57,7 +57,13 @@ impl<T, E, C, H> Plan<'_, T, E, C, H> {
     #[cfg(any(feature = "metrics", feature = "dashboard"))]
     #[inline]
     pub(crate) fn used(&self) -> crate::observe::Used<'_> {
-        used(self.tally, &self.gates)
+        let used = used(self.tally, &self.gates);
+        #[cfg(feature = "dashboard")]
+        let used = crate::observe::Used {
+            settings: Some(&self.settings),
+            ..used
+        };
+        used
     }
 }
 
@@ -73,6 +79,8 @@ fn used<'a, T, E>(
         breaker: gates.breaker.as_ref().map(BreakerGate::breaker),
         throttle: gates.throttle,
         limiters: gates.limit.as_ref().map_or(&[], LimitGate::limiters),
+        #[cfg(feature = "dashboard")]
+        settings: None,
     }
 }
 
@@ -104,6 +112,9 @@ pub(crate) struct Listeners<'p, 'b, T, E, C> {
     pub(crate) tally: Option<&'static Tally>,
     pub(crate) gates: &'p Gates<'b, T, E>,
     pub(crate) clock: &'p C,
+    /// The operation's settings, for its tile; `None` where none was built.
+    #[cfg(feature = "dashboard")]
+    pub(crate) settings: Option<&'p Settings>,
 }
 
 impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
@@ -135,11 +146,15 @@ impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
         // Counted before the report exists: a report alive across the call
         // would be built on the stack and then moved, for the unwinding path.
         #[cfg(any(feature = "metrics", feature = "dashboard"))]
-        crate::observe::succeeded_at_once(
-            self.name.as_ref(),
-            used(self.tally, self.gates),
-            elapsed,
-        );
+        {
+            let used = used(self.tally, self.gates);
+            #[cfg(feature = "dashboard")]
+            let used = crate::observe::Used {
+                settings: self.settings,
+                ..used
+            };
+            crate::observe::succeeded_at_once(self.name.as_ref(), used, elapsed);
+        }
         let mut report = ExecutionReport::first_success(
             self.name.clone(),
             elapsed,
@@ -205,6 +220,8 @@ impl Told {
             gates: &Gates::<T, E>::none(),
             // No gate to settle, so no clock is read.
             clock: &crate::clock::SystemClock,
+            #[cfg(feature = "dashboard")]
+            settings: None,
         };
         let on_report = self.ends.then_some(|_: &ExecutionReport| {});
         Outcome::new(result, listeners.report(elapsed, deadline, 0, on_report))

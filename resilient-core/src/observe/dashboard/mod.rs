@@ -7,7 +7,11 @@
 //! Each operation has a tile, over a rolling 10 s window: calls per second,
 //! error %, retries per second, fallback %, latency p50, p90 and p99, a
 //! sparkline of the last minute, its breaker's state and time in state,
-//! its throttle's tokens, and its limits' fill.
+//! its throttle's tokens, and its limits' fill; and the settings its
+//! calls run with, with their source: the values the operation was built
+//! with, or the installed configuration's entry of its name and that
+//! configuration's version (its breaker's threshold and break too, and
+//! an open breaker's break left, by the break in force).
 //!
 //! Operations, breakers and limiters appear on their own: an operation on
 //! its first call, a breaker when it is built, a limiter with the first
@@ -53,10 +57,12 @@
 //! # Layout
 //!
 //! This file serves the page and the stream, and runs the sampler;
-//! `window` turns readings into tiles; `control` serves the controls;
-//! `page.html` is the page.
+//! `window` turns readings into tiles; `settings` says what settings a
+//! tile's calls run with; `control` serves the controls; `page.html` is
+//! the page.
 
 mod control;
+mod settings;
 mod window;
 
 use std::borrow::Cow;
