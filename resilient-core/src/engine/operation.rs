@@ -838,6 +838,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         if !self.plan.gates.first_is_free()
             || self.plan.settings.holds_nested()
             || self.configured()
+            || super::span::enabled()
         {
             return Err(FirstFailure::NOT_RUN);
         }
@@ -1154,9 +1155,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             }
             let grant = Grant::first(deadline, self.plan.clock.mark(), timed_out);
             let mark = grant.started;
-            let result = AttemptContext::plain(grant)
-                .run_async(&self.plan.clock, f)
-                .await;
+            let result = AttemptContext::plain(grant).run_async(&self.plan, f).await;
             let elapsed = self.plan.clock.nanos_since(mark);
             match result {
                 Ok(value) if self.plan.hooks.is_valid(&value) => {
@@ -1185,7 +1184,9 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             general: !self.plan.gates.first_is_free()
                 || crate::deadline::enclosed()
                 || self.plan.settings.holds_nested()
-                || self.configured(),
+                || self.configured()
+                // The attempts' spans are made on the general path.
+                || super::span::enabled(),
             deadline,
             timed_out,
         }

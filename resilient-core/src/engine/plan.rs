@@ -53,6 +53,12 @@ impl<T, E, C, H> Plan<'_, T, E, C, H> {
         let _ = (report, ok);
     }
 
+    /// The name of its attempts' spans, unless its caller makes them.
+    #[inline(always)]
+    pub(crate) fn span_name(&self) -> super::span::SpanName<'_> {
+        super::span::SpanName::of(&self.name, self.settings.spans_elsewhere)
+    }
+
     /// What the operation uses, for its counts.
     #[cfg(any(feature = "metrics", feature = "dashboard"))]
     #[inline]
@@ -64,6 +70,20 @@ impl<T, E, C, H> Plan<'_, T, E, C, H> {
             ..used
         };
         used
+    }
+}
+
+impl<T, E, C: Clock, H> super::runner::RunsOn for Plan<'_, T, E, C, H> {
+    type Clock = C;
+
+    #[inline(always)]
+    fn clock(&self) -> &C {
+        &self.clock
+    }
+
+    #[inline(always)]
+    fn span_name(&self) -> super::span::SpanName<'_> {
+        Plan::span_name(self)
     }
 }
 
