@@ -262,8 +262,9 @@ impl CircuitBreaker {
     fn with_config(config: Config, anchor: Instant, fleet: Option<Arc<Fleet>>) -> Self {
         #[cfg(any(feature = "metrics", feature = "dashboard"))]
         let view = View::new(
-            &config,
+            config.name.clone(),
             anchor,
+            config.built(),
             on_scale(anchor, anchor),
             fleet.as_ref().map(Arc::downgrade),
         )

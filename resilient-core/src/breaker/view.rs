@@ -14,7 +14,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
-use super::builder::Config;
 use super::shared::Fleet;
 use super::{CircuitState, FleetState};
 
@@ -81,21 +80,17 @@ const fn of_code(code: u64) -> CircuitState {
 impl View {
     /// A closed breaker's view, as of `since` on the scale of `anchor`.
     pub(super) fn new(
-        config: &Config,
+        name: Cow<'static, str>,
         anchor: Instant,
+        built: Built,
         since: u64,
         fleet: Option<Weak<Fleet>>,
     ) -> Self {
         View {
-            name: config.name.clone(),
+            name,
             anchor,
-            break_nanos: AtomicU64::new(config.break_nanos),
-            built: Built {
-                failure_threshold: config.failure_threshold,
-                break_nanos: config.break_nanos,
-                grows: config.break_growth.is_some(),
-                max_break_nanos: config.max_break_nanos,
-            },
+            break_nanos: AtomicU64::new(built.break_nanos),
+            built,
             state: AtomicU64::new(0),
             since: AtomicU64::new(since),
             fleet,
