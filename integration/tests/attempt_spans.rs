@@ -45,6 +45,8 @@ impl Visit for Fields<'_> {
 struct Spans {
     seen: Arc<Mutex<Vec<Seen>>>,
     next: Arc<AtomicU64>,
+    /// The handles of each span still held, by its index in `seen`.
+    held: Arc<Mutex<Vec<u64>>>,
 }
 
 impl Subscriber for Spans {
@@ -61,13 +63,24 @@ impl Subscriber for Spans {
             fields,
         });
         self.next.fetch_add(1, Ordering::Relaxed);
+        self.held.lock().unwrap().push(1);
         Id::from_u64(seen.len() as u64)
+    }
+
+    fn clone_span(&self, span: &Id) -> Id {
+        self.held.lock().unwrap()[index(span)] += 1;
+        span.clone()
+    }
+
+    fn try_close(&self, span: Id) -> bool {
+        let mut held = self.held.lock().unwrap();
+        held[index(&span)] -= 1;
+        held[index(&span)] == 0
     }
 
     fn record(&self, span: &Id, values: &Record<'_>) {
         let mut seen = self.seen.lock().unwrap();
-        let index = usize::try_from(span.into_u64()).unwrap() - 1;
-        values.record(&mut Fields(&mut seen[index].fields));
+        values.record(&mut Fields(&mut seen[index(span)].fields));
     }
 
     fn record_follows_from(&self, _: &Id, _: &Id) {}
@@ -76,7 +89,22 @@ impl Subscriber for Spans {
     fn exit(&self, _: &Id) {}
 }
 
+/// Where the span `id` is in the subscriber's lists.
+fn index(id: &Id) -> usize {
+    usize::try_from(id.into_u64()).unwrap() - 1
+}
+
 impl Spans {
+    /// How many spans are still open.
+    fn open(&self) -> usize {
+        self.held
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|held| **held > 0)
+            .count()
+    }
+
     /// The attempts' spans recorded so far.
     fn attempts(&self) -> Vec<BTreeMap<String, String>> {
         let seen = self.seen.lock().unwrap();
@@ -239,4 +267,22 @@ fn the_reqwest_middleware_makes_one_span_per_attempt_with_its_resend_count() {
             ]),
         ]
     );
+}
+
+#[test]
+fn an_attempt_cut_by_its_caller_closes_its_span() {
+    let spans = Spans::default();
+    let cut = run(&spans, async {
+        let call = Operation::new()
+            .name("spans.cut")
+            .max_attempts(2)
+            .run_async(async |_| std::future::pending::<Result<u32, &str>>().await);
+        tokio::time::timeout(std::time::Duration::from_millis(20), call).await
+    });
+    assert!(cut.is_err(), "the caller gave up on a call that never ends");
+    assert_eq!(
+        spans.attempts(),
+        [fields(&[("operation", "spans.cut"), ("attempt", "1")])]
+    );
+    assert_eq!(spans.open(), 0, "the attempt's span closed with it");
 }
