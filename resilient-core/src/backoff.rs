@@ -167,7 +167,7 @@ impl Backoff {
         self.max
     }
 
-    #[cfg(feature = "config")]
+    #[cfg(any(feature = "config", feature = "dashboard"))]
     pub(crate) const fn multiplier_value(&self) -> f64 {
         self.multiplier
     }

@@ -52,6 +52,9 @@ pub(crate) struct Settings {
     /// The attempts can't change, whatever the installed configuration
     /// says: a request the tower layer can't copy is sent once.
     pub(crate) attempts_fixed: bool,
+    /// Its caller makes each attempt's `tracing` span (the tower layer,
+    /// the reqwest middleware): the engine makes none.
+    pub(crate) spans_elsewhere: bool,
 }
 
 impl Settings {
@@ -71,6 +74,7 @@ impl Settings {
         report_deferred: false,
         nested: Nested::Retry,
         attempts_fixed: false,
+        spans_elsewhere: false,
     };
 
     /// Checks every value a builder must reject. `const`, so that a

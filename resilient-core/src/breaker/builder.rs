@@ -34,6 +34,19 @@ pub(super) struct Config {
     pub(super) label: Option<Cow<'static, str>>,
 }
 
+impl Config {
+    /// What the breaker's view shows of it.
+    #[cfg(any(feature = "metrics", feature = "dashboard"))]
+    pub(super) fn built(&self) -> super::view::Built {
+        super::view::Built {
+            failure_threshold: self.failure_threshold,
+            break_nanos: self.break_nanos,
+            grows: self.break_growth.is_some(),
+            max_break_nanos: self.max_break_nanos,
+        }
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Self {

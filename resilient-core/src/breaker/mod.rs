@@ -266,7 +266,7 @@ impl CircuitBreaker {
         let view = View::new(
             config.name.clone(),
             anchor,
-            config.break_nanos,
+            config.built(),
             on_scale(anchor, anchor),
             fleet.as_ref().map(Arc::downgrade),
         );
@@ -606,6 +606,9 @@ impl CircuitBreaker {
                 Ordering::Relaxed,
             );
         }
+        #[cfg(any(feature = "metrics", feature = "dashboard"))]
+        self.view
+            .set_break(self.break_nanos.load(Ordering::Relaxed));
         self.opened_at.store(now, Ordering::Relaxed);
     }
 

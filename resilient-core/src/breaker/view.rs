@@ -24,7 +24,14 @@ pub(crate) struct View {
     pub(crate) name: Cow<'static, str>,
     /// The breaker's time scale (see `CircuitBreaker::nanos`).
     anchor: Instant,
-    break_nanos: u64,
+    /// The break of the latest open period, or the builder's before the
+    /// first: written by the breaker when it opens, before it publishes
+    /// `Open`, so that an open breaker's reader derives half-open from the
+    /// break in force (a configured one, a grown one).
+    break_nanos: AtomicU64,
+    /// What the breaker was built with.
+    #[cfg_attr(not(feature = "dashboard"), allow(dead_code))]
+    pub(crate) built: Built,
     /// `generation << 8 | state code`, raised with `fetch_max`: the writer
     /// of an older transition that stores late can't undo a newer one.
     state: AtomicU64,
@@ -35,6 +42,20 @@ pub(crate) struct View {
     /// The `breaker` label of its gauge, when it is not its name.
     #[cfg(feature = "metrics")]
     label: Option<Cow<'static, str>>,
+}
+
+/// What a breaker was built with, for the dashboard: the settings that
+/// the installed configuration may override (`[breakers.NAME]`).
+#[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(feature = "dashboard"), allow(dead_code))]
+pub(crate) struct Built {
+    /// The consecutive failures that open it; `None`: it doesn't count them.
+    pub(crate) failure_threshold: Option<u32>,
+    pub(crate) break_nanos: u64,
+    /// Whether its break grows with its openings (`break_duration_with`),
+    /// up to `max_break_nanos`; a configured break then doesn't apply.
+    pub(crate) grows: bool,
+    pub(crate) max_break_nanos: u64,
 }
 
 /// Live breakers (a dropped breaker leaves a dead entry, swept on reading).
@@ -61,17 +82,18 @@ const fn of_code(code: u64) -> CircuitState {
 
 impl View {
     /// A closed breaker's view, as of `since` on the scale of `anchor`.
-    pub(crate) fn new(
+    pub(super) fn new(
         name: Cow<'static, str>,
         anchor: Instant,
-        break_nanos: u64,
+        built: Built,
         since: u64,
         fleet: Option<Weak<Fleet>>,
     ) -> Self {
         View {
             name,
             anchor,
-            break_nanos,
+            break_nanos: AtomicU64::new(built.break_nanos),
+            built,
             state: AtomicU64::new(0),
             since: AtomicU64::new(since),
             fleet,
@@ -117,6 +139,19 @@ impl View {
         breakers.iter().filter_map(Weak::upgrade).collect()
     }
 
+    /// The break of the open period that begins: written before the
+    /// breaker publishes `Open` (with `entered`, which releases it).
+    pub(crate) fn set_break(&self, nanos: u64) {
+        self.break_nanos.store(nanos, Ordering::Relaxed);
+    }
+
+    /// The break of the latest open period (the builder's before the
+    /// first).
+    #[cfg(feature = "dashboard")]
+    pub(crate) fn break_in_force(&self) -> Duration {
+        Duration::from_nanos(self.break_nanos.load(Ordering::Relaxed))
+    }
+
     /// The breaker entered `state` in `generation`, at `at`.
     pub(crate) fn entered(&self, generation: u32, state: CircuitState, at: u64) {
         let packed = u64::from(generation) << 8 | u64::from(code(state));
@@ -132,14 +167,23 @@ impl View {
         let state = of_code(self.state.load(Ordering::Acquire) & 0xff);
         let since = self.since.load(Ordering::Acquire);
         let now = super::on_scale(self.anchor, now);
+        let ends = since.saturating_add(self.break_nanos.load(Ordering::Relaxed));
         let (state, since) = match state {
-            CircuitState::Open if now >= since.saturating_add(self.break_nanos) => (
-                CircuitState::HalfOpen,
-                since.saturating_add(self.break_nanos),
-            ),
+            CircuitState::Open if now >= ends => (CircuitState::HalfOpen, ends),
             state => (state, since),
         };
         (state, Duration::from_nanos(now.saturating_sub(since)))
+    }
+
+    /// The time left of an open breaker's break at `now`, after which it
+    /// lets a probe through; `None` in any other state.
+    #[cfg(feature = "dashboard")]
+    pub(crate) fn break_left(&self, now: Instant) -> Option<Duration> {
+        let state = of_code(self.state.load(Ordering::Acquire) & 0xff);
+        let since = self.since.load(Ordering::Acquire);
+        let ends = since.saturating_add(self.break_nanos.load(Ordering::Relaxed));
+        let now = super::on_scale(self.anchor, now);
+        (state == CircuitState::Open && now < ends).then(|| Duration::from_nanos(ends - now))
     }
 
     /// Sets the breaker's gauge to `state`.

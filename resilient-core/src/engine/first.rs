@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use super::plan::NamedListeners;
 use super::runner::{self, AttemptContext, Grant};
+use super::span::{self, SpanName};
 use crate::attempt::Attempt;
 use crate::clock::{Clock, Mark, SystemClock};
 use crate::observe::Tally;
@@ -167,9 +168,10 @@ where
         }
         // Only the mark is kept across the body: the grant has nothing
         // else to say of an attempt that no deadline cuts.
-        let Grant {
-            attempt, started, ..
-        } = Grant::<E>::first(None, clock.mark(), None);
+        let (attempt, started) = {
+            let grant = Grant::<E>::first(None, clock.mark(), None);
+            (grant.attempt, grant.started)
+        };
         let result = runner::ran(f(attempt).await);
         first_ended(make, &clock, started, None, result)
     }
@@ -185,7 +187,11 @@ where
     M: Fn() -> R,
 {
     let op = make();
-    (op.first_terms(), op.into_clock())
+    let mut terms = op.first_terms();
+    // A subscriber that wants the attempts' spans: they are made on the
+    // general path, which has a name for them.
+    terms.general |= span::enabled();
+    (terms, op.into_clock())
 }
 
 /// How a first attempt started at `mark` ended with `result`: a success
@@ -290,7 +296,7 @@ pub fn first_attempt_unbuilt<T, E, F>(
 where
     F: FnMut(Attempt) -> Result<T, E>,
 {
-    if super::plan::configured(name, Some(tally)) {
+    if super::plan::configured(name, Some(tally)) || span::enabled() {
         return Err(FirstFailure::NOT_RUN);
     }
     let listeners = NamedListeners::ending(name, Some(tally));
@@ -327,7 +333,8 @@ where
     }
     let grant = Grant::<E>::first(deadline, clock.mark(), None);
     let mark = grant.started;
-    let result = AttemptContext::plain(grant).run_blocking(clock, f);
+    // On this path only while no subscriber wants the attempts' spans.
+    let result = AttemptContext::plain(grant).run_blocking(clock, SpanName::NONE, f);
     let elapsed = clock.nanos_since(mark);
     match result {
         // The clock was read since the attempt wrote its result, so the

@@ -243,7 +243,7 @@ async fn hedged_round<'b, T, E, C: Clock, H: HookSet<T, E>, F, Fut>(
     Fut: Future<Output = Result<T, E>>,
 {
     let plan = exec.plan();
-    let work = |context: AttemptContext<T, E>| context.run_async(&plan.clock, f);
+    let work = |context: AttemptContext<T, E>| context.run_async(plan, f);
     let Opened {
         context,
         index,

@@ -23,6 +23,8 @@
 //!   async, and the per-attempt context they run from: every attempt of
 //!   every path (a first, a retry, a hedge, the tower layer's and the
 //!   reqwest middleware's) runs there;
+//! * `span.rs`: the `tracing` span of each attempt (feature `tracing`),
+//!   entered by the runner;
 //! * `hedge.rs`: hedged attempts, several in flight at once: [`Hedged`],
 //!   and a round's steps as functions that drive an [`Execution`] through
 //!   its own methods;
@@ -48,6 +50,7 @@ pub(crate) mod plan;
 mod policy_runs;
 pub(crate) mod recipe;
 pub(crate) mod runner;
+pub(crate) mod span;
 
 #[cfg(feature = "tracing")]
 pub use events::trace_report;

@@ -53,11 +53,37 @@ impl<T, E, C, H> Plan<'_, T, E, C, H> {
         let _ = (report, ok);
     }
 
+    /// The name of its attempts' spans, unless its caller makes them.
+    #[inline(always)]
+    pub(crate) fn span_name(&self) -> super::span::SpanName<'_> {
+        super::span::SpanName::of(&self.name, self.settings.spans_elsewhere)
+    }
+
     /// What the operation uses, for its counts.
     #[cfg(any(feature = "metrics", feature = "dashboard"))]
     #[inline]
     pub(crate) fn used(&self) -> crate::observe::Used<'_> {
-        used(self.tally, &self.gates)
+        let used = used(self.tally, &self.gates);
+        #[cfg(feature = "dashboard")]
+        let used = crate::observe::Used {
+            settings: Some(&self.settings),
+            ..used
+        };
+        used
+    }
+}
+
+impl<T, E, C: Clock, H> super::runner::RunsOn for Plan<'_, T, E, C, H> {
+    type Clock = C;
+
+    #[inline(always)]
+    fn clock(&self) -> &C {
+        &self.clock
+    }
+
+    #[inline(always)]
+    fn span_name(&self) -> super::span::SpanName<'_> {
+        Plan::span_name(self)
     }
 }
 
@@ -73,6 +99,8 @@ fn used<'a, T, E>(
         breaker: gates.breaker.as_ref().map(BreakerGate::breaker),
         throttle: gates.throttle,
         limiters: gates.limit.as_ref().map_or(&[], LimitGate::limiters),
+        #[cfg(feature = "dashboard")]
+        settings: None,
     }
 }
 
@@ -104,6 +132,9 @@ pub(crate) struct Listeners<'p, 'b, T, E, C> {
     pub(crate) tally: Option<&'static Tally>,
     pub(crate) gates: &'p Gates<'b, T, E>,
     pub(crate) clock: &'p C,
+    /// The operation's settings, for its tile; `None` where none was built.
+    #[cfg(feature = "dashboard")]
+    pub(crate) settings: Option<&'p Settings>,
 }
 
 impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
@@ -135,11 +166,15 @@ impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
         // Counted before the report exists: a report alive across the call
         // would be built on the stack and then moved, for the unwinding path.
         #[cfg(any(feature = "metrics", feature = "dashboard"))]
-        crate::observe::succeeded_at_once(
-            self.name.as_ref(),
-            used(self.tally, self.gates),
-            elapsed,
-        );
+        {
+            let used = used(self.tally, self.gates);
+            #[cfg(feature = "dashboard")]
+            let used = crate::observe::Used {
+                settings: self.settings,
+                ..used
+            };
+            crate::observe::succeeded_at_once(self.name.as_ref(), used, elapsed);
+        }
         let mut report = ExecutionReport::first_success(
             self.name.clone(),
             elapsed,
@@ -205,6 +240,8 @@ impl NamedListeners {
             gates: &Gates::<T, E>::none(),
             // No gate to settle, so no clock is read.
             clock: &crate::clock::SystemClock,
+            #[cfg(feature = "dashboard")]
+            settings: None,
         };
         let on_report = self.ends.then_some(|_: &ExecutionReport| {});
         Outcome::new(result, listeners.report(elapsed, deadline, 0, on_report))

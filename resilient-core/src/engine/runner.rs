@@ -18,6 +18,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use super::gates::Interference;
+use super::span::{self, SpanName};
 use crate::attempt::Attempt;
 use crate::clock::{Clock, Mark};
 use crate::deadline::{self, Scope};
@@ -30,7 +31,7 @@ use crate::report::FailureKind;
 /// race's output. The work is lent as a `dyn Future` made afresh at each
 /// poll, so that the caller's future holds none and keeps its `Send`.
 macro_rules! raced_within {
-    ($grant:expr, $clock:expr, $race:expr, $work:ident) => {{
+    ($grant:expr, $clock:expr, $race:expr, $work:ident, $span:expr) => {{
         let (grant, clock) = ($grant, $clock);
         let mut timer = ::std::pin::pin!(None);
         let mut race = $race;
@@ -43,6 +44,9 @@ macro_rules! raced_within {
                 work,
                 timer.as_mut(),
                 $crate::clock::Clock::deadline_async,
+                // Read at each poll from what the future holds already,
+                // so that it holds no name.
+                $span,
             )
         })
         .await
@@ -108,10 +112,19 @@ impl<E> Grant<E> {
         })
     }
 
+    /// Where the grant is, which names its attempt's span while it is
+    /// polled (see `span.rs`).
+    #[inline(always)]
+    fn key(&self) -> usize {
+        std::ptr::from_ref(self).addr()
+    }
+
     /// One poll of `race`, the race of the attempt's body `work` (its
     /// delay, then its deadline, with the timer in `timer`), the body
-    /// within the attempt's deadline: see [`Race::poll`].
+    /// within the attempt's deadline and inside the attempt's span, if it
+    /// has one (`name`): see [`Race::poll`].
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn poll_race<'c, C: Clock, O, S: Future<Output = ()>>(
         &self,
         race: &mut Race,
@@ -120,9 +133,12 @@ impl<E> Grant<E> {
         work: Pin<&mut dyn Future<Output = O>>,
         timer: Pin<&mut Option<S>>,
         make: fn(&'c C, Duration) -> S,
+        name: SpanName<'_>,
     ) -> Poll<Option<O>> {
-        deadline::within(self.scope(clock), self.attempt.holds_retries, || {
-            race.poll(clock, cx, work, timer, make)
+        span::within(self.key(), name, self.attempt.number(), || {
+            deadline::within(self.scope(clock), self.attempt.holds_retries, || {
+                race.poll(clock, cx, work, timer, make)
+            })
         })
     }
 
@@ -152,13 +168,33 @@ impl<E> Grant<E> {
     /// cut it.
     #[inline(always)]
     pub(crate) fn ended<T>(&self, output: Option<Result<T, E>>) -> Result<T, (E, FailureKind)> {
-        match (output, self.timed_out) {
+        let result = match (output, self.timed_out) {
             (Some(result), _) => ran(result),
             (None, Some(timed_out)) => Err((timed_out(), FailureKind::Timeout)),
             // Without a deadline that cuts, no race ends with `None`.
             (None, None) => unreachable!("an attempt is cut only at a deadline that cuts it"),
-        }
+        };
+        span::ended(self.key(), &result);
+        result
     }
+}
+
+/// An attempt dropped while in flight (its caller gave up) closes its
+/// span, if it has one.
+impl<E> Drop for Grant<E> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        span::dropped(self.key());
+    }
+}
+
+/// What an async attempt runs on: its operation's clock, and the name of
+/// its span (a [`Plan`](super::plan::Plan)). One reference for both, so
+/// that an attempt's future holds no more than its clock's.
+pub(crate) trait RunsOn {
+    type Clock: Clock;
+    fn clock(&self) -> &Self::Clock;
+    fn span_name(&self) -> SpanName<'_>;
 }
 
 /// One attempt's context, from its admission to its record: its grant,
@@ -209,6 +245,7 @@ impl<T, E> AttemptContext<T, E> {
     pub(crate) fn run_blocking<C: Clock>(
         self,
         clock: &C,
+        name: SpanName<'_>,
         f: impl FnOnce(Attempt) -> Result<T, E>,
     ) -> Result<T, E> {
         let attempt = self.grant.attempt;
@@ -221,8 +258,10 @@ impl<T, E> AttemptContext<T, E> {
         }
         match self.replaced {
             Some(result) => result,
-            None => deadline::within(self.grant.scope(clock), attempt.holds_retries, || {
-                f(attempt)
+            None => span::blocking(name, attempt.number(), || {
+                deadline::within(self.grant.scope(clock), attempt.holds_retries, || {
+                    f(attempt)
+                })
             }),
         }
     }
@@ -234,13 +273,13 @@ impl<T, E> AttemptContext<T, E> {
     /// `f` is called before the returned future is first polled, as the
     /// caller would, so that the future holds the attempt's work and not
     /// `f`.
-    pub(crate) fn run_async<'c, C, F, Fut>(
+    pub(crate) fn run_async<'c, P, F, Fut>(
         mut self,
-        clock: &'c C,
+        on: &'c P,
         f: F,
-    ) -> impl Future<Output = Result<T, (E, FailureKind)>> + use<'c, T, E, C, F, Fut>
+    ) -> impl Future<Output = Result<T, (E, FailureKind)>> + use<'c, T, E, P, F, Fut>
     where
-        C: Clock,
+        P: RunsOn,
         F: FnOnce(Attempt) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
@@ -251,9 +290,9 @@ impl<T, E> AttemptContext<T, E> {
         async move {
             let mut work = pin!(match work {
                 Ok(work) => work,
-                Err(injected) => return self.replaced_after(clock, injected).await,
+                Err(injected) => return self.replaced_after(on.clock(), injected).await,
             });
-            let output = raced_within!(&self.grant, clock, self.race(), work);
+            let output = raced_within!(&self.grant, on.clock(), self.race(), work, on.span_name());
             self.grant.ended(output)
         }
     }
@@ -322,10 +361,12 @@ impl<'c> BoxedRace<'c> {
         clock: &'c C,
         cx: &mut Context<'_>,
         work: Pin<&mut dyn Future<Output = O>>,
+        name: SpanName<'_>,
     ) -> Poll<Option<O>> {
         let timer = Pin::new(&mut self.timer);
-        grant.poll_race(&mut self.race, clock, cx, work, timer, |clock, wait| {
-            Box::pin(clock.deadline_async(wait))
-        })
+        let make = |clock: &'c C, wait| {
+            Box::pin(clock.deadline_async(wait)) as Pin<Box<dyn Future<Output = ()> + Send + 'c>>
+        };
+        grant.poll_race(&mut self.race, clock, cx, work, timer, make, name)
     }
 }

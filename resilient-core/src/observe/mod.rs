@@ -64,6 +64,10 @@ pub(crate) struct Used<'a> {
     pub(crate) throttle: Option<&'a dyn RetryBudget>,
     /// Its limiters, in order; empty without `limit`.
     pub(crate) limiters: &'a [&'a dyn crate::limit::Limiter],
+    /// The settings it was built with, for its tile; `None` where the
+    /// call built none (a first success that needed no operation).
+    #[cfg(feature = "dashboard")]
+    pub(crate) settings: Option<&'a crate::settings::Settings>,
 }
 
 /// An operation called `name` whose first attempt succeeded after
@@ -119,6 +123,20 @@ pub(crate) fn finished(name: &str, used: Used<'_>, report: &ExecutionReport, ok:
         if let Some(throttle) = used.throttle {
             throttled(counts, throttle);
         }
+        if let Some(settings) = used.settings {
+            built_with(tally, settings);
+        }
+    }
+}
+
+/// Keeps the settings an operation was built with, for its tile, unless
+/// they are known already or the tally is the overflow's (many
+/// operations', each with its own).
+#[cfg(feature = "dashboard")]
+#[inline]
+fn built_with(tally: &'static Tally, settings: &crate::settings::Settings) {
+    if tally.counts.settings.get().is_none() && !cardinality::is_overflow(tally) {
+        let _ = tally.counts.settings.set(*settings);
     }
 }
 
@@ -183,6 +201,10 @@ fn first_call(name: &str, tally: &'static Tally, used: &Used<'_>) {
             .filter(|_| !cardinality::is_overflow(tally))
             .map(|breaker| Arc::downgrade(breaker.view())),
     );
+    #[cfg(feature = "dashboard")]
+    if let Some(settings) = used.settings {
+        built_with(tally, settings);
+    }
     limits::first_call(name, tally, used.limiters);
 }
 

@@ -179,6 +179,13 @@ pub(crate) struct Counts {
     pub(crate) throttle_milli: AtomicU64,
     /// The throttle's `max_tokens`, with the same convention.
     pub(crate) throttle_max: AtomicU64,
+    /// The settings the operation was built with (the attribute's, the
+    /// builder's, the layer's), as the first call that built them had
+    /// them: its tile shows them, with the installed configuration's
+    /// entry applied. Unknown while its calls only succeeded at once
+    /// unbuilt (a function under the attribute builds its operation when
+    /// a first attempt fails, or when the configuration has its name).
+    pub(crate) settings: std::sync::OnceLock<crate::settings::Settings>,
 }
 
 #[cfg(feature = "dashboard")]
@@ -192,6 +199,7 @@ impl Counts {
             rejected: AtomicU64::new(0),
             throttle_milli: AtomicU64::new(u64::MAX),
             throttle_max: AtomicU64::new(u64::MAX),
+            settings: std::sync::OnceLock::new(),
         }
     }
 }

@@ -138,6 +138,8 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
         let classifier = self.classifier;
         let shared = self.shared;
         let mut settings = *self.settings;
+        // Each attempt's span is the layer's own (`span.rs`).
+        settings.spans_elsewhere = true;
         if !cloneable {
             settings.max_attempts = 1;
             settings.max_rate_limit_retries = 0;

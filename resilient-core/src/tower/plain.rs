@@ -172,6 +172,8 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
             tally: None,
             gates: &gates,
             clock: self.clock,
+            #[cfg(feature = "dashboard")]
+            settings: Some(self.settings),
         };
         let on_report = shared.on_report.as_deref();
         listeners.report(

@@ -498,7 +498,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         else {
             return;
         };
-        let result = context.run_blocking(&self.plan.clock, f);
+        let result = context.run_blocking(&self.plan.clock, self.plan.span_name(), f);
         self.record(index, runner::ran(result), permits);
     }
 
@@ -520,7 +520,13 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             return;
         };
         let mut work = pin!(f(context.attempt()));
-        let output = runner::raced_within!(&context.grant, &plan.clock, context.race(), work);
+        let output = runner::raced_within!(
+            &context.grant,
+            &plan.clock,
+            context.race(),
+            work,
+            plan.span_name()
+        );
         self.record(index, context.grant.ended(output), permits);
     }
 
@@ -641,7 +647,10 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         work: Pin<&mut dyn Future<Output = Result<T, E>>>,
     ) -> Poll<()> {
         let plan = self.plan;
-        let output = ready!(next.race.poll(&next.grant, &plan.clock, cx, work));
+        let output = ready!(
+            next.race
+                .poll(&next.grant, &plan.clock, cx, work, plan.span_name())
+        );
         // An attempt ends once: its permits are taken when it does.
         if let Some(permits) = next.permits.take() {
             self.record(next.index, next.grant.ended(output), permits);

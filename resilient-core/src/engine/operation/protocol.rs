@@ -59,6 +59,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         if !self.plan.gates.first_is_free()
             || self.plan.settings.holds_nested()
             || self.configured()
+            || crate::engine::span::enabled()
         {
             return Err(FirstFailure::NOT_RUN);
         }
@@ -219,6 +220,8 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             tally: plan.tally,
             gates: &plan.gates,
             clock: &plan.clock,
+            #[cfg(feature = "dashboard")]
+            settings: Some(&plan.settings),
         };
         let on_report = (!plan.settings.report_deferred)
             .then_some(|report: &ExecutionReport| plan.hooks.on_report(report));
@@ -298,9 +301,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             }
             let grant = Grant::first(deadline, self.plan.clock.mark(), timed_out);
             let mark = grant.started;
-            let result = AttemptContext::plain(grant)
-                .run_async(&self.plan.clock, f)
-                .await;
+            let result = AttemptContext::plain(grant).run_async(&self.plan, f).await;
             let elapsed = self.plan.clock.nanos_since(mark);
             match result {
                 Ok(value) if self.plan.hooks.is_valid(&value) => Ok(FirstSuccess::of(
@@ -332,7 +333,9 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             general: !self.plan.gates.first_is_free()
                 || crate::deadline::enclosed()
                 || self.plan.settings.holds_nested()
-                || self.configured(),
+                || self.configured()
+                // The attempts' spans are made on the general path.
+                || crate::engine::span::enabled(),
             deadline,
             timed_out,
         }

@@ -7,10 +7,14 @@
 //! Each operation has a tile, over a rolling 10 s window: calls per second,
 //! error %, retries per second, fallback %, latency p50, p90 and p99, a
 //! sparkline of the last minute, its breaker's state and time in state,
-//! its throttle's tokens, and its limits' fill. An operation with a
-//! breaker per endpoint ([`EndpointBreakers`](crate::endpoint::EndpointBreakers))
-//! shows each key's breaker as a row under its tile instead, the open ones
-//! first.
+//! its throttle's tokens, and its limits' fill; and the settings its
+//! calls run with, with their source: the values the operation was built
+//! with, or the installed configuration's entry of its name and that
+//! configuration's version (its breaker's threshold and break too, and
+//! an open breaker's break left, by the break in force). An operation
+//! with a breaker per endpoint
+//! ([`EndpointBreakers`](crate::endpoint::EndpointBreakers)) shows each
+//! key's breaker as a row under its tile instead, the open ones first.
 //!
 //! Operations, breakers and limiters appear on their own: an operation on
 //! its first call, a breaker when it is built, a limiter with the first
@@ -57,11 +61,12 @@
 //!
 //! This file serves the page and the stream, and runs the sampler;
 //! `window` turns readings into tiles; `endpoints` lists the breakers per
-//! endpoint under them; `control` serves the controls;
-//! `page.html` is the page.
+//! endpoint under them; `settings` says what settings a tile's calls run
+//! with; `control` serves the controls; `page.html` is the page.
 
 mod control;
 mod endpoints;
+mod settings;
 mod window;
 
 pub(crate) use endpoints::EndpointRows;

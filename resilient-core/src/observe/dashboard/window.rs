@@ -21,6 +21,9 @@ use crate::breaker::View;
 use crate::observe::cardinality;
 use crate::observe::registry::{self, Entry, Name};
 use crate::observe::tally::{BUCKETS, bucket_middle};
+use crate::settings::Settings;
+
+use super::settings;
 
 /// How far back a tile's figures look.
 pub(crate) const WINDOW: Duration = Duration::from_secs(10);
@@ -98,6 +101,9 @@ struct Row {
     name: Name,
     throttle: Option<(f64, f64)>,
     breaker: Option<Weak<View>>,
+    /// The settings its operation was built with, once a call built them
+    /// (kept in its tally).
+    settings: Option<&'static Settings>,
 }
 
 /// The last minute of readings.
@@ -124,6 +130,7 @@ impl History {
                 name: Name::Borrowed(""),
                 throttle: None,
                 breaker: None,
+                settings: None,
             });
             self.last.resize_with(rows, Counts::default);
         }
@@ -274,6 +281,9 @@ fn read(entry: &Entry, row: &mut Row, now: &mut Counts) {
     if row.breaker.is_none() {
         row.breaker.clone_from(&entry.breaker);
     }
+    if row.settings.is_none() {
+        row.settings = entry.tally.counts.settings.get();
+    }
 }
 
 impl Change {
@@ -362,15 +372,21 @@ fn tile(
         "endpoints": endpoints,
         "throttle": op.throttle.map(|(tokens, max)| json!({ "tokens": tokens, "max": max })),
         "limits": super::limits_of(&op.name),
+        "settings": (op.name != cardinality::OVERFLOW)
+            .then(|| settings::operation(&op.name, op.settings)),
     })
 }
 
-fn breaker(view: &View, now: Instant) -> Value {
+pub(super) fn breaker(view: &View, now: Instant) -> Value {
     let (state, held) = view.state_at(now);
     json!({
         "name": view.name,
         "state": state.as_str(),
         "for_s": held.as_secs_f64(),
+        // Until an open breaker lets a probe through, by the break in
+        // force: a configured or grown one, not only the builder's.
+        "break_left_s": view.break_left(now).map(|left| left.as_secs_f64()),
+        "settings": settings::breaker(view),
         // A shared breaker's fleet: `closed`, `open`, `half-open` or
         // `alone`; absent for a breaker that is not shared.
         "fleet": view.fleet_state().map(|fleet| fleet.as_str()),
@@ -387,13 +403,16 @@ mod tests {
     use super::*;
     use crate::observe::Tally;
 
-    /// `count` operations, each its own row, with tallies of their own.
+    /// `count` operations, each its own row, with tallies of their own
+    /// and the settings their tiles show.
     fn operations(count: usize) -> Vec<Arc<Entry>> {
         (0..count)
             .map(|row| {
+                let tally: &'static Tally = Box::leak(Box::new(Tally::new()));
+                tally.counts.settings.set(Settings::DEFAULT).unwrap();
                 Arc::new(Entry {
                     name: format!("tenant-{row}").into(),
-                    tally: Box::leak(Box::new(Tally::new())),
+                    tally,
                     breaker: None,
                     row,
                 })
@@ -540,7 +559,9 @@ mod tests {
         // Each operation's latest counts; no reading holds an idle one.
         let bytes = history.bytes();
         assert!(bytes <= ROWS * 1_200, "{bytes} bytes for {ROWS} operations");
-        let snapshot = history.snapshot().to_string();
+        // The operations' tiles: the breakers other tests hold alive
+        // meanwhile are listed beside them, and are not counted here.
+        let snapshot = history.snapshot()["operations"].to_string();
         assert!(
             snapshot.len() <= ROWS * 700,
             "a snapshot of {} bytes for {ROWS} operations",
@@ -563,7 +584,7 @@ mod tests {
         }
         let bytes = history.bytes();
         assert!(bytes <= ROWS * 8_000, "{bytes} bytes for {ROWS} operations");
-        let snapshot = history.snapshot().to_string();
+        let snapshot = history.snapshot()["operations"].to_string();
         assert!(
             snapshot.len() <= ROWS * 1_500,
             "a snapshot of {} bytes for {ROWS} operations",
