@@ -352,8 +352,12 @@ fn a_reload_under_load_loses_no_call_and_never_mixes_two_configurations() {
             })
         })
         .collect();
-    for round in 0..1_000 {
-        let is_a = round % 2 == 0;
+    // A thousand reloads at least, and on until a call has read one of
+    // them: the callers may start after the first thousand.
+    let mut round = 0_u64;
+    while round < 1_000 || (configured.load(Ordering::Relaxed) == 0 && round < 100_000) {
+        round += 1;
+        let is_a = round.is_multiple_of(2);
         let config = if is_a { a.clone() } else { b.clone() };
         // Noted before it is installed, so that every call of it finds it.
         let mut noted = versions.lock().unwrap();
@@ -497,4 +501,150 @@ fn a_configured_call_holds_the_retries_inside_it_by_its_configured_attempts() {
     let configured = inner_attempts();
     config::clear();
     assert_eq!(configured, [3], "one attempt, which holds nothing");
+}
+
+static FAST_CALLS: AtomicU64 = AtomicU64::new(0);
+
+/// Fails `FAST_FAILS` times, then succeeds; installs `FAST_INSTALL` (if
+/// any) during its first attempt.
+static FAST_FAILS: AtomicU64 = AtomicU64::new(0);
+static FAST_INSTALL: Mutex<Option<&'static str>> = Mutex::new(None);
+/// How many times `FAST_A` is installed before `FAST_INSTALL`.
+static FAST_REPEAT: AtomicU64 = AtomicU64::new(0);
+
+fn fast_body() -> Result<u64, Failure> {
+    if let Some(text) = FAST_INSTALL.lock().unwrap().take() {
+        for _ in 0..FAST_REPEAT.swap(0, Ordering::SeqCst) {
+            config::install_toml(FAST_A).unwrap();
+        }
+        config::install_toml(text).unwrap();
+    }
+    let call = FAST_CALLS.fetch_add(1, Ordering::SeqCst);
+    if call < FAST_FAILS.load(Ordering::SeqCst) {
+        Err(Failure::Busy)
+    } else {
+        Ok(call)
+    }
+}
+
+#[resilient(retries = 1, backoff = constant("10ms"), clock = clock)]
+fn cfg_fast(clock: &FakeClock) -> Result<u64, Failure> {
+    fast_body()
+}
+
+#[resilient(retries = 1, backoff = constant("10ms"))]
+async fn cfg_fast_async() -> Result<u64, Failure> {
+    tokio::task::yield_now().await;
+    fast_body()
+}
+
+fn fast_reset(fails: u64, install: Option<&'static str>) {
+    FAST_CALLS.store(0, Ordering::SeqCst);
+    FAST_FAILS.store(fails, Ordering::SeqCst);
+    *FAST_INSTALL.lock().unwrap() = install;
+}
+
+const FAST_A: &str = "[operations.cfg_fast]\nretries = 3\nbase_delay = \"1s\"\n\
+                      [operations.cfg_fast_async]\nretries = 3\nbase_delay = \"1s\"\n";
+const FAST_B: &str = "[operations.cfg_fast]\nretries = 5\nbase_delay = \"2s\"\n\
+                      [operations.cfg_fast_async]\nretries = 5\nbase_delay = \"2s\"\n";
+
+#[test]
+fn an_entry_that_leaves_the_first_attempt_alone_keeps_it_on_the_fast_path() {
+    let _slot = slot();
+    // A first success under an entry (no timeout, no budget in it) says
+    // which configuration it ran on, at every generation.
+    for _ in 0..3 {
+        let version = config::install_toml(FAST_A).unwrap();
+        fast_reset(0, None);
+        let clock = FakeClock::new();
+        let outcome = cfg_fast(&clock);
+        assert_eq!(outcome.report().attempt_count(), 1);
+        assert_eq!(deadlines(outcome.report()), [None]);
+        assert_eq!(
+            outcome.report().settings_source(),
+            SettingsSource::Config { version }
+        );
+    }
+    // A failure goes on by the entry: 3 retries, 1 s apart.
+    let version = config::version();
+    fast_reset(10, None);
+    let clock = FakeClock::new();
+    let outcome = cfg_fast(&clock);
+    assert_eq!(outcome.report().attempt_count(), 4);
+    assert_eq!(clock.slept(), [Duration::from_secs(1); 3]);
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Config { version }
+    );
+    // A reload during the first attempt: the retries keep the entry the
+    // attempt read, not the one installed meanwhile.
+    fast_reset(10, Some(FAST_B));
+    let clock = FakeClock::new();
+    let outcome = cfg_fast(&clock);
+    assert_eq!(outcome.report().attempt_count(), 4);
+    assert_eq!(clock.slept(), [Duration::from_secs(1); 3]);
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Config { version }
+    );
+    assert!(config::version() > version);
+    // The next call reads the new one.
+    fast_reset(10, None);
+    let clock = FakeClock::new();
+    let outcome = cfg_fast(&clock);
+    assert_eq!(outcome.report().attempt_count(), 6);
+    assert_eq!(clock.slept(), [Duration::from_secs(2); 5]);
+    config::clear();
+    fast_reset(0, None);
+    let outcome = cfg_fast(&FakeClock::new());
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Attribute
+    );
+}
+
+#[tokio::test(start_paused = true)]
+// The slot orders this test among the others, each on its own thread; no
+// task of this runtime takes it.
+#[allow(clippy::await_holding_lock)]
+async fn an_async_first_attempt_under_an_entry_runs_on_the_fast_path_and_its_retries_keep_it() {
+    let _slot = slot();
+    let version = config::install_toml(FAST_A).unwrap();
+    fast_reset(0, None);
+    let outcome = cfg_fast_async().await;
+    assert_eq!(outcome.report().attempt_count(), 1);
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Config { version }
+    );
+    // Installed during the first attempt: the retries keep FAST_A's
+    // three waits of 1 s.
+    fast_reset(10, Some(FAST_B));
+    let started = tokio::time::Instant::now();
+    let outcome = cfg_fast_async().await;
+    assert_eq!(outcome.report().attempt_count(), 4);
+    assert_eq!(started.elapsed(), Duration::from_secs(3));
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Config { version }
+    );
+    config::clear();
+}
+
+/// More reloads during one first attempt than are remembered: the retries
+/// read the configuration installed by then.
+#[test]
+fn a_first_attempt_outlived_by_many_reloads_retries_on_the_latest() {
+    let _slot = slot();
+    config::install_toml(FAST_A).unwrap();
+    // Twenty installs during the first attempt, the last one B.
+    fast_reset(10, Some(FAST_B));
+    FAST_REPEAT.store(19, Ordering::SeqCst);
+    let clock = FakeClock::new();
+    let outcome = cfg_fast(&clock);
+    *FAST_INSTALL.lock().unwrap() = None;
+    assert_eq!(outcome.report().attempt_count(), 6);
+    assert_eq!(clock.slept(), [Duration::from_secs(2); 5]);
+    config::clear();
 }

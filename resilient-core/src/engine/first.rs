@@ -9,7 +9,7 @@ use std::future::{Future, poll_fn};
 use std::pin::{Pin, pin};
 use std::time::Duration;
 
-use super::plan::Told;
+use super::plan::{self, Read, Told};
 use super::runner::{self, AttemptContext, Grant};
 use crate::attempt::Attempt;
 use crate::clock::{Clock, Mark, SystemClock};
@@ -50,6 +50,12 @@ impl<T, E> FirstSuccess<T, E> {
             deadline,
             told,
         }
+    }
+
+    /// The configuration its call read.
+    #[inline(always)]
+    pub(crate) fn read(&self) -> Read {
+        self.told.map_or(Read::NOTHING, |told| told.read)
     }
 
     /// Its outcome, for an operation of which `told` says all the outcome
@@ -114,6 +120,7 @@ where
             general,
             deadline,
             timed_out,
+            read,
         },
         clock,
     ) = first_terms_of(make);
@@ -136,7 +143,7 @@ where
             .await
         };
         let result = grant.ended(output);
-        first_ended(make, &clock, grant.started, deadline, result)
+        first_ended(make, &clock, grant.started, (deadline, read), result)
     }
 }
 
@@ -161,6 +168,7 @@ where
     // A deadline granted all the same is left to the general path, which
     // has a timer to cut the attempt at it.
     let general = terms.general || terms.deadline.is_some();
+    let read = terms.read;
     async move {
         if general {
             return Err(FirstFailure::NOT_RUN);
@@ -171,7 +179,7 @@ where
             attempt, started, ..
         } = Grant::<E>::first(None, clock.mark(), None);
         let result = runner::ran(f(attempt).await);
-        first_ended(make, &clock, started, None, result)
+        first_ended(make, &clock, started, (None, read), result)
     }
 }
 
@@ -188,8 +196,9 @@ where
     (op.first_terms(), op.into_clock())
 }
 
-/// How a first attempt started at `mark` ended with `result`: a success
-/// that the operation `make` builds accepts, or the failure to go on from.
+/// How a first attempt started at `mark` with `deadline`, on the
+/// configuration `read`, ended with `result`: a success that the
+/// operation `make` builds accepts, or the failure to go on from.
 // The large `Err` holds the failed result, moved once to `resume`.
 #[allow(clippy::result_large_err)]
 #[inline(always)]
@@ -197,7 +206,7 @@ fn first_ended<T, E, R, M, C>(
     make: &M,
     clock: &C,
     mark: Mark,
-    deadline: Option<Duration>,
+    (deadline, read): (Option<Duration>, Read),
     result: Result<T, (E, FailureKind)>,
 ) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
 where
@@ -209,12 +218,12 @@ where
     let op = make();
     match result {
         Ok(value) if op.accepts(&value) => {
-            Ok(FirstSuccess::of(value, elapsed, deadline, op.told()))
+            // Only an operation that tells its first success this way
+            // runs its first attempt on the fast path under an entry.
+            let told = op.told().map(|told| told.from(read));
+            Ok(FirstSuccess::of(value, elapsed, deadline, told))
         }
-        result => Err(FirstFailure {
-            elapsed,
-            result: Some(result),
-        }),
+        result => Err(FirstFailure::ran(elapsed, result, read)),
     }
 }
 
@@ -243,7 +252,23 @@ impl<Op, F: Fn() -> Op> MakeOperation<Op> for F {
 pub struct FirstFailure<T, E> {
     pub(crate) elapsed: u64,
     /// `None`: not run yet.
-    pub(crate) result: Option<Result<T, (E, FailureKind)>>,
+    result: Option<Result<T, Failed<E>>>,
+}
+
+/// How an attempt that ran ended: its value, or its error and how it failed.
+pub(crate) type Ran<T, E> = Result<T, (E, FailureKind)>;
+
+/// A first attempt's error, how it failed, and the configuration the
+/// attempt read, which the retries read too: kept beside the error, where
+/// it fits in room the error's variant has anyway for small types, so that
+/// a future holding a first failure is no larger for it
+/// (tests/suite/future_size.rs). A value the validator refused keeps no
+/// configuration: its retries read the one installed then.
+#[derive(Debug)]
+pub(crate) struct Failed<E> {
+    error: E,
+    kind: FailureKind,
+    read: Read,
 }
 
 /// What an async first attempt reads of the settings before its future is
@@ -255,6 +280,9 @@ pub struct FirstTerms<E> {
     /// The error of an attempt cut at its deadline, if the operation
     /// interrupts there.
     pub(crate) timed_out: Option<fn() -> E>,
+    /// The configuration read, for the retries, and where the settings
+    /// came from.
+    pub(crate) read: Read,
 }
 
 impl<T, E> FirstFailure<T, E> {
@@ -263,6 +291,25 @@ impl<T, E> FirstFailure<T, E> {
         elapsed: 0,
         result: None,
     };
+
+    /// An attempt that ended after `elapsed` nanoseconds with `result`,
+    /// on the configuration `read`.
+    #[inline(always)]
+    pub(crate) fn ran(elapsed: u64, result: Result<T, (E, FailureKind)>, read: Read) -> Self {
+        FirstFailure {
+            elapsed,
+            result: Some(result.map_err(|(error, kind)| Failed { error, kind, read })),
+        }
+    }
+
+    /// How the attempt ended and the configuration it read, if it ran.
+    #[inline]
+    pub(crate) fn into_ran(self) -> Option<(Ran<T, E>, Read)> {
+        Some(match self.result? {
+            Ok(value) => (Ok(value), Read::UNREAD),
+            Err(Failed { error, kind, read }) => (Err((error, kind)), read),
+        })
+    }
 }
 
 /// A first blocking attempt of an operation that is known, before it is
@@ -287,13 +334,17 @@ pub fn first_attempt_unbuilt<T, E, F>(
 where
     F: FnMut(Attempt) -> Result<T, E>,
 {
-    if super::plan::configured(name, Some(tally)) {
+    // An entry in the installed configuration that grants a deadline is
+    // applied on the general path.
+    let entry = plan::entry(name, Some(tally));
+    if entry.general(true) {
         return Err(FirstFailure::NOT_RUN);
     }
-    let told = Told::ending(name, Some(tally));
+    let told = Told::ending(name, Some(tally)).from(entry.read());
     // A function, not a closure: a closure here would be compiled again for
     // every `F`, that is for every function.
-    timed_first(&SystemClock, None, f, accepts_any::<T>, Some(told))
+    let told = (Some(told), entry.read());
+    timed_first(&SystemClock, None, f, accepts_any::<T>, told)
 }
 
 /// The validator of an operation without one: every value stands.
@@ -303,7 +354,7 @@ fn accepts_any<T>(_: &T) -> bool {
 
 /// A first blocking attempt by `f` on `clock`, whose deadline is
 /// `deadline`: a success that `is_valid` accepts, which `told` hears of,
-/// or how it failed and after how long.
+/// or how it failed and after how long, and the configuration it `read`.
 // The large `Err` holds the failed result, moved once to `run_after`.
 #[allow(clippy::result_large_err)]
 #[inline(always)]
@@ -312,7 +363,7 @@ pub(crate) fn timed_first<T, E, C: Clock, F>(
     deadline: Option<Duration>,
     f: &mut F,
     is_valid: impl Fn(&T) -> bool,
-    told: Option<Told>,
+    (told, read): (Option<Told>, Read),
 ) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
 where
     F: FnMut(Attempt) -> Result<T, E>,
@@ -342,9 +393,6 @@ where
         Ok(value) if !C::MEASURES && is_valid(&value) => {
             Ok(FirstSuccess::of(value, elapsed, deadline, told))
         }
-        result => Err(FirstFailure {
-            elapsed,
-            result: Some(runner::ran(result)),
-        }),
+        result => Err(FirstFailure::ran(elapsed, runner::ran(result), read)),
     }
 }

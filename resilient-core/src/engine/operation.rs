@@ -833,11 +833,11 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         F: FnMut(Attempt) -> Result<T, E>,
     {
         // A call that holds the retries of the calls inside it tells them
-        // so from the general path, which also applies an entry of the
-        // installed configuration.
+        // so from the general path.
+        let entry = self.entry();
         if !self.plan.gates.first_is_free()
             || self.plan.settings.holds_nested()
-            || self.configured()
+            || entry.general(self.told().is_some())
         {
             return Err(FirstFailure::NOT_RUN);
         }
@@ -846,7 +846,10 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             deadline(&self.plan.settings, 0),
             f,
             |value| self.plan.hooks.is_valid(value),
-            self.told(),
+            (
+                self.told().map(|told| told.from(entry.read())),
+                entry.read(),
+            ),
         )
     }
 
@@ -869,11 +872,11 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         self.resume(first).run_rest(f)
     }
 
-    /// Whether the installed configuration has an entry for this
-    /// operation: its call then runs on the general path, which applies it.
+    /// This operation's entry in the installed configuration, as its
+    /// first attempt reads it.
     #[inline(always)]
-    fn configured(&self) -> bool {
-        plan::configured(&self.plan.name, self.plan.tally)
+    fn entry(&self) -> plan::Entry {
+        plan::entry(&self.plan.name, self.plan.tally)
     }
 
     /// Who hears of a first success, if nothing else needs telling (see
@@ -886,6 +889,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
                 name,
                 tally: plan.tally,
                 ends: !plan.settings.report_deferred,
+                read: plan::Read::NOTHING,
             }),
             _ => None,
         }
@@ -976,10 +980,10 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         &self,
         result: Result<T, E>,
         elapsed: u64,
-        deadline: Option<Duration>,
+        (deadline, read): (Option<Duration>, plan::Read),
     ) -> Outcome<T, E> {
         let status = self.plan.hooks.status(result.as_ref());
-        Outcome::new(result, self.first_report(elapsed, deadline, status))
+        Outcome::new(result, self.first_report(elapsed, deadline, status, read))
     }
 
     /// The report of a first attempt that succeeded after `elapsed`
@@ -991,6 +995,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         elapsed: u64,
         deadline: Option<Duration>,
         status: u16,
+        read: plan::Read,
     ) -> ExecutionReport {
         let plan = &self.plan;
         let told = plan::Listeners {
@@ -1001,7 +1006,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         };
         let on_report = (!plan.settings.report_deferred)
             .then_some(|report: &ExecutionReport| plan.hooks.on_report(report));
-        told.report(elapsed, deadline, status, on_report)
+        told.report(elapsed, deadline, status, on_report, read)
     }
 
     /// The outcome of a first attempt that
@@ -1010,7 +1015,10 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     #[inline(always)]
     #[doc(hidden)]
     pub fn outcome_of(&self, first: FirstSuccess<T, E>) -> Outcome<T, E> {
-        self.first_success(first.result, first.elapsed, first.deadline)
+        // An operation whose first success has no `Told` runs under an
+        // entry of the installed configuration on the general path only.
+        let read = first.read();
+        self.first_success(first.result, first.elapsed, (first.deadline, read))
     }
 
     /// The former name of [`outcome_of`](Operation::outcome_of).
@@ -1087,7 +1095,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         F: FnMut(Attempt) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        let exec = Execution::after_first(&self.plan, elapsed, Err(failed));
+        let exec = Execution::after_first(&self.plan, elapsed, Err(failed), plan::Read::UNREAD);
         let rest = if exec.stopped() {
             exec.settled()
         } else {
@@ -1143,6 +1151,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             general,
             deadline,
             timed_out,
+            read,
         } = self.first_async_terms();
         async move {
             if general {
@@ -1158,9 +1167,10 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             let elapsed = self.plan.clock.nanos_since(mark);
             match result {
                 Ok(value) if self.plan.hooks.is_valid(&value) => {
-                    Ok(FirstSuccess::of(value, elapsed, deadline, self.told()))
+                    let told = self.told().map(|told| told.from(read));
+                    Ok(FirstSuccess::of(value, elapsed, deadline, told))
                 }
-                result => Err(Execution::after_first(&self.plan, elapsed, result)),
+                result => Err(Execution::after_first(&self.plan, elapsed, result, read)),
             }
         }
     }
@@ -1169,6 +1179,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// future is made.
     #[inline]
     pub(crate) fn first_async_terms(&self) -> FirstTerms<E> {
+        let entry = self.entry();
         let deadline = deadline(&self.plan.settings, 0);
         let timed_out = if deadline.is_some() {
             self.plan.timed_out
@@ -1178,14 +1189,14 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         FirstTerms {
             // Inside another call's attempt, the general path grants what
             // that attempt has left; a call that holds the retries of the
-            // calls inside it tells them so from there, and an entry in the
-            // installed configuration is applied there too.
+            // calls inside it tells them so from there.
             general: !self.plan.gates.first_is_free()
                 || crate::deadline::enclosed()
                 || self.plan.settings.holds_nested()
-                || self.configured(),
+                || entry.general(self.told().is_some()),
             deadline,
             timed_out,
+            read: entry.read(),
         }
     }
 
@@ -1224,8 +1235,9 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// ```
     #[doc(hidden)]
     pub fn resume(&self, first: FirstFailure<T, E>) -> Execution<'_, 'b, T, E, C, H> {
-        match first.result {
-            Some(result) => Execution::after_first(&self.plan, first.elapsed, result),
+        let elapsed = first.elapsed;
+        match first.into_ran() {
+            Some((result, read)) => Execution::after_first(&self.plan, elapsed, result, read),
             None => self.start(),
         }
     }
@@ -1244,8 +1256,9 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         F: FnOnce(Attempt) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        match first.result {
-            Some(result) => Execution::after_first(&self.plan, first.elapsed, result),
+        let elapsed = first.elapsed;
+        match first.into_ran() {
+            Some((result, read)) => Execution::after_first(&self.plan, elapsed, result, read),
             None => {
                 let mut exec = self.start();
                 exec.attempt_async(f).await;
