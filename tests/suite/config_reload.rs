@@ -648,3 +648,40 @@ fn a_first_attempt_outlived_by_many_reloads_retries_on_the_latest() {
     assert_eq!(clock.slept(), [Duration::from_secs(2); 5]);
     config::clear();
 }
+
+#[resilient(retries = 1, backoff = constant("10ms"), clock = clock)]
+fn cfg_shown(clock: &FakeClock) -> Result<u32, Failure> {
+    Ok(7)
+}
+
+#[test]
+fn the_report_shows_where_its_settings_came_from() {
+    let _slot = slot();
+    config::clear();
+    let outcome = cfg_shown(&FakeClock::new());
+    let table = outcome.report().to_string();
+    assert!(table.ends_with("stopped: succeeded"), "{table}");
+    #[cfg(feature = "serde")]
+    {
+        let value = serde_json::to_value(outcome.report()).unwrap();
+        assert_eq!(value["settings_source"], "attribute");
+        assert_eq!(value["config_version"], serde_json::Value::Null);
+    }
+
+    let version = config::install_toml("[operations.cfg_shown]\nretries = 2\n").unwrap();
+    let outcome = cfg_shown(&FakeClock::new());
+    let table = outcome.report().to_string();
+    assert!(
+        table.ends_with(&format!(
+            "stopped: succeeded, settings: configuration {version}"
+        )),
+        "{table}"
+    );
+    #[cfg(feature = "serde")]
+    {
+        let value = serde_json::to_value(outcome.report()).unwrap();
+        assert_eq!(value["settings_source"], "config");
+        assert_eq!(value["config_version"], version);
+    }
+    config::clear();
+}
