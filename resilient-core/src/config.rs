@@ -66,9 +66,12 @@ use toml::Spanned;
 use crate::{ConfigError, Jitter};
 
 mod live;
+mod orders;
 pub(crate) use live::{
     BreakerCache, Cache, First, Resolved, UNKNOWN, first, packed, resolve, resolve_read, version_of,
 };
+pub(crate) use orders::BreakerOrders;
+pub use orders::{isolate, reset};
 
 /// The overrides of one operation, by key; `None` keeps the attribute's value.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -685,3 +685,62 @@ fn the_report_shows_where_its_settings_came_from() {
     }
     config::clear();
 }
+
+#[test]
+fn a_breaker_is_isolated_and_reset_by_its_name() {
+    use resilient::{CircuitBreaker, CircuitOpen, CircuitState};
+    use std::time::Instant;
+
+    let make = || {
+        CircuitBreaker::builder()
+            .name("cfg.orders")
+            .failure_threshold(2)
+            .build()
+            .unwrap()
+    };
+    let (first, second) = (make(), make());
+    let other = CircuitBreaker::builder()
+        .name("cfg.orders.other")
+        .build()
+        .unwrap();
+    let now = Instant::now();
+    first.try_acquire(now).unwrap().record_failure(now);
+
+    assert!(config::isolate("cfg.orders"));
+    // Every breaker of the name, at its next call or state read.
+    assert_eq!(first.try_acquire(now).unwrap_err(), CircuitOpen);
+    assert_eq!(second.state(now), CircuitState::Isolated);
+    assert_eq!(other.state(now), CircuitState::Closed);
+    let much_later = now + Duration::from_secs(3_600);
+    assert_eq!(first.state(much_later), CircuitState::Isolated);
+
+    assert!(config::reset("cfg.orders"));
+    assert_eq!(first.state(much_later), CircuitState::Closed);
+    assert_eq!(second.state(much_later), CircuitState::Closed);
+    // The reset cleared the failure counted before: one more doesn't
+    // open it, a second does.
+    first
+        .try_acquire(much_later)
+        .unwrap()
+        .record_failure(much_later);
+    assert_eq!(first.state(much_later), CircuitState::Closed);
+    first
+        .try_acquire(much_later)
+        .unwrap()
+        .record_failure(much_later);
+    assert_eq!(first.state(much_later), CircuitState::Open);
+
+    // Orders are obeyed in turn: the latest wins.
+    assert!(config::isolate("cfg.orders"));
+    assert!(config::reset("cfg.orders"));
+    assert!(config::isolate("cfg.orders"));
+    assert_eq!(second.state(much_later), CircuitState::Isolated);
+    assert!(config::reset("cfg.orders"));
+    assert_eq!(second.state(much_later), CircuitState::Closed);
+
+    // No live breaker of the name: nothing to obey, and `false`.
+    assert!(!config::isolate("cfg.orders.nobody"));
+    drop((first, second));
+    assert!(!config::reset("cfg.orders"));
+    assert!(config::reset("cfg.orders.other"));
+}
