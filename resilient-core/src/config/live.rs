@@ -4,10 +4,12 @@
 //! A call reads the generation counter once; while nothing was ever
 //! installed that is all it reads. Otherwise the operation's `static`
 //! ([`Cache`], in its tally) remembers, by generation, whether it has an
-//! entry and what its first attempt reads of it ([`First`]), so that a
-//! call finds them without a lookup by name, a lock or an allocation: a
-//! first attempt that succeeds runs on the fast path whatever is
-//! installed. Only a new generation makes the next call look again.
+//! entry and whether that entry leaves the first attempt alone ([`First`]),
+//! so that a call finds out without a lookup by name, a lock or an
+//! allocation, and its first attempt stays on the fast path under such an
+//! entry. Only a new generation makes the next call look again. The
+//! retries after a first attempt that failed apply the entry of the
+//! configuration it read ([`resolve_read`]).
 
 use arc_swap::ArcSwapOption;
 use std::sync::Arc;
