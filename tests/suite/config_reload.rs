@@ -744,3 +744,59 @@ fn a_breaker_is_isolated_and_reset_by_its_name() {
     assert!(!config::reset("cfg.orders"));
     assert!(config::reset("cfg.orders.other"));
 }
+
+#[resilient(hedge = "1s")]
+async fn cfg_hedged(#[attempt] attempt: resilient::Attempt) -> Result<u32, Failure> {
+    // The first attempt is stuck for 10 s; a hedge answers in 0.5 s.
+    let took = if attempt.number() == 1 {
+        Duration::from_secs(10)
+    } else {
+        Duration::from_millis(500)
+    };
+    tokio::time::sleep(took).await;
+    Ok(attempt.number())
+}
+
+#[tokio::test(start_paused = true)]
+// The slot orders this test among the others, each on its own thread; no
+// task of this runtime takes it.
+#[allow(clippy::await_holding_lock)]
+async fn the_hedge_delay_of_an_entry_starts_the_hedge() {
+    use resilient::AttemptKind;
+
+    let _slot = slot();
+    let starts = |report: &ExecutionReport| -> Vec<(AttemptKind, Duration)> {
+        report
+            .attempts()
+            .iter()
+            .map(|r| (r.kind(), r.started_at()))
+            .collect()
+    };
+    config::clear();
+    let outcome = cfg_hedged().await;
+    assert_eq!(
+        starts(outcome.report()),
+        [
+            (AttemptKind::Primary, Duration::ZERO),
+            (AttemptKind::Hedge, Duration::from_secs(1))
+        ]
+    );
+
+    let version =
+        config::install_toml("[operations.cfg_hedged]\nhedge_delay = \"200ms\"\n").unwrap();
+    let started = tokio::time::Instant::now();
+    let outcome = cfg_hedged().await;
+    assert_eq!(started.elapsed(), Duration::from_millis(700));
+    assert_eq!(
+        starts(outcome.report()),
+        [
+            (AttemptKind::Primary, Duration::ZERO),
+            (AttemptKind::Hedge, Duration::from_millis(200))
+        ]
+    );
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Config { version }
+    );
+    config::clear();
+}
