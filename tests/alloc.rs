@@ -237,6 +237,20 @@ fn allocations(mut f: impl FnMut(u64) -> u64) -> usize {
     region.change().allocations
 }
 
+/// Functions with an entry of their own in the installed configuration
+/// (feature `config`): their first success reads it from their `static`.
+#[cfg(feature = "config")]
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"))]
+fn configured_blocking(x: u64) -> Result<u64, Failure> {
+    Ok(x + 1)
+}
+
+#[cfg(feature = "config")]
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"))]
+async fn configured_async(x: u64) -> Result<u64, Failure> {
+    Ok(x + 1)
+}
+
 /// A function called once, before the recorder is installed.
 #[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"))]
 fn called_once(x: u64) -> Result<u64, Failure> {
@@ -360,6 +374,39 @@ fn main() {
                 .unwrap()
         })
     };
+    // Under an installed configuration with an entry for the function, a
+    // first success reads the entry's version from the function's
+    // `static`: no lookup, no lock, no allocation.
+    #[cfg(feature = "config")]
+    let configured = {
+        use resilient::SettingsSource;
+        let version = resilient::config::install_toml(
+            "[operations.configured_blocking]\nretries = 5\nmax_delay = \"1s\"\n\
+             [operations.configured_async]\nretries = 5\njitter = \"none\"\n",
+        )
+        .expect("a valid configuration");
+        let source = SettingsSource::Config { version };
+        let cases = [
+            (
+                "blocking, its own entry installed",
+                allocations(|x| {
+                    let outcome = configured_blocking(x);
+                    assert_eq!(outcome.report().settings_source(), source);
+                    outcome.into_result().unwrap()
+                }),
+            ),
+            (
+                "async, its own entry installed",
+                allocations(|x| {
+                    let outcome = rt.block_on(configured_async(x));
+                    assert_eq!(outcome.report().settings_source(), source);
+                    outcome.into_result().unwrap()
+                }),
+            ),
+        ];
+        resilient::config::clear();
+        cases
+    };
     // The control: a failure renders its message into the report, so the
     // counter must see allocations here, or it is not counting at all.
     let control = allocations(|x| fails_once(x).into_result().unwrap());
@@ -414,6 +461,11 @@ fn main() {
             println!("test {name} ... FAILED ({past_the_limit} allocations in {CALLS} calls)");
         }
     }
+    #[cfg(feature = "config")]
+    let cases = {
+        total += configured.len();
+        cases.into_iter().chain(configured)
+    };
     for (name, count) in cases {
         if count == 0 {
             println!("test {name} ... ok ({count} allocations in {CALLS} calls)");

@@ -54,7 +54,7 @@
 //! # Ok::<(), resilient::config::ConfigFileError>(())
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -66,7 +66,12 @@ use toml::Spanned;
 use crate::{ConfigError, Jitter};
 
 mod live;
-pub(crate) use live::{BreakerCache, Cache, Resolved, overrides, resolve};
+mod orders;
+pub(crate) use live::{
+    BreakerCache, Cache, First, Resolved, UNKNOWN, first, packed, resolve, resolve_read, version_of,
+};
+pub(crate) use orders::BreakerOrders;
+pub use orders::{isolate, reset};
 
 /// The overrides of one operation, by key; `None` keeps the attribute's value.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -666,6 +671,40 @@ static CURRENT: ArcSwapOption<Config> = ArcSwapOption::const_empty();
 static GENERATION: AtomicU64 = AtomicU64::new(0);
 static INSTALLING: Mutex<()> = Mutex::new(());
 
+/// How many of the latest generations are remembered with their
+/// configuration, for the retries of calls whose first attempt read one
+/// ([`live::resolve_read`]).
+const REMEMBERED: usize = 16;
+
+/// The latest generations and what each installed (`None`: a clear),
+/// oldest first.
+type Installed = VecDeque<(u64, Option<Arc<Config>>)>;
+static HISTORY: Mutex<Installed> = Mutex::new(VecDeque::new());
+
+/// Notes that `generation` installed `config`; the caller holds
+/// `INSTALLING`.
+fn remember(generation: u64, config: Option<Arc<Config>>) {
+    let mut history = HISTORY
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if history.len() == REMEMBERED {
+        history.pop_front();
+    }
+    history.push_back((generation, config));
+}
+
+/// What `generation` installed, if it is remembered: `Some(None)` for a
+/// clear.
+fn installed_at(generation: u64) -> Option<Option<Arc<Config>>> {
+    let history = HISTORY
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    history
+        .iter()
+        .find(|(at, _)| *at == generation)
+        .map(|(_, config)| config.clone())
+}
+
 /// Makes `config` live and returns its version. Calls that start
 /// afterwards see it; calls in flight keep what they started with.
 ///
@@ -684,7 +723,9 @@ pub fn install(mut config: Config) -> u64 {
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let version = GENERATION.load(Ordering::Relaxed).saturating_add(1);
     config.version = version;
-    CURRENT.store(Some(Arc::new(config)));
+    let config = Arc::new(config);
+    remember(version, Some(Arc::clone(&config)));
+    CURRENT.store(Some(config));
     GENERATION.store(version, Ordering::Release);
     version
 }
@@ -711,6 +752,7 @@ pub fn clear() -> u64 {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let version = GENERATION.load(Ordering::Relaxed).saturating_add(1);
+    remember(version, None);
     CURRENT.store(None);
     GENERATION.store(version, Ordering::Release);
     version

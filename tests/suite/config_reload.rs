@@ -509,3 +509,301 @@ fn a_configured_call_holds_the_retries_inside_it_by_its_configured_attempts() {
     config::clear();
     assert_eq!(configured, [3], "one attempt, which holds nothing");
 }
+
+static FAST_CALLS: AtomicU64 = AtomicU64::new(0);
+
+/// Fails `FAST_FAILS` times, then succeeds; installs `FAST_INSTALL` (if
+/// any) during its first attempt.
+static FAST_FAILS: AtomicU64 = AtomicU64::new(0);
+static FAST_INSTALL: Mutex<Option<&'static str>> = Mutex::new(None);
+/// How many times `FAST_A` is installed before `FAST_INSTALL`.
+static FAST_REPEAT: AtomicU64 = AtomicU64::new(0);
+
+fn fast_body() -> Result<u64, Failure> {
+    if let Some(text) = FAST_INSTALL.lock().unwrap().take() {
+        for _ in 0..FAST_REPEAT.swap(0, Ordering::SeqCst) {
+            config::install_toml(FAST_A).unwrap();
+        }
+        config::install_toml(text).unwrap();
+    }
+    let call = FAST_CALLS.fetch_add(1, Ordering::SeqCst);
+    if call < FAST_FAILS.load(Ordering::SeqCst) {
+        Err(Failure::Busy)
+    } else {
+        Ok(call)
+    }
+}
+
+#[resilient(retries = 1, backoff = constant("10ms"), clock = clock)]
+fn cfg_fast(clock: &FakeClock) -> Result<u64, Failure> {
+    fast_body()
+}
+
+#[resilient(retries = 1, backoff = constant("10ms"))]
+async fn cfg_fast_async() -> Result<u64, Failure> {
+    tokio::task::yield_now().await;
+    fast_body()
+}
+
+fn fast_reset(fails: u64, install: Option<&'static str>) {
+    FAST_CALLS.store(0, Ordering::SeqCst);
+    FAST_FAILS.store(fails, Ordering::SeqCst);
+    *FAST_INSTALL.lock().unwrap() = install;
+}
+
+const FAST_A: &str = "[operations.cfg_fast]\nretries = 3\nbase_delay = \"1s\"\n\
+                      [operations.cfg_fast_async]\nretries = 3\nbase_delay = \"1s\"\n";
+const FAST_B: &str = "[operations.cfg_fast]\nretries = 5\nbase_delay = \"2s\"\n\
+                      [operations.cfg_fast_async]\nretries = 5\nbase_delay = \"2s\"\n";
+
+#[test]
+fn an_entry_that_leaves_the_first_attempt_alone_keeps_it_on_the_fast_path() {
+    let _slot = slot();
+    // A first success under an entry (no timeout, no budget in it) says
+    // which configuration it ran on, at every generation.
+    for _ in 0..3 {
+        let version = config::install_toml(FAST_A).unwrap();
+        fast_reset(0, None);
+        let clock = FakeClock::new();
+        let outcome = cfg_fast(&clock);
+        assert_eq!(outcome.report().attempt_count(), 1);
+        assert_eq!(deadlines(outcome.report()), [None]);
+        assert_eq!(
+            outcome.report().settings_source(),
+            SettingsSource::Config { version }
+        );
+    }
+    // A failure goes on by the entry: 3 retries, 1 s apart.
+    let version = config::version();
+    fast_reset(10, None);
+    let clock = FakeClock::new();
+    let outcome = cfg_fast(&clock);
+    assert_eq!(outcome.report().attempt_count(), 4);
+    assert_eq!(clock.slept(), [Duration::from_secs(1); 3]);
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Config { version }
+    );
+    // A reload during the first attempt: the retries keep the entry the
+    // attempt read, not the one installed meanwhile.
+    fast_reset(10, Some(FAST_B));
+    let clock = FakeClock::new();
+    let outcome = cfg_fast(&clock);
+    assert_eq!(outcome.report().attempt_count(), 4);
+    assert_eq!(clock.slept(), [Duration::from_secs(1); 3]);
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Config { version }
+    );
+    assert!(config::version() > version);
+    // The next call reads the new one.
+    fast_reset(10, None);
+    let clock = FakeClock::new();
+    let outcome = cfg_fast(&clock);
+    assert_eq!(outcome.report().attempt_count(), 6);
+    assert_eq!(clock.slept(), [Duration::from_secs(2); 5]);
+    config::clear();
+    fast_reset(0, None);
+    let outcome = cfg_fast(&FakeClock::new());
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Attribute
+    );
+}
+
+#[tokio::test(start_paused = true)]
+// The slot orders this test among the others, each on its own thread; no
+// task of this runtime takes it.
+#[allow(clippy::await_holding_lock)]
+async fn an_async_first_attempt_under_an_entry_runs_on_the_fast_path_and_its_retries_keep_it() {
+    let _slot = slot();
+    let version = config::install_toml(FAST_A).unwrap();
+    fast_reset(0, None);
+    let outcome = cfg_fast_async().await;
+    assert_eq!(outcome.report().attempt_count(), 1);
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Config { version }
+    );
+    // Installed during the first attempt: the retries keep FAST_A's
+    // three waits of 1 s.
+    fast_reset(10, Some(FAST_B));
+    let started = tokio::time::Instant::now();
+    let outcome = cfg_fast_async().await;
+    assert_eq!(outcome.report().attempt_count(), 4);
+    assert_eq!(started.elapsed(), Duration::from_secs(3));
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Config { version }
+    );
+    config::clear();
+}
+
+/// More reloads during one first attempt than are remembered: the retries
+/// read the configuration installed by then.
+#[test]
+fn a_first_attempt_outlived_by_many_reloads_retries_on_the_latest() {
+    let _slot = slot();
+    config::install_toml(FAST_A).unwrap();
+    // Twenty installs during the first attempt, the last one B.
+    fast_reset(10, Some(FAST_B));
+    FAST_REPEAT.store(19, Ordering::SeqCst);
+    let clock = FakeClock::new();
+    let outcome = cfg_fast(&clock);
+    *FAST_INSTALL.lock().unwrap() = None;
+    assert_eq!(outcome.report().attempt_count(), 6);
+    assert_eq!(clock.slept(), [Duration::from_secs(2); 5]);
+    config::clear();
+}
+
+#[resilient(retries = 1, backoff = constant("10ms"), clock = clock)]
+fn cfg_shown(clock: &FakeClock) -> Result<u32, Failure> {
+    Ok(7)
+}
+
+#[test]
+fn the_report_shows_where_its_settings_came_from() {
+    let _slot = slot();
+    config::clear();
+    let outcome = cfg_shown(&FakeClock::new());
+    let table = outcome.report().to_string();
+    assert!(table.ends_with("stopped: succeeded"), "{table}");
+    #[cfg(feature = "serde")]
+    {
+        let value = serde_json::to_value(outcome.report()).unwrap();
+        assert_eq!(value["settings_source"], "attribute");
+        assert_eq!(value["config_version"], serde_json::Value::Null);
+    }
+
+    let version = config::install_toml("[operations.cfg_shown]\nretries = 2\n").unwrap();
+    let outcome = cfg_shown(&FakeClock::new());
+    let table = outcome.report().to_string();
+    assert!(
+        table.ends_with(&format!(
+            "stopped: succeeded, settings: configuration {version}"
+        )),
+        "{table}"
+    );
+    #[cfg(feature = "serde")]
+    {
+        let value = serde_json::to_value(outcome.report()).unwrap();
+        assert_eq!(value["settings_source"], "config");
+        assert_eq!(value["config_version"], version);
+    }
+    config::clear();
+}
+
+#[test]
+fn a_breaker_is_isolated_and_reset_by_its_name() {
+    use resilient::{CircuitBreaker, CircuitOpen, CircuitState};
+    use std::time::Instant;
+
+    let make = || {
+        CircuitBreaker::builder()
+            .name("cfg.orders")
+            .failure_threshold(2)
+            .build()
+            .unwrap()
+    };
+    let (first, second) = (make(), make());
+    let other = CircuitBreaker::builder()
+        .name("cfg.orders.other")
+        .build()
+        .unwrap();
+    let now = Instant::now();
+    first.try_acquire(now).unwrap().record_failure(now);
+
+    assert!(config::isolate("cfg.orders"));
+    // Every breaker of the name, at its next call or state read.
+    assert_eq!(first.try_acquire(now).unwrap_err(), CircuitOpen);
+    assert_eq!(second.state(now), CircuitState::Isolated);
+    assert_eq!(other.state(now), CircuitState::Closed);
+    let much_later = now + Duration::from_secs(3_600);
+    assert_eq!(first.state(much_later), CircuitState::Isolated);
+
+    assert!(config::reset("cfg.orders"));
+    assert_eq!(first.state(much_later), CircuitState::Closed);
+    assert_eq!(second.state(much_later), CircuitState::Closed);
+    // The reset cleared the failure counted before: one more doesn't
+    // open it, a second does.
+    first
+        .try_acquire(much_later)
+        .unwrap()
+        .record_failure(much_later);
+    assert_eq!(first.state(much_later), CircuitState::Closed);
+    first
+        .try_acquire(much_later)
+        .unwrap()
+        .record_failure(much_later);
+    assert_eq!(first.state(much_later), CircuitState::Open);
+
+    // Orders are obeyed in turn: the latest wins.
+    assert!(config::isolate("cfg.orders"));
+    assert!(config::reset("cfg.orders"));
+    assert!(config::isolate("cfg.orders"));
+    assert_eq!(second.state(much_later), CircuitState::Isolated);
+    assert!(config::reset("cfg.orders"));
+    assert_eq!(second.state(much_later), CircuitState::Closed);
+
+    // No live breaker of the name: nothing to obey, and `false`.
+    assert!(!config::isolate("cfg.orders.nobody"));
+    drop((first, second));
+    assert!(!config::reset("cfg.orders"));
+    assert!(config::reset("cfg.orders.other"));
+}
+
+#[resilient(hedge = "1s")]
+async fn cfg_hedged(#[attempt] attempt: resilient::Attempt) -> Result<u32, Failure> {
+    // The first attempt is stuck for 10 s; a hedge answers in 0.5 s.
+    let took = if attempt.number() == 1 {
+        Duration::from_secs(10)
+    } else {
+        Duration::from_millis(500)
+    };
+    tokio::time::sleep(took).await;
+    Ok(attempt.number())
+}
+
+#[tokio::test(start_paused = true)]
+// The slot orders this test among the others, each on its own thread; no
+// task of this runtime takes it.
+#[allow(clippy::await_holding_lock)]
+async fn the_hedge_delay_of_an_entry_starts_the_hedge() {
+    use resilient::AttemptKind;
+
+    let _slot = slot();
+    let starts = |report: &ExecutionReport| -> Vec<(AttemptKind, Duration)> {
+        report
+            .attempts()
+            .iter()
+            .map(|r| (r.kind(), r.started_at()))
+            .collect()
+    };
+    config::clear();
+    let outcome = cfg_hedged().await;
+    assert_eq!(
+        starts(outcome.report()),
+        [
+            (AttemptKind::Primary, Duration::ZERO),
+            (AttemptKind::Hedge, Duration::from_secs(1))
+        ]
+    );
+
+    let version =
+        config::install_toml("[operations.cfg_hedged]\nhedge_delay = \"200ms\"\n").unwrap();
+    let started = tokio::time::Instant::now();
+    let outcome = cfg_hedged().await;
+    assert_eq!(started.elapsed(), Duration::from_millis(700));
+    assert_eq!(
+        starts(outcome.report()),
+        [
+            (AttemptKind::Primary, Duration::ZERO),
+            (AttemptKind::Hedge, Duration::from_millis(200))
+        ]
+    );
+    assert_eq!(
+        outcome.report().settings_source(),
+        SettingsSource::Config { version }
+    );
+    config::clear();
+}

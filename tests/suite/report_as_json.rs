@@ -74,6 +74,13 @@ fn the_json_of_an_annotated_fn_is_named_after_it() {
         "idempotency": null,
         "idempotency_stored": null
     });
+    #[cfg(feature = "config")]
+    let expected = {
+        let mut expected = expected;
+        expected["settings_source"] = json!("attribute");
+        expected["config_version"] = json!(null);
+        expected
+    };
     assert_eq!(value, expected);
 }
 

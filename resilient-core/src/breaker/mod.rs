@@ -230,6 +230,9 @@ pub struct CircuitBreaker {
     /// on the failure path only.
     #[cfg(feature = "config")]
     configured: crate::config::BreakerCache,
+    /// The orders given to it by name (`config::isolate`, `config::reset`).
+    #[cfg(feature = "config")]
+    orders: crate::config::BreakerOrders,
 }
 
 impl CircuitBreaker {
@@ -275,6 +278,8 @@ impl CircuitBreaker {
         #[cfg(any(feature = "metrics", feature = "dashboard"))]
         let view = view.publish();
         let break_nanos = AtomicU64::new(config.break_nanos);
+        #[cfg(feature = "config")]
+        let orders = crate::config::BreakerOrders::new(config.name.clone());
         Self {
             config,
             word: Packed::new(Word::new(Tag::Closed, 0, 0)),
@@ -290,6 +295,8 @@ impl CircuitBreaker {
             fleet,
             #[cfg(feature = "config")]
             configured: crate::config::BreakerCache::new(),
+            #[cfg(feature = "config")]
+            orders,
         }
     }
 
@@ -344,6 +351,7 @@ impl CircuitBreaker {
     /// assert_eq!(breaker.try_acquire(now).unwrap_err(), CircuitOpen);
     /// ```
     pub fn try_acquire(&self, now: Instant) -> Result<CircuitPermit<'_>, CircuitOpen> {
+        self.obey_orders();
         let word = self.word.load();
         if word.tag == Tag::Closed && !self.fleet.as_ref().is_some_and(|fleet| fleet.holds()) {
             return Ok(CircuitPermit::new(self, word.generation, false));
@@ -471,6 +479,7 @@ impl CircuitBreaker {
     /// assert_eq!(breaker.local_state(now), CircuitState::Open);
     /// ```
     pub fn local_state(&self, now: Instant) -> CircuitState {
+        self.obey_orders();
         match self.word.load().tag {
             Tag::Closed => CircuitState::Closed,
             Tag::Opening => CircuitState::Open,
@@ -515,6 +524,20 @@ impl CircuitBreaker {
         self.settle_then(now, |word| match word.tag {
             Tag::Isolated => Some(word),
             _ => Some(word.next(Tag::Isolated, 0)),
+        });
+    }
+
+    /// Obeys an order given by its name since it last looked
+    /// (`config::isolate`, `config::reset`); nothing without `config`.
+    #[inline(always)]
+    fn obey_orders(&self) {
+        #[cfg(feature = "config")]
+        self.orders.obey(|isolate| {
+            if isolate {
+                self.isolate();
+            } else {
+                self.reset();
+            }
         });
     }
 

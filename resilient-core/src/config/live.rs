@@ -4,13 +4,18 @@
 //! A call reads the generation counter once; while nothing was ever
 //! installed that is all it reads. Otherwise the operation's `static`
 //! ([`Cache`], in its tally) remembers, by generation, whether it has an
-//! entry and which one, so that a call finds it without a lookup by name.
+//! entry and whether that entry leaves the first attempt alone ([`First`]),
+//! so that a call finds out without a lookup by name, a lock or an
+//! allocation, and its first attempt stays on the fast path under such an
+//! entry. Only a new generation makes the next call look again. The
+//! retries after a first attempt that failed apply the entry of the
+//! configuration it read ([`resolve_read`]).
 
 use arc_swap::ArcSwapOption;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-use super::{CURRENT, GENERATION, OperationConfig};
+use super::{CURRENT, GENERATION, INSTALLING, OperationConfig};
 use crate::backoff::Backoff;
 use crate::settings::Settings;
 use crate::time::Nanos;
@@ -25,12 +30,86 @@ pub(crate) struct Resolved {
     pub(crate) entry: OperationConfig,
 }
 
+/// What a first attempt reads of its operation's entry: whether the call
+/// must take the general path, and the configuration it read, packed in
+/// one word ([`packed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct First {
+    /// The general path applies the entry: it sets what bounds the first
+    /// attempt (`timeout`, `budget`), or the operation has no `static`
+    /// to remember it in.
+    pub(crate) general: bool,
+    /// The generation read and whether the operation had an entry there.
+    pub(crate) read: u32,
+}
+
+impl First {
+    /// An entry the general path applies.
+    const GENERAL: First = First {
+        general: true,
+        read: UNKNOWN,
+    };
+}
+
+/// The top bit of a packed read: the operation had an entry, whose
+/// version is the generation.
+const ENTRY: u32 = 1 << 31;
+
+/// The low 31 bits of a packed read all ones: no generation known (none
+/// read, or one past them).
+pub(crate) const UNKNOWN: u32 = ENTRY - 1;
+
+/// A generation no call read: the retries read the one installed. (No
+/// generation reaches it: one a nanosecond would take 292 years.)
+const UNREAD: u64 = u64::MAX >> 1;
+
+/// What a call read, in four bytes, which a report and an async first
+/// attempt's future hold beside their other fields: the low 31 bits of
+/// the `generation` (all ones past them) and, in the top bit, whether the
+/// operation had an `entry` there, whose version is that generation.
+#[inline(always)]
+pub(crate) const fn packed(generation: u64, entry: bool) -> u32 {
+    let low = if generation < UNKNOWN as u64 {
+        generation as u32
+    } else {
+        UNKNOWN
+    };
+    if entry { low | ENTRY } else { low }
+}
+
+/// The version of the entry a `packed` read found, if it found one (past
+/// `2^31 - 2`, that).
+pub(crate) const fn version_of(packed: u32) -> Option<u64> {
+    if packed & ENTRY == 0 {
+        None
+    } else {
+        Some((packed & UNKNOWN) as u64)
+    }
+}
+
+/// The generation a `packed` read read, or [`UNREAD`].
+const fn generation_of(packed: u32) -> u64 {
+    match packed & UNKNOWN {
+        UNKNOWN => UNREAD,
+        generation => generation as u64,
+    }
+}
+
 /// An operation's memory of its entry, kept in its `static`.
+///
+/// A generation is one install's (or one clear's): the configuration
+/// installed at generation `g` is version `g`. So a generation at which
+/// the operation's entry was found to leave its first attempt as it is
+/// (`entry_at`) says all a first attempt needs: the entry's version is
+/// that generation.
 #[derive(Debug)]
 pub(crate) struct Cache {
     /// The latest generation at which the operation had no entry (0: none
     /// known).
     absent_at: AtomicU64,
+    /// The latest generation at which its entry left the first attempt's
+    /// bounds as they are (0: none known).
+    entry_at: AtomicU64,
     /// Its entry, at the generation it was found.
     found: ArcSwapOption<Resolved>,
 }
@@ -40,26 +119,92 @@ impl Cache {
     pub(crate) const fn new() -> Self {
         Cache {
             absent_at: AtomicU64::new(0),
+            entry_at: AtomicU64::new(0),
             found: ArcSwapOption::const_empty(),
         }
     }
 }
 
-/// Whether the installed configuration has an entry for the operation
-/// `name` (whose `static` is `cache`, if it has one): then its call runs
-/// on the general path, which applies it.
+/// What the first attempt of the operation `name` (whose `static` is
+/// `cache`) reads of the installed configuration: one atomic load while
+/// nothing was ever installed; the generation and the operation's own
+/// cache, without a lock or an allocation, while the installed
+/// configuration is the one the cache read.
 #[inline(always)]
-pub(crate) fn overrides(name: &str, cache: Option<&Cache>) -> bool {
+pub(crate) fn first(name: &str, cache: Option<&Cache>) -> First {
     let generation = GENERATION.load(Ordering::Acquire);
     if generation == 0 {
-        return false;
+        return First {
+            general: false,
+            read: 0,
+        };
     }
-    if let Some(cache) = cache
-        && cache.absent_at.load(Ordering::Relaxed) == generation
-    {
-        return false;
+    if let Some(cache) = cache {
+        if cache.absent_at.load(Ordering::Relaxed) == generation {
+            return First {
+                general: false,
+                read: packed(generation, false),
+            };
+        }
+        if cache.entry_at.load(Ordering::Relaxed) == generation {
+            return First {
+                general: false,
+                read: packed(generation, true),
+            };
+        }
     }
-    resolve_at(generation, name, cache).is_some()
+    first_slow(generation, name, cache)
+}
+
+/// [`first`] when the cache doesn't know the generation: looked up.
+#[cold]
+#[inline(never)]
+fn first_slow(generation: u64, name: &str, cache: Option<&Cache>) -> First {
+    match (resolve_at(generation, name, cache), cache) {
+        (None, _) => First {
+            general: false,
+            read: packed(generation, false),
+        },
+        (Some(resolved), Some(_))
+            if resolved.leaves_first_attempt() && resolved.version == resolved.generation =>
+        {
+            First {
+                general: false,
+                read: packed(resolved.generation, true),
+            }
+        }
+        (Some(_), _) => First::GENERAL,
+    }
+}
+
+/// The entry of the operation `name` in the configuration a first
+/// attempt read (`packed`, see [`packed`]): the retries after it read the
+/// same configuration, whatever was installed since. One that is no
+/// longer remembered (more than [`super::REMEMBERED`] installs ago), or
+/// none read, is read as installed now.
+#[cold]
+#[inline(never)]
+pub(crate) fn resolve_read(name: &str, cache: Option<&Cache>, read: u32) -> Option<Arc<Resolved>> {
+    let generation = generation_of(read);
+    if generation == 0 {
+        // Read before anything was installed.
+        return None;
+    }
+    let now = GENERATION.load(Ordering::Acquire);
+    if generation == UNREAD || generation == now {
+        return resolve(name, cache);
+    }
+    match super::installed_at(generation) {
+        Some(config) => {
+            let config = config?;
+            Some(Arc::new(Resolved {
+                generation,
+                version: config.version,
+                entry: config.operation(name)?.clone(),
+            }))
+        }
+        None => resolve(name, cache),
+    }
 }
 
 /// The installed entry of the operation `name`, if there is one.
@@ -75,19 +220,29 @@ pub(crate) fn resolve(name: &str, cache: Option<&Cache>) -> Option<Arc<Resolved>
 #[cold]
 #[inline(never)]
 fn resolve_at(generation: u64, name: &str, cache: Option<&Cache>) -> Option<Arc<Resolved>> {
-    if let Some(cache) = cache {
-        if cache.absent_at.load(Ordering::Relaxed) == generation {
-            return None;
-        }
-        let found = cache.found.load();
-        if let Some(found) = found.as_ref()
-            && found.generation == generation
-        {
-            return Some(Arc::clone(found));
-        }
+    let Some(cache) = cache else {
+        let config = CURRENT.load();
+        let config = config.as_ref()?;
+        return Some(Arc::new(Resolved {
+            generation,
+            version: config.version,
+            entry: config.operation(name)?.clone(),
+        }));
+    };
+    if cache.absent_at.load(Ordering::Relaxed) == generation {
+        return None;
     }
-    // The configuration is read after the generation: it is the one that
-    // generation installed or a newer one, whole either way.
+    if let Some(found) = cache.found.load().as_ref()
+        && found.generation == generation
+    {
+        return Some(Arc::clone(found));
+    }
+    // Under the lock that installs, the generation and the configuration
+    // are one install's, and the cache has one writer.
+    let _serial = INSTALLING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let generation = GENERATION.load(Ordering::Acquire);
     let config = CURRENT.load();
     let resolved = config.as_ref().and_then(|config| {
         let entry = config.operation(name)?.clone();
@@ -97,11 +252,14 @@ fn resolve_at(generation: u64, name: &str, cache: Option<&Cache>) -> Option<Arc<
             entry,
         }))
     });
-    if let Some(cache) = cache {
-        match &resolved {
-            Some(resolved) => cache.found.store(Some(Arc::clone(resolved))),
-            None => cache.absent_at.store(generation, Ordering::Relaxed),
+    match &resolved {
+        Some(resolved) => {
+            cache.found.store(Some(Arc::clone(resolved)));
+            if resolved.leaves_first_attempt() && resolved.version == generation {
+                cache.entry_at.store(generation, Ordering::Relaxed);
+            }
         }
+        None => cache.absent_at.store(generation, Ordering::Relaxed),
     }
     resolved
 }
@@ -157,6 +315,13 @@ impl BreakerCache {
 }
 
 impl Resolved {
+    /// Whether the entry leaves what bounds the first attempt (its
+    /// `timeout` and the call's `budget`) as the attribute has it: then
+    /// the first attempt runs on the fast path, as without the entry.
+    fn leaves_first_attempt(&self) -> bool {
+        self.entry.timeout.is_none() && self.entry.budget.is_none()
+    }
+
     /// `settings` with this entry applied, made harmless as an operation's
     /// are: the entry's values passed the attribute's rules one by one,
     /// and what they make with the attribute's others is clamped.

@@ -9,7 +9,7 @@ use std::future::{Future, poll_fn};
 use std::pin::{Pin, pin};
 use std::time::Duration;
 
-use super::plan::NamedListeners;
+use super::plan::{self, NamedListeners, Read};
 use super::runner::{self, AttemptContext, Grant};
 use super::span::{self, SpanName};
 use crate::attempt::Attempt;
@@ -51,6 +51,12 @@ impl<T, E> FirstSuccess<T, E> {
             deadline,
             listeners,
         }
+    }
+
+    /// The configuration its call read.
+    #[inline(always)]
+    pub(crate) fn read(&self) -> Read {
+        self.listeners.map_or(Read::NOTHING, |heard| heard.read)
     }
 
     /// Its outcome, for an operation of which `listeners` says all the outcome
@@ -115,6 +121,7 @@ where
             general,
             deadline,
             timed_out,
+            read,
         },
         clock,
     ) = first_terms_of(make);
@@ -137,7 +144,7 @@ where
             .await
         };
         let result = grant.ended(output);
-        first_ended(make, &clock, grant.started, deadline, result)
+        first_ended(make, &clock, grant.started, (deadline, read), result)
     }
 }
 
@@ -162,6 +169,7 @@ where
     // A deadline granted all the same is left to the general path, which
     // has a timer to cut the attempt at it.
     let general = terms.general || terms.deadline.is_some();
+    let read = terms.read;
     async move {
         if general {
             return Err(FirstFailure::NOT_RUN);
@@ -173,7 +181,7 @@ where
             (grant.attempt, grant.started)
         };
         let result = runner::ran(f(attempt).await);
-        first_ended(make, &clock, started, None, result)
+        first_ended(make, &clock, started, (None, read), result)
     }
 }
 
@@ -194,8 +202,9 @@ where
     (terms, op.into_clock())
 }
 
-/// How a first attempt started at `mark` ended with `result`: a success
-/// that the operation `make` builds accepts, or the failure to go on from.
+/// How a first attempt started at `mark` with `deadline`, on the
+/// configuration `read`, ended with `result`: a success that the
+/// operation `make` builds accepts, or the failure to go on from.
 // The large `Err` holds the failed result, moved once to `resume`.
 #[allow(clippy::result_large_err)]
 #[inline(always)]
@@ -203,7 +212,7 @@ fn first_ended<T, E, R, M, C>(
     make: &M,
     clock: &C,
     mark: Mark,
-    deadline: Option<Duration>,
+    (deadline, read): (Option<Duration>, Read),
     result: Result<T, (E, FailureKind)>,
 ) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
 where
@@ -214,16 +223,13 @@ where
     let elapsed = clock.nanos_since(mark);
     let op = make();
     match result {
-        Ok(value) if op.accepts(&value) => Ok(FirstSuccess::of(
-            value,
-            elapsed,
-            deadline,
-            op.named_listeners(),
-        )),
-        result => Err(FirstFailure {
-            elapsed,
-            result: Some(result),
-        }),
+        Ok(value) if op.accepts(&value) => {
+            // Only an operation that tells its first success this way
+            // runs its first attempt on the fast path under an entry.
+            let heard = op.named_listeners().map(|heard| heard.from(read));
+            Ok(FirstSuccess::of(value, elapsed, deadline, heard))
+        }
+        result => Err(FirstFailure::ran(elapsed, result, read)),
     }
 }
 
@@ -252,7 +258,23 @@ impl<Op, F: Fn() -> Op> MakeOperation<Op> for F {
 pub struct FirstFailure<T, E> {
     pub(crate) elapsed: u64,
     /// `None`: not run yet.
-    pub(crate) result: Option<Result<T, (E, FailureKind)>>,
+    result: Option<Result<T, Failed<E>>>,
+}
+
+/// How an attempt that ran ended: its value, or its error and how it failed.
+pub(crate) type Ran<T, E> = Result<T, (E, FailureKind)>;
+
+/// A first attempt's error, how it failed, and the configuration the
+/// attempt read, which the retries read too: kept beside the error, where
+/// it fits in room the error's variant has anyway for small types, so that
+/// a future holding a first failure is no larger for it
+/// (tests/suite/future_size.rs). A value the validator refused keeps no
+/// configuration: its retries read the one installed then.
+#[derive(Debug)]
+pub(crate) struct Failed<E> {
+    error: E,
+    kind: FailureKind,
+    read: Read,
 }
 
 /// What an async first attempt reads of the settings before its future is
@@ -264,6 +286,9 @@ pub struct FirstTerms<E> {
     /// The error of an attempt cut at its deadline, if the operation
     /// interrupts there.
     pub(crate) timed_out: Option<fn() -> E>,
+    /// The configuration read, for the retries, and where the settings
+    /// came from.
+    pub(crate) read: Read,
 }
 
 impl<T, E> FirstFailure<T, E> {
@@ -272,6 +297,25 @@ impl<T, E> FirstFailure<T, E> {
         elapsed: 0,
         result: None,
     };
+
+    /// An attempt that ended after `elapsed` nanoseconds with `result`,
+    /// on the configuration `read`.
+    #[inline(always)]
+    pub(crate) fn ran(elapsed: u64, result: Result<T, (E, FailureKind)>, read: Read) -> Self {
+        FirstFailure {
+            elapsed,
+            result: Some(result.map_err(|(error, kind)| Failed { error, kind, read })),
+        }
+    }
+
+    /// How the attempt ended and the configuration it read, if it ran.
+    #[inline]
+    pub(crate) fn into_ran(self) -> Option<(Ran<T, E>, Read)> {
+        Some(match self.result? {
+            Ok(value) => (Ok(value), Read::UNREAD),
+            Err(Failed { error, kind, read }) => (Err((error, kind)), read),
+        })
+    }
 }
 
 /// A first blocking attempt of an operation that is known, before it is
@@ -296,13 +340,17 @@ pub fn first_attempt_unbuilt<T, E, F>(
 where
     F: FnMut(Attempt) -> Result<T, E>,
 {
-    if super::plan::configured(name, Some(tally)) || span::enabled() {
+    // An entry in the installed configuration that grants a deadline is
+    // applied on the general path.
+    let entry = plan::entry(name, Some(tally));
+    if entry.general(true) || span::enabled() {
         return Err(FirstFailure::NOT_RUN);
     }
-    let listeners = NamedListeners::ending(name, Some(tally));
+    let listeners = NamedListeners::ending(name, Some(tally)).from(entry.read());
     // A function, not a closure: a closure here would be compiled again for
     // every `F`, that is for every function.
-    timed_first(&SystemClock, None, f, accepts_any::<T>, Some(listeners))
+    let heard = (Some(listeners), entry.read());
+    timed_first(&SystemClock, None, f, accepts_any::<T>, heard)
 }
 
 /// The validator of an operation without one: every value stands.
@@ -312,7 +360,7 @@ fn accepts_any<T>(_: &T) -> bool {
 
 /// A first blocking attempt by `f` on `clock`, whose deadline is
 /// `deadline`: a success that `is_valid` accepts, which `listeners` hear of,
-/// or how it failed and after how long.
+/// or how it failed and after how long, and the configuration it `read`.
 // The large `Err` holds the failed result, moved once to `run_after`.
 #[allow(clippy::result_large_err)]
 #[inline(always)]
@@ -321,7 +369,7 @@ pub(crate) fn timed_first<T, E, C: Clock, F>(
     deadline: Option<Duration>,
     f: &mut F,
     is_valid: impl Fn(&T) -> bool,
-    listeners: Option<NamedListeners>,
+    (listeners, read): (Option<NamedListeners>, Read),
 ) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
 where
     F: FnMut(Attempt) -> Result<T, E>,
@@ -352,9 +400,6 @@ where
         Ok(value) if !C::MEASURES && is_valid(&value) => {
             Ok(FirstSuccess::of(value, elapsed, deadline, listeners))
         }
-        result => Err(FirstFailure {
-            elapsed,
-            result: Some(runner::ran(result)),
-        }),
+        result => Err(FirstFailure::ran(elapsed, runner::ran(result), read)),
     }
 }

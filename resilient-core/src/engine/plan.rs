@@ -104,20 +104,85 @@ fn used<'a, T, E>(
     }
 }
 
-/// Whether the installed configuration (feature `config`) has an entry
-/// for the operation `name`, counted in `tally`: its call then takes the
-/// general path, which applies the entry once, when the call starts. One
-/// atomic load while nothing was ever installed; nothing without the
-/// feature.
-#[inline(always)]
-pub(crate) fn configured(name: &str, tally: Option<&'static Tally>) -> bool {
+/// What a first attempt on the fast path reads of the installed
+/// configuration (feature `config`) for its operation: whether the call
+/// must take the general path instead, and where its settings came from.
+/// While the configuration the operation's `static` read is the one
+/// installed, that is two or three loads and their branches; one while
+/// nothing was ever installed; nothing without the feature.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Entry {
     #[cfg(feature = "config")]
-    return crate::config::overrides(name, tally.map(|tally| &tally.config));
+    first: crate::config::First,
+}
+
+impl Entry {
+    /// The call takes the general path: its operation's entry changes
+    /// what bounds the first attempt, or the operation has no `static` to
+    /// keep it in, or it has an entry and a first success of it is not
+    /// `heard` by [`NamedListeners`], which say where its settings came
+    /// from.
+    #[inline(always)]
+    pub(crate) fn general(self, heard: bool) -> bool {
+        #[cfg(feature = "config")]
+        return self.first.general
+            || (crate::config::version_of(self.first.read).is_some() && !heard);
+        #[cfg(not(feature = "config"))]
+        {
+            let _ = heard;
+            false
+        }
+    }
+
+    /// The configuration it read: for the report of a first success,
+    /// and for the retries if the attempt fails.
+    #[inline(always)]
+    pub(crate) fn read(self) -> Read {
+        Read {
+            #[cfg(feature = "config")]
+            packed: self.first.read,
+        }
+    }
+}
+
+/// The entry of the operation `name`, counted in `tally`, in the installed
+/// configuration, as its first attempt reads it.
+#[inline(always)]
+pub(crate) fn entry(name: &str, tally: Option<&'static Tally>) -> Entry {
+    #[cfg(feature = "config")]
+    return Entry {
+        first: crate::config::first(name, tally.map(|tally| &tally.config)),
+    };
     #[cfg(not(feature = "config"))]
     {
         let _ = (name, tally);
-        false
+        Entry {}
     }
+}
+
+/// The configuration a call read (feature `config`): in its report, for
+/// where its settings came from, and, after a first attempt that failed,
+/// for its retries, which read the same configuration. Four bytes
+/// (`config::packed`); nothing without the feature.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Read {
+    #[cfg(feature = "config")]
+    pub(crate) packed: u32,
+}
+
+impl Read {
+    /// Nothing read yet: the retries read the configuration installed.
+    pub(crate) const UNREAD: Read = Read {
+        #[cfg(feature = "config")]
+        packed: crate::config::UNKNOWN,
+    };
+
+    /// Read when nothing was ever installed: the operation's own
+    /// settings.
+    pub(crate) const NOTHING: Read = Read {
+        #[cfg(feature = "config")]
+        packed: 0,
+    };
 }
 
 /// Who hears of a call whose first attempt succeeded: the operation's
@@ -141,7 +206,7 @@ impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
     /// The report of a first attempt that succeeded after `elapsed`
     /// nanoseconds within `deadline` with the HTTP `status` (0: none),
     /// told to the gates, the counts and, unless it is `None`,
-    /// `on_report`.
+    /// `on_report`; the call read the configuration `read`.
     #[inline(always)]
     pub(crate) fn report(
         self,
@@ -149,6 +214,7 @@ impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
         deadline: Option<Duration>,
         status: u16,
         on_report: Option<impl FnOnce(&ExecutionReport)>,
+        read: Read,
     ) -> ExecutionReport {
         events::attempt_ended(
             self.name,
@@ -175,15 +241,24 @@ impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
             };
             crate::observe::succeeded_at_once(self.name.as_ref(), used, elapsed);
         }
-        let mut report = ExecutionReport::first_success(
-            self.name.clone(),
-            elapsed,
-            Nanos::optional(deadline),
-            0,
-        );
+        // Matched here rather than cloned: a name known to be borrowed
+        // then folds into the report whatever the inliner makes of
+        // `Cow::clone`.
+        let name = match self.name {
+            Cow::Borrowed(name) => Cow::Borrowed(*name),
+            Cow::Owned(name) => Cow::Owned(name.clone()),
+        };
+        let mut report =
+            ExecutionReport::first_success(name, elapsed, Nanos::optional(deadline), 0);
         if status != 0 {
             report.name_and(0).1.set_status(status);
         }
+        #[cfg(feature = "config")]
+        {
+            report.config_read = read.packed;
+        }
+        #[cfg(not(feature = "config"))]
+        let _ = read;
         if let Some(on_report) = on_report {
             events::finished(
                 self.name,
@@ -210,6 +285,8 @@ pub struct NamedListeners {
     /// Whether the call ends here, rather than in its caller (a deferred
     /// report).
     pub(crate) ends: bool,
+    /// The configuration the call read.
+    pub(crate) read: Read,
 }
 
 impl NamedListeners {
@@ -221,7 +298,15 @@ impl NamedListeners {
             name,
             tally,
             ends: true,
+            read: Read::NOTHING,
         }
+    }
+
+    /// The same, of a call that read the configuration `read`.
+    #[inline(always)]
+    pub(crate) const fn from(mut self, read: Read) -> Self {
+        self.read = read;
+        self
     }
 
     /// The outcome of a first attempt that succeeded with `result` after
@@ -244,6 +329,9 @@ impl NamedListeners {
             settings: None,
         };
         let on_report = self.ends.then_some(|_: &ExecutionReport| {});
-        Outcome::new(result, listeners.report(elapsed, deadline, 0, on_report))
+        Outcome::new(
+            result,
+            listeners.report(elapsed, deadline, 0, on_report, self.read),
+        )
     }
 }

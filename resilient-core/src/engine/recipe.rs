@@ -182,7 +182,8 @@ impl<T, E> Recipe<T, E> {
         name: &'static str,
         tally: &'static Tally,
     ) -> Outcome<T, E> {
-        first.outcome_heard_by(NamedListeners::ending(name, Some(tally)))
+        let read = first.read();
+        first.outcome_heard_by(NamedListeners::ending(name, Some(tally)).from(read))
     }
 
     /// As [`Operation::clock`], for a clock that is `Copy`, as the default
@@ -225,16 +226,17 @@ impl<T, E, K, C: Clock> FirstReads<T, E> for Recipe<T, E, K, C> {
 
     #[inline(always)]
     fn first_terms(&self) -> FirstTerms<E> {
+        let entry = super::plan::entry(self.name.unwrap_or(UNNAMED), self.tally);
         let deadline = deadline(&self.settings, 0);
         FirstTerms {
             // Inside another call's attempt, the general path grants what
             // that attempt has left; a call that holds the retries of the
-            // calls inside it tells them so from there, and an entry in the
-            // installed configuration is applied there too.
+            // calls inside it tells them so from there.
             general: crate::deadline::enclosed()
                 || self.settings.holds_nested()
-                || super::plan::configured(self.name.unwrap_or(UNNAMED), self.tally),
+                || entry.general(true),
             deadline,
+            read: entry.read(),
             timed_out: if deadline.is_some() {
                 self.timed_out
             } else {

@@ -14,6 +14,8 @@
 //! | `attempts` | one object per attempt, below |
 //! | `idempotency` | `replayed`, `joined`, `executed`, or `null` without an idempotency key (or when the call got no result from it: in flight, conflict, store error) |
 //! | `idempotency_stored` | for an executed idempotent call, whether its value was stored and why not: `stored`, `ttl_zero`, `failure`, `fallback`, `injected`, `unserializable`, `does_not_read_back`, `store_failed`, `claim_lost`; else `null` |
+//! | `settings_source` | with the feature `config`: `attribute` (the values the operation was built with) or `config` (its entry in the installed configuration) |
+//! | `config_version` | with the feature `config`: that configuration's version, or `null` for `attribute` |
 //!
 //! Each attempt: `number`, `kind` (`primary`, `fallback`, `hedge`),
 //! `started_ms`, `duration_ms`, `queued_ms` (the wait for the limiters'
@@ -45,7 +47,8 @@ fn millis(duration: Duration) -> f64 {
 
 impl Serialize for ExecutionReport {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(9))?;
+        let mut map =
+            serializer.serialize_map(Some(if cfg!(feature = "config") { 11 } else { 9 }))?;
         map.serialize_entry("name", self.name())?;
         map.serialize_entry("attempt_count", &self.attempt_count())?;
         map.serialize_entry("retry_count", &self.retry_count())?;
@@ -55,6 +58,20 @@ impl Serialize for ExecutionReport {
         map.serialize_entry("attempts", &Attempts(self.attempts()))?;
         map.serialize_entry("idempotency", &self.idempotency())?;
         map.serialize_entry("idempotency_stored", &self.idempotency_stored())?;
+        #[cfg(feature = "config")]
+        {
+            let version = match self.settings_source() {
+                crate::report::SettingsSource::Config { version } => Some(version),
+                _ => None,
+            };
+            let source = if version.is_some() {
+                "config"
+            } else {
+                "attribute"
+            };
+            map.serialize_entry("settings_source", source)?;
+            map.serialize_entry("config_version", &version)?;
+        }
         map.end()
     }
 }

@@ -116,13 +116,13 @@ pub struct ExecutionReport {
     pub(crate) name: Cow<'static, str>,
     pub(crate) idempotency: Option<IdempotencyStatus>,
     pub(crate) idempotency_stored: Option<IdempotencyStored>,
-    /// The version of the installed configuration the call's settings
-    /// came from; 0: the attribute's (or the builder's). 4 bytes, in what
-    /// was padding, so that the outcome stays as small as it is without
-    /// the feature; a version past `u32::MAX` (four billion installs)
-    /// reads as `u32::MAX`.
+    /// The installed configuration the call read, packed
+    /// (`config::packed`): whether its operation had an entry there, and
+    /// that configuration's version. 4 bytes, in what was padding, so that
+    /// the outcome stays as small as it is without the feature; a version
+    /// past `2^31 - 2` (two billion installs) reads as `2^31 - 1`.
     #[cfg(feature = "config")]
-    pub(crate) config_version: u32,
+    pub(crate) config_read: u32,
 }
 
 /// Where a call's settings came from (feature `config`): see
@@ -170,7 +170,7 @@ impl ExecutionReport {
             idempotency: None,
             idempotency_stored: None,
             #[cfg(feature = "config")]
-            config_version: 0,
+            config_read: 0,
         }
     }
 
@@ -195,7 +195,7 @@ impl ExecutionReport {
             idempotency: None,
             idempotency_stored: None,
             #[cfg(feature = "config")]
-            config_version: 0,
+            config_read: 0,
         }
     }
 
@@ -293,7 +293,7 @@ impl ExecutionReport {
     /// Where the call's settings came from: the values the operation was
     /// built with, or its entry in the installed configuration, with that
     /// configuration's version. Read once, when the call started. (A
-    /// version past `u32::MAX`, four billion installs, reads as `u32::MAX`.)
+    /// version past `2^31 - 2`, two billion installs, reads as `2^31 - 1`.)
     ///
     /// ```
     /// use resilient::{config, resilient, SettingsSource};
@@ -313,11 +313,9 @@ impl ExecutionReport {
     /// ```
     #[cfg(feature = "config")]
     pub fn settings_source(&self) -> SettingsSource {
-        match self.config_version {
-            0 => SettingsSource::Attribute,
-            version => SettingsSource::Config {
-                version: u64::from(version),
-            },
+        match crate::config::version_of(self.config_read) {
+            None => SettingsSource::Attribute,
+            Some(version) => SettingsSource::Config { version },
         }
     }
 
@@ -325,7 +323,7 @@ impl ExecutionReport {
     /// configuration installed as `version`.
     #[cfg(feature = "config")]
     pub(crate) fn configured(mut self, version: u64) -> Self {
-        self.config_version = u32::try_from(version).unwrap_or(u32::MAX);
+        self.config_read = crate::config::packed(version, true);
         self
     }
 

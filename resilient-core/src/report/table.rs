@@ -101,10 +101,16 @@ impl fmt::Display for ExecutionReport {
         if let Some(status) = self.idempotency() {
             write!(f, ", {status}")?;
         }
-        match self.idempotency_stored() {
-            Some(stored) => write!(f, " ({stored})"),
-            None => Ok(()),
+        if let Some(stored) = self.idempotency_stored() {
+            write!(f, " ({stored})")?;
         }
+        // Only a call that ran on an entry of the installed configuration
+        // says so; one on its own values reads as without the feature.
+        #[cfg(feature = "config")]
+        if let crate::report::SettingsSource::Config { version } = self.settings_source() {
+            write!(f, ", settings: configuration {version}")?;
+        }
+        Ok(())
     }
 }
 

@@ -18,7 +18,7 @@ use super::replay::Resendable;
 use super::request::CloneRequest;
 use crate::clock::Clock;
 use crate::engine::gates::Gates;
-use crate::engine::plan::{Listeners, configured};
+use crate::engine::plan::{Listeners, Read, entry};
 use crate::engine::runner::Grant;
 use crate::error::TimedOut;
 use crate::report::{ExecutionReport, FailureKind, UNNAMED};
@@ -46,7 +46,7 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
             && shared.send_hold.is_none()
             // An entry in the installed configuration is applied by the
             // engine, when the call starts.
-            && !shared.name.as_deref().is_some_and(|name| configured(name, None))
+            && !shared.name.as_deref().is_some_and(|name| entry(name, None).general(true))
     }
 
     /// The grant of the first attempt of a call that
@@ -185,6 +185,7 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
                     hook(report);
                 }
             }),
+            Read::NOTHING,
         )
     }
 }

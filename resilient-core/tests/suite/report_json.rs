@@ -112,5 +112,11 @@ fn the_json_of_a_real_report_is_pinned() {
   "idempotency": null,
   "idempotency_stored": null
 }"#;
+    // With `config`, where the settings came from, last.
+    #[cfg(feature = "config")]
+    let expected = expected.replace(
+        "\"idempotency_stored\": null\n}",
+        "\"idempotency_stored\": null,\n  \"settings_source\": \"attribute\",\n  \"config_version\": null\n}",
+    );
     assert_eq!(json, expected);
 }

@@ -1,7 +1,10 @@
 //! Runs one row of the user-shaped bench 100 000 times, for callgrind:
 //! `valgrind --tool=callgrind target/release/profile blocking`.
 //! Rows: `direct`, `instants`, `blocking`, `untimed`, `backon`, `awaited`,
-//! `timeout`, `async`, `async_untimed`, `limits`, `async_backon`.
+//! `timeout`, `async`, `async_untimed`, `limits`, `async_backon`; and,
+//! under an installed configuration (feature `config`), `configured`
+//! (`blocking` with its own entry) and `configured_elsewhere` (`blocking`
+//! with an entry for another operation only).
 
 use std::hint::black_box;
 
@@ -13,6 +16,11 @@ fn blocking(f: fn(u64) -> Result<u64, shapes::ProviderError>) {
     for i in 0..CALLS {
         let _ = black_box(f(black_box(i)));
     }
+}
+
+/// Installs the configuration `text`.
+fn install(text: &str) {
+    resilient::config::install(resilient::config::Config::from_toml(text).expect("valid"));
 }
 
 fn main() {
@@ -42,6 +50,14 @@ fn main() {
         "async_untimed" => run_async!(shapes::asynchronous_untimed),
         "limits" => run_async!(shapes::asynchronous_limits),
         "async_backon" => run_async!(shapes::backon_async),
+        "configured" => {
+            install("[operations.blocking]\nretries = 3\n");
+            blocking(|x| shapes::value(shapes::blocking(x)));
+        }
+        "configured_elsewhere" => {
+            install("[operations.elsewhere]\nretries = 1\n");
+            blocking(|x| shapes::value(shapes::blocking(x)));
+        }
         other => panic!("no row {other}"),
     }
 }

@@ -30,7 +30,7 @@ use super::decide::{self, Refused};
 use super::events::{self};
 use super::gates::{self, Admission, End, Permits, Refusal};
 use super::hooks::{HookSet, Listening};
-use super::plan::Plan;
+use super::plan::{Plan, Read};
 use super::runner::{self, AttemptContext, BoxedRace, Grant};
 use crate::attempt::Attempt;
 use crate::clock::{Clock, Mark};
@@ -69,13 +69,29 @@ pub struct Execution<'o, 'b, T, E, C, H> {
 impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     #[inline]
     pub(crate) fn new(plan: &'o Plan<'b, T, E, C, H>) -> Self {
-        let start = plan.clock.now_nanos();
         #[cfg(feature = "config")]
         if let Some(resolved) =
             crate::config::resolve(&plan.name, plan.tally.map(|tally| &tally.config))
         {
+            return Execution::configured(plan, plan.clock.now_nanos(), &resolved);
+        }
+        Execution::new_at(plan, plan.clock.now_nanos())
+    }
+
+    /// An execution that started at `start` on the operation's clock,
+    /// with the operation's entry in the configuration `read` applied.
+    #[inline]
+    fn started(plan: &'o Plan<'b, T, E, C, H>, start: u64, read: Read) -> Self {
+        #[cfg(feature = "config")]
+        if let Some(resolved) = crate::config::resolve_read(
+            &plan.name,
+            plan.tally.map(|tally| &tally.config),
+            read.packed,
+        ) {
             return Execution::configured(plan, start, &resolved);
         }
+        #[cfg(not(feature = "config"))]
+        let _ = read;
         Execution::new_at(plan, start)
     }
 
@@ -146,17 +162,20 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
 
     /// The execution of an operation whose first attempt ended just now,
     /// `elapsed` nanoseconds after it started, with `result`, without a
-    /// breaker to consult.
+    /// breaker to consult, on the configuration it `read`.
     #[cold]
     #[inline(never)]
     pub(crate) fn after_first(
         plan: &'o Plan<'b, T, E, C, H>,
         elapsed: u64,
         result: Result<T, (E, FailureKind)>,
+        read: Read,
     ) -> Self {
         // The engine's timeline from here on is the clock's nanoseconds.
+        // The retries read the configuration the first attempt read,
+        // whatever was installed since.
         let end = plan.clock.now_nanos();
-        let mut exec = Execution::new_at(plan, end.saturating_sub(elapsed));
+        let mut exec = Execution::started(plan, end.saturating_sub(elapsed), read);
         exec.core.begun = true;
         exec.core.now = end;
         exec.settle(0, result, plan.gates.free_permits(), true);

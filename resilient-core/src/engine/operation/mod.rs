@@ -693,7 +693,8 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         F: FnMut(Attempt) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        let exec = Execution::after_first(&self.plan, elapsed, Err(failed));
+        let exec =
+            Execution::after_first(&self.plan, elapsed, Err(failed), super::plan::Read::UNREAD);
         let rest = if exec.stopped() {
             exec.settled()
         } else {

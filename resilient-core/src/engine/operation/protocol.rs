@@ -54,11 +54,11 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         F: FnMut(Attempt) -> Result<T, E>,
     {
         // A call that holds the retries of the calls inside it tells them
-        // so from the general path, which also applies an entry of the
-        // installed configuration.
+        // so from the general path.
+        let entry = self.entry();
         if !self.plan.gates.first_is_free()
             || self.plan.settings.holds_nested()
-            || self.configured()
+            || entry.general(self.named_listeners().is_some())
             || crate::engine::span::enabled()
         {
             return Err(FirstFailure::NOT_RUN);
@@ -68,7 +68,10 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             deadline(&self.plan.settings, 0),
             f,
             |value| self.plan.hooks.is_valid(value),
-            self.named_listeners(),
+            (
+                self.named_listeners().map(|heard| heard.from(entry.read())),
+                entry.read(),
+            ),
         )
     }
 
@@ -91,11 +94,11 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         self.resume(first).run_rest(f)
     }
 
-    /// Whether the installed configuration has an entry for this
-    /// operation: its call then runs on the general path, which applies it.
+    /// This operation's entry in the installed configuration, as its
+    /// first attempt reads it.
     #[inline(always)]
-    fn configured(&self) -> bool {
-        plan::configured(&self.plan.name, self.plan.tally)
+    fn entry(&self) -> plan::Entry {
+        plan::entry(&self.plan.name, self.plan.tally)
     }
 
     /// Who hears of a first success, if nothing else needs telling (see
@@ -108,6 +111,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
                 name,
                 tally: plan.tally,
                 ends: !plan.settings.report_deferred,
+                read: plan::Read::NOTHING,
             }),
             _ => None,
         }
@@ -198,10 +202,10 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         &self,
         result: Result<T, E>,
         elapsed: u64,
-        deadline: Option<Duration>,
+        (deadline, read): (Option<Duration>, plan::Read),
     ) -> Outcome<T, E> {
         let status = self.plan.hooks.status(result.as_ref());
-        Outcome::new(result, self.first_report(elapsed, deadline, status))
+        Outcome::new(result, self.first_report(elapsed, deadline, status, read))
     }
 
     /// The report of a first attempt that succeeded after `elapsed`
@@ -213,6 +217,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         elapsed: u64,
         deadline: Option<Duration>,
         status: u16,
+        read: plan::Read,
     ) -> ExecutionReport {
         let plan = &self.plan;
         let told = plan::Listeners {
@@ -225,7 +230,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         };
         let on_report = (!plan.settings.report_deferred)
             .then_some(|report: &ExecutionReport| plan.hooks.on_report(report));
-        told.report(elapsed, deadline, status, on_report)
+        told.report(elapsed, deadline, status, on_report, read)
     }
 
     /// The outcome of a first attempt that
@@ -234,7 +239,10 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     #[inline(always)]
     #[doc(hidden)]
     pub fn outcome_of(&self, first: FirstSuccess<T, E>) -> Outcome<T, E> {
-        self.first_success(first.result, first.elapsed, first.deadline)
+        // An operation whose first success has no `NamedListeners` runs under an
+        // entry of the installed configuration on the general path only.
+        let read = first.read();
+        self.first_success(first.result, first.elapsed, (first.deadline, read))
     }
 
     /// The former name of [`outcome_of`](Operation::outcome_of).
@@ -292,6 +300,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             general,
             deadline,
             timed_out,
+            read,
         } = self.first_async_terms();
         async move {
             if general {
@@ -304,13 +313,11 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             let result = AttemptContext::plain(grant).run_async(&self.plan, f).await;
             let elapsed = self.plan.clock.nanos_since(mark);
             match result {
-                Ok(value) if self.plan.hooks.is_valid(&value) => Ok(FirstSuccess::of(
-                    value,
-                    elapsed,
-                    deadline,
-                    self.named_listeners(),
-                )),
-                result => Err(Execution::after_first(&self.plan, elapsed, result)),
+                Ok(value) if self.plan.hooks.is_valid(&value) => {
+                    let heard = self.named_listeners().map(|heard| heard.from(read));
+                    Ok(FirstSuccess::of(value, elapsed, deadline, heard))
+                }
+                result => Err(Execution::after_first(&self.plan, elapsed, result, read)),
             }
         }
     }
@@ -319,6 +326,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// future is made.
     #[inline]
     pub(crate) fn first_async_terms(&self) -> FirstTerms<E> {
+        let entry = self.entry();
         let deadline = deadline(&self.plan.settings, 0);
         let timed_out = if deadline.is_some() {
             self.plan.timed_out
@@ -328,16 +336,16 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         FirstTerms {
             // Inside another call's attempt, the general path grants what
             // that attempt has left; a call that holds the retries of the
-            // calls inside it tells them so from there, and an entry in the
-            // installed configuration is applied there too.
+            // calls inside it tells them so from there.
             general: !self.plan.gates.first_is_free()
                 || crate::deadline::enclosed()
                 || self.plan.settings.holds_nested()
-                || self.configured()
+                || entry.general(self.named_listeners().is_some())
                 // The attempts' spans are made on the general path.
                 || crate::engine::span::enabled(),
             deadline,
             timed_out,
+            read: entry.read(),
         }
     }
 
@@ -376,8 +384,9 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// ```
     #[doc(hidden)]
     pub fn resume(&self, first: FirstFailure<T, E>) -> Execution<'_, 'b, T, E, C, H> {
-        match first.result {
-            Some(result) => Execution::after_first(&self.plan, first.elapsed, result),
+        let elapsed = first.elapsed;
+        match first.into_ran() {
+            Some((result, read)) => Execution::after_first(&self.plan, elapsed, result, read),
             None => self.start(),
         }
     }
@@ -396,8 +405,9 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         F: FnOnce(Attempt) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        match first.result {
-            Some(result) => Execution::after_first(&self.plan, first.elapsed, result),
+        let elapsed = first.elapsed;
+        match first.into_ran() {
+            Some((result, read)) => Execution::after_first(&self.plan, elapsed, result, read),
             None => {
                 let mut exec = self.start();
                 exec.attempt_async(f).await;
