@@ -82,6 +82,7 @@ mod permit;
 #[cfg(feature = "redis")]
 mod redis_state;
 mod shared;
+mod state;
 #[cfg(all(test, not(loom)))]
 mod tests;
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
@@ -101,68 +102,13 @@ pub use permit::CircuitPermit;
 pub use redis_state::RedisBreakerState;
 pub use shared::FleetState;
 use shared::{Admission, Fleet};
+pub use state::CircuitState;
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
 pub(crate) use view::View;
 use window::Window;
 use word::{Packed, Streak, Tag, Word};
 
 use crate::error::CircuitOpen;
-
-/// Where a [`CircuitBreaker`] stands.
-///
-/// ```
-/// use resilient::{CircuitBreaker, CircuitState};
-/// use std::time::Instant;
-///
-/// let breaker = CircuitBreaker::builder().build().unwrap();
-/// assert_eq!(breaker.state(Instant::now()), CircuitState::Closed);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CircuitState {
-    /// Calls run; failures are counted.
-    Closed,
-    /// Calls are rejected until the break duration has elapsed.
-    Open,
-    /// A limited number of probe calls run; the first to report decides
-    /// whether the breaker closes or opens again.
-    HalfOpen,
-    /// Held open by an operator through [`CircuitBreaker::isolate`]: every
-    /// call is rejected, whatever the time, until
-    /// [`CircuitBreaker::reset`].
-    Isolated,
-}
-
-impl CircuitState {
-    /// The state as a word: `closed`, `open`, `half-open` or `isolated`,
-    /// as the dashboard shows it.
-    ///
-    /// ```
-    /// use resilient::CircuitState;
-    ///
-    /// assert_eq!(CircuitState::Isolated.as_str(), "isolated");
-    /// ```
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            CircuitState::Closed => "closed",
-            CircuitState::Open => "open",
-            CircuitState::HalfOpen => "half-open",
-            CircuitState::Isolated => "isolated",
-        }
-    }
-}
-
-impl fmt::Display for CircuitState {
-    /// Writes [`as_str`](CircuitState::as_str).
-    ///
-    /// ```
-    /// use resilient::CircuitState;
-    ///
-    /// assert_eq!(CircuitState::HalfOpen.to_string(), "half-open");
-    /// ```
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// Shared state that rejects calls to a failing dependency.
 ///

@@ -1,0 +1,317 @@
+//! Reading a configuration: each value by its key's rule, each key
+//! placed by its path and line, the sections assembled into a [`Config`].
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::{BreakerConfig, Config, ConfigFileError, OperationConfig};
+use crate::{ConfigError, Jitter};
+
+/// A value as read, before its key's rule.
+pub(super) enum Raw {
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Other(&'static str),
+}
+
+pub(super) struct Cursor<'a> {
+    path: String,
+    line: Option<usize>,
+    raw: &'a Raw,
+}
+
+impl Cursor<'_> {
+    fn fail(&self, reason: impl Into<String>) -> ConfigFileError {
+        ConfigFileError {
+            path: self.path.clone(),
+            line: self.line,
+            reason: reason.into(),
+            rule: None,
+        }
+    }
+
+    fn count(&self, min: u32) -> Result<u32, ConfigFileError> {
+        let number = match self.raw {
+            Raw::Int(number) => *number,
+            Raw::Str(text) => text
+                .trim()
+                .parse::<i64>()
+                .map_err(|_| self.fail(format!("expected a whole number, got {text:?}")))?,
+            Raw::Float(number) => {
+                return Err(self.fail(format!("expected a whole number, got {number}")));
+            }
+            Raw::Other(kind) => {
+                return Err(self.fail(format!("expected a whole number, got a {kind}")));
+            }
+        };
+        if number < i64::from(min) {
+            return Err(self.fail(format!("must be at least {min}, got {number}")));
+        }
+        u32::try_from(number)
+            .ok()
+            .filter(|n| *n < u32::MAX)
+            .ok_or_else(|| self.fail(format!("{number} is too large")))
+    }
+
+    fn duration(&self, positive: bool) -> Result<Duration, ConfigFileError> {
+        let Raw::Str(text) = self.raw else {
+            return Err(self.fail("expected a duration such as \"250ms\" or \"2s\""));
+        };
+        let duration = parse_duration(text).map_err(|why| {
+            self.fail(format!(
+                "{why}: write a number and a unit, like \"250ms\", \"10s\", \"1.5s\" or \"2m\" (units: ns, us, ms, s, m, h)"
+            ))
+        })?;
+        if positive && duration.is_zero() {
+            return Err(self.fail("must be greater than zero"));
+        }
+        Ok(duration)
+    }
+
+    fn multiplier(&self) -> Result<f64, ConfigFileError> {
+        let value = match self.raw {
+            Raw::Int(number) => *number as f64,
+            Raw::Float(number) => *number,
+            Raw::Str(text) => text
+                .trim()
+                .parse::<f64>()
+                .map_err(|_| self.fail(format!("expected a number, got {text:?}")))?,
+            Raw::Other(kind) => return Err(self.fail(format!("expected a number, got a {kind}"))),
+        };
+        if !value.is_finite() || value < 1.0 {
+            let mut error = self.fail(format!("must be a finite number >= 1.0, got {value}"));
+            error.rule = Some(ConfigError::InvalidMultiplier(value));
+            return Err(error);
+        }
+        Ok(value)
+    }
+
+    fn jitter(&self) -> Result<Jitter, ConfigFileError> {
+        let Raw::Str(text) = self.raw else {
+            return Err(self.fail("expected \"full\", \"equal\", \"none\" or \"decorrelated\""));
+        };
+        match text.trim().to_ascii_lowercase().as_str() {
+            "full" => Ok(Jitter::Full),
+            "equal" => Ok(Jitter::Equal),
+            "none" => Ok(Jitter::None),
+            "decorrelated" => Ok(Jitter::Decorrelated),
+            _ => Err(self.fail(format!(
+                "unknown jitter {text:?}: expected \"full\", \"equal\", \"none\" or \"decorrelated\""
+            ))),
+        }
+    }
+}
+
+pub(super) const NANOS_PER_SEC: u128 = 1_000_000_000;
+
+/// Reads `"<number><unit>"` as the attribute does: the number may have a
+/// fractional part as long as the result is a whole number of nanoseconds.
+pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
+    let trimmed = text.trim();
+    if trimmed.starts_with('-') {
+        return Err("a duration can't be negative".to_owned());
+    }
+    let split = trimmed
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    if number.is_empty() {
+        return Err(format!("{text:?} doesn't start with a number"));
+    }
+    // The attribute's units (resilient-macros' duration.rs), in nanoseconds.
+    let factor: &u128 = match unit.trim() {
+        "ns" => &1,
+        "us" | "µs" => &1_000,
+        "ms" => &1_000_000,
+        "s" => &NANOS_PER_SEC,
+        "m" => &(60 * NANOS_PER_SEC),
+        "h" => &(3_600 * NANOS_PER_SEC),
+        _ => return Err(format!("{text:?} has no known unit")),
+    };
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if fraction.contains('.') || (whole.is_empty() && fraction.is_empty()) {
+        return Err(format!("{text:?} is not a number and a unit"));
+    }
+    let too_long = || format!("{text:?} is too long");
+    let whole: u128 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().map_err(|_| too_long())?
+    };
+    let mut nanos = whole.checked_mul(*factor).ok_or_else(too_long)?;
+    let mut scale = *factor;
+    for digit in fraction.bytes() {
+        let digit = u128::from(digit - b'0');
+        if !scale.is_multiple_of(10) {
+            if digit != 0 {
+                return Err(format!("{text:?} is not a whole number of nanoseconds"));
+            }
+            continue;
+        }
+        scale /= 10;
+        nanos = nanos.checked_add(digit * scale).ok_or_else(too_long)?;
+    }
+    let secs = u64::try_from(nanos / NANOS_PER_SEC).map_err(|_| too_long())?;
+    // Below one second by construction.
+    let subsec = (nanos % NANOS_PER_SEC) as u32;
+    Ok(Duration::new(secs, subsec))
+}
+
+/// The path of a key, quoted where it isn't a bare TOML key.
+pub(super) fn key_path(section: &str, name: &str, key: Option<&str>) -> String {
+    let bare = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let name = if bare {
+        name.to_owned()
+    } else {
+        format!("{name:?}")
+    };
+    match key {
+        Some(key) => format!("{section}.{name}.{key}"),
+        None => format!("{section}.{name}"),
+    }
+}
+
+pub(super) struct Entry {
+    pub(super) key: String,
+    pub(super) line: Option<usize>,
+    pub(super) raw: Raw,
+}
+
+pub(super) fn build_operation(
+    name: &str,
+    entries: &[Entry],
+) -> Result<OperationConfig, ConfigFileError> {
+    let mut out = OperationConfig::default();
+    let mut lines: BTreeMap<&str, Option<usize>> = BTreeMap::new();
+    for entry in entries {
+        let at = Cursor {
+            path: key_path("operations", name, Some(&entry.key)),
+            line: entry.line,
+            raw: &entry.raw,
+        };
+        lines.insert(entry.key.as_str(), entry.line);
+        match entry.key.as_str() {
+            "retries" => out.retries = Some(at.count(0)?),
+            "min_retries" => out.min_retries = Some(at.count(0)?),
+            "timeout" => out.timeout = Some(at.duration(true)?),
+            "budget" => out.budget = Some(at.duration(true)?),
+            "max_elapsed" => out.max_elapsed = Some(at.duration(true)?),
+            "base_delay" => out.base_delay = Some(at.duration(false)?),
+            "max_delay" => out.max_delay = Some(at.duration(false)?),
+            "multiplier" => out.multiplier = Some(at.multiplier()?),
+            "jitter" => out.jitter = Some(at.jitter()?),
+            "retry_after_max" => out.retry_after_max = Some(at.duration(false)?),
+            "hedge_delay" => out.hedge_delay = Some(at.duration(false)?),
+            other => {
+                return Err(at.fail(format!(
+                    "unknown key {other:?}; known: retries, min_retries, timeout, budget, \
+                     max_elapsed, base_delay, max_delay, multiplier, jitter, \
+                     retry_after_max, hedge_delay"
+                )));
+            }
+        }
+    }
+    let pair_error = |key: &str, reason: String, rule: ConfigError| ConfigFileError {
+        path: key_path("operations", name, Some(key)),
+        line: lines.get(key).copied().flatten(),
+        reason,
+        rule: Some(rule),
+    };
+    if let (Some(min_retries), Some(retries)) = (out.min_retries, out.retries)
+        && min_retries > retries
+    {
+        return Err(pair_error(
+            "min_retries",
+            format!("min_retries ({min_retries}) must not exceed retries ({retries})"),
+            ConfigError::MinRetriesAboveRetries {
+                min_retries,
+                retries,
+            },
+        ));
+    }
+    if let (Some(base), Some(max)) = (out.base_delay, out.max_delay)
+        && base > max
+    {
+        return Err(pair_error(
+            "base_delay",
+            format!("base_delay ({base:?}) must not exceed max_delay ({max:?})"),
+            ConfigError::BaseAboveMax { base, max },
+        ));
+    }
+    if let (Some(budget), Some(max_elapsed)) = (out.budget, out.max_elapsed)
+        && budget < max_elapsed
+    {
+        return Err(pair_error(
+            "budget",
+            format!("budget ({budget:?}) must not be below max_elapsed ({max_elapsed:?})"),
+            ConfigError::BudgetBelowMaxElapsed {
+                budget,
+                max_elapsed,
+            },
+        ));
+    }
+    Ok(out)
+}
+
+pub(super) fn build_breaker(
+    name: &str,
+    entries: &[Entry],
+) -> Result<BreakerConfig, ConfigFileError> {
+    let mut out = BreakerConfig::default();
+    for entry in entries {
+        let at = Cursor {
+            path: key_path("breakers", name, Some(&entry.key)),
+            line: entry.line,
+            raw: &entry.raw,
+        };
+        match entry.key.as_str() {
+            "failure_threshold" => out.failure_threshold = Some(at.count(1)?),
+            "break_duration" => out.break_duration = Some(at.duration(true)?),
+            other => {
+                return Err(at.fail(format!(
+                    "unknown key {other:?}; known: failure_threshold, break_duration"
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
+pub(super) type Sections = BTreeMap<(String, String), (Option<usize>, Vec<Entry>)>;
+
+pub(super) fn assemble(sections: Sections) -> Result<Config, ConfigFileError> {
+    let mut config = Config::default();
+    for ((section, name), (line, entries)) in sections {
+        match section.as_str() {
+            "operations" => {
+                let built = build_operation(&name, &entries)?;
+                config.operations.insert(name, built);
+            }
+            "breakers" => {
+                let built = build_breaker(&name, &entries)?;
+                config.breakers.insert(name, built);
+            }
+            other => {
+                return Err(ConfigFileError {
+                    path: other.to_owned(),
+                    line,
+                    reason: format!("unknown section {other:?}; known: operations, breakers"),
+                    rule: None,
+                });
+            }
+        }
+    }
+    Ok(config)
+}
+
+pub(super) fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|byte| **byte == b'\n')
+        .count()
+        + 1
+}
