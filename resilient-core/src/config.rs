@@ -18,6 +18,9 @@
 //! [breakers.payments]
 //! failure_threshold = 5
 //! break_duration = "30s"
+//!
+//! [limits.db]
+//! max_concurrent = 16
 //! ```
 //!
 //! Every value is checked by the attribute's own rules, every key must be
@@ -68,12 +71,15 @@ use crate::{ConfigError, Jitter};
 mod live;
 mod orders;
 mod parse;
+mod sections;
 pub(crate) use live::{
     BreakerCache, Cache, First, Resolved, UNKNOWN, first, packed, resolve, resolve_read, version_of,
 };
 pub(crate) use orders::BreakerOrders;
 pub use orders::{isolate, reset};
 use parse::{Entry, Raw, Sections, assemble, key_path, line_of};
+pub(crate) use sections::LimitCache;
+pub use sections::LimitConfig;
 
 /// The overrides of one operation, by key; `None` keeps the attribute's value.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -118,6 +124,7 @@ pub struct BreakerConfig {
 pub struct Config {
     operations: BTreeMap<String, OperationConfig>,
     breakers: BTreeMap<String, BreakerConfig>,
+    limits: BTreeMap<String, LimitConfig>,
     version: u64,
 }
 
@@ -202,7 +209,7 @@ impl Config {
             if names.is_empty() {
                 sections.insert((section.clone(), String::new()), (section_line, Vec::new()));
                 // An empty unknown section is still unknown; an empty known one is nothing.
-                if matches!(section.as_str(), "operations" | "breakers") {
+                if matches!(section.as_str(), "operations" | "breakers" | "limits") {
                     sections.remove(&(section, String::new()));
                 }
                 continue;
@@ -360,6 +367,19 @@ impl Config {
         self.breakers.get(name)
     }
 
+    /// The overrides of the limiter named `name` (`[limits.NAME]`), if any.
+    ///
+    /// ```
+    /// use resilient::config::Config;
+    ///
+    /// let config = Config::from_toml("[limits.db]\nmax_concurrent = 16\n")?;
+    /// assert_eq!(config.limit("db").unwrap().max_concurrent, Some(16));
+    /// # Ok::<(), resilient::config::ConfigFileError>(())
+    /// ```
+    pub fn limit(&self, name: &str) -> Option<&LimitConfig> {
+        self.limits.get(name)
+    }
+
     /// The generation it was installed as; 0 when it wasn't.
     pub fn version(&self) -> u64 {
         self.version
@@ -483,6 +503,14 @@ pub fn breaker_settings(name: &str) -> Option<BreakerConfig> {
     config.as_ref()?.breaker(name).cloned()
 }
 
+/// The installed configuration's overrides of the limiter `name`, which
+/// a [`Bulkhead`](crate::limit::Bulkhead) of that name applies from its
+/// next admission.
+pub fn limit_settings(name: &str) -> Option<LimitConfig> {
+    let config = CURRENT.load();
+    config.as_ref()?.limit(name).cloned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::parse::parse_duration;
@@ -585,6 +613,16 @@ mod tests {
             ),
             ("[breakers.p]\nwindow = 3\n", "breakers.p.window", 2),
             ("\n[throttles.x]\nrate = 3\n", "throttles", 2),
+            (
+                "[limits.db]\nmax_concurrent = 0\n",
+                "limits.db.max_concurrent",
+                2,
+            ),
+            (
+                "[limits.db]\nmax_concurent = 4\n",
+                "limits.db.max_concurent",
+                2,
+            ),
         ];
         for (text, path, line) in cases {
             let error = error(text);

@@ -807,3 +807,52 @@ async fn the_hedge_delay_of_an_entry_starts_the_hedge() {
     );
     config::clear();
 }
+
+/// `[limits.NAME] max_concurrent` resizes a running bulkhead of that name:
+/// the permits out across the reload stay valid, and a size below them
+/// takes effect as they come back; `clear` gives back the built size.
+#[test]
+fn a_bulkhead_is_resized_live_and_keeps_its_permits() {
+    use resilient::limit::{Bulkhead, Completion, Limiter};
+    use std::time::Instant;
+
+    static POOL: Bulkhead = Bulkhead::new(3).named("cfg_reload_pool");
+    let _turn = slot();
+    let now = Instant::now();
+    let done = || POOL.release(now, Duration::ZERO, Completion::Succeeded);
+    assert!(POOL.try_acquire(now).is_ok());
+    assert!(POOL.try_acquire(now).is_ok());
+
+    config::install_toml("[limits.cfg_reload_pool]\nmax_concurrent = 1\n").unwrap();
+    assert_eq!(POOL.current_limit(), Some(1));
+    assert_eq!(POOL.in_flight(), Some(2), "the permits out stay out");
+    assert_eq!(POOL.available(), 0);
+    assert!(POOL.try_acquire(now).is_err(), "two out, size one");
+    done();
+    assert!(POOL.try_acquire(now).is_err(), "one out, size one");
+    done();
+    assert!(POOL.try_acquire(now).is_ok(), "none out: one admitted");
+    assert!(POOL.try_acquire(now).is_err());
+
+    // A size of 0 fails its rule by path and line, and changes nothing.
+    let error = config::install_toml(
+        "[operations.cfg_x]\nretries = 1\n[limits.cfg_reload_pool]\nmax_concurrent = 0\n",
+    )
+    .unwrap_err();
+    assert_eq!(error.path(), "limits.cfg_reload_pool.max_concurrent");
+    assert_eq!(error.line(), Some(4));
+    assert_eq!(POOL.current_limit(), Some(1));
+    let error = config::install_toml("[limits.cfg_reload_pool]\nmax_concurent = 2\n").unwrap_err();
+    assert_eq!(error.path(), "limits.cfg_reload_pool.max_concurent");
+    assert_eq!(error.line(), Some(2));
+
+    config::clear();
+    assert_eq!(POOL.current_limit(), Some(3));
+    assert!(POOL.try_acquire(now).is_ok());
+    assert!(POOL.try_acquire(now).is_ok());
+    assert!(POOL.try_acquire(now).is_err());
+    done();
+    done();
+    done();
+    assert_eq!(POOL.available(), 3);
+}

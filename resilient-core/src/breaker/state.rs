@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-/// Where a [`CircuitBreaker`] stands.
+/// Where a [`CircuitBreaker`](super::CircuitBreaker) stands.
 ///
 /// ```
 /// use resilient::{CircuitBreaker, CircuitState};
@@ -20,9 +20,9 @@ pub enum CircuitState {
     /// A limited number of probe calls run; the first to report decides
     /// whether the breaker closes or opens again.
     HalfOpen,
-    /// Held open by an operator through [`CircuitBreaker::isolate`]: every
+    /// Held open by an operator through [`CircuitBreaker::isolate`](super::CircuitBreaker::isolate): every
     /// call is rejected, whatever the time, until
-    /// [`CircuitBreaker::reset`].
+    /// [`CircuitBreaker::reset`](super::CircuitBreaker::reset).
     Isolated,
 }
 

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::{BreakerConfig, Config, ConfigFileError, OperationConfig};
+use super::{BreakerConfig, Config, ConfigFileError, LimitConfig, OperationConfig};
 use crate::{ConfigError, Jitter};
 
 /// A value as read, before its key's rule.
@@ -21,8 +21,17 @@ pub(super) struct Cursor<'a> {
     raw: &'a Raw,
 }
 
-impl Cursor<'_> {
-    fn fail(&self, reason: impl Into<String>) -> ConfigFileError {
+impl<'a> Cursor<'a> {
+    /// The value of `entry`, placed at `path`.
+    pub(super) fn new(path: String, entry: &'a Entry) -> Self {
+        Cursor {
+            path,
+            line: entry.line,
+            raw: &entry.raw,
+        }
+    }
+
+    pub(super) fn fail(&self, reason: impl Into<String>) -> ConfigFileError {
         ConfigFileError {
             path: self.path.clone(),
             line: self.line,
@@ -31,7 +40,7 @@ impl Cursor<'_> {
         }
     }
 
-    fn count(&self, min: u32) -> Result<u32, ConfigFileError> {
+    pub(super) fn count(&self, min: u32) -> Result<u32, ConfigFileError> {
         let number = match self.raw {
             Raw::Int(number) => *number,
             Raw::Str(text) => text
@@ -281,6 +290,20 @@ pub(super) fn build_breaker(
     Ok(out)
 }
 
+pub(super) fn build_limit(name: &str, entries: &[Entry]) -> Result<LimitConfig, ConfigFileError> {
+    let mut out = LimitConfig::default();
+    for entry in entries {
+        let at = Cursor::new(key_path("limits", name, Some(&entry.key)), entry);
+        match entry.key.as_str() {
+            "max_concurrent" => out.max_concurrent = Some(at.count(1)?),
+            other => {
+                return Err(at.fail(format!("unknown key {other:?}; known: max_concurrent")));
+            }
+        }
+    }
+    Ok(out)
+}
+
 pub(super) type Sections = BTreeMap<(String, String), (Option<usize>, Vec<Entry>)>;
 
 pub(super) fn assemble(sections: Sections) -> Result<Config, ConfigFileError> {
@@ -295,11 +318,17 @@ pub(super) fn assemble(sections: Sections) -> Result<Config, ConfigFileError> {
                 let built = build_breaker(&name, &entries)?;
                 config.breakers.insert(name, built);
             }
+            "limits" => {
+                let built = build_limit(&name, &entries)?;
+                config.limits.insert(name, built);
+            }
             other => {
                 return Err(ConfigFileError {
                     path: other.to_owned(),
                     line,
-                    reason: format!("unknown section {other:?}; known: operations, breakers"),
+                    reason: format!(
+                        "unknown section {other:?}; known: operations, breakers, limits"
+                    ),
                     rule: None,
                 });
             }

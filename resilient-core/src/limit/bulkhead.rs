@@ -34,6 +34,9 @@ pub struct Bulkhead {
     in_flight: InFlight,
     max: u32,
     name: &'static str,
+    /// Its entry in the installed configuration (`[limits.NAME]`).
+    #[cfg(feature = "config")]
+    configured: crate::config::LimitCache,
 }
 
 /// Attempts in flight under a limit, and the callers waiting for one of
@@ -95,6 +98,8 @@ impl Bulkhead {
                 in_flight: InFlight::new(),
                 max,
                 name: "bulkhead",
+                #[cfg(feature = "config")]
+                configured: crate::config::LimitCache::new(),
             }
         }
     }
@@ -121,10 +126,12 @@ impl Bulkhead {
     /// assert_eq!(Bulkhead::new(4).available(), 4);
     /// ```
     pub fn available(&self) -> u32 {
-        self.max.saturating_sub(self.in_flight.count())
+        self.limit().saturating_sub(self.in_flight.count())
     }
 
-    /// The most attempts in flight at once.
+    /// The most attempts in flight at once, as built; an installed
+    /// `[limits.NAME] max_concurrent` overrides it (see
+    /// [`Limiter::current_limit`]).
     ///
     /// ```
     /// use resilient::limit::Bulkhead;
@@ -134,12 +141,24 @@ impl Bulkhead {
     pub const fn max(&self) -> u32 {
         self.max
     }
+
+    /// The size in force: the installed configuration's for its name, or
+    /// the builder's. Shrunk below the permits in flight, admissions stop
+    /// until enough of them return; the permits out stay valid.
+    #[inline]
+    fn limit(&self) -> u32 {
+        #[cfg(feature = "config")]
+        if let Some(max) = self.configured.max_concurrent(self.name) {
+            return max;
+        }
+        self.max
+    }
 }
 
 impl Limiter for Bulkhead {
     #[inline]
     fn try_acquire(&self, _now: Instant) -> Result<(), LimitExceeded> {
-        if self.in_flight.enter(|| self.max) {
+        if self.in_flight.enter(|| self.limit()) {
             Ok(())
         } else {
             Err(LimitExceeded::new(self.name, None))
@@ -163,9 +182,9 @@ impl Limiter for Bulkhead {
         Some(self.in_flight.count())
     }
 
-    /// Its `max`, which never moves.
+    /// Its `max`, or the installed configuration's `max_concurrent`.
     fn current_limit(&self) -> Option<u32> {
-        Some(self.max)
+        Some(self.limit())
     }
 }
 
