@@ -45,7 +45,7 @@
 //! can retry): while any of its attempts runs, a call made inside does not
 //! retry a failure of its own, and leaves it to that caller
 //! ([`StopReason::LeftToCaller`](crate::StopReason::LeftToCaller)); nor do
-//! the calls made inside that one. [`header::HoldHeader`] carries the same
+//! the calls made inside that one. `header::HoldHeader` carries the same
 //! fact to another service.
 
 pub mod header;

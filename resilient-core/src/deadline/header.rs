@@ -1,5 +1,5 @@
 //! Deadlines on the wire: the text a client sends downstream, and what a
-//! server makes of it; and the hold header ([`HoldHeader`], feature
+//! server makes of it; and the hold header (`HoldHeader`, feature
 //! `http`), which tells a service that a caller up the chain retries the
 //! request, so that its own calls don't.
 //!

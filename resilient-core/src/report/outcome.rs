@@ -41,7 +41,7 @@ pub enum StopReason {
     /// asked the calls inside it to leave it that retry
     /// ([`Nested::NoRetry`](crate::deadline::Nested::NoRetry)), directly or
     /// through a call between them, or through a request that said so
-    /// ([`HoldHeader`](crate::deadline::header::HoldHeader)): this call
+    /// (`deadline::header::HoldHeader`): this call
     /// did not retry, and failed with its last error, a retryable one.
     LeftToCaller,
 }
