@@ -35,8 +35,8 @@ use super::shared::Settlement;
 #[must_use = "report the call's outcome through the permit; dropping it counts as neither"]
 pub struct CircuitPermit<'a> {
     breaker: &'a CircuitBreaker,
-    generation: u32,
-    probe: bool,
+    pub(super) generation: u32,
+    pub(super) probe: bool,
     reported: bool,
     /// The tag of the fleet's probe this call runs as; 0 when none. Two
     /// bytes, so that the permit stays 16 bytes in the calls' futures.
