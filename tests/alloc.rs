@@ -251,6 +251,12 @@ async fn configured_async(x: u64) -> Result<u64, Failure> {
     Ok(x + 1)
 }
 
+#[cfg(feature = "config")]
+#[resilient(retries = 3, timeout = "1s", backoff = exponential(base = "100ms", max = "10s"))]
+async fn configured_timed_async(x: u64) -> Result<u64, Failure> {
+    Ok(x + 1)
+}
+
 /// A function called once, before the recorder is installed.
 #[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"))]
 fn called_once(x: u64) -> Result<u64, Failure> {
@@ -375,23 +381,38 @@ fn main() {
         })
     };
     // Under an installed configuration with an entry for the function, a
-    // first success reads the entry's version from the function's
-    // `static`: no lookup, no lock, no allocation.
+    // first success reads the entry's version, and the timeout and budget
+    // it sets, from the function's `static`: no lookup, no lock, no
+    // allocation.
     #[cfg(feature = "config")]
     let configured = {
         use resilient::SettingsSource;
+        use std::time::Duration;
         let version = resilient::config::install_toml(
             "[operations.configured_blocking]\nretries = 5\nmax_delay = \"1s\"\n\
-             [operations.configured_async]\nretries = 5\njitter = \"none\"\n",
+             timeout = \"2s\"\nbudget = \"5s\"\n\
+             [operations.configured_async]\nretries = 5\njitter = \"none\"\n\
+             [operations.configured_timed_async]\ntimeout = \"3s\"\nbudget = \"2s\"\n",
         )
         .expect("a valid configuration");
         let source = SettingsSource::Config { version };
+        let granted = |report: &resilient::ExecutionReport| report.attempts()[0].deadline();
         let cases = [
             (
-                "blocking, its own entry installed",
+                "blocking, its own entry (timeout, budget) installed",
                 allocations(|x| {
                     let outcome = configured_blocking(x);
                     assert_eq!(outcome.report().settings_source(), source);
+                    assert_eq!(granted(outcome.report()), Some(Duration::from_secs(2)));
+                    outcome.into_result().unwrap()
+                }),
+            ),
+            (
+                "async, its own entry (timeout, budget) installed",
+                allocations(|x| {
+                    let outcome = rt.block_on(configured_timed_async(x));
+                    assert_eq!(outcome.report().settings_source(), source);
+                    assert_eq!(granted(outcome.report()), Some(Duration::from_secs(2)));
                     outcome.into_result().unwrap()
                 }),
             ),

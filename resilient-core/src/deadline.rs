@@ -195,9 +195,12 @@ pub(crate) fn within<R>(scope: Option<Scope>, caller_retries: bool, f: impl FnOn
     if scope.is_none() && !caller_retries {
         return f();
     }
+    // Through `with`: `LocalKey::replace` and `set` take the path that
+    // first initialises the cell, some fifty instructions each.
     let _back = Restore {
-        scope: scope.map(|scope| CURRENT.replace(Some(scope))),
-        caller_retries: caller_retries.then(|| CALLER_RETRIES.replace(true)),
+        scope: scope.map(|scope| CURRENT.with(|current| current.replace(Some(scope)))),
+        caller_retries: caller_retries
+            .then(|| CALLER_RETRIES.with(|current| current.replace(true))),
     };
     f()
 }
@@ -212,10 +215,11 @@ struct Restore {
 impl Drop for Restore {
     fn drop(&mut self) {
         if let Some(before) = self.scope.take() {
-            CURRENT.set(before);
+            // The scope put back drops after the borrow ends.
+            let _within = CURRENT.with(|current| current.replace(before));
         }
         if let Some(before) = self.caller_retries {
-            CALLER_RETRIES.set(before);
+            CALLER_RETRIES.with(|current| current.set(before));
         }
     }
 }

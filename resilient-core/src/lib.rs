@@ -130,6 +130,8 @@ mod report;
 pub mod reqwest;
 pub mod retryable;
 mod settings;
+#[cfg(any(feature = "config", all(test, loom)))]
+mod stamped;
 pub mod testing;
 mod throttle;
 mod time;

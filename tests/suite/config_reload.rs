@@ -18,12 +18,12 @@ use resilient::{TimedOut, resilient};
 /// turns. Every operation here has a name no other test uses.
 static SLOT: Mutex<()> = Mutex::new(());
 
-fn slot() -> MutexGuard<'static, ()> {
+pub(super) fn slot() -> MutexGuard<'static, ()> {
     SLOT.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-enum Failure {
+pub(super) enum Failure {
     #[error("busy")]
     Busy,
     #[error("timed out")]

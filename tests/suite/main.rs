@@ -11,6 +11,8 @@ mod built_on_demand;
 mod chaos_attribute;
 mod closure;
 #[cfg(feature = "config")]
+mod config_bounds;
+#[cfg(feature = "config")]
 mod config_reload;
 mod deadlines;
 mod debug_errors;

@@ -239,8 +239,9 @@ pub fn measure(plan: Plan) -> Vec<Row> {
 /// The blocking `retry_on` row under an installed configuration, each
 /// row's best round: one with an entry for other operations only (the
 /// call compares its cached generation and goes on), one with an entry for
-/// this function (`retries = 3`, which its call reads on the general path),
-/// and one after `clear`. Measured after every other row, which all run
+/// this function (`retries = 3`), one whose entry also sets a bound of the
+/// first attempt (`budget = 2s`), both read from the function's
+/// `static` on the fast path, and one after `clear`. Measured after every other row, which all run
 /// with nothing ever installed, as a service without a configuration does.
 pub fn measure_configured(plan: Plan) -> Vec<Row> {
     use resilient::config;
@@ -249,15 +250,20 @@ pub fn measure_configured(plan: Plan) -> Vec<Row> {
         .expect("a valid configuration");
     let own = config::Config::from_toml("[operations.blocking]\nretries = 3\n")
         .expect("a valid configuration");
+    let bounded =
+        config::Config::from_toml("[operations.blocking]\nretries = 3\nbudget = \"2s\"\n")
+            .expect("a valid configuration");
     let f: Blocking = |x| shapes::value(shapes::blocking(x));
-    let mut best = [f64::INFINITY; 3];
+    let mut best = [f64::INFINITY; 4];
     for _ in 0..plan.rounds {
         config::install(elsewhere.clone());
         best[0] = best[0].min(time_blocking(f, plan.calls));
         config::install(own.clone());
         best[1] = best[1].min(time_blocking(f, plan.calls));
-        config::clear();
+        config::install(bounded.clone());
         best[2] = best[2].min(time_blocking(f, plan.calls));
+        config::clear();
+        best[3] = best[3].min(time_blocking(f, plan.calls));
     }
     CONFIGURED
         .iter()
@@ -267,9 +273,10 @@ pub fn measure_configured(plan: Plan) -> Vec<Row> {
 }
 
 /// The rows of [`measure_configured`].
-pub const CONFIGURED: [&str; 3] = [
+pub const CONFIGURED: [&str; 4] = [
     "blocking: #[resilient] retry_on, a configuration for other operations installed",
     "blocking: #[resilient] retry_on, its own entry installed (retries = 3)",
+    "blocking: #[resilient] retry_on, its own entry with a budget installed (budget = 2s)",
     "blocking: #[resilient] retry_on, the configuration cleared",
 ];
 

@@ -73,6 +73,14 @@ pub fn blocking(x: u64) -> Result<u64, ProviderError> {
     fetch(x)
 }
 
+/// [`blocking`] with a budget of its own: the attribute's counterpart of
+/// an installed entry that sets one (the `profile` binary's
+/// `blocking_budget` and `configured_bounded` rows).
+#[resilient(retries = 3, retry_on = [Timeout, Transient], budget = "2s")]
+pub fn blocking_budget(x: u64) -> Result<u64, ProviderError> {
+    fetch(x)
+}
+
 /// A breaker of the service's own.
 static LOCAL: LazyLock<CircuitBreaker> = LazyLock::new(|| {
     CircuitBreaker::builder()

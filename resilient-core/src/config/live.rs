@@ -4,20 +4,22 @@
 //! A call reads the generation counter once; while nothing was ever
 //! installed that is all it reads. Otherwise the operation's `static`
 //! ([`Cache`], in its tally) remembers, by generation, whether it has an
-//! entry and whether that entry leaves the first attempt alone ([`First`]),
-//! so that a call finds out without a lookup by name, a lock or an
-//! allocation, and its first attempt stays on the fast path under such an
-//! entry. Only a new generation makes the next call look again. The
+//! entry, and what the entry makes of the first attempt's bounds (its
+//! `timeout` and the call's `budget`) ([`First`]), so that a call finds
+//! out without a lookup by name, a lock or an allocation, and its first
+//! attempt stays on the fast path under the entry. Only a new generation makes the next call look again. The
 //! retries after a first attempt that failed apply the entry of the
 //! configuration it read ([`resolve_read`]).
 
 use arc_swap::ArcSwapOption;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::Duration;
 
 use super::{CURRENT, GENERATION, INSTALLING, OperationConfig};
 use crate::backoff::Backoff;
 use crate::settings::Settings;
+use crate::stamped::Stamped;
 use crate::time::Nanos;
 
 /// One operation's entry as a generation found it.
@@ -35,12 +37,13 @@ pub(crate) struct Resolved {
 /// one word ([`packed`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct First {
-    /// The general path applies the entry: it sets what bounds the first
-    /// attempt (`timeout`, `budget`), or the operation has no `static`
+    /// The general path applies the entry: the operation has no `static`
     /// to remember it in.
     pub(crate) general: bool,
     /// The generation read and whether the operation had an entry there.
     pub(crate) read: u32,
+    /// What the entry sets of the first attempt's bounds.
+    pub(crate) bounds: Bounds,
 }
 
 impl First {
@@ -48,7 +51,79 @@ impl First {
     const GENERAL: First = First {
         general: true,
         read: UNKNOWN,
+        bounds: Bounds::KEPT,
     };
+
+    /// The first attempt of a call that read `read` and whose entry, if
+    /// any, sets `bounds`.
+    const fn fast(read: u32, bounds: Bounds) -> First {
+        First {
+            general: false,
+            read,
+            bounds,
+        }
+    }
+}
+
+/// A bound in nanoseconds plus one, 0 for none: at most `u64::MAX`, one
+/// past [`LONGEST`](crate::settings::LONGEST), the longest deadline granted.
+#[inline(always)]
+const fn encode(bound: Option<Duration>) -> u64 {
+    match bound {
+        Some(bound) => crate::time::duration_nanos(bound).saturating_add(1),
+        None => 0,
+    }
+}
+
+/// An entry's `timeout` and `budget`, each in nanoseconds plus one, 0
+/// where the entry keeps the operation's own: two words an operation's
+/// `static` holds and a first attempt reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Bounds {
+    timeout: u64,
+    budget: u64,
+}
+
+impl Bounds {
+    /// The operation's own bounds.
+    pub(crate) const KEPT: Bounds = Bounds {
+        timeout: 0,
+        budget: 0,
+    };
+
+    /// The bounds `entry` sets.
+    fn of(entry: &OperationConfig) -> Bounds {
+        Bounds {
+            timeout: encode(entry.timeout),
+            budget: encode(entry.budget),
+        }
+    }
+
+    /// Whether the entry keeps both of the operation's own.
+    #[inline(always)]
+    pub(crate) const fn kept(self) -> bool {
+        self.timeout | self.budget == 0
+    }
+
+    /// The first attempt's deadline, `min(timeout, budget)`, in an
+    /// operation whose own `timeout` and `budget` are these, with the
+    /// entry's applied: reckoned in the encoded nanoseconds, where the
+    /// operation's own fold into constants.
+    #[inline(always)]
+    pub(crate) fn first_deadline(
+        self,
+        timeout: Option<Duration>,
+        budget: Option<Duration>,
+    ) -> Option<Duration> {
+        let pick = |entry: u64, own: u64| if entry != 0 { entry } else { own };
+        let timeout = pick(self.timeout, encode(timeout));
+        let budget = pick(self.budget, encode(budget));
+        // An unset bound (0) wraps to the largest, which no set one reaches.
+        match timeout.wrapping_sub(1).min(budget.wrapping_sub(1)) {
+            u64::MAX => None,
+            nanos => Some(Duration::from_nanos(nanos)),
+        }
+    }
 }
 
 /// The top bit of a packed read: the operation had an entry, whose
@@ -99,17 +174,18 @@ const fn generation_of(packed: u32) -> u64 {
 ///
 /// A generation is one install's (or one clear's): the configuration
 /// installed at generation `g` is version `g`. So a generation at which
-/// the operation's entry was found to leave its first attempt as it is
-/// (`entry_at`) says all a first attempt needs: the entry's version is
-/// that generation.
+/// the operation's entry was found, with the bounds it sets for the first
+/// attempt (`entry_at`), says all a first attempt needs: the entry's
+/// version is that generation.
 #[derive(Debug)]
 pub(crate) struct Cache {
     /// The latest generation at which the operation had no entry (0: none
     /// known).
     absent_at: AtomicU64,
-    /// The latest generation at which its entry left the first attempt's
-    /// bounds as they are (0: none known).
-    entry_at: AtomicU64,
+    /// The bounds its entry sets ([`Bounds`]' two words), stamped with the
+    /// latest generation at which it had an entry whose version is that
+    /// generation.
+    entry_at: Stamped,
     /// Its entry, at the generation it was found.
     found: ArcSwapOption<Resolved>,
 }
@@ -119,9 +195,24 @@ impl Cache {
     pub(crate) const fn new() -> Self {
         Cache {
             absent_at: AtomicU64::new(0),
-            entry_at: AtomicU64::new(0),
+            entry_at: Stamped::new(),
             found: ArcSwapOption::const_empty(),
         }
+    }
+
+    /// The bounds of the entry known at `generation`, if it is known
+    /// there.
+    #[inline(always)]
+    fn bounds_at(&self, generation: u64) -> Option<Bounds> {
+        let (timeout, budget) = self.entry_at.read(generation)?;
+        Some(Bounds { timeout, budget })
+    }
+
+    /// Remembers that the operation's entry at `generation` sets `bounds`;
+    /// called under the install lock, the stamp's one writer.
+    fn remember_entry(&self, generation: u64, bounds: Bounds) {
+        self.entry_at
+            .write(generation, bounds.timeout, bounds.budget);
     }
 }
 
@@ -134,23 +225,14 @@ impl Cache {
 pub(crate) fn first(name: &str, cache: Option<&Cache>) -> First {
     let generation = GENERATION.load(Ordering::Acquire);
     if generation == 0 {
-        return First {
-            general: false,
-            read: 0,
-        };
+        return First::fast(0, Bounds::KEPT);
     }
     if let Some(cache) = cache {
         if cache.absent_at.load(Ordering::Relaxed) == generation {
-            return First {
-                general: false,
-                read: packed(generation, false),
-            };
+            return First::fast(packed(generation, false), Bounds::KEPT);
         }
-        if cache.entry_at.load(Ordering::Relaxed) == generation {
-            return First {
-                general: false,
-                read: packed(generation, true),
-            };
+        if let Some(bounds) = cache.bounds_at(generation) {
+            return First::fast(packed(generation, true), bounds);
         }
     }
     first_slow(generation, name, cache)
@@ -161,18 +243,11 @@ pub(crate) fn first(name: &str, cache: Option<&Cache>) -> First {
 #[inline(never)]
 fn first_slow(generation: u64, name: &str, cache: Option<&Cache>) -> First {
     match (resolve_at(generation, name, cache), cache) {
-        (None, _) => First {
-            general: false,
-            read: packed(generation, false),
-        },
-        (Some(resolved), Some(_))
-            if resolved.leaves_first_attempt() && resolved.version == resolved.generation =>
-        {
-            First {
-                general: false,
-                read: packed(resolved.generation, true),
-            }
-        }
+        (None, _) => First::fast(packed(generation, false), Bounds::KEPT),
+        (Some(resolved), Some(_)) if resolved.version == resolved.generation => First::fast(
+            packed(resolved.generation, true),
+            Bounds::of(&resolved.entry),
+        ),
         (Some(_), _) => First::GENERAL,
     }
 }
@@ -255,8 +330,8 @@ fn resolve_at(generation: u64, name: &str, cache: Option<&Cache>) -> Option<Arc<
     match &resolved {
         Some(resolved) => {
             cache.found.store(Some(Arc::clone(resolved)));
-            if resolved.leaves_first_attempt() && resolved.version == generation {
-                cache.entry_at.store(generation, Ordering::Relaxed);
+            if resolved.version == generation {
+                cache.remember_entry(generation, Bounds::of(&resolved.entry));
             }
         }
         None => cache.absent_at.store(generation, Ordering::Relaxed),
@@ -315,13 +390,6 @@ impl BreakerCache {
 }
 
 impl Resolved {
-    /// Whether the entry leaves what bounds the first attempt (its
-    /// `timeout` and the call's `budget`) as the attribute has it: then
-    /// the first attempt runs on the fast path, as without the entry.
-    fn leaves_first_attempt(&self) -> bool {
-        self.entry.timeout.is_none() && self.entry.budget.is_none()
-    }
-
     /// `settings` with this entry applied, made harmless as an operation's
     /// are: the entry's values passed the attribute's rules one by one,
     /// and what they make with the attribute's others is clamped.
@@ -419,6 +487,45 @@ mod tests {
         assert_eq!(applied.timeout, Some(Duration::from_millis(50)));
         assert_eq!(applied.backoff.nominal_delay(1), Duration::from_millis(200));
         assert_eq!(applied.backoff.nominal_delay(2), Duration::from_millis(200));
+    }
+
+    #[test]
+    fn a_first_deadline_is_the_smaller_bound_the_entry_or_the_operation_sets() {
+        let secs = |s| Some(Duration::from_secs(s));
+        let bounds = |timeout, budget| {
+            Bounds::of(&OperationConfig {
+                timeout,
+                budget,
+                ..OperationConfig::default()
+            })
+        };
+        // Nothing set anywhere, or only by the operation.
+        assert_eq!(Bounds::KEPT.first_deadline(None, None), None);
+        assert_eq!(Bounds::KEPT.first_deadline(secs(3), secs(2)), secs(2));
+        // The entry's bound replaces the operation's of its kind only.
+        assert_eq!(bounds(secs(5), None).first_deadline(secs(3), None), secs(5));
+        assert_eq!(
+            bounds(secs(5), None).first_deadline(secs(3), secs(4)),
+            secs(4)
+        );
+        assert_eq!(
+            bounds(None, secs(1)).first_deadline(secs(3), secs(4)),
+            secs(1)
+        );
+        assert_eq!(bounds(secs(2), secs(7)).first_deadline(None, None), secs(2));
+        assert_eq!(
+            bounds(Some(Duration::from_nanos(1)), None).first_deadline(None, None),
+            Some(Duration::from_nanos(1))
+        );
+        // As long as any deadline is granted, and no longer: no overflow.
+        assert_eq!(
+            bounds(Some(Duration::MAX), Some(Duration::MAX)).first_deadline(None, None),
+            Some(crate::settings::LONGEST)
+        );
+        assert_eq!(
+            bounds(Some(Duration::MAX), None).first_deadline(None, secs(9)),
+            secs(9)
+        );
     }
 
     #[test]

@@ -16,6 +16,7 @@ use crate::attempt::Attempt;
 use crate::clock::{Clock, Mark, SystemClock};
 use crate::observe::Tally;
 use crate::report::{FailureKind, Outcome};
+use crate::settings::Settings;
 
 /// A first attempt that succeeded on the fast path of
 /// [`Operation::first_attempt_async`](super::operation::Operation::first_attempt_async): the value and its timing, which
@@ -340,8 +341,6 @@ pub fn first_attempt_unbuilt<T, E, F>(
 where
     F: FnMut(Attempt) -> Result<T, E>,
 {
-    // An entry in the installed configuration that grants a deadline is
-    // applied on the general path.
     let entry = plan::entry(name, Some(tally));
     if entry.general(true) || span::enabled() {
         return Err(FirstFailure::NOT_RUN);
@@ -350,7 +349,10 @@ where
     // A function, not a closure: a closure here would be compiled again for
     // every `F`, that is for every function.
     let heard = (Some(listeners), entry.read());
-    timed_first(&SystemClock, None, f, accepts_any::<T>, heard)
+    // The operation has no deadline of its own; an entry in the installed
+    // configuration may grant one.
+    let deadline = entry.deadline(&Settings::DEFAULT);
+    timed_first(&SystemClock, deadline, f, accepts_any::<T>, heard)
 }
 
 /// The validator of an operation without one: every value stands.

@@ -106,9 +106,10 @@ fn used<'a, T, E>(
 
 /// What a first attempt on the fast path reads of the installed
 /// configuration (feature `config`) for its operation: whether the call
-/// must take the general path instead, and where its settings came from.
-/// While the configuration the operation's `static` read is the one
-/// installed, that is two or three loads and their branches; one while
+/// must take the general path instead, what its entry makes of the first
+/// attempt's deadline, and where its settings came from. While the
+/// configuration the operation's `static` read is the one installed, that
+/// is two to six loads and their branches; one while
 /// nothing was ever installed; nothing without the feature.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Entry {
@@ -117,9 +118,8 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    /// The call takes the general path: its operation's entry changes
-    /// what bounds the first attempt, or the operation has no `static` to
-    /// keep it in, or it has an entry and a first success of it is not
+    /// The call takes the general path: its operation has no `static` to
+    /// keep its entry in, or it has an entry and a first success of it is not
     /// `heard` by [`NamedListeners`], which say where its settings came
     /// from.
     #[inline(always)]
@@ -132,6 +132,20 @@ impl Entry {
             let _ = heard;
             false
         }
+    }
+
+    /// The first attempt's deadline in an operation of these `settings`,
+    /// with the entry's `timeout` and `budget` applied where it sets them.
+    #[inline(always)]
+    pub(crate) fn deadline(self, settings: &Settings) -> Option<Duration> {
+        #[cfg(feature = "config")]
+        if !self.first.bounds.kept() {
+            return self
+                .first
+                .bounds
+                .first_deadline(settings.timeout, settings.budget);
+        }
+        crate::settings::deadline(settings, 0)
     }
 
     /// The configuration it read: for the report of a first success,

@@ -34,7 +34,7 @@ use crate::clock::{Clock, SystemClock};
 use crate::error::{ReportableError, TimeoutError};
 use crate::observe::Tally;
 use crate::report::{Outcome, UNNAMED};
-use crate::settings::{Settings, deadline};
+use crate::settings::Settings;
 
 /// The values of an operation, each left at its default until set: `K` is
 /// its classifier (`()` retries every error, a `fn(&E) -> bool` the errors
@@ -227,7 +227,7 @@ impl<T, E, K, C: Clock> FirstReads<T, E> for Recipe<T, E, K, C> {
     #[inline(always)]
     fn first_terms(&self) -> FirstTerms<E> {
         let entry = super::plan::entry(self.name.unwrap_or(UNNAMED), self.tally);
-        let deadline = deadline(&self.settings, 0);
+        let deadline = entry.deadline(&self.settings);
         FirstTerms {
             // Inside another call's attempt, the general path grants what
             // that attempt has left; a call that holds the retries of the

@@ -1,9 +1,11 @@
 //! Runs one row of the user-shaped bench 100 000 times, for callgrind:
 //! `valgrind --tool=callgrind target/release/profile blocking`.
-//! Rows: `direct`, `instants`, `blocking`, `untimed`, `backon`, `awaited`,
+//! Rows: `direct`, `instants`, `blocking`, `blocking_budget`, `untimed`,
+//! `backon`, `awaited`,
 //! `timeout`, `async`, `async_untimed`, `limits`, `async_backon`; and,
 //! under an installed configuration (feature `config`), `configured`
-//! (`blocking` with its own entry) and `configured_elsewhere` (`blocking`
+//! (`blocking` with its own entry), `configured_bounded` (its own entry
+//! with a budget) and `configured_elsewhere` (`blocking`
 //! with an entry for another operation only).
 
 use std::hint::black_box;
@@ -43,6 +45,7 @@ fn main() {
         "instants" => blocking(shapes::two_instants),
         "blocking" => blocking(|x| shapes::value(shapes::blocking(x))),
         "untimed" => blocking(|x| shapes::value(shapes::blocking_untimed(x))),
+        "blocking_budget" => blocking(|x| shapes::value(shapes::blocking_budget(x))),
         "backon" => blocking(shapes::backon_blocking),
         "awaited" => run_async!(shapes::fetch_async),
         "timeout" => run_async!(shapes::bare_timeout),
@@ -52,6 +55,10 @@ fn main() {
         "async_backon" => run_async!(shapes::backon_async),
         "configured" => {
             install("[operations.blocking]\nretries = 3\n");
+            blocking(|x| shapes::value(shapes::blocking(x)));
+        }
+        "configured_bounded" => {
+            install("[operations.blocking]\nretries = 3\nbudget = \"2s\"\n");
             blocking(|x| shapes::value(shapes::blocking(x)));
         }
         "configured_elsewhere" => {

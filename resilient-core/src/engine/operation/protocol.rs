@@ -16,7 +16,6 @@ use crate::engine::hooks::HookSet;
 use crate::engine::plan::{self, NamedListeners};
 use crate::engine::runner::{AttemptContext, Grant};
 use crate::report::{ExecutionReport, Outcome};
-use crate::settings::deadline;
 
 impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// Runs the first blocking attempt: its value if it succeeded, for
@@ -65,7 +64,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         }
         timed_first(
             &self.plan.clock,
-            deadline(&self.plan.settings, 0),
+            entry.deadline(&self.plan.settings),
             f,
             |value| self.plan.hooks.is_valid(value),
             (
@@ -327,7 +326,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     #[inline]
     pub(crate) fn first_async_terms(&self) -> FirstTerms<E> {
         let entry = self.entry();
-        let deadline = deadline(&self.plan.settings, 0);
+        let deadline = entry.deadline(&self.plan.settings);
         let timed_out = if deadline.is_some() {
             self.plan.timed_out
         } else {
