@@ -19,6 +19,7 @@ use ::tower::layer::util::Stack;
 use ::tower::{Layer, Service};
 
 use super::layer::ResilientLayer;
+use super::stamp::stamping_service;
 use crate::clock::{Clock, TokioClock};
 use crate::deadline::header::DeadlineHeader;
 use crate::deadline::{budget_scope, polled_within, within};
@@ -103,50 +104,20 @@ impl SendDeadlineLayer {
     }
 }
 
-impl<S> Layer<S> for SendDeadlineLayer {
-    type Service = SendDeadline<S>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        SendDeadline {
-            inner,
-            header: self.header.clone(),
-        }
-    }
-}
-
-/// The service a [`SendDeadlineLayer`] makes.
-///
-/// ```
-/// use resilient::deadline::header::DeadlineHeader;
-/// use resilient::tower::SendDeadlineLayer;
-/// use tower::{Layer, service_fn};
-///
-/// let service = SendDeadlineLayer::new(DeadlineHeader::grpc_timeout())
-///     .layer(service_fn(|_: http::Request<()>| async { Ok::<_, std::io::Error>(()) }));
-/// # let _ = service;
-/// ```
-#[derive(Debug, Clone)]
-pub struct SendDeadline<S> {
-    inner: S,
-    header: DeadlineHeader,
-}
-
-impl<S, B> Service<http::Request<B>> for SendDeadline<S>
-where
-    S: Service<http::Request<B>>,
-{
-    type Response = S::Response;
-    type Error = S::Error;
-    type Future = S::Future;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, mut request: http::Request<B>) -> S::Future {
-        self.header.stamp(request.headers_mut());
-        self.inner.call(request)
-    }
+stamping_service! {
+    /// The service a [`SendDeadlineLayer`] makes.
+    ///
+    /// ```
+    /// use resilient::deadline::header::DeadlineHeader;
+    /// use resilient::tower::SendDeadlineLayer;
+    /// use tower::{Layer, service_fn};
+    ///
+    /// let service = SendDeadlineLayer::new(DeadlineHeader::grpc_timeout())
+    ///     .layer(service_fn(|_: http::Request<()>| async { Ok::<_, std::io::Error>(()) }));
+    /// # let _ = service;
+    /// ```
+    pub struct SendDeadline<S>(Stamp<S, DeadlineHeader>);
+    made by SendDeadlineLayer;
 }
 
 /// A server's layer that makes the deadline a request carries the budget
