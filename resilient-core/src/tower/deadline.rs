@@ -22,7 +22,7 @@ use super::layer::ResilientLayer;
 use super::stamp::stamping_service;
 use crate::clock::{Clock, TokioClock};
 use crate::deadline::header::DeadlineHeader;
-use crate::deadline::{budget_scope, polled_within, within};
+use crate::deadline::{Scope, budget_scope, polled_within, within};
 
 impl<Cl, C, A, R, H, P> ResilientLayer<Cl, C, A, R, H, P> {
     /// Sends each attempt's deadline downstream in `header`: what the
@@ -304,11 +304,26 @@ where
             let budget = layer.header.budget(request.headers(), layer.cap);
             budget_scope(&layer.clock, budget)
         };
-        // A service may start its work in `call`: that, too, within the
-        // budget.
-        let handled = within(scope.clone(), false, || self.inner.call(request));
-        Box::pin(polled_within(scope, false, handled))
+        serve_within(scope, false, &mut self.inner, request)
     }
+}
+
+/// `inner`'s handling of `request`, its call and every poll of its future,
+/// within `scope` and with the hold `held` (see `deadline::within`): how
+/// a server's layer runs the handler with what the request carries.
+pub(super) fn serve_within<S, B>(
+    scope: Option<Scope>,
+    held: bool,
+    inner: &mut S,
+    request: http::Request<B>,
+) -> ServerDeadlineFuture<S::Response, S::Error>
+where
+    S: Service<http::Request<B>>,
+    S::Future: Send + 'static,
+{
+    // A service may start its work in `call`: that, too, within.
+    let handled = within(scope.clone(), held, || inner.call(request));
+    Box::pin(polled_within(scope, held, handled))
 }
 
 #[cfg(test)]

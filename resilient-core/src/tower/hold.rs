@@ -18,11 +18,10 @@ use std::task::{Context, Poll};
 use ::tower::layer::util::Stack;
 use ::tower::{Layer, Service};
 
-use super::deadline::{SendDeadlineLayer, ServerDeadlineFuture};
+use super::deadline::{SendDeadlineLayer, ServerDeadlineFuture, serve_within};
 use super::layer::ResilientLayer;
 use super::stamp::stamping_service;
 use crate::deadline::header::{DeadlineHeader, HoldHeader};
-use crate::deadline::{polled_within, within};
 
 impl<Cl, C, A, R, H, P> ResilientLayer<Cl, C, A, R, H, P> {
     /// Sends `header` (`1`) on each attempt that holds the retries of the
@@ -265,9 +264,7 @@ where
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
         let held = self.header.held(request.headers());
-        // A service may start its work in `call`: that, too, held.
-        let handled = within(None, held, || self.inner.call(request));
-        Box::pin(polled_within(None, held, handled))
+        serve_within(None, held, &mut self.inner, request)
     }
 }
 
