@@ -19,9 +19,10 @@ use ::tower::layer::util::Stack;
 use ::tower::{Layer, Service};
 
 use super::layer::ResilientLayer;
+use super::stamp::stamping_service;
 use crate::clock::{Clock, TokioClock};
 use crate::deadline::header::DeadlineHeader;
-use crate::deadline::{budget_scope, polled_within, within};
+use crate::deadline::{Scope, budget_scope, polled_within, within};
 
 impl<Cl, C, A, R, H, P> ResilientLayer<Cl, C, A, R, H, P> {
     /// Sends each attempt's deadline downstream in `header`: what the
@@ -103,50 +104,20 @@ impl SendDeadlineLayer {
     }
 }
 
-impl<S> Layer<S> for SendDeadlineLayer {
-    type Service = SendDeadline<S>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        SendDeadline {
-            inner,
-            header: self.header.clone(),
-        }
-    }
-}
-
-/// The service a [`SendDeadlineLayer`] makes.
-///
-/// ```
-/// use resilient::deadline::header::DeadlineHeader;
-/// use resilient::tower::SendDeadlineLayer;
-/// use tower::{Layer, service_fn};
-///
-/// let service = SendDeadlineLayer::new(DeadlineHeader::grpc_timeout())
-///     .layer(service_fn(|_: http::Request<()>| async { Ok::<_, std::io::Error>(()) }));
-/// # let _ = service;
-/// ```
-#[derive(Debug, Clone)]
-pub struct SendDeadline<S> {
-    inner: S,
-    header: DeadlineHeader,
-}
-
-impl<S, B> Service<http::Request<B>> for SendDeadline<S>
-where
-    S: Service<http::Request<B>>,
-{
-    type Response = S::Response;
-    type Error = S::Error;
-    type Future = S::Future;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, mut request: http::Request<B>) -> S::Future {
-        self.header.stamp(request.headers_mut());
-        self.inner.call(request)
-    }
+stamping_service! {
+    /// The service a [`SendDeadlineLayer`] makes.
+    ///
+    /// ```
+    /// use resilient::deadline::header::DeadlineHeader;
+    /// use resilient::tower::SendDeadlineLayer;
+    /// use tower::{Layer, service_fn};
+    ///
+    /// let service = SendDeadlineLayer::new(DeadlineHeader::grpc_timeout())
+    ///     .layer(service_fn(|_: http::Request<()>| async { Ok::<_, std::io::Error>(()) }));
+    /// # let _ = service;
+    /// ```
+    pub struct SendDeadline<S>(Stamp<S, DeadlineHeader>);
+    made by SendDeadlineLayer;
 }
 
 /// A server's layer that makes the deadline a request carries the budget
@@ -333,11 +304,26 @@ where
             let budget = layer.header.budget(request.headers(), layer.cap);
             budget_scope(&layer.clock, budget)
         };
-        // A service may start its work in `call`: that, too, within the
-        // budget.
-        let handled = within(scope.clone(), false, || self.inner.call(request));
-        Box::pin(polled_within(scope, false, handled))
+        serve_within(scope, false, &mut self.inner, request)
     }
+}
+
+/// `inner`'s handling of `request`, its call and every poll of its future,
+/// within `scope` and with the hold `held` (see `deadline::within`): how
+/// a server's layer runs the handler with what the request carries.
+pub(super) fn serve_within<S, B>(
+    scope: Option<Scope>,
+    held: bool,
+    inner: &mut S,
+    request: http::Request<B>,
+) -> ServerDeadlineFuture<S::Response, S::Error>
+where
+    S: Service<http::Request<B>>,
+    S::Future: Send + 'static,
+{
+    // A service may start its work in `call`: that, too, within.
+    let handled = within(scope.clone(), held, || inner.call(request));
+    Box::pin(polled_within(scope, held, handled))
 }
 
 #[cfg(test)]

@@ -18,10 +18,10 @@ use std::task::{Context, Poll};
 use ::tower::layer::util::Stack;
 use ::tower::{Layer, Service};
 
-use super::deadline::{SendDeadlineLayer, ServerDeadlineFuture};
+use super::deadline::{SendDeadlineLayer, ServerDeadlineFuture, serve_within};
 use super::layer::ResilientLayer;
+use super::stamp::stamping_service;
 use crate::deadline::header::{DeadlineHeader, HoldHeader};
-use crate::deadline::{polled_within, within};
 
 impl<Cl, C, A, R, H, P> ResilientLayer<Cl, C, A, R, H, P> {
     /// Sends `header` (`1`) on each attempt that holds the retries of the
@@ -141,50 +141,20 @@ impl SendHoldLayer {
     }
 }
 
-impl<S> Layer<S> for SendHoldLayer {
-    type Service = SendHold<S>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        SendHold {
-            inner,
-            header: self.header.clone(),
-        }
-    }
-}
-
-/// The service a [`SendHoldLayer`] makes.
-///
-/// ```
-/// use resilient::deadline::header::HoldHeader;
-/// use resilient::tower::SendHoldLayer;
-/// use tower::{Layer, service_fn};
-///
-/// let service = SendHoldLayer::new(HoldHeader::default())
-///     .layer(service_fn(|_: http::Request<()>| async { Ok::<_, std::io::Error>(()) }));
-/// # let _ = service;
-/// ```
-#[derive(Debug, Clone)]
-pub struct SendHold<S> {
-    inner: S,
-    header: HoldHeader,
-}
-
-impl<S, B> Service<http::Request<B>> for SendHold<S>
-where
-    S: Service<http::Request<B>>,
-{
-    type Response = S::Response;
-    type Error = S::Error;
-    type Future = S::Future;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, mut request: http::Request<B>) -> S::Future {
-        self.header.stamp(request.headers_mut());
-        self.inner.call(request)
-    }
+stamping_service! {
+    /// The service a [`SendHoldLayer`] makes.
+    ///
+    /// ```
+    /// use resilient::deadline::header::HoldHeader;
+    /// use resilient::tower::SendHoldLayer;
+    /// use tower::{Layer, service_fn};
+    ///
+    /// let service = SendHoldLayer::new(HoldHeader::default())
+    ///     .layer(service_fn(|_: http::Request<()>| async { Ok::<_, std::io::Error>(()) }));
+    /// # let _ = service;
+    /// ```
+    pub struct SendHold<S>(Stamp<S, HoldHeader>);
+    made by SendHoldLayer;
 }
 
 /// A server's layer that runs the handler of a request carrying the hold
@@ -294,9 +264,7 @@ where
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
         let held = self.header.held(request.headers());
-        // A service may start its work in `call`: that, too, held.
-        let handled = within(None, held, || self.inner.call(request));
-        Box::pin(polled_within(None, held, handled))
+        serve_within(None, held, &mut self.inner, request)
     }
 }
 

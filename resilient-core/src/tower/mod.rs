@@ -29,6 +29,8 @@
 //!   services, the hold header sent on attempts that hold the retries
 //!   below (`SendHoldLayer`, `ResilientLayer::send_hold`) and read by a
 //!   server (`ServerHoldLayer`);
+//! * `stamp.rs` (feature `http`): the service both send layers make, which
+//!   stamps their header on each request as it is sent;
 //! * `hedge.rs`: [`Hedgeable`], which requests may be hedged
 //!   ([`EveryRequest`] by default, or, with `http`, `IdempotentRequests`);
 //! * `replay.rs`: [`Resendable`], which requests may be sent again after
@@ -118,6 +120,8 @@ mod service;
 mod shared;
 #[cfg(feature = "tracing")]
 mod span;
+#[cfg(feature = "http")]
+mod stamp;
 
 #[cfg(feature = "http")]
 pub use attach::ReportExtension;
