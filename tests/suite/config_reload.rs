@@ -18,7 +18,7 @@ use resilient::{TimedOut, resilient};
 /// turns. Every operation here has a name no other test uses.
 static SLOT: Mutex<()> = Mutex::new(());
 
-fn slot() -> MutexGuard<'static, ()> {
+pub(crate) fn slot() -> MutexGuard<'static, ()> {
     SLOT.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 

@@ -12,6 +12,8 @@ mod chaos_attribute;
 mod closure;
 #[cfg(feature = "config")]
 mod config_reload;
+#[cfg(feature = "config")]
+mod config_sections;
 mod deadlines;
 mod debug_errors;
 mod engine_failure;
