@@ -23,7 +23,7 @@
 
 use std::cell::Cell;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::time::Duration;
 
 /// A chaos switch: whether to inject, how often, and with which latency.
@@ -48,12 +48,24 @@ use std::time::Duration;
 /// assert_eq!(SLOW.injected_latency(), Duration::from_millis(500));
 /// ```
 pub struct Chaos {
-    enabled: AtomicBool,
+    /// [`ENABLED`], and [`NAMED`] for a switch with a name: one load tells
+    /// an unnamed switch that is off.
+    state: AtomicU8,
     /// The injection rate's `f64` bits, always within `0..=1`.
     rate: AtomicU64,
     randomizer: fn() -> f64,
     latency: Duration,
+    name: Option<&'static str>,
+    /// Its entry in the installed configuration (`[chaos.NAME]`).
+    #[cfg(feature = "config")]
+    configured: crate::config::ChaosCache,
 }
+
+/// The bit of [`Chaos::state`] that says it injects.
+const ENABLED: u8 = 1;
+/// The bit of [`Chaos::state`] that says it has a name, whose entry in an
+/// installed configuration applies.
+const NAMED: u8 = 2;
 
 impl Chaos {
     /// A disabled switch, with an injection rate of 0, the fast
@@ -69,10 +81,13 @@ impl Chaos {
     #[must_use]
     pub const fn new() -> Chaos {
         Chaos {
-            enabled: AtomicBool::new(false),
+            state: AtomicU8::new(0),
             rate: AtomicU64::new(0),
             randomizer: thread_random,
             latency: Duration::ZERO,
+            name: None,
+            #[cfg(feature = "config")]
+            configured: crate::config::ChaosCache::new(),
         }
     }
 
@@ -86,10 +101,47 @@ impl Chaos {
     /// ```
     #[must_use]
     pub const fn enabled(self, enabled: bool) -> Chaos {
+        let named = self.state.into_inner() & NAMED;
         Chaos {
-            enabled: AtomicBool::new(enabled),
+            state: AtomicU8::new(named | if enabled { ENABLED } else { 0 }),
             ..self
         }
+    }
+
+    /// The same switch under a name, by which an installed configuration's
+    /// `[chaos.NAME]` (feature `config`) switches it and sets its rate. A
+    /// named switch applies its entry when it is first read after an
+    /// install or a clear, and gives back its own values when the entry
+    /// goes (see the `config` module's docs); it reads the configuration's
+    /// generation on each read, where a disabled switch without a name
+    /// reads one atomic.
+    ///
+    /// ```
+    /// use resilient::chaos::Chaos;
+    ///
+    /// static PRICING: Chaos = Chaos::new().injection_rate(0.1).named("pricing.faults");
+    /// assert_eq!(PRICING.name(), Some("pricing.faults"));
+    /// assert!(!PRICING.is_enabled());
+    /// ```
+    #[must_use]
+    pub const fn named(self, name: &'static str) -> Chaos {
+        let state = self.state.into_inner() | NAMED;
+        Chaos {
+            state: AtomicU8::new(state),
+            name: Some(name),
+            ..self
+        }
+    }
+
+    /// Its name, from [`named`](Chaos::named).
+    ///
+    /// ```
+    /// use resilient::chaos::Chaos;
+    ///
+    /// assert_eq!(Chaos::new().name(), None);
+    /// ```
+    pub const fn name(&self) -> Option<&'static str> {
+        self.name
     }
 
     /// The share of attempts to inject, clamped to `0..=1` as Polly does:
@@ -157,7 +209,17 @@ impl Chaos {
     /// assert!(!CHAOS.should_inject());
     /// ```
     pub fn set_enabled(&self, enabled: bool) {
-        self.enabled.store(enabled, Ordering::Relaxed);
+        #[cfg(feature = "config")]
+        self.apply_configured();
+        self.store_enabled(enabled);
+    }
+
+    fn store_enabled(&self, enabled: bool) {
+        if enabled {
+            self.state.fetch_or(ENABLED, Ordering::Relaxed);
+        } else {
+            self.state.fetch_and(!ENABLED, Ordering::Relaxed);
+        }
     }
 
     /// Changes the injection rate, clamped to `0..=1`, from the next
@@ -171,6 +233,8 @@ impl Chaos {
     /// assert_eq!(CHAOS.rate(), 1.0);
     /// ```
     pub fn set_injection_rate(&self, rate: f64) {
+        #[cfg(feature = "config")]
+        self.apply_configured();
         self.rate
             .store(clamp_rate(rate).to_bits(), Ordering::Relaxed);
     }
@@ -184,7 +248,46 @@ impl Chaos {
     /// ```
     #[inline]
     pub fn is_enabled(&self) -> bool {
-        self.enabled.load(Ordering::Relaxed)
+        let state = self.state.load(Ordering::Relaxed);
+        #[cfg(feature = "config")]
+        if state & NAMED != 0 {
+            return self.is_enabled_named();
+        }
+        state & ENABLED != 0
+    }
+
+    /// [`is_enabled`](Chaos::is_enabled) of a named switch: its entry
+    /// applied first, if a generation came since.
+    #[cfg(feature = "config")]
+    fn is_enabled_named(&self) -> bool {
+        self.apply_configured();
+        self.state.load(Ordering::Relaxed) & ENABLED != 0
+    }
+
+    /// Applies the installed configuration's entry of its name, if it
+    /// has a name and a generation came since it last looked.
+    #[cfg(feature = "config")]
+    #[inline]
+    fn apply_configured(&self) {
+        let Some(name) = self.name else {
+            return;
+        };
+        if self.configured.is_current() {
+            return;
+        }
+        let now = (
+            self.state.load(Ordering::Relaxed) & ENABLED != 0,
+            self.stored_rate(),
+        );
+        self.configured.apply(name, now, |enabled, rate| {
+            if let Some(enabled) = enabled {
+                self.store_enabled(enabled);
+            }
+            if let Some(rate) = rate {
+                self.rate
+                    .store(clamp_rate(rate).to_bits(), Ordering::Relaxed);
+            }
+        });
     }
 
     /// The injection rate, within `0..=1`.
@@ -195,6 +298,12 @@ impl Chaos {
     /// assert_eq!(Chaos::new().injection_rate(0.3).rate(), 0.3);
     /// ```
     pub fn rate(&self) -> f64 {
+        #[cfg(feature = "config")]
+        self.apply_configured();
+        self.stored_rate()
+    }
+
+    fn stored_rate(&self) -> f64 {
         f64::from_bits(self.rate.load(Ordering::Relaxed))
     }
 
@@ -229,7 +338,8 @@ impl Chaos {
 
     #[cold]
     fn draw_below_rate(&self) -> bool {
-        (self.randomizer)() < self.rate()
+        // `is_enabled` applied the entry just before.
+        (self.randomizer)() < self.stored_rate()
     }
 }
 
@@ -241,7 +351,11 @@ impl Default for Chaos {
 
 impl fmt::Debug for Chaos {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Chaos")
+        let mut shown = f.debug_struct("Chaos");
+        if let Some(name) = self.name {
+            shown.field("name", &name);
+        }
+        shown
             .field("enabled", &self.is_enabled())
             .field("rate", &self.rate())
             .field("latency", &self.latency)

@@ -1,11 +1,13 @@
 //! Settings at run time (feature `config`): an operator changes an
-//! operation's retries, timeouts and backoff, and a breaker's thresholds,
-//! without a deploy.
+//! operation's retries, timeouts and backoff, a breaker's thresholds, a
+//! bulkhead's size, a rate limiter's rate, a retry throttle's tokens and
+//! a chaos switch, without a deploy.
 //!
 //! The attribute's values are the defaults. A [`Config`] read from TOML
-//! ([`Config::from_toml`]) or from environment variables
-//! ([`Config::from_env`], [`Config::from_pairs`]) overrides them by
-//! operation name once [`install`]ed:
+//! ([`Config::from_toml`]), JSON ([`Config::from_json`]) or environment
+//! variables ([`Config::from_env`], [`Config::from_pairs`]) overrides them
+//! by operation name, and a named primitive's by its name, once
+//! [`install`]ed:
 //!
 //! ```toml
 //! [operations."payments.charge"]
@@ -19,13 +21,55 @@
 //! failure_threshold = 5
 //! break_duration = "30s"
 //!
-//! [limits.db]
+//! [limits.db]              # a Bulkhead built with .named("db")
 //! max_concurrent = 16
+//!
+//! [limits.search]          # a RateLimiter built with .named("search")
+//! rate = 100
+//! per = "1s"
+//! burst = 20
+//!
+//! [throttles.payments]     # a RetryThrottle built with .named("payments")
+//! max_tokens = 10
+//! token_ratio = 0.1
+//!
+//! [chaos."pricing.faults"] # a Chaos built with .named("pricing.faults")
+//! enabled = true
+//! injection_rate = 0.05
 //! ```
+//!
+//! A named primitive reads its entry through a generation check: its
+//! state (permits in flight, a limiter's arrival time, a throttle's
+//! tokens, a breaker's counts) survives every reload, and what the entry
+//! sets applies from its next use. A `rate` without `per` keeps the
+//! limiter's period, a `per` without `rate` its rate, and neither changes
+//! its `burst`; a rate or a burst of 0, which a [`RateLimiter`] accepts
+//! as "admit nothing", is an error here.
+//!
+//! [`RateLimiter`]: crate::limit::RateLimiter
 //!
 //! Every value is checked by the attribute's own rules, every key must be
 //! known, and an error ([`ConfigFileError`]) names the key's path and its
 //! line. Nothing is applied unless the whole text is valid.
+//!
+//! # Chaos switches
+//!
+//! A switch built with [`Chaos::named`](crate::chaos::Chaos::named)
+//! applies `[chaos.NAME]` when it is first read after an install or a
+//! clear, as the other primitives do, rather than at [`install`] to
+//! switches registered by name: a switch is a `static` that exists before
+//! any registry could hear of it, and reading by generation serves one
+//! the dashboard was never given. A disabled switch without a name still
+//! costs one relaxed load.
+//!
+//! What the entry sets is written into the switch, key by key, when the
+//! entry changes, not at every reload; the value a key had before an
+//! entry first set it is kept. So the dashboard's on/off and
+//! [`Chaos::set_enabled`](crate::chaos::Chaos::set_enabled) act at once
+//! and hold until the entry's `enabled` changes, however many unrelated
+//! reloads come meanwhile; and a key the entry stops setting, and every
+//! key at [`clear`] or when the entry goes, takes back the value it had
+//! before the configuration set it.
 //!
 //! # Why an error type of its own
 //!
@@ -37,8 +81,9 @@
 //!
 //! # Environment variables
 //!
-//! `RESILIENT_OPERATIONS__<name>__<KEY>` and
-//! `RESILIENT_BREAKERS__<name>__<KEY>`, with `__` between the parts (the
+//! `RESILIENT_OPERATIONS__<name>__<KEY>`, `RESILIENT_BREAKERS__<name>__<KEY>`,
+//! `RESILIENT_LIMITS__<name>__<KEY>`, `RESILIENT_THROTTLES__<name>__<KEY>`
+//! and `RESILIENT_CHAOS__<name>__<KEY>`, with `__` between the parts (the
 //! convention of figment's `Env::split("__")`). `<name>` is taken as
 //! written, dots included (`RESILIENT_OPERATIONS__payments.charge__RETRIES`,
 //! which `env` and container runtimes accept); `<KEY>` is case-insensitive.
@@ -52,8 +97,12 @@
 //!     ("RESILIENT_OPERATIONS__payments.charge__RETRIES", "5"),
 //!     ("RESILIENT_OPERATIONS__payments.charge__TIMEOUT", "2s"),
 //!     ("PATH", "/usr/bin"),
+//!     ("RESILIENT_LIMITS__search__RATE", "100"),
+//!     ("RESILIENT_CHAOS__pricing.faults__ENABLED", "true"),
 //! ])?;
 //! assert_eq!(config.operation("payments.charge").unwrap().retries, Some(5));
+//! assert_eq!(config.limit("search").unwrap().rate, Some(100));
+//! assert_eq!(config.chaos("pricing.faults").unwrap().enabled, Some(true));
 //! # Ok::<(), resilient::config::ConfigFileError>(())
 //! ```
 
@@ -78,8 +127,8 @@ pub(crate) use live::{
 pub(crate) use orders::BreakerOrders;
 pub use orders::{isolate, reset};
 use parse::{Entry, Raw, Sections, assemble, key_path, line_of};
-pub(crate) use sections::LimitCache;
-pub use sections::LimitConfig;
+pub(crate) use sections::{BuiltRate, ChaosCache, LimitCache, RateCache, ThrottleCache};
+pub use sections::{ChaosConfig, LimitConfig, ThrottleConfig, chaos_settings, throttle_settings};
 
 /// The overrides of one operation, by key; `None` keeps the attribute's value.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -125,6 +174,8 @@ pub struct Config {
     operations: BTreeMap<String, OperationConfig>,
     breakers: BTreeMap<String, BreakerConfig>,
     limits: BTreeMap<String, LimitConfig>,
+    throttles: BTreeMap<String, ThrottleConfig>,
+    chaos: BTreeMap<String, ChaosConfig>,
     version: u64,
 }
 
@@ -209,7 +260,7 @@ impl Config {
             if names.is_empty() {
                 sections.insert((section.clone(), String::new()), (section_line, Vec::new()));
                 // An empty unknown section is still unknown; an empty known one is nothing.
-                if matches!(section.as_str(), "operations" | "breakers" | "limits") {
+                if parse::SECTIONS.contains(&section.as_str()) {
                     sections.remove(&(section, String::new()));
                 }
                 continue;
@@ -224,7 +275,7 @@ impl Config {
                             toml::Value::Integer(number) => Raw::Int(number),
                             toml::Value::Float(number) => Raw::Float(number),
                             toml::Value::String(text) => Raw::Str(text),
-                            toml::Value::Boolean(_) => Raw::Other("boolean"),
+                            toml::Value::Boolean(truth) => Raw::Bool(truth),
                             toml::Value::Datetime(_) => Raw::Other("datetime"),
                             toml::Value::Array(_) => Raw::Other("array"),
                             toml::Value::Table(_) => Raw::Other("table"),
@@ -290,7 +341,7 @@ impl Config {
                                 None => Raw::Float(number.as_f64().unwrap_or(f64::NAN)),
                             },
                             serde_json::Value::String(text) => Raw::Str(text),
-                            serde_json::Value::Bool(_) => Raw::Other("boolean"),
+                            serde_json::Value::Bool(truth) => Raw::Bool(truth),
                             serde_json::Value::Null => Raw::Other("null"),
                             serde_json::Value::Array(_) => Raw::Other("array"),
                             serde_json::Value::Object(_) => Raw::Other("object"),
@@ -612,7 +663,50 @@ mod tests {
                 2,
             ),
             ("[breakers.p]\nwindow = 3\n", "breakers.p.window", 2),
-            ("\n[throttles.x]\nrate = 3\n", "throttles", 2),
+            ("\n[retries.x]\nrate = 3\n", "retries", 2),
+            ("[throttles.x]\nrate = 3\n", "throttles.x.rate", 2),
+            (
+                "[throttles.x]\nmax_tokens = 0\n",
+                "throttles.x.max_tokens",
+                2,
+            ),
+            (
+                "[throttles.x]\nmax_tokens = 1001\n",
+                "throttles.x.max_tokens",
+                2,
+            ),
+            (
+                "[throttles.x]\n\ntoken_ratio = 0.0004\n",
+                "throttles.x.token_ratio",
+                3,
+            ),
+            (
+                "[throttles.x]\ntoken_ratio = \"much\"\n",
+                "throttles.x.token_ratio",
+                2,
+            ),
+            ("[limits.db]\nrate = 0\n", "limits.db.rate", 2),
+            ("[limits.db]\nrate = -3\n", "limits.db.rate", 2),
+            ("[limits.db]\nburst = 0\n", "limits.db.burst", 2),
+            ("[limits.db]\nper = \"0s\"\n", "limits.db.per", 2),
+            ("[limits.db]\nper = 60\n", "limits.db.per", 2),
+            (
+                "[chaos.\"a.b\"]\nenabled = \"yes\"\n",
+                "chaos.\"a.b\".enabled",
+                2,
+            ),
+            ("[chaos.c]\nenabled = 1\n", "chaos.c.enabled", 2),
+            (
+                "[chaos.c]\ninjection_rate = 1.5\n",
+                "chaos.c.injection_rate",
+                2,
+            ),
+            (
+                "[chaos.c]\ninjection_rate = -0.1\n",
+                "chaos.c.injection_rate",
+                2,
+            ),
+            ("[chaos.c]\nrate = 0.1\n", "chaos.c.rate", 2),
             (
                 "[limits.db]\nmax_concurrent = 0\n",
                 "limits.db.max_concurrent",
@@ -629,6 +723,72 @@ mod tests {
             assert_eq!(error.path(), *path, "{text}: {error}");
             assert_eq!(error.line(), Some(*line), "{text}: {error}");
         }
+    }
+
+    #[test]
+    fn reads_every_key_of_the_named_primitives() {
+        let config = Config::from_toml(
+            "[limits.db]\nmax_concurrent = 4\nrate = 100\nper = \"1m\"\nburst = 7\n\
+             [throttles.t]\nmax_tokens = 20\ntoken_ratio = 0.25\n\
+             [chaos.\"pricing.faults\"]\nenabled = true\ninjection_rate = 0.05\n\
+             [chaos.quiet]\nenabled = false\ninjection_rate = 1\n",
+        )
+        .unwrap();
+        let limit = config.limit("db").unwrap();
+        assert_eq!(limit.max_concurrent, Some(4));
+        assert_eq!(limit.rate, Some(100));
+        assert_eq!(limit.per, Some(Duration::from_secs(60)));
+        assert_eq!(limit.burst, Some(7));
+        let throttle = config.throttle("t").unwrap();
+        assert_eq!(throttle.max_tokens, Some(20));
+        assert_eq!(throttle.token_ratio, Some(0.25));
+        let chaos = config.chaos("pricing.faults").unwrap();
+        assert_eq!(chaos.enabled, Some(true));
+        assert_eq!(chaos.injection_rate, Some(0.05));
+        let quiet = config.chaos("quiet").unwrap();
+        assert_eq!(
+            (quiet.enabled, quiet.injection_rate),
+            (Some(false), Some(1.0))
+        );
+        assert!(config.throttle("db").is_none());
+        assert!(config.chaos("t").is_none());
+    }
+
+    #[test]
+    fn a_throttle_value_follows_the_rules_of_try_new() {
+        use crate::RetryThrottle;
+        for max_tokens in [0_i64, 1, 10, 1000, 1001] {
+            let text = format!("[throttles.t]\nmax_tokens = {max_tokens}\n");
+            let read = Config::from_toml(&text)
+                .map(|_| ())
+                .map_err(|e| e.rule().cloned());
+            let built = RetryThrottle::try_new(max_tokens as u32, 0.1)
+                .map(|_| ())
+                .map_err(Some);
+            assert_eq!(read, built, "max_tokens {max_tokens}");
+        }
+        for ratio in ["0.0004", "0.0005", "0.001", "0.1", "7.5", "0", "-0.5"] {
+            let text = format!("[throttles.t]\ntoken_ratio = {ratio}\n");
+            let read = Config::from_toml(&text)
+                .map(|_| ())
+                .map_err(|e| e.rule().cloned());
+            let built = RetryThrottle::try_new(10, ratio.parse().unwrap())
+                .map(|_| ())
+                .map_err(Some);
+            assert_eq!(read, built, "token_ratio {ratio}");
+        }
+        let error = error("[throttles.t]\nmax_tokens = 5000\n");
+        assert_eq!(error.rule(), Some(&ConfigError::InvalidMaxTokens(5000)));
+        assert_eq!(
+            error.to_string(),
+            "throttles.t.max_tokens (line 2): max_tokens must be within 1..=1000, got 5000"
+        );
+    }
+
+    #[test]
+    fn an_empty_section_of_a_primitive_is_nothing() {
+        let config = Config::from_toml("[throttles]\n[chaos]\n[limits]\n").unwrap();
+        assert_eq!(config, Config::default());
     }
 
     #[test]
@@ -655,9 +815,36 @@ mod tests {
             ("RESILIENT_OPERATIONS__payments.charge__RETRIES", "5"),
             ("RESILIENT_OPERATIONS__payments.charge__timeout", "250ms"),
             ("RESILIENT_BREAKERS__payments__FAILURE_THRESHOLD", "3"),
+            ("RESILIENT_LIMITS__search__RATE", "50"),
+            ("RESILIENT_LIMITS__search__PER", "1s"),
+            ("RESILIENT_LIMITS__search__BURST", "5"),
+            ("RESILIENT_THROTTLES__payments__MAX_TOKENS", "20"),
+            ("RESILIENT_THROTTLES__payments__token_ratio", "0.5"),
+            ("RESILIENT_CHAOS__pricing.faults__ENABLED", "TRUE"),
+            ("RESILIENT_CHAOS__pricing.faults__INJECTION_RATE", "0.25"),
             ("HOME", "/root"),
         ])
         .unwrap();
+        let search = config.limit("search").unwrap();
+        assert_eq!(
+            (search.rate, search.per, search.burst),
+            (Some(50), Some(Duration::from_secs(1)), Some(5))
+        );
+        let throttle = config.throttle("payments").unwrap();
+        assert_eq!(
+            (throttle.max_tokens, throttle.token_ratio),
+            (Some(20), Some(0.5))
+        );
+        let chaos = config.chaos("pricing.faults").unwrap();
+        assert_eq!(
+            (chaos.enabled, chaos.injection_rate),
+            (Some(true), Some(0.25))
+        );
+        let error = Config::from_pairs([("RESILIENT_CHAOS__c__ENABLED", "on")]).unwrap_err();
+        assert_eq!(error.path(), "chaos.c.enabled");
+        let error = Config::from_pairs([("RESILIENT_THROTTLES__t__MAX_TOKENS", "0")]).unwrap_err();
+        assert_eq!(error.path(), "throttles.t.max_tokens");
+        assert_eq!(error.rule(), Some(&ConfigError::InvalidMaxTokens(0)));
         let op = config.operation("payments.charge").unwrap();
         assert_eq!(op.retries, Some(5));
         assert_eq!(op.timeout, Some(Duration::from_millis(250)));
@@ -675,9 +862,31 @@ mod tests {
     fn json_has_the_same_layout_and_rules() {
         let config = Config::from_json(
             r#"{"operations": {"a.b": {"retries": 3, "timeout": "1s", "multiplier": 1.5}},
-                "breakers": {"p": {"failure_threshold": 2}}}"#,
+                "breakers": {"p": {"failure_threshold": 2}},
+                "limits": {"search": {"rate": 10, "per": "1m", "burst": 2}},
+                "throttles": {"t": {"max_tokens": 5, "token_ratio": 1}},
+                "chaos": {"c": {"enabled": true, "injection_rate": 0.5}}}"#,
         )
         .unwrap();
+        let search = config.limit("search").unwrap();
+        assert_eq!(
+            (search.rate, search.per, search.burst),
+            (Some(10), Some(Duration::from_secs(60)), Some(2))
+        );
+        let throttle = config.throttle("t").unwrap();
+        assert_eq!(
+            (throttle.max_tokens, throttle.token_ratio),
+            (Some(5), Some(1.0))
+        );
+        let chaos = config.chaos("c").unwrap();
+        assert_eq!(
+            (chaos.enabled, chaos.injection_rate),
+            (Some(true), Some(0.5))
+        );
+        let error = Config::from_json(r#"{"chaos": {"c": {"injection_rate": 2}}}"#).unwrap_err();
+        assert_eq!(error.path(), "chaos.c.injection_rate");
+        let error = Config::from_json(r#"{"limits": {"db": {"burst": 0}}}"#).unwrap_err();
+        assert_eq!(error.path(), "limits.db.burst");
         let op = config.operation("a.b").unwrap();
         assert_eq!(op.retries, Some(3));
         assert_eq!(op.timeout, Some(Duration::from_secs(1)));

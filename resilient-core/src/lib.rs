@@ -105,6 +105,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod a6;
 mod attempt;
 mod backoff;
 pub mod breaker;

@@ -27,16 +27,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use crate::a6::{self, MAX_TOKENS_LIMIT, MILLI};
 use crate::error::ConfigError;
-
-/// Thousandths in a token. A6 keeps three decimals of `token_ratio`, so
-/// counting in thousandths makes every step exact and keeps the count in one
-/// atomic word.
-const MILLI: u32 = 1000;
-
-/// The largest `max_tokens` A6 allows. It also bounds the count at
-/// 1 000 000 thousandths, far from overflowing when a refill is added.
-const MAX_TOKENS_LIMIT: u32 = 1000;
 
 /// Shared state that refuses retries while most recent attempts against one
 /// dependency fail: gRPC proposal A6, "client retry throttling".
@@ -87,6 +79,13 @@ pub struct RetryThrottle {
     max: u32,
     /// What a success adds, in thousandths: at least 1, at most `max`.
     refill: u32,
+    /// Its name ([`named`](Self::named)), by which an installed
+    /// configuration's `[throttles.NAME]` finds it; `None`: no entry
+    /// applies, and nothing is read.
+    name: Option<&'static str>,
+    /// Its entry in the installed configuration.
+    #[cfg(feature = "config")]
+    configured: crate::config::ThrottleCache,
 }
 
 impl RetryThrottle {
@@ -125,18 +124,13 @@ impl RetryThrottle {
             max_tokens
         };
         let max = max_tokens * MILLI;
-        let refill = ratio_in_thousandths(token_ratio);
-        let refill = if refill == 0 {
-            1
-        } else if refill > max {
-            max
-        } else {
-            refill
-        };
         Self {
             tokens: AtomicU32::new(max),
             max,
-            refill,
+            refill: a6::refill_of(token_ratio, max),
+            name: None,
+            #[cfg(feature = "config")]
+            configured: crate::config::ThrottleCache::new(),
         }
     }
 
@@ -168,13 +162,54 @@ impl RetryThrottle {
     /// );
     /// ```
     pub const fn try_new(max_tokens: u32, token_ratio: f64) -> Result<Self, ConfigError> {
-        if max_tokens == 0 || max_tokens > MAX_TOKENS_LIMIT {
-            return Err(ConfigError::InvalidMaxTokens(max_tokens));
+        if let Err(error) = a6::check_max_tokens(max_tokens) {
+            return Err(error);
         }
-        if !token_ratio.is_finite() || ratio_in_thousandths(token_ratio) == 0 {
-            return Err(ConfigError::InvalidTokenRatio(token_ratio));
+        if let Err(error) = a6::check_token_ratio(token_ratio) {
+            return Err(error);
         }
         Ok(Self::new(max_tokens, token_ratio))
+    }
+
+    /// The same throttle under a name, by which an installed
+    /// configuration's `[throttles.NAME]` (feature `config`) sets its
+    /// `max_tokens` and `token_ratio` at run time. The token count
+    /// survives a reload, cut to a smaller `max_tokens`. A named throttle
+    /// reads its entry with one generation check per use; an unnamed one
+    /// reads nothing.
+    ///
+    /// ```
+    /// use resilient::RetryThrottle;
+    ///
+    /// static PAYMENTS: RetryThrottle = RetryThrottle::new(10, 0.1).named("payments");
+    /// assert_eq!(PAYMENTS.name(), Some("payments"));
+    /// assert_eq!(RetryThrottle::new(10, 0.1).name(), None);
+    /// ```
+    #[must_use]
+    pub const fn named(self, name: &'static str) -> Self {
+        Self {
+            name: Some(name),
+            ..self
+        }
+    }
+
+    /// Its name, from [`named`](Self::named).
+    #[must_use]
+    pub const fn name(&self) -> Option<&'static str> {
+        self.name
+    }
+
+    /// `max` and `refill` in force: the builder's, or for a named throttle
+    /// its entry's in the installed configuration.
+    #[inline(always)]
+    fn in_force(&self) -> (u32, u32) {
+        #[cfg(feature = "config")]
+        if let Some(name) = self.name {
+            return self
+                .configured
+                .read(name, (self.max, self.refill), &self.tokens);
+        }
+        (self.max, self.refill)
     }
 
     /// Takes one token (none below zero): an attempt failed with an error
@@ -217,11 +252,14 @@ impl RetryThrottle {
     /// ```
     pub fn record_success(&self) {
         // A healthy dependency keeps the throttle full, so declining to
-        // write at the cap leaves the common path a plain load.
+        // write at the cap leaves the common path a plain load. A count
+        // above the cap (a success counted by the old cap as a reload cut
+        // it) comes down to it.
+        let (max, refill) = self.in_force();
         let _ = self
             .tokens
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |tokens| {
-                (tokens < self.max).then_some(tokens.saturating_add(self.refill).min(self.max))
+                (tokens != max).then_some(tokens.saturating_add(refill).min(max))
             });
     }
 
@@ -239,7 +277,7 @@ impl RetryThrottle {
     /// ```
     #[must_use]
     pub fn allows_retry(&self) -> bool {
-        self.tokens.load(Ordering::Relaxed) > self.max / 2
+        self.tokens.load(Ordering::Relaxed) > self.in_force().0 / 2
     }
 
     /// The current token count, exact to the thousandth (it is kept in
@@ -256,11 +294,14 @@ impl RetryThrottle {
     /// ```
     #[must_use]
     pub fn tokens(&self) -> f64 {
-        thousandths_to_tokens(self.tokens.load(Ordering::Relaxed))
+        let max = self.in_force().0;
+        thousandths_to_tokens(self.tokens.load(Ordering::Relaxed).min(max))
     }
 
     /// The most tokens the throttle holds, and where it starts; after the
-    /// clamping of [`new`](Self::new).
+    /// clamping of [`new`](Self::new). This is the built value: an
+    /// installed `[throttles.NAME] max_tokens` overrides it for a named
+    /// throttle, which [`RetryBudget::level`] reports.
     ///
     /// ```
     /// use resilient::RetryThrottle;
@@ -273,8 +314,9 @@ impl RetryThrottle {
         self.max / MILLI
     }
 
-    /// What each success adds, as used: rounded to the thousandth and
-    /// clamped by [`new`](Self::new).
+    /// What each success adds, as built: rounded to the thousandth and
+    /// clamped by [`new`](Self::new). An installed `[throttles.NAME]
+    /// token_ratio` overrides it for a named throttle.
     ///
     /// ```
     /// use resilient::RetryThrottle;
@@ -288,13 +330,6 @@ impl RetryThrottle {
     }
 }
 
-/// `ratio` in whole thousandths, rounded to the nearest: `0.3` is stored as
-/// 0.2999…, which must count as 300, not 299. `as` saturates, so NaN and
-/// negative ratios give 0 and huge ones `u32::MAX`.
-const fn ratio_in_thousandths(ratio: f64) -> u32 {
-    (ratio * MILLI as f64 + 0.5) as u32
-}
-
 /// A count of thousandths as tokens. The division is correctly rounded, so
 /// the result equals the decimal literal with the same digits (2100 gives
 /// exactly `2.1`), and tests may compare it with `==`.
@@ -304,10 +339,15 @@ fn thousandths_to_tokens(thousandths: u32) -> f64 {
 
 impl fmt::Debug for RetryThrottle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RetryThrottle")
+        let (max, refill) = self.in_force();
+        let mut shown = f.debug_struct("RetryThrottle");
+        if let Some(name) = self.name {
+            shown.field("name", &name);
+        }
+        shown
             .field("tokens", &self.tokens())
-            .field("max_tokens", &self.max_tokens())
-            .field("token_ratio", &self.token_ratio())
+            .field("max_tokens", &(max / MILLI))
+            .field("token_ratio", &thousandths_to_tokens(refill))
             .finish()
     }
 }
@@ -408,7 +448,10 @@ impl RetryBudget for RetryThrottle {
     }
 
     fn level(&self) -> Option<(f64, f64)> {
-        Some((self.tokens(), f64::from(self.max_tokens())))
+        // One read of the maximum, so that the pair is one generation's.
+        let max = self.in_force().0;
+        let tokens = self.tokens.load(Ordering::Relaxed).min(max);
+        Some((thousandths_to_tokens(tokens), f64::from(max / MILLI)))
     }
 }
 

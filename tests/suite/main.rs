@@ -14,6 +14,8 @@ mod closure;
 mod config_bounds;
 #[cfg(feature = "config")]
 mod config_reload;
+#[cfg(feature = "config")]
+mod config_sections;
 mod deadlines;
 mod debug_errors;
 mod engine_failure;

@@ -4,15 +4,36 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::{BreakerConfig, Config, ConfigFileError, LimitConfig, OperationConfig};
+use super::{
+    BreakerConfig, ChaosConfig, Config, ConfigFileError, LimitConfig, OperationConfig,
+    ThrottleConfig,
+};
+use crate::a6;
 use crate::{ConfigError, Jitter};
+
+/// The sections a configuration may have.
+pub(super) const SECTIONS: [&str; 5] = ["operations", "breakers", "limits", "throttles", "chaos"];
 
 /// A value as read, before its key's rule.
 pub(super) enum Raw {
     Int(i64),
     Float(f64),
     Str(String),
+    Bool(bool),
     Other(&'static str),
+}
+
+impl Raw {
+    /// What kind of value it is, for an error that says what was found.
+    fn kind(&self) -> &'static str {
+        match self {
+            Raw::Int(_) => "whole number",
+            Raw::Float(_) => "number",
+            Raw::Str(_) => "string",
+            Raw::Bool(_) => "boolean",
+            Raw::Other(kind) => kind,
+        }
+    }
 }
 
 pub(super) struct Cursor<'a> {
@@ -50,7 +71,8 @@ impl<'a> Cursor<'a> {
             Raw::Float(number) => {
                 return Err(self.fail(format!("expected a whole number, got {number}")));
             }
-            Raw::Other(kind) => {
+            Raw::Bool(_) | Raw::Other(_) => {
+                let kind = self.raw.kind();
                 return Err(self.fail(format!("expected a whole number, got a {kind}")));
             }
         };
@@ -78,22 +100,87 @@ impl<'a> Cursor<'a> {
         Ok(duration)
     }
 
-    fn multiplier(&self) -> Result<f64, ConfigFileError> {
-        let value = match self.raw {
-            Raw::Int(number) => *number as f64,
-            Raw::Float(number) => *number,
+    fn number(&self) -> Result<f64, ConfigFileError> {
+        match self.raw {
+            Raw::Int(number) => Ok(*number as f64),
+            Raw::Float(number) => Ok(*number),
             Raw::Str(text) => text
                 .trim()
                 .parse::<f64>()
-                .map_err(|_| self.fail(format!("expected a number, got {text:?}")))?,
-            Raw::Other(kind) => return Err(self.fail(format!("expected a number, got a {kind}"))),
-        };
+                .map_err(|_| self.fail(format!("expected a number, got {text:?}"))),
+            Raw::Bool(_) | Raw::Other(_) => {
+                let kind = self.raw.kind();
+                Err(self.fail(format!("expected a number, got a {kind}")))
+            }
+        }
+    }
+
+    fn multiplier(&self) -> Result<f64, ConfigFileError> {
+        let value = self.number()?;
         if !value.is_finite() || value < 1.0 {
             let mut error = self.fail(format!("must be a finite number >= 1.0, got {value}"));
             error.rule = Some(ConfigError::InvalidMultiplier(value));
             return Err(error);
         }
         Ok(value)
+    }
+
+    /// `true` or `false`; from the environment, as written in any case.
+    fn boolean(&self) -> Result<bool, ConfigFileError> {
+        match self.raw {
+            Raw::Bool(truth) => Ok(*truth),
+            Raw::Str(text) if text.trim().eq_ignore_ascii_case("true") => Ok(true),
+            Raw::Str(text) if text.trim().eq_ignore_ascii_case("false") => Ok(false),
+            Raw::Str(text) => Err(self.fail(format!("expected true or false, got {text:?}"))),
+            _ => {
+                let kind = self.raw.kind();
+                Err(self.fail(format!("expected true or false, got a {kind}")))
+            }
+        }
+    }
+
+    /// A share of attempts, within `0..=1`.
+    fn share(&self) -> Result<f64, ConfigFileError> {
+        let value = self.number()?;
+        if !(0.0..=1.0).contains(&value) {
+            return Err(self.fail(format!(
+                "must be within 0..=1 (a share of attempts: 0.05 is one in twenty), got {value}"
+            )));
+        }
+        Ok(value)
+    }
+
+    /// A retry throttle's `max_tokens`, by `RetryThrottle::try_new`'s rule.
+    fn max_tokens(&self) -> Result<u32, ConfigFileError> {
+        let max_tokens = self.count(0)?;
+        a6::check_max_tokens(max_tokens).map_err(|rule| self.broke(rule))?;
+        Ok(max_tokens)
+    }
+
+    /// A retry throttle's `token_ratio`, by `RetryThrottle::try_new`'s rule.
+    fn token_ratio(&self) -> Result<f64, ConfigFileError> {
+        let ratio = self.number()?;
+        a6::check_token_ratio(ratio).map_err(|rule| self.broke(rule))?;
+        Ok(ratio)
+    }
+
+    /// A builder's `rule` broken here.
+    fn broke(&self, rule: ConfigError) -> ConfigFileError {
+        let mut error = self.fail(rule.to_string());
+        error.rule = Some(rule);
+        error
+    }
+
+    /// A rate limiter's rate or burst: at least 1, as a limiter of 0
+    /// admits nothing.
+    fn cells(&self) -> Result<u32, ConfigFileError> {
+        match self.count(0)? {
+            0 => Err(self.fail(
+                "must be at least 1, got 0: a rate limiter of 0 admits nothing \
+                 (to stop calls, isolate a breaker)",
+            )),
+            cells => Ok(cells),
+        }
     }
 
     fn jitter(&self) -> Result<Jitter, ConfigFileError> {
@@ -296,8 +383,50 @@ pub(super) fn build_limit(name: &str, entries: &[Entry]) -> Result<LimitConfig, 
         let at = Cursor::new(key_path("limits", name, Some(&entry.key)), entry);
         match entry.key.as_str() {
             "max_concurrent" => out.max_concurrent = Some(at.count(1)?),
+            "rate" => out.rate = Some(at.cells()?),
+            "per" => out.per = Some(at.duration(true)?),
+            "burst" => out.burst = Some(at.cells()?),
             other => {
-                return Err(at.fail(format!("unknown key {other:?}; known: max_concurrent")));
+                return Err(at.fail(format!(
+                    "unknown key {other:?}; known: max_concurrent, rate, per, burst"
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
+pub(super) fn build_throttle(
+    name: &str,
+    entries: &[Entry],
+) -> Result<ThrottleConfig, ConfigFileError> {
+    let mut out = ThrottleConfig::default();
+    for entry in entries {
+        let at = Cursor::new(key_path("throttles", name, Some(&entry.key)), entry);
+        match entry.key.as_str() {
+            "max_tokens" => out.max_tokens = Some(at.max_tokens()?),
+            "token_ratio" => out.token_ratio = Some(at.token_ratio()?),
+            other => {
+                return Err(at.fail(format!(
+                    "unknown key {other:?}; known: max_tokens, token_ratio"
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
+pub(super) fn build_chaos(name: &str, entries: &[Entry]) -> Result<ChaosConfig, ConfigFileError> {
+    let mut out = ChaosConfig::default();
+    for entry in entries {
+        let at = Cursor::new(key_path("chaos", name, Some(&entry.key)), entry);
+        match entry.key.as_str() {
+            "enabled" => out.enabled = Some(at.boolean()?),
+            "injection_rate" => out.injection_rate = Some(at.share()?),
+            other => {
+                return Err(at.fail(format!(
+                    "unknown key {other:?}; known: enabled, injection_rate"
+                )));
             }
         }
     }
@@ -322,13 +451,19 @@ pub(super) fn assemble(sections: Sections) -> Result<Config, ConfigFileError> {
                 let built = build_limit(&name, &entries)?;
                 config.limits.insert(name, built);
             }
+            "throttles" => {
+                let built = build_throttle(&name, &entries)?;
+                config.throttles.insert(name, built);
+            }
+            "chaos" => {
+                let built = build_chaos(&name, &entries)?;
+                config.chaos.insert(name, built);
+            }
             other => {
                 return Err(ConfigFileError {
                     path: other.to_owned(),
                     line,
-                    reason: format!(
-                        "unknown section {other:?}; known: operations, breakers, limits"
-                    ),
+                    reason: format!("unknown section {other:?}; known: {}", SECTIONS.join(", ")),
                     rule: None,
                 });
             }

@@ -33,6 +33,34 @@ const NANOS_PER_SECOND: u64 = 1_000_000_000;
 /// ```
 ///
 /// A rate or a burst of 0 admits nothing.
+///
+/// With the feature `config`, an installed `[limits.NAME]` sets the
+/// `rate`, the period it is counted over (`per`) and the `burst` of the
+/// limiter of that name from its next check; the arrival time it has
+/// reached survives the reload, so the cells taken before it still count.
+///
+/// ```
+/// # #[cfg(feature = "config")] {
+/// use resilient::config;
+/// use resilient::limit::RateLimiter;
+/// use std::time::{Duration, Instant};
+///
+/// static EXPORT: RateLimiter = RateLimiter::per_second(1).named("rate_doc_export");
+///
+/// let now = Instant::now();
+/// assert_eq!(EXPORT.check_at(now), Ok(()));
+/// assert!(EXPORT.check_at(now).is_err());
+/// config::install_toml("[limits.rate_doc_export]\nrate = 10\nburst = 2\n")?;
+/// // The cell taken still holds the arrival time a second on; cells of a
+/// // tenth of a second, two at once, conform from 100 ms before it.
+/// assert_eq!(EXPORT.check_at(now), Err(Duration::from_millis(900)));
+/// let later = now + Duration::from_millis(900);
+/// assert_eq!(EXPORT.check_at(later), Ok(()));
+/// assert_eq!(EXPORT.check_at(later), Err(Duration::from_millis(100)));
+/// config::clear();
+/// # }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct RateLimiter {
     /// The theoretical arrival time of the next cell, on the process's
@@ -45,7 +73,16 @@ pub struct RateLimiter {
     /// `burst - 1`, worked out when the limiter is made rather than on
     /// every check.
     tolerance: u64,
+    /// The rate and the period (in nanoseconds) it was built with, which
+    /// an entry that sets only one of them keeps.
+    #[cfg(feature = "config")]
+    rate: u32,
+    #[cfg(feature = "config")]
+    period: u64,
     name: &'static str,
+    /// Its entry in the installed configuration (`[limits.NAME]`).
+    #[cfg(feature = "config")]
+    configured: crate::config::RateCache,
 }
 
 impl RateLimiter {
@@ -79,21 +116,19 @@ impl RateLimiter {
 
     const_unless_loom! {
         fn every(period: u64, n: u32) -> RateLimiter {
-            // Governor weighs a cell at least a nanosecond; 0 marks a
-            // limiter that admits nothing.
-            let per_cell = if n == 0 {
-                0
-            } else if period / n as u64 == 0 {
-                1
-            } else {
-                period / n as u64
-            };
+            let (per_cell, burst, tolerance) = cell_of(n, period, n);
             RateLimiter {
                 tat: AtomicU64::new(0),
                 per_cell,
-                burst: n,
-                tolerance: tolerance(per_cell, n),
+                burst,
+                tolerance,
+                #[cfg(feature = "config")]
+                rate: n,
+                #[cfg(feature = "config")]
+                period,
                 name: "rate_limiter",
+                #[cfg(feature = "config")]
+                configured: crate::config::RateCache::new(),
             }
         }
     }
@@ -116,8 +151,9 @@ impl RateLimiter {
         self
     }
 
-    /// The same limiter under another name, for [`LimitExceeded`] and the
-    /// metrics.
+    /// The same limiter under another name, for [`LimitExceeded`], the
+    /// metrics, and an installed configuration's `[limits.NAME]` (feature
+    /// `config`).
     ///
     /// ```
     /// use resilient::limit::{Limiter, RateLimiter};
@@ -151,18 +187,18 @@ impl RateLimiter {
     /// assert_eq!(limiter.check_at(start), Err(Duration::from_millis(500)));
     /// ```
     pub fn check_at(&self, now: Instant) -> Result<(), Duration> {
-        if self.per_cell == 0 || self.burst == 0 {
+        let (per_cell, burst, tolerance) = self.cell_in_force();
+        if per_cell == 0 || burst == 0 {
             return Err(Duration::MAX);
         }
         let now = nanos_since_epoch(now);
-        let tolerance = self.tolerance;
         let mut tat = self.tat.load(Ordering::Acquire);
         loop {
             let earliest = tat.saturating_sub(tolerance);
             if now < earliest {
                 return Err(Duration::from_nanos(earliest - now));
             }
-            let next = tat.max(now).saturating_add(self.per_cell);
+            let next = tat.max(now).saturating_add(per_cell);
             match self
                 .tat
                 .compare_exchange_weak(tat, next, Ordering::AcqRel, Ordering::Acquire)
@@ -172,6 +208,42 @@ impl RateLimiter {
             }
         }
     }
+}
+
+impl RateLimiter {
+    /// The cell's weight, the burst and the tolerance in force: the
+    /// builder's, or the installed configuration's for its name.
+    #[inline(always)]
+    fn cell_in_force(&self) -> (u64, u32, u64) {
+        #[cfg(feature = "config")]
+        if let Some(cell) = self.configured.cell(
+            self.name,
+            crate::config::BuiltRate {
+                rate: self.rate,
+                period: self.period,
+                burst: self.burst,
+            },
+            cell_of,
+        ) {
+            return cell;
+        }
+        (self.per_cell, self.burst, self.tolerance)
+    }
+}
+
+/// The cell of `rate` cells per `period` nanoseconds in bursts of
+/// `burst`: its weight, the burst and the tolerance. Governor weighs a
+/// cell at least a nanosecond; a weight of 0 marks a limiter that admits
+/// nothing.
+const fn cell_of(rate: u32, period: u64, burst: u32) -> (u64, u32, u64) {
+    let per_cell = if rate == 0 {
+        0
+    } else if period / rate as u64 == 0 {
+        1
+    } else {
+        period / rate as u64
+    };
+    (per_cell, burst, tolerance(per_cell, burst))
 }
 
 /// `per_cell` times `burst - 1`, saturating; 0 for a burst of 0, which

@@ -56,6 +56,12 @@ pub fn control_breaker(breaker: &'static CircuitBreaker) {
 /// and off, as `name`. A second switch under a name already taken is
 /// ignored.
 ///
+/// A switch built with [`Chaos::named`] also takes the `[chaos.NAME]` of
+/// an installed configuration (feature `config`): the panel's on/off acts
+/// at once and holds until that entry's `enabled` changes, and clearing
+/// the configuration gives the switch back the values it had before the
+/// entry set them (the `config` module's docs, "Chaos switches").
+///
 /// ```
 /// use resilient::chaos::Chaos;
 ///
