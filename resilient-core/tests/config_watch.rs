@@ -61,6 +61,14 @@ fn eventually(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
+/// Writes `text` beside `file` and renames it over `file`, so that the
+/// watcher never reads it half written, however slow this thread is.
+fn save(file: &Path, text: &str) {
+    let fresh = file.with_file_name(".resilient.toml.new");
+    fs::write(&fresh, text).unwrap();
+    fs::rename(&fresh, file).unwrap();
+}
+
 fn retries(name: &str) -> Option<u32> {
     config::operation_settings(name).and_then(|(_, entry)| entry.retries)
 }
@@ -76,7 +84,12 @@ fn a_valid_change_is_installed_with_a_new_version() {
     let file = folder.join("resilient.toml");
     fs::write(&file, entry("watch_valid", 2)).unwrap();
 
-    let watcher = config::watch(&file).unwrap();
+    // Written in place below: a settle that a slow test thread's write,
+    // truncation first, stays within.
+    let watcher = ConfigWatcher::builder(&file)
+        .settle(Duration::from_millis(250))
+        .start()
+        .unwrap();
     let first = watcher.installed_version();
     assert_eq!(config::version(), first);
     assert_eq!(retries("watch_valid"), Some(2));
@@ -108,11 +121,10 @@ fn an_invalid_change_keeps_the_configuration_and_names_its_key_and_line() {
     let watcher = config::watch(&file).unwrap();
     let first = watcher.installed_version();
 
-    fs::write(
+    save(
         &file,
         "[operations.watch_invalid]\nretries = 4\ntimeout = \"0s\"\n",
-    )
-    .unwrap();
+    );
     eventually("the invalid file reported", || {
         watcher.last_error().is_some()
     });
@@ -123,7 +135,7 @@ fn an_invalid_change_keeps_the_configuration_and_names_its_key_and_line() {
     assert_eq!(watcher.installed_version(), first);
     assert_eq!(retries("watch_invalid"), Some(3));
 
-    fs::write(&file, entry("watch_invalid", 6)).unwrap();
+    save(&file, &entry("watch_invalid", 6));
     eventually("the fixed file installed", || {
         retries("watch_invalid") == Some(6)
     });
@@ -167,11 +179,11 @@ fn an_unchanged_text_is_not_installed_again() {
 
     // An invalid text, then the installed one again: the second reading
     // clears the error and installs nothing.
-    fs::write(&file, "[operations.watch_unchanged]\nretries = -4\n").unwrap();
+    save(&file, "[operations.watch_unchanged]\nretries = -4\n");
     eventually("the invalid file reported", || {
         watcher.last_error().is_some()
     });
-    fs::write(&file, &text).unwrap();
+    save(&file, &text);
     eventually("the installed text read again", || {
         watcher.last_error().is_none()
     });
@@ -180,8 +192,8 @@ fn an_unchanged_text_is_not_installed_again() {
     assert_eq!(config::version(), first);
 
     // The same text written again, then a new one: one install, the new.
-    fs::write(&file, &text).unwrap();
-    fs::write(&file, entry("watch_unchanged", 9)).unwrap();
+    save(&file, &text);
+    save(&file, &entry("watch_unchanged", 9));
     eventually("the new text installed", || {
         retries("watch_unchanged") == Some(9)
     });
@@ -197,8 +209,10 @@ fn a_burst_of_writes_is_one_install() {
     let folder = Folder::new("burst");
     let file = folder.join("resilient.toml");
     fs::write(&file, entry("watch_burst", 1)).unwrap();
+    // The burst below takes microseconds; the settle leaves room for a
+    // slow test thread.
     let watcher = ConfigWatcher::builder(&file)
-        .settle(Duration::from_millis(100))
+        .settle(Duration::from_millis(300))
         .start()
         .unwrap();
     let first = watcher.installed_version();
@@ -240,7 +254,7 @@ fn a_deleted_file_keeps_the_configuration_until_it_is_back() {
     assert_eq!(config::version(), first);
     assert_eq!(retries("watch_deleted"), Some(3));
 
-    fs::write(&file, entry("watch_deleted", 5)).unwrap();
+    save(&file, &entry("watch_deleted", 5));
     eventually("the file back installed", || {
         retries("watch_deleted") == Some(5)
     });
@@ -363,4 +377,104 @@ fn a_dropped_watcher_leaves_no_thread_behind() {
 fn a_watcher_can_be_sent_and_shared() {
     fn send_sync<T: Send + Sync>() {}
     send_sync::<ConfigWatcher>();
+}
+
+/// With `tracing`, what the watcher says from its thread: this binary's
+/// subscriber keeps every `config.*` event as `LEVEL name field=value ...`.
+#[cfg(feature = "tracing")]
+mod traced {
+    use std::fmt::Write as _;
+    use std::sync::{Mutex, Once};
+
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::subscriber::Interest;
+    use tracing::{Event, Metadata, Subscriber};
+
+    use super::*;
+
+    static EVENTS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+    struct Recorder;
+
+    struct Line<'a>(&'a mut String);
+
+    impl Visit for Line<'_> {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            let _ = write!(self.0, " {}={value:?}", field.name());
+        }
+    }
+
+    impl Subscriber for Recorder {
+        fn register_callsite(&self, _: &'static Metadata<'static>) -> Interest {
+            Interest::always()
+        }
+        fn enabled(&self, _: &Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _: &Attributes<'_>) -> Id {
+            Id::from_u64(1)
+        }
+        fn record(&self, _: &Id, _: &Record<'_>) {}
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+        fn event(&self, event: &Event<'_>) {
+            let metadata = event.metadata();
+            if metadata.name().starts_with("config.") {
+                let mut line = format!("{} {}", metadata.level(), metadata.name());
+                event.record(&mut Line(&mut line));
+                EVENTS.lock().unwrap().push(line);
+            }
+        }
+        fn enter(&self, _: &Id) {}
+        fn exit(&self, _: &Id) {}
+    }
+
+    fn events_of(file: &Path) -> Vec<String> {
+        static INSTALLED: Once = Once::new();
+        INSTALLED.call_once(|| tracing::subscriber::set_global_default(Recorder).unwrap());
+        let file = format!("file={}", file.display());
+        let events = EVENTS.lock().unwrap();
+        events
+            .iter()
+            .filter(|line| line.contains(&file))
+            .cloned()
+            .collect()
+    }
+
+    #[test]
+    fn an_invalid_file_is_a_warning_with_its_key_and_line() {
+        let _slot = slot();
+        let folder = Folder::new("traced");
+        let file = folder.join("resilient.toml");
+        events_of(&file);
+        fs::write(&file, entry("watch_traced", 1)).unwrap();
+        let watcher = config::watch(&file).unwrap();
+        let first = watcher.installed_version();
+
+        save(&file, "[operations.watch_traced]\nretries = -1\n");
+        eventually("the invalid file reported", || {
+            watcher.last_error().is_some()
+        });
+        let events = events_of(&file);
+        assert_eq!(events.len(), 2, "{events:#?}");
+        assert!(
+            events[0].starts_with("INFO config.file_installed ")
+                && events[0].ends_with(&format!(" file={} version={first}", file.display())),
+            "{}",
+            events[0]
+        );
+        assert!(
+            events[1].starts_with("WARN config.file_rejected ")
+                && events[1].contains(&format!(
+                    " file={} key=\"operations.watch_traced.retries\" line=2 \
+                     error=operations.watch_traced.retries (line 2): ",
+                    file.display()
+                )),
+            "{}",
+            events[1]
+        );
+        assert_eq!(config::version(), first);
+        drop(watcher);
+        config::clear();
+    }
 }

@@ -108,7 +108,7 @@ pub enum WatchError {
 ///
 /// std::fs::write(&path, "[operations.fetch]\nretries = 5\n")?;
 /// let deadline = Instant::now() + Duration::from_secs(5);
-/// while config::operation_settings("fetch").unwrap().1.retries != Some(5) {
+/// while config::operation_settings("fetch").and_then(|(_, entry)| entry.retries) != Some(5) {
 ///     assert!(Instant::now() < deadline, "not reloaded");
 ///     std::thread::sleep(Duration::from_millis(10));
 /// }
