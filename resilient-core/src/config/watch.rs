@@ -171,7 +171,7 @@ impl WatchBuilder {
         let (sender, inbox) = mpsc::channel();
         let events = sender.clone();
         let mut system = notify::recommended_watcher(move |event| {
-            // The receiver is gone only once the watcher is being dropped.
+            // The receiver is gone only once the watching thread has ended.
             let _ = events.send(Message::Event(event));
         })
         .map_err(|error| watch_failed(io_error(error)))?;
