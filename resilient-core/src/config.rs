@@ -105,6 +105,14 @@
 //! assert_eq!(config.chaos("pricing.faults").unwrap().enabled, Some(true));
 //! # Ok::<(), resilient::config::ConfigFileError>(())
 //! ```
+//!
+//! # Watching a file
+//!
+//! With the feature `config-watch`, `config::watch(path)` installs a TOML
+//! file and installs it again on every change, until the `ConfigWatcher`
+//! it returns is dropped. An invalid or deleted file keeps the
+//! configuration in force; the watcher's `last_error` says why (and, with
+//! `tracing`, a `config.file_rejected` warning).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
@@ -121,6 +129,8 @@ mod live;
 mod orders;
 mod parse;
 mod sections;
+#[cfg(feature = "config-watch")]
+mod watch;
 pub(crate) use live::{
     BreakerCache, Cache, First, Resolved, UNKNOWN, first, packed, resolve, resolve_read, version_of,
 };
@@ -129,6 +139,8 @@ pub use orders::{isolate, reset};
 use parse::{Entry, Raw, Sections, assemble, key_path, line_of};
 pub(crate) use sections::{BuiltRate, ChaosCache, LimitCache, RateCache, ThrottleCache};
 pub use sections::{ChaosConfig, LimitConfig, ThrottleConfig, chaos_settings, throttle_settings};
+#[cfg(feature = "config-watch")]
+pub use watch::{ConfigWatcher, WatchBuilder, WatchError, watch};
 
 /// The overrides of one operation, by key; `None` keeps the attribute's value.
 #[derive(Debug, Clone, Default, PartialEq)]
