@@ -128,6 +128,52 @@ async fn tile_when(base: &str, name: &str, what: &str, check: impl Fn(&Value) ->
     }
 }
 
+#[resilient(name = "settings.only_ok_blocking", retries = 2, backoff = constant("30ms"))]
+fn only_ok_blocking() -> Result<u32, StoreError> {
+    Ok(1)
+}
+
+#[resilient(name = "settings.only_ok_async", retries = 4, budget = "2s")]
+async fn only_ok_async() -> Result<u32, StoreError> {
+    Ok(2)
+}
+
+/// Unnamed: its counts are a `static` of its own.
+#[resilient(retries = 3, budget = "700ms")]
+fn settings_only_ok_unnamed() -> Result<u32, StoreError> {
+    Ok(3)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_function_whose_calls_only_succeed_shows_its_settings_too() {
+    let _slot = slot().await;
+    let base = dashboard().await;
+    // Their operations are never built for a call: the first success
+    // tells the tile what they would be built with.
+    assert!(matches!(only_ok_blocking().into_result(), Ok(1)));
+    assert!(matches!(only_ok_async().await.into_result(), Ok(2)));
+    let tile = tile_when(&base, "settings.only_ok_blocking", "its settings", |tile| {
+        tile["settings"]["known"] == true
+    })
+    .await;
+    assert_eq!(tile["settings"]["retries"], 2);
+    assert_eq!(tile["settings"]["base_delay_ms"], 30.0);
+    assert_eq!(tile["settings"]["source"], "attribute");
+    let tile = tile_when(&base, "settings.only_ok_async", "its settings", |tile| {
+        tile["settings"]["known"] == true
+    })
+    .await;
+    assert_eq!(tile["settings"]["retries"], 4);
+    assert_eq!(tile["settings"]["budget_ms"], 2_000.0);
+    assert!(matches!(settings_only_ok_unnamed().into_result(), Ok(3)));
+    let tile = tile_when(&base, "settings_only_ok_unnamed", "its settings", |tile| {
+        tile["settings"]["known"] == true
+    })
+    .await;
+    assert_eq!(tile["settings"]["retries"], 3);
+    assert_eq!(tile["settings"]["budget_ms"], 700.0);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tile_shows_its_settings_as_compiled_then_as_configured_with_the_version() {
     let _slot = slot().await;

@@ -97,7 +97,7 @@ fn no_options_is_one_attempt_with_a_report() {
     );
     assert_contains(
         &out,
-        "Ok (__resilient_done) => :: resilient :: __private :: Recipe :: outcome_from (__resilient_done , \"call\" , & __RESILIENT_TALLY)",
+        "Ok (__resilient_done) => :: resilient :: __private :: Recipe :: outcome_from (__resilient_done , \"call\" , & __RESILIENT_TALLY , & __resilient_make)",
     );
     assert_contains(&out, "__resilient_exec . finish () }) . await , } } }");
     assert!(!out.contains("max_attempts"));
@@ -1198,7 +1198,7 @@ const ASYNCHRONOUS: &str = "\
      __resilient_op }) . describe ({ # [allow (unused_imports)] use :: resilient :: __private :: { ByDebug as _ , ByDisplay as _ } ; (&& :: resilient :: __private :: Describe :: < :: resilient :: __private :: ErrOf < AppResult < String > > > :: NEW) . describer () }) . tally (& __RESILIENT_TALLY) ; \
      { let mut __resilient_body = :: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
      { self . provider . complete (prompt , attempt . deadline ()) . await } }) ; \
-     match :: resilient :: __private :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => :: resilient :: __private :: Recipe :: outcome_from (__resilient_done , \"complete\" , & __RESILIENT_TALLY) , :: core :: result :: Result :: Err (__resilient_first) => :: resilient :: __private :: on_heap (async { let __resilient_op = __resilient_make () . build () ; \
+     match :: resilient :: __private :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => :: resilient :: __private :: Recipe :: outcome_from (__resilient_done , \"complete\" , & __RESILIENT_TALLY , & __resilient_make) , :: core :: result :: Result :: Err (__resilient_first) => :: resilient :: __private :: on_heap (async { let __resilient_op = __resilient_make () . build () ; \
      let mut __resilient_exec = __resilient_op . resume (__resilient_first) ; \
      while let :: core :: option :: Option :: Some (mut __resilient_next) = __resilient_exec . next_running () . await { let __resilient_work = :: core :: pin :: pin ! (__resilient_body (__resilient_next . attempt ())) ; \
      __resilient_exec . drive (& mut __resilient_next , __resilient_work) . await ; \
@@ -1217,7 +1217,7 @@ fn an_async_function_of_the_commonest_options_reads_its_first_attempt_from_a_rec
         let values = out.contains("__private :: recipe :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock)");
         let first = (out.contains(":: resilient :: __private :: first_attempt_async_of (& __resilient_make ,")
             || out.contains(":: resilient :: __private :: first_untimed_async_of (& __resilient_make ,"))
-            && out.contains(":: resilient :: __private :: Recipe :: outcome_from (__resilient_done , \"call\" , & __RESILIENT_TALLY)")
+            && out.contains(":: resilient :: __private :: Recipe :: outcome_from (__resilient_done , \"call\" , & __RESILIENT_TALLY , & __resilient_make)")
             && out.contains("let __resilient_op = __resilient_make () . build () ;");
         assert_eq!(values, first, "{out}");
         // The values are never built on the success path.

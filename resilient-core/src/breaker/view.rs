@@ -38,6 +38,7 @@ pub(crate) struct View {
     /// When the state in `state` began, on the breaker's time scale.
     since: AtomicU64,
     /// The fleet of a shared breaker.
+    #[cfg_attr(not(feature = "dashboard"), allow(dead_code))]
     fleet: Option<Weak<Fleet>>,
     /// The `breaker` label of its gauge, when it is not its name.
     #[cfg(feature = "metrics")]
@@ -111,6 +112,7 @@ impl View {
 
     /// What a shared breaker knows of its fleet; `None` for a breaker that
     /// is not shared (or is gone).
+    #[cfg_attr(not(feature = "dashboard"), allow(dead_code))]
     pub(crate) fn fleet_state(&self) -> Option<FleetState> {
         self.fleet.as_ref()?.upgrade().map(|fleet| fleet.state())
     }

@@ -63,8 +63,12 @@ impl<T, E> FirstSuccess<T, E> {
     /// Its outcome, for an operation of which `listeners` says all the outcome
     /// needs.
     #[inline(always)]
-    pub(crate) fn outcome_heard_by(self, listeners: NamedListeners) -> Outcome<T, E> {
-        listeners.outcome(self.result, self.elapsed, self.deadline)
+    pub(crate) fn outcome_heard_by(
+        self,
+        listeners: NamedListeners,
+        settings: crate::observe::SettingsOf<'_>,
+    ) -> Outcome<T, E> {
+        listeners.outcome(self.result, self.elapsed, self.deadline, settings)
     }
 }
 

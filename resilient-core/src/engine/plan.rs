@@ -66,7 +66,7 @@ impl<T, E, C, H> Plan<'_, T, E, C, H> {
         let used = used(self.tally, &self.gates);
         #[cfg(feature = "dashboard")]
         let used = crate::observe::Used {
-            settings: Some(&self.settings),
+            settings: crate::observe::SettingsOf::Built(&self.settings),
             ..used
         };
         used
@@ -100,7 +100,7 @@ fn used<'a, T, E>(
         throttle: gates.throttle,
         limiters: gates.limit.as_ref().map_or(&[], LimitGate::limiters),
         #[cfg(feature = "dashboard")]
-        settings: None,
+        settings: crate::observe::SettingsOf::Unknown,
     }
 }
 
@@ -211,9 +211,9 @@ pub(crate) struct Listeners<'p, 'b, T, E, C> {
     pub(crate) tally: Option<&'static Tally>,
     pub(crate) gates: &'p Gates<'b, T, E>,
     pub(crate) clock: &'p C,
-    /// The operation's settings, for its tile; `None` where none was built.
+    /// The operation's settings, for its tile.
     #[cfg(feature = "dashboard")]
-    pub(crate) settings: Option<&'p Settings>,
+    pub(crate) settings: crate::observe::SettingsOf<'p>,
 }
 
 impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
@@ -325,13 +325,15 @@ impl NamedListeners {
 
     /// The outcome of a first attempt that succeeded with `result` after
     /// `elapsed` nanoseconds within `deadline`: [`Listeners::report`] of the
-    /// listeners this stands for, with no gate to settle and no hook.
+    /// listeners this stands for, with no gate to settle and no hook, and
+    /// the settings of the operation never built for it (for its tile).
     #[inline(always)]
     pub(crate) fn outcome<T, E>(
         self,
         result: Result<T, E>,
         elapsed: u64,
         deadline: Option<Duration>,
+        settings: crate::observe::SettingsOf<'_>,
     ) -> Outcome<T, E> {
         let listeners = Listeners {
             name: &Cow::Borrowed(self.name),
@@ -340,8 +342,10 @@ impl NamedListeners {
             // No gate to settle, so no clock is read.
             clock: &crate::clock::SystemClock,
             #[cfg(feature = "dashboard")]
-            settings: None,
+            settings,
         };
+        #[cfg(not(feature = "dashboard"))]
+        let _ = settings;
         let on_report = self.ends.then_some(|_: &ExecutionReport| {});
         Outcome::new(
             result,

@@ -175,15 +175,21 @@ impl<T, E> Recipe<T, E> {
     /// The outcome of a first attempt that succeeded, as
     /// [`Operation::outcome_from`] makes it for an operation named `name`
     /// and counted in `tally`, which is all a `Recipe`'s first success
-    /// tells: nothing is built.
+    /// tells: nothing is built, but for the tile of `tally` while it has
+    /// no settings to show, which `make` gives it.
     #[inline(always)]
-    pub fn outcome_from(
+    pub fn outcome_from<K, C: Clock>(
         first: FirstSuccess<T, E>,
         name: &'static str,
         tally: &'static Tally,
+        make: &impl Fn() -> Recipe<T, E, K, C>,
     ) -> Outcome<T, E> {
         let read = first.read();
-        first.outcome_heard_by(NamedListeners::ending(name, Some(tally)).from(read))
+        let settings = || make().settings;
+        first.outcome_heard_by(
+            NamedListeners::ending(name, Some(tally)).from(read),
+            crate::observe::SettingsOf::Made(&settings),
+        )
     }
 
     /// As [`Operation::clock`], for a clock that is `Copy`, as the default
@@ -455,7 +461,7 @@ mod tests {
         let Ok(first) = first else {
             panic!("the attempt succeeded")
         };
-        let outcome: Outcome<u32, FetchError> = Recipe::outcome_from(first, "fetch", &TALLY);
+        let outcome: Outcome<u32, FetchError> = Recipe::outcome_from(first, "fetch", &TALLY, &make);
         assert_eq!(granted, [Some(Duration::from_secs(2))]);
         assert_eq!(outcome.report().name(), "fetch");
         assert_eq!(

@@ -64,10 +64,23 @@ pub(crate) struct Used<'a> {
     pub(crate) throttle: Option<&'a dyn RetryBudget>,
     /// Its limiters, in order; empty without `limit`.
     pub(crate) limiters: &'a [&'a dyn crate::limit::Limiter],
-    /// The settings it was built with, for its tile; `None` where the
-    /// call built none (a first success that needed no operation).
+    /// Its operation's settings, for its tile.
     #[cfg(feature = "dashboard")]
-    pub(crate) settings: Option<&'a crate::settings::Settings>,
+    pub(crate) settings: SettingsOf<'a>,
+}
+
+/// The settings of a call's operation, for its tile, which keeps the
+/// first it is told (feature `dashboard`; never read without it).
+#[derive(Clone, Copy)]
+#[cfg_attr(not(feature = "dashboard"), allow(dead_code))]
+pub(crate) enum SettingsOf<'a> {
+    /// None to tell: the call built no operation and can't build one.
+    Unknown,
+    /// Those it was built with.
+    Built(&'a crate::settings::Settings),
+    /// Those it would be built with, for a call that built no operation
+    /// (a first success): made only while its tile has none, so once.
+    Made(&'a dyn Fn() -> crate::settings::Settings),
 }
 
 /// An operation called `name` whose first attempt succeeded after
@@ -88,6 +101,7 @@ pub(crate) fn succeeded_at_once(name: &str, used: Used<'_>, elapsed: u64) {
         if let Some(throttle) = used.throttle {
             throttled(counts, throttle);
         }
+        built_with(tally, used.settings);
     }
 }
 
@@ -123,9 +137,7 @@ pub(crate) fn finished(name: &str, used: Used<'_>, report: &ExecutionReport, ok:
         if let Some(throttle) = used.throttle {
             throttled(counts, throttle);
         }
-        if let Some(settings) = used.settings {
-            built_with(tally, settings);
-        }
+        built_with(tally, used.settings);
     }
 }
 
@@ -134,10 +146,31 @@ pub(crate) fn finished(name: &str, used: Used<'_>, report: &ExecutionReport, ok:
 /// operations', each with its own).
 #[cfg(feature = "dashboard")]
 #[inline]
-fn built_with(tally: &'static Tally, settings: &crate::settings::Settings) {
-    if tally.counts.settings.get().is_none() && !cardinality::is_overflow(tally) {
-        let _ = tally.counts.settings.set(*settings);
+fn built_with(tally: &'static Tally, settings: SettingsOf<'_>) {
+    if !shows_settings(tally) && !cardinality::is_overflow(tally) {
+        told_settings(tally, settings);
     }
+}
+
+/// [`built_with`] once the tile is known to have no settings: out of
+/// line, since a call that gets here is one of its operation's first.
+#[cfg(feature = "dashboard")]
+#[cold]
+#[inline(never)]
+fn told_settings(tally: &'static Tally, settings: SettingsOf<'_>) {
+    let settings = match settings {
+        SettingsOf::Unknown => return,
+        SettingsOf::Built(settings) => *settings,
+        SettingsOf::Made(make) => make(),
+    };
+    let _ = tally.counts.settings.set(settings);
+}
+
+/// Whether the tile of `tally` knows its operation's settings.
+#[cfg(feature = "dashboard")]
+#[inline(always)]
+fn shows_settings(tally: &'static Tally) -> bool {
+    tally.counts.settings.get().is_some()
 }
 
 /// The keys of the series each call of the operation called `name`
@@ -202,9 +235,7 @@ fn first_call(name: &str, tally: &'static Tally, used: &Used<'_>) {
             .map(|breaker| Arc::downgrade(breaker.view())),
     );
     #[cfg(feature = "dashboard")]
-    if let Some(settings) = used.settings {
-        built_with(tally, settings);
-    }
+    built_with(tally, used.settings);
     limits::first_call(name, tally, used.limiters);
 }
 

@@ -173,7 +173,7 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
             gates: &gates,
             clock: self.clock,
             #[cfg(feature = "dashboard")]
-            settings: Some(self.settings),
+            settings: crate::observe::SettingsOf::Built(self.settings),
         };
         let on_report = shared.on_report.as_deref();
         listeners.report(

@@ -454,7 +454,7 @@ fn outcome_from(recipe: bool, names: &Names) -> TokenStream {
     } = names;
     if recipe {
         let name = Literal::string(&names.function_name);
-        quote!(#root::__private::Recipe::outcome_from(#done, #name, &#tally))
+        quote!(#root::__private::Recipe::outcome_from(#done, #name, &#tally, &#make))
     } else {
         quote!(#root::Operation::outcome_from(#done, &#make))
     }

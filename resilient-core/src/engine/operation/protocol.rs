@@ -144,7 +144,10 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         make: &dyn MakeOperation<Self>,
     ) -> Outcome<T, E> {
         match first.listeners {
-            Some(listeners) => first.outcome_heard_by(listeners),
+            Some(listeners) => {
+                let settings = || make.make().plan.settings;
+                first.outcome_heard_by(listeners, crate::observe::SettingsOf::Made(&settings))
+            }
             None => Self::outcome_made(first, make),
         }
     }
@@ -225,7 +228,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             gates: &plan.gates,
             clock: &plan.clock,
             #[cfg(feature = "dashboard")]
-            settings: Some(&plan.settings),
+            settings: crate::observe::SettingsOf::Built(&plan.settings),
         };
         let on_report = (!plan.settings.report_deferred)
             .then_some(|report: &ExecutionReport| plan.hooks.on_report(report));
