@@ -10,8 +10,9 @@ use std::time::Duration;
 
 // Named by the expansion.
 pub use resilient_core::__private::{
-    IdempotentCall, Recipe, Tally, first_attempt_async_of, first_attempt_unbuilt,
-    first_untimed_async_of, idempotency_fingerprint,
+    IdempotentCall, Recipe, Tally, drive, finish_after, first_attempt, first_attempt_async,
+    first_attempt_async_of, first_attempt_unbuilt, first_untimed_async_of, idempotency_fingerprint,
+    next_running, outcome_from, outcome_of, resume, resume_async, run_after,
 };
 pub use resilient_core::idempotency::{
     DEFAULT_TTL, IdempotencyConflictFailure, IdempotencyFailure, erase as idempotency_store,

@@ -163,9 +163,13 @@ pub use engine::{Execution, Hedged, Idempotent, Operation, ThrottledPolicy};
 /// changes with the attribute, in any release.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::engine::expansion::{
+        drive, finish_after, first_attempt, first_attempt_async, next_running, outcome_from,
+        outcome_of, resume, resume_async, run_after,
+    };
     pub use crate::engine::{
-        Fingerprint, FirstFailure, FirstReads, FirstSuccess, IdempotentCall, MakeOperation, Recipe,
-        RunsOperation, fingerprint as idempotency_fingerprint, first_attempt_async_of,
+        Fingerprint, FirstFailure, FirstReads, FirstSuccess, IdempotentCall, MakeOperation, Next,
+        Recipe, RunsOperation, fingerprint as idempotency_fingerprint, first_attempt_async_of,
         first_attempt_unbuilt, first_untimed_async_of,
     };
     pub use crate::observe::Tally;

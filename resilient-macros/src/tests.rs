@@ -81,7 +81,7 @@ fn no_options_is_one_attempt_with_a_report() {
     );
     assert_contains(
         &out,
-        "while let :: core :: option :: Option :: Some (mut __resilient_next) = __resilient_exec . next_running () . await { let __resilient_work = :: core :: pin :: pin ! (__resilient_body (__resilient_next . attempt ())) ; __resilient_exec . drive (& mut __resilient_next , __resilient_work) . await ;",
+        "while let :: core :: option :: Option :: Some (mut __resilient_next) = :: resilient :: __private :: next_running (& mut __resilient_exec) . await { let __resilient_work = :: core :: pin :: pin ! (__resilient_body (__resilient_next . attempt ())) ; :: resilient :: __private :: drive (& mut __resilient_exec , & mut __resilient_next , __resilient_work) . await ;",
     );
     assert_contains(
         &out,
@@ -177,8 +177,8 @@ fn an_operation_of_constants_is_built_where_it_is_read() {
 
 #[test]
 fn an_async_first_attempt_a_gate_admits_runs_outside_the_retry_loop() {
-    let resumed = "let mut __resilient_exec = __resilient_op . resume (__resilient_first) ;";
-    let run_unboxed = "let mut __resilient_exec = __resilient_op . resume_async (__resilient_first , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await ;";
+    let resumed = "let mut __resilient_exec = :: resilient :: __private :: resume (& __resilient_op , __resilient_first) ;";
+    let run_unboxed = "let mut __resilient_exec = :: resilient :: __private :: resume_async (& __resilient_op , __resilient_first , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await ;";
     let plain = expanded(quote!(retries = 2), async_fn());
     assert_contains(&plain, resumed);
     assert!(!plain.contains("resume_async"), "{plain}");
@@ -199,7 +199,7 @@ fn a_blocking_fn_with_fallbacks_keeps_its_execution_for_them() {
     let out = expanded(quote!(retries = 2, fallback = cached), blocking_fn());
     assert_contains(
         &out,
-        "let __resilient_op = __resilient_make () ; match __resilient_op . run_after (__resilient_first , & mut __resilient_body) {",
+        "let __resilient_op = __resilient_make () ; match :: resilient :: __private :: run_after (& __resilient_op , __resilient_first , & mut __resilient_body) {",
     );
     assert!(!out.contains("finish_after"), "{out}");
 }
@@ -1199,9 +1199,9 @@ const ASYNCHRONOUS: &str = "\
      { let mut __resilient_body = :: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
      { self . provider . complete (prompt , attempt . deadline ()) . await } }) ; \
      match :: resilient :: __private :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => :: resilient :: __private :: Recipe :: outcome_from (__resilient_done , \"complete\" , & __RESILIENT_TALLY , & __resilient_make) , :: core :: result :: Result :: Err (__resilient_first) => :: resilient :: __private :: on_heap (async { let __resilient_op = __resilient_make () . build () ; \
-     let mut __resilient_exec = __resilient_op . resume (__resilient_first) ; \
-     while let :: core :: option :: Option :: Some (mut __resilient_next) = __resilient_exec . next_running () . await { let __resilient_work = :: core :: pin :: pin ! (__resilient_body (__resilient_next . attempt ())) ; \
-     __resilient_exec . drive (& mut __resilient_next , __resilient_work) . await ; \
+     let mut __resilient_exec = :: resilient :: __private :: resume (& __resilient_op , __resilient_first) ; \
+     while let :: core :: option :: Option :: Some (mut __resilient_next) = :: resilient :: __private :: next_running (& mut __resilient_exec) . await { let __resilient_work = :: core :: pin :: pin ! (__resilient_body (__resilient_next . attempt ())) ; \
+     :: resilient :: __private :: drive (& mut __resilient_exec , & mut __resilient_next , __resilient_work) . await ; \
      } \
      __resilient_exec . finish () }) . await , } } }";
 

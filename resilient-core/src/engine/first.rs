@@ -19,10 +19,10 @@ use crate::report::{FailureKind, Outcome};
 use crate::settings::Settings;
 
 /// A first attempt that succeeded on the fast path of
-/// [`Operation::first_attempt_async`](super::operation::Operation::first_attempt_async): the value and its timing, which
-/// [`Operation::outcome_of`](super::operation::Operation::outcome_of) turns into the outcome in the caller's own
+/// [`__private::first_attempt_async`](crate::__private::first_attempt_async): the value and its timing, which
+/// [`__private::outcome_of`](crate::__private::outcome_of) turns into the outcome in the caller's own
 /// future, so that the outcome is written once, where it is returned.
-#[must_use = "`Operation::outcome_of` turns it into the outcome"]
+#[must_use = "`__private::outcome_of` turns it into the outcome"]
 #[derive(Debug)]
 pub struct FirstSuccess<T, E> {
     /// The attempt's result, an `Ok`, moved as the attempt returned it: a
@@ -33,7 +33,7 @@ pub struct FirstSuccess<T, E> {
     pub(crate) elapsed: u64,
     pub(crate) deadline: Option<Duration>,
     /// Who hears of it, when that needs nothing but this: see
-    /// [`Operation::outcome_from`](super::operation::Operation::outcome_from).
+    /// [`__private::outcome_from`](crate::__private::outcome_from).
     pub(crate) listeners: Option<NamedListeners>,
 }
 
@@ -239,7 +239,7 @@ where
 }
 
 /// Builds an operation afresh, the same each time: what
-/// [`Operation::outcome_from`](super::operation::Operation::outcome_from) and [`Operation::finish_after`](super::operation::Operation::finish_after) take.
+/// [`__private::outcome_from`](crate::__private::outcome_from) and [`__private::finish_after`](crate::__private::finish_after) take.
 /// Implemented by every `Fn() -> Operation`.
 pub trait MakeOperation<Op> {
     /// A new operation.
@@ -254,11 +254,11 @@ impl<Op, F: Fn() -> Op> MakeOperation<Op> for F {
 }
 
 /// A first attempt that did not succeed on the fast path of
-/// [`Operation::first_attempt`](super::operation::Operation::first_attempt) or [`first_attempt_async_of`]:
+/// [`__private::first_attempt`](crate::__private::first_attempt) or [`first_attempt_async_of`]:
 /// how it ended and after how long, or that it has not run, because a gate
-/// (a breaker, a limiter) must admit it first. [`Operation::run_after`](super::operation::Operation::run_after) and
-/// [`Operation::resume_async`](super::operation::Operation::resume_async) go on from it.
-#[must_use = "`Operation::run_after` or `Operation::resume_async` goes on from it"]
+/// (a breaker, a limiter) must admit it first. [`__private::run_after`](crate::__private::run_after) and
+/// [`__private::resume_async`](crate::__private::resume_async) go on from it.
+#[must_use = "`__private::run_after` or `__private::resume_async` goes on from it"]
 #[derive(Debug)]
 pub struct FirstFailure<T, E> {
     pub(crate) elapsed: u64,
@@ -283,7 +283,7 @@ pub(crate) struct Failed<E> {
 }
 
 /// What an async first attempt reads of the settings before its future is
-/// made ([`Operation::first_attempt_async`](super::operation::Operation::first_attempt_async) and [`first_attempt_async_of`]).
+/// made ([`__private::first_attempt_async`](crate::__private::first_attempt_async) and [`first_attempt_async_of`]).
 pub struct FirstTerms<E> {
     /// A gate must admit the attempt: it takes the general path.
     pub(crate) general: bool,
@@ -329,7 +329,7 @@ impl<T, E> FirstFailure<T, E> {
 /// its counts in `tally`. It runs `f` as
 /// [`first_attempt`](super::operation::Operation::first_attempt) would on that operation,
 /// which is built only if the attempt fails
-/// ([`Operation::finish_after`](super::operation::Operation::finish_after)).
+/// ([`__private::finish_after`](crate::__private::finish_after)).
 ///
 /// What `#[resilient]` expands to for a blocking function of such options:
 /// its success path then holds no copy of the operation's builder.

@@ -5,6 +5,8 @@
 //! * `first.rs`: the first attempt every call makes, run before the
 //!   operation is built where it can be, and the two-step protocol of
 //!   `#[resilient]` made of it (`crate::__private`);
+//! * `expansion.rs`: the steps `#[resilient]`'s expansion takes on an
+//!   operation and its execution, as functions of `crate::__private`;
 //! * `policy_runs.rs`: the plain runs of [`RetryPolicy`](crate::RetryPolicy),
 //!   without a report;
 //! * `plan.rs`: what an execution borrows from its operation (settings,
@@ -40,6 +42,7 @@ mod core;
 mod decide;
 mod events;
 mod execution;
+pub(crate) mod expansion;
 mod first;
 pub(crate) mod gates;
 mod hedge;
@@ -54,7 +57,7 @@ pub(crate) mod span;
 
 #[cfg(feature = "tracing")]
 pub use events::trace_report;
-pub use execution::Execution;
+pub use execution::{Execution, Next};
 pub use first::{
     FirstFailure, FirstReads, FirstSuccess, MakeOperation, first_attempt_async_of,
     first_attempt_unbuilt, first_untimed_async_of,

@@ -173,7 +173,7 @@ macro_rules! with_parts {
 
 impl<T, E> Recipe<T, E> {
     /// The outcome of a first attempt that succeeded, as
-    /// [`Operation::outcome_from`] makes it for an operation named `name`
+    /// [`__private::outcome_from`](crate::__private::outcome_from) makes it for an operation named `name`
     /// and counted in `tally`, which is all a `Recipe`'s first success
     /// tells: nothing is built, but for the tile of `tally` while it has
     /// no settings to show, which `make` gives it.
@@ -309,7 +309,7 @@ where
         classify.classify(op)
     }
 
-    /// [`Operation::finish_after`] on the operation of these values: the
+    /// [`__private::finish_after`](crate::__private::finish_after) on the operation of these values: the
     /// failure path of a blocking function, one copy for every function
     /// of the same types.
     #[inline(never)]

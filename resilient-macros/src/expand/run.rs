@@ -129,9 +129,11 @@ fn blocking_on_demand(
     attempt: &TokenStream,
     fallbacks: &TokenStream,
 ) -> TokenStream {
-    let Names { make, body, .. } = names;
+    let Names {
+        root, make, body, ..
+    } = names;
     let failed = blocking_failure(names, fallbacks);
-    let first_attempt = quote!(#make().first_attempt(&mut #body));
+    let first_attempt = quote!(#root::__private::first_attempt(&#make(), &mut #body));
     blocking_first(names, attempt, &first_attempt, false, &failed)
 }
 
@@ -188,11 +190,11 @@ fn blocking_failure(names: &Names, fallbacks: &TokenStream) -> TokenStream {
         ..
     } = names;
     if fallbacks.is_empty() {
-        return quote!(#root::Operation::finish_after(&#make, #first, &mut #body));
+        return quote!(#root::__private::finish_after(&#make, #first, &mut #body));
     }
     quote! {
         let #op = #make();
-        match #op.run_after(#first, &mut #body) {
+        match #root::__private::run_after(&#op, #first, &mut #body) {
             ::core::result::Result::Ok(#done) => #done,
             ::core::result::Result::Err(mut #exec) => {
                 #fallbacks
@@ -211,10 +213,14 @@ fn async_recipe(
     fallbacks: &TokenStream,
 ) -> TokenStream {
     let Names {
-        make, op, first, ..
+        root,
+        make,
+        op,
+        first,
+        ..
     } = names;
     let built = quote!(#make().build());
-    let resume = quote!(#op.resume(#first));
+    let resume = quote!(#root::__private::resume(&#op, #first));
     let first = First {
         built: &built,
         of_recipe: true,
@@ -246,9 +252,9 @@ fn async_on_demand(
         ..
     } = names;
     let resume = if gated {
-        quote!(#op.resume_async(#first, |#given: #root::Attempt| #body(#given)).await)
+        quote!(#root::__private::resume_async(&#op, #first, |#given: #root::Attempt| #body(#given)).await)
     } else {
-        quote!(#op.resume(#first))
+        quote!(#root::__private::resume(&#op, #first))
     };
     let built = quote!(#make());
     let first = First {
@@ -365,6 +371,7 @@ fn on_heap(rest: &TokenStream, fallbacks: &TokenStream, names: &Names) -> TokenS
 /// fallbacks and the outcome.
 fn async_rest(names: &Names, fallbacks: &TokenStream) -> TokenStream {
     let Names {
+        root,
         exec,
         body,
         next,
@@ -372,9 +379,9 @@ fn async_rest(names: &Names, fallbacks: &TokenStream) -> TokenStream {
         ..
     } = names;
     quote! {
-        while let ::core::option::Option::Some(mut #next) = #exec.next_running().await {
+        while let ::core::option::Option::Some(mut #next) = #root::__private::next_running(&mut #exec).await {
             let #work = ::core::pin::pin!(#body(#next.attempt()));
-            #exec.drive(&mut #next, #work).await;
+            #root::__private::drive(&mut #exec, &mut #next, #work).await;
         }
         #fallbacks
         #exec.finish()
@@ -431,8 +438,8 @@ fn run_built(
             quote! {
                 {
                     let mut #body = #root::__private::attempt_async(#attempt);
-                    match #op.first_attempt_async(|#given: #root::Attempt| #body(#given)).await {
-                        ::core::result::Result::Ok(#done) => #op.outcome_of(#done),
+                    match #root::__private::first_attempt_async(&#op, |#given: #root::Attempt| #body(#given)).await {
+                        ::core::result::Result::Ok(#done) => #root::__private::outcome_of(&#op, #done),
                         ::core::result::Result::Err(mut #exec) => #rest,
                     }
                 }
@@ -456,7 +463,7 @@ fn outcome_from(recipe: bool, names: &Names) -> TokenStream {
         let name = Literal::string(&names.function_name);
         quote!(#root::__private::Recipe::outcome_from(#done, #name, &#tally, &#make))
     } else {
-        quote!(#root::Operation::outcome_from(#done, &#make))
+        quote!(#root::__private::outcome_from(#done, &#make))
     }
 }
 

@@ -618,9 +618,8 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// an `AsyncFnMut` awaits this. A plain function, type-checked once,
     /// where the same lines in each function's expansion were checked for
     /// each function.
-    #[doc(hidden)]
     #[inline]
-    pub fn drive<'x, Fut>(
+    pub(crate) fn drive<'x, Fut>(
         &'x mut self,
         next: &'x mut Next<'o, 'b, T, E>,
         mut work: Pin<&'x mut Fut>,
@@ -638,8 +637,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// [`poll_next`](Self::poll_next), a retry loop whose body is an
     /// `AsyncFnMut` (as `#[resilient]` writes it) compiles only the loop
     /// and the call into the body per function.
-    #[doc(hidden)]
-    pub async fn next_running(&mut self) -> Option<Next<'o, 'b, T, E>> {
+    pub(crate) async fn next_running(&mut self) -> Option<Next<'o, 'b, T, E>> {
         while self.next_async().await {
             if let Some((index, permits, context)) = self.begin_body().await {
                 return Some(Next {
@@ -657,9 +655,8 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// body's future is `work`, within its deadline; once it ends, records
     /// it. Out of line: one copy for every function of the operation's
     /// types, the body a trait object made at each poll.
-    #[doc(hidden)]
     #[inline(never)]
-    pub fn poll_next(
+    pub(crate) fn poll_next(
         &mut self,
         next: &mut Next<'o, 'b, T, E>,
         cx: &mut Context<'_>,
@@ -753,8 +750,8 @@ pub(crate) struct Opened<'b, T, E> {
     pub(crate) permits: Permits<'b, T, E>,
 }
 
-/// An attempt [`Execution::next_running`] began, for
-/// [`Execution::poll_next`] to run: an expansion detail of `#[resilient]`.
+/// An attempt `__private::next_running` began, for `__private::drive` to
+/// run: an expansion detail of `#[resilient]`.
 #[doc(hidden)]
 pub struct Next<'o, 'b, T, E> {
     index: usize,

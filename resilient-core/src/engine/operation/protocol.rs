@@ -1,6 +1,6 @@
-//! What `#[resilient]`'s expansion calls on an [`Operation`], hidden from
-//! its docs: the first attempt run before the rest is built, and the steps
-//! that go on from it.
+//! What `#[resilient]`'s expansion calls on an [`Operation`], through
+//! `crate::__private` (`engine/expansion.rs`): the first attempt run before
+//! the rest is built, and the steps that go on from it.
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -27,28 +27,13 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// What [`run_primary`](Operation::run_primary) does, in two steps, so
     /// that the operation a failure needs may be built only then: see
     /// `__private::first_attempt_async_of`.
-    ///
-    /// ```
-    /// use resilient::{FakeClock, Operation};
-    ///
-    /// let operation = || Operation::new().max_attempts(3).clock(FakeClock::new());
-    /// let mut calls = 0;
-    /// let mut body = |_| {
-    ///     calls += 1;
-    ///     if calls < 2 { Err("busy") } else { Ok(calls) }
-    /// };
-    /// let outcome = match operation().first_attempt(&mut body) {
-    ///     Ok(first) => operation().outcome_of(first),
-    ///     Err(first) => operation().run_after(first, &mut body).unwrap_or_else(|exec| exec.finish()),
-    /// };
-    /// assert_eq!(outcome.report().attempt_count(), 2);
-    /// assert_eq!(outcome.into_result(), Ok(2));
-    /// ```
     // The large `Err` holds the failed result, moved once to `run_after`.
     #[allow(clippy::result_large_err)]
     #[inline]
-    #[doc(hidden)]
-    pub fn first_attempt<F>(&self, f: &mut F) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
+    pub(crate) fn first_attempt<F>(
+        &self,
+        f: &mut F,
+    ) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
     where
         F: FnMut(Attempt) -> Result<T, E>,
     {
@@ -84,8 +69,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// function.
     // The large `Err` is the failure path, moved once to the fallbacks.
     #[allow(clippy::result_large_err)]
-    #[doc(hidden)]
-    pub fn run_after(
+    pub(crate) fn run_after(
         &self,
         first: FirstFailure<T, E>,
         f: &mut dyn FnMut(Attempt) -> Result<T, E>,
@@ -124,22 +108,8 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// `#[resilient]` calls this where every option's value is a constant:
     /// a call that succeeds at once then compiles to the body between two
     /// clock readings and one call that writes its outcome.
-    ///
-    /// ```
-    /// use resilient::{FakeClock, Operation};
-    ///
-    /// let make = || Operation::new().max_attempts(3).name("users.get").clock(FakeClock::new());
-    /// let mut body = |_| Ok::<_, String>(7);
-    /// let outcome = match make().first_attempt(&mut body) {
-    ///     Ok(first) => Operation::outcome_from(first, &make),
-    ///     Err(first) => Operation::finish_after(&make, first, &mut body),
-    /// };
-    /// assert_eq!(outcome.report().name(), "users.get");
-    /// assert_eq!(outcome.into_result(), Ok(7));
-    /// ```
     #[inline(always)]
-    #[doc(hidden)]
-    pub fn outcome_from(
+    pub(crate) fn outcome_from(
         first: FirstSuccess<T, E>,
         make: &dyn MakeOperation<Self>,
     ) -> Outcome<T, E> {
@@ -168,26 +138,8 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// One call, out of line, and one copy for every function of the same
     /// operation type: what a function compiles for its failure path is
     /// this call.
-    ///
-    /// ```
-    /// use resilient::{FakeClock, Operation};
-    ///
-    /// let make = || Operation::new().max_attempts(3).clock(FakeClock::new());
-    /// let mut calls = 0;
-    /// let mut body = |_| {
-    ///     calls += 1;
-    ///     if calls < 3 { Err("busy") } else { Ok(calls) }
-    /// };
-    /// let outcome = match make().first_attempt(&mut body) {
-    ///     Ok(first) => make().outcome_of(first),
-    ///     Err(first) => Operation::finish_after(&make, first, &mut body),
-    /// };
-    /// assert_eq!(outcome.report().attempt_count(), 3);
-    /// assert_eq!(outcome.into_result(), Ok(3));
-    /// ```
     #[inline(never)]
-    #[doc(hidden)]
-    pub fn finish_after(
+    pub(crate) fn finish_after(
         make: &dyn MakeOperation<Self>,
         first: FirstFailure<T, E>,
         f: &mut dyn FnMut(Attempt) -> Result<T, E>,
@@ -239,20 +191,11 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// [`first_attempt_async`](Operation::first_attempt_async) saw succeed.
     // Always inlined, as `first_success`.
     #[inline(always)]
-    #[doc(hidden)]
-    pub fn outcome_of(&self, first: FirstSuccess<T, E>) -> Outcome<T, E> {
+    pub(crate) fn outcome_of(&self, first: FirstSuccess<T, E>) -> Outcome<T, E> {
         // An operation whose first success has no `NamedListeners` runs under an
         // entry of the installed configuration on the general path only.
         let read = first.read();
         self.first_success(first.result, first.elapsed, (first.deadline, read))
-    }
-
-    /// The former name of [`outcome_of`](Operation::outcome_of).
-    #[deprecated(since = "0.1.0", note = "renamed `outcome_of`")]
-    #[doc(hidden)]
-    #[inline(always)]
-    pub fn succeeded(&self, first: FirstSuccess<T, E>) -> Outcome<T, E> {
-        self.outcome_of(first)
     }
 
     /// Runs the first async attempt: its value if it succeeded, for
@@ -264,30 +207,10 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// and a report of one record built in place. An operation with a
     /// circuit breaker always takes the general path: its first attempt
     /// comes back as an execution, which may already have succeeded.
-    ///
-    /// ```
-    /// use resilient::{Operation, TokioClock};
-    ///
-    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
-    /// let operation = Operation::<u32, String>::new().max_attempts(3).clock(TokioClock);
-    /// let outcome = match operation.first_attempt_async(async |_| Ok(7)).await {
-    ///     Ok(first) => operation.outcome_of(first),
-    ///     Err(mut exec) => {
-    ///         while exec.next_async().await {
-    ///             exec.attempt_async(async |_| Ok(7)).await;
-    ///         }
-    ///         exec.finish()
-    ///     }
-    /// };
-    /// assert_eq!(outcome.report().attempt_count(), 1);
-    /// assert_eq!(outcome.into_result(), Ok(7));
-    /// # });
-    /// ```
     // The large `Err` is the failure path, moved once to the retries.
     #[allow(clippy::result_large_err)]
     #[inline]
-    #[doc(hidden)]
-    pub fn first_attempt_async<F, Fut>(
+    pub(crate) fn first_attempt_async<F, Fut>(
         &self,
         f: F,
     ) -> impl Future<Output = Result<FirstSuccess<T, E>, Execution<'_, 'b, T, E, C, H>>>
@@ -358,34 +281,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// [`resume_async`](Operation::resume_async), which runs that one in
     /// its own future, so that a function whose gates admit it and whose
     /// body succeeds goes on without the retry loop.
-    ///
-    /// ```
-    /// use resilient::{Operation, TokioClock};
-    ///
-    /// # tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap().block_on(async {
-    /// let make = || Operation::<u32, String>::new().max_attempts(3).clock(TokioClock);
-    /// let mut calls = 0;
-    /// let mut body = async |_| {
-    ///     calls += 1;
-    ///     if calls < 3 { Err("busy".to_owned()) } else { Ok(calls) }
-    /// };
-    /// let outcome = match resilient::__private::first_attempt_async_of(&make, |a| body(a)).await {
-    ///     Ok(first) => Operation::outcome_from(first, &make),
-    ///     Err(first) => {
-    ///         let operation = make();
-    ///         let mut exec = operation.resume(first);
-    ///         while exec.next_async().await {
-    ///             exec.attempt_async(|a| body(a)).await;
-    ///         }
-    ///         exec.finish()
-    ///     }
-    /// };
-    /// assert_eq!(outcome.report().attempt_count(), 3);
-    /// assert_eq!(outcome.into_result(), Ok(3));
-    /// # });
-    /// ```
-    #[doc(hidden)]
-    pub fn resume(&self, first: FirstFailure<T, E>) -> Execution<'_, 'b, T, E, C, H> {
+    pub(crate) fn resume(&self, first: FirstFailure<T, E>) -> Execution<'_, 'b, T, E, C, H> {
         let elapsed = first.elapsed;
         match first.into_ran() {
             Some((result, read)) => Execution::after_first(&self.plan, elapsed, result, read),
@@ -397,8 +293,7 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// `attempt_async`), fallbacks and [`finish`](Execution::finish): a
     /// first attempt that a gate must admit runs here, through `f`. See
     /// `__private::first_attempt_async_of`.
-    #[doc(hidden)]
-    pub async fn resume_async<F, Fut>(
+    pub(crate) async fn resume_async<F, Fut>(
         &self,
         first: FirstFailure<T, E>,
         f: F,

@@ -1,0 +1,219 @@
+//! The steps `#[resilient]`'s expansion takes on an [`Operation`] and on
+//! the [`Execution`] it starts, as functions of `crate::__private`: the
+//! protocol between the attribute and the engine, which changes with the
+//! attribute in any release. None of it is a method of a public type, so
+//! the public API is what a user writes by hand.
+//!
+//! Each step is the operation's own (`operation/protocol.rs`,
+//! `execution/mod.rs`), inlined into its caller: a step costs what the
+//! method it stands for costs.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use super::execution::{Execution, Next};
+use super::first::{FirstFailure, FirstSuccess, MakeOperation};
+use super::hooks::HookSet;
+use super::operation::Operation;
+use crate::attempt::Attempt;
+use crate::clock::Clock;
+use crate::report::Outcome;
+
+/// Runs the first blocking attempt of `op`: its value if it succeeded, for
+/// [`outcome_of`] or [`outcome_from`] to turn into the outcome, or else how
+/// it failed, for [`run_after`] or [`finish_after`] to go on from. An
+/// operation whose gates must admit the first attempt (a breaker, a
+/// limiter) leaves it to them.
+///
+/// ```
+/// use resilient::{FakeClock, Operation};
+/// use resilient::__private::{finish_after, first_attempt, outcome_from};
+///
+/// let make = || Operation::new().max_attempts(3).name("users.get").clock(FakeClock::new());
+/// let mut calls = 0;
+/// let mut body = |_| {
+///     calls += 1;
+///     if calls < 3 { Err("busy") } else { Ok(calls) }
+/// };
+/// let outcome = match first_attempt(&make(), &mut body) {
+///     Ok(first) => outcome_from(first, &make),
+///     Err(first) => finish_after(&make, first, &mut body),
+/// };
+/// assert_eq!(outcome.report().attempt_count(), 3);
+/// assert_eq!(outcome.into_result(), Ok(3));
+/// ```
+// The large `Err` holds the failed result, moved once to the retries.
+#[allow(clippy::result_large_err)]
+#[inline(always)]
+pub fn first_attempt<T, E, C: Clock, H: HookSet<T, E>, F>(
+    op: &Operation<'_, T, E, C, H>,
+    f: &mut F,
+) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
+where
+    F: FnMut(Attempt) -> Result<T, E>,
+{
+    op.first_attempt(f)
+}
+
+/// The blocking attempts of `op` after `first`, by `f`: the outcome if one
+/// succeeded, or else the failed execution, ready for fallbacks and
+/// [`finish`](Execution::finish).
+// The large `Err` is the failure path, moved once to the fallbacks.
+#[allow(clippy::result_large_err)]
+#[inline(always)]
+pub fn run_after<'o, 'b, T, E, C: Clock, H: HookSet<T, E>>(
+    op: &'o Operation<'b, T, E, C, H>,
+    first: FirstFailure<T, E>,
+    f: &mut dyn FnMut(Attempt) -> Result<T, E>,
+) -> Result<Outcome<T, E>, Execution<'o, 'b, T, E, C, H>> {
+    op.run_after(first, f)
+}
+
+/// [`run_after`] and then [`finish`](Execution::finish), on the operation
+/// `make` builds: the outcome of a blocking function without fallbacks,
+/// one call out of line for every function of the operation's types.
+#[inline(always)]
+pub fn finish_after<T, E, C: Clock, H: HookSet<T, E>>(
+    make: &dyn MakeOperation<Operation<'_, T, E, C, H>>,
+    first: FirstFailure<T, E>,
+    f: &mut dyn FnMut(Attempt) -> Result<T, E>,
+) -> Outcome<T, E> {
+    Operation::finish_after(make, first, f)
+}
+
+/// The outcome of a first attempt that succeeded, on the operation `make`
+/// builds, built only if the outcome needs more of it than `first` holds
+/// (its gates, a report hook, a name made at run time).
+#[inline(always)]
+pub fn outcome_from<T, E, C: Clock, H: HookSet<T, E>>(
+    first: FirstSuccess<T, E>,
+    make: &dyn MakeOperation<Operation<'_, T, E, C, H>>,
+) -> Outcome<T, E> {
+    Operation::outcome_from(first, make)
+}
+
+/// The outcome of a first attempt of `op` that succeeded.
+#[inline(always)]
+pub fn outcome_of<T, E, C: Clock, H: HookSet<T, E>>(
+    op: &Operation<'_, T, E, C, H>,
+    first: FirstSuccess<T, E>,
+) -> Outcome<T, E> {
+    op.outcome_of(first)
+}
+
+/// Runs the first async attempt of `op` (a hedged or idempotent
+/// function's, whose operation is built before it): its value if it
+/// succeeded, for [`outcome_of`], or else the execution, to drive through
+/// the retries.
+///
+/// ```
+/// use resilient::{Operation, TokioClock};
+/// use resilient::__private::{first_attempt_async, outcome_of};
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+/// let operation = Operation::<u32, String>::new().max_attempts(3).clock(TokioClock);
+/// let outcome = match first_attempt_async(&operation, async |_| Ok(7)).await {
+///     Ok(first) => outcome_of(&operation, first),
+///     Err(mut exec) => {
+///         while exec.next_async().await {
+///             exec.attempt_async(async |_| Ok(7)).await;
+///         }
+///         exec.finish()
+///     }
+/// };
+/// assert_eq!(outcome.report().attempt_count(), 1);
+/// assert_eq!(outcome.into_result(), Ok(7));
+/// # });
+/// ```
+// The large `Err` is the failure path, moved once to the retries.
+#[allow(clippy::result_large_err)]
+#[inline(always)]
+pub fn first_attempt_async<'o, 'b, T, E, C: Clock, H: HookSet<T, E>, F, Fut>(
+    op: &'o Operation<'b, T, E, C, H>,
+    f: F,
+) -> impl Future<Output = Result<FirstSuccess<T, E>, Execution<'o, 'b, T, E, C, H>>>
+where
+    F: FnOnce(Attempt) -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+{
+    op.first_attempt_async(f)
+}
+
+/// The execution of `op` after `first`, for the retries, fallbacks and
+/// [`finish`](Execution::finish), without running anything: a first
+/// attempt that a gate must admit is then the first the retry loop runs.
+///
+/// ```
+/// use resilient::{Operation, TokioClock};
+/// use resilient::__private::{first_attempt_async_of, outcome_from, resume};
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap().block_on(async {
+/// let make = || Operation::<u32, String>::new().max_attempts(3).clock(TokioClock);
+/// let mut calls = 0;
+/// let mut body = async |_| {
+///     calls += 1;
+///     if calls < 3 { Err("busy".to_owned()) } else { Ok(calls) }
+/// };
+/// let outcome = match first_attempt_async_of(&make, |a| body(a)).await {
+///     Ok(first) => outcome_from(first, &make),
+///     Err(first) => {
+///         let operation = make();
+///         let mut exec = resume(&operation, first);
+///         while exec.next_async().await {
+///             exec.attempt_async(|a| body(a)).await;
+///         }
+///         exec.finish()
+///     }
+/// };
+/// assert_eq!(outcome.report().attempt_count(), 3);
+/// assert_eq!(outcome.into_result(), Ok(3));
+/// # });
+/// ```
+#[inline(always)]
+pub fn resume<'o, 'b, T, E, C: Clock, H: HookSet<T, E>>(
+    op: &'o Operation<'b, T, E, C, H>,
+    first: FirstFailure<T, E>,
+) -> Execution<'o, 'b, T, E, C, H> {
+    op.resume(first)
+}
+
+/// [`resume`], where a first attempt that a gate must admit runs here,
+/// through `f`, in its own future: a function whose gates admit it and
+/// whose body succeeds goes on without the retry loop.
+#[inline(always)]
+pub fn resume_async<'o, 'b, T, E, C: Clock, H: HookSet<T, E>, F, Fut>(
+    op: &'o Operation<'b, T, E, C, H>,
+    first: FirstFailure<T, E>,
+    f: F,
+) -> impl Future<Output = Execution<'o, 'b, T, E, C, H>>
+where
+    F: FnOnce(Attempt) -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+{
+    op.resume_async(first, f)
+}
+
+/// Waits for the next primary attempt of `exec` and begins it: `None` once
+/// the call stops. With [`drive`], the retry loop of a body that is an
+/// `AsyncFnMut`, as the attribute writes it: per function, only the loop
+/// and the call into the body are compiled.
+#[inline(always)]
+pub fn next_running<'x, 'o, 'b, T, E, C: Clock, H: HookSet<T, E>>(
+    exec: &'x mut Execution<'o, 'b, T, E, C, H>,
+) -> impl Future<Output = Option<Next<'o, 'b, T, E>>> + use<'x, 'o, 'b, T, E, C, H> {
+    exec.next_running()
+}
+
+/// Runs the attempt [`next_running`] began, whose body's future is
+/// `work`, within its deadline, and records it.
+#[inline(always)]
+pub fn drive<'x, 'o, 'b, T, E, C: Clock, H: HookSet<T, E>, Fut>(
+    exec: &'x mut Execution<'o, 'b, T, E, C, H>,
+    next: &'x mut Next<'o, 'b, T, E>,
+    work: Pin<&'x mut Fut>,
+) -> impl Future<Output = ()> + use<'x, 'o, 'b, T, E, C, H, Fut>
+where
+    Fut: Future<Output = Result<T, E>>,
+{
+    exec.drive(next, work)
+}
