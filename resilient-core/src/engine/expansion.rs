@@ -6,7 +6,23 @@
 //!
 //! Each step is the operation's own (`operation/protocol.rs`,
 //! `execution/mod.rs`), inlined into its caller: a step costs what the
-//! method it stands for costs.
+//! method it stands for costs. Those methods are the crate's own:
+//!
+//! ```compile_fail,E0624
+//! use resilient::{Attempt, Operation};
+//!
+//! let operation = Operation::<u32, String>::new().max_attempts(2);
+//! let mut body = |_: Attempt| Ok::<u32, String>(1);
+//! let _ = operation.first_attempt(&mut body);
+//! ```
+//!
+//! ```compile_fail,E0624
+//! use resilient::Operation;
+//!
+//! let operation = Operation::<u32, String>::new().max_attempts(2);
+//! let mut exec = operation.start();
+//! let _ = exec.next_running();
+//! ```
 
 use std::future::Future;
 use std::pin::Pin;
