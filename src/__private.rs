@@ -13,6 +13,7 @@ pub use resilient_core::__private::{
     IdempotentCall, Recipe, Tally, drive, finish_after, first_attempt, first_attempt_async,
     first_attempt_async_of, first_attempt_unbuilt, first_untimed_async_of, idempotency_fingerprint,
     next_running, outcome_from, outcome_of, resume, resume_async, run_after,
+    run_blocking_on_demand, run_blocking_recipe, run_blocking_unbuilt,
 };
 pub use resilient_core::idempotency::{
     DEFAULT_TTL, IdempotencyConflictFailure, IdempotencyFailure, erase as idempotency_store,

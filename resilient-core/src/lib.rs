@@ -165,7 +165,8 @@ pub use engine::{Execution, Hedged, Idempotent, Operation, ThrottledPolicy};
 pub mod __private {
     pub use crate::engine::expansion::{
         drive, finish_after, first_attempt, first_attempt_async, next_running, outcome_from,
-        outcome_of, resume, resume_async, run_after,
+        outcome_of, resume, resume_async, run_after, run_blocking_on_demand, run_blocking_recipe,
+        run_blocking_unbuilt,
     };
     pub use crate::engine::{
         Fingerprint, FirstFailure, FirstReads, FirstSuccess, IdempotentCall, MakeOperation, Next,

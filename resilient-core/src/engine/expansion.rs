@@ -28,12 +28,88 @@ use std::future::Future;
 use std::pin::Pin;
 
 use super::execution::{Execution, Next};
-use super::first::{FirstFailure, FirstSuccess, MakeOperation};
+use super::first::{FirstFailure, FirstSuccess, MakeOperation, first_attempt_unbuilt};
 use super::hooks::HookSet;
 use super::operation::Operation;
+use super::recipe::{Classifier, Recipe};
 use crate::attempt::Attempt;
 use crate::clock::Clock;
+use crate::observe::Tally;
 use crate::report::Outcome;
+
+/// The whole run of a blocking function without fallbacks whose every
+/// option a [`Recipe`] holds: its first attempt unbuilt, named `name` and
+/// counted in `tally`, then on a failure the values `make` writes, built
+/// by the one function every function of the same types shares.
+#[inline(always)]
+pub fn run_blocking_recipe<T, E, K, C, F>(
+    name: &'static str,
+    tally: &'static Tally,
+    make: &impl Fn() -> Recipe<T, E, K, C>,
+    body: &mut F,
+) -> Outcome<T, E>
+where
+    K: Classifier<E>,
+    K::Hooks: HookSet<T, E>,
+    C: Clock,
+    F: FnMut(Attempt) -> Result<T, E>,
+{
+    match first_attempt_unbuilt(name, tally, body) {
+        Ok(done) => Recipe::outcome_from(done, name, tally, make),
+        Err(first) => make().finish_after(first, body),
+    }
+}
+
+/// The whole run of a blocking function without fallbacks whose options
+/// are all read only after a failure: its first attempt unbuilt, named
+/// `name` and counted in `tally`, then the operation `make` builds.
+///
+/// ```
+/// use resilient::Operation;
+/// use resilient::__private::{Tally, run_blocking_unbuilt};
+///
+/// static TALLY: Tally = Tally::named("lookup");
+/// let make = || Operation::new().max_attempts(3).name("lookup");
+/// let mut calls = 0;
+/// let mut body = |_| {
+///     calls += 1;
+///     if calls < 2 { Err("busy") } else { Ok(calls) }
+/// };
+/// let outcome = run_blocking_unbuilt("lookup", &TALLY, &make, &mut body);
+/// assert_eq!(outcome.report().attempt_count(), 2);
+/// assert_eq!(outcome.into_result(), Ok(2));
+/// ```
+#[inline(always)]
+pub fn run_blocking_unbuilt<T, E, C: Clock, H: HookSet<T, E>, F>(
+    name: &'static str,
+    tally: &'static Tally,
+    make: &dyn MakeOperation<Operation<'_, T, E, C, H>>,
+    body: &mut F,
+) -> Outcome<T, E>
+where
+    F: FnMut(Attempt) -> Result<T, E>,
+{
+    match first_attempt_unbuilt(name, tally, body) {
+        Ok(done) => Operation::outcome_from(done, make),
+        Err(first) => Operation::finish_after(make, first, body),
+    }
+}
+
+/// The whole run of a blocking function without fallbacks on the
+/// operation `make` builds, for its first attempt too.
+#[inline(always)]
+pub fn run_blocking_on_demand<T, E, C: Clock, H: HookSet<T, E>, F>(
+    make: &dyn MakeOperation<Operation<'_, T, E, C, H>>,
+    body: &mut F,
+) -> Outcome<T, E>
+where
+    F: FnMut(Attempt) -> Result<T, E>,
+{
+    match make.make().first_attempt(body) {
+        Ok(done) => Operation::outcome_from(done, make),
+        Err(first) => Operation::finish_after(make, first, body),
+    }
+}
 
 /// Runs the first blocking attempt of `op`: its value if it succeeded, for
 /// [`outcome_of`] or [`outcome_from`] to turn into the outcome, or else how

@@ -98,32 +98,52 @@ fn grants_no_deadline(attrs: &Attrs) -> bool {
     attrs.timeout.is_none() && attrs.budget.is_none() && attrs.retry.is_none()
 }
 
-/// [`Shape::BlockingRecipe`]: the first attempt unbuilt; a failure
-/// finished by one call, compiled once for every function of the
-/// operation's types, on the values `make` writes.
+/// [`Shape::BlockingRecipe`]: one call, `run_blocking_recipe`: the first
+/// attempt unbuilt; a failure finished by one call, compiled once for
+/// every function of the operation's types, on the values `make` writes.
 fn blocking_recipe(names: &Names, attempt: &TokenStream) -> TokenStream {
-    let Names {
-        make, first, body, ..
-    } = names;
-    let failed = quote!(#make().finish_after(#first, &mut #body));
-    let first_attempt = unbuilt_first_attempt(names);
-    blocking_first(names, attempt, &first_attempt, true, &failed)
+    let run = unbuilt_run(names, "run_blocking_recipe");
+    blocking_run(names, attempt, &run)
 }
 
 /// [`Shape::BlockingUnbuiltFirst`]: the first attempt unbuilt, the rest
-/// on the operation `make` builds.
+/// on the operation `make` builds; one call, `run_blocking_unbuilt`,
+/// without fallbacks.
 fn blocking_unbuilt_first(
     names: &Names,
     attempt: &TokenStream,
     fallbacks: &TokenStream,
 ) -> TokenStream {
-    let failed = blocking_failure(names, fallbacks);
-    let first_attempt = unbuilt_first_attempt(names);
-    blocking_first(names, attempt, &first_attempt, false, &failed)
+    if fallbacks.is_empty() {
+        let run = unbuilt_run(names, "run_blocking_unbuilt");
+        return blocking_run(names, attempt, &run);
+    }
+    let Names {
+        root, tally, body, ..
+    } = names;
+    let name = Literal::string(&names.function_name);
+    let first_attempt = quote!(#root::__private::first_attempt_unbuilt(#name, &#tally, &mut #body));
+    blocking_with_fallbacks(names, attempt, &first_attempt, fallbacks)
+}
+
+/// The call of `entry`, a whole blocking run whose first attempt runs
+/// unbuilt: named by the function, counted in its `static`, on the
+/// operation `make` builds after a failure.
+fn unbuilt_run(names: &Names, entry: &str) -> TokenStream {
+    let Names {
+        root,
+        make,
+        tally,
+        body,
+        ..
+    } = names;
+    let name = Literal::string(&names.function_name);
+    let entry = Ident::new(entry, Span::call_site());
+    quote!(#root::__private::#entry(#name, &#tally, &#make, &mut #body))
 }
 
 /// [`Shape::BlockingOnDemand`]: every attempt on the operation `make`
-/// builds.
+/// builds; one call, `run_blocking_on_demand`, without fallbacks.
 fn blocking_on_demand(
     names: &Names,
     attempt: &TokenStream,
@@ -132,53 +152,37 @@ fn blocking_on_demand(
     let Names {
         root, make, body, ..
     } = names;
-    let failed = blocking_failure(names, fallbacks);
+    if fallbacks.is_empty() {
+        let run = quote!(#root::__private::run_blocking_on_demand(&#make, &mut #body));
+        return blocking_run(names, attempt, &run);
+    }
     let first_attempt = quote!(#root::__private::first_attempt(&#make(), &mut #body));
-    blocking_first(names, attempt, &first_attempt, false, &failed)
+    blocking_with_fallbacks(names, attempt, &first_attempt, fallbacks)
 }
 
-/// A blocking first attempt that reads nothing of the operation, run
-/// before it is built: its counts are the function's `static`.
-fn unbuilt_first_attempt(names: &Names) -> TokenStream {
-    let Names {
-        root, tally, body, ..
-    } = names;
-    let name = Literal::string(&names.function_name);
-    quote!(#root::__private::first_attempt_unbuilt(#name, &#tally, &mut #body))
-}
-
-/// A blocking run on an operation built on demand: `first_attempt`, then
-/// its outcome if it succeeded, or `failed` with the failure as `first`.
-fn blocking_first(
-    names: &Names,
-    attempt: &TokenStream,
-    first_attempt: &TokenStream,
-    recipe: bool,
-    failed: &TokenStream,
-) -> TokenStream {
-    let Names {
-        root,
-        first,
-        body,
-        done,
-        ..
-    } = names;
-    let succeeded = outcome_from(recipe, names);
+/// A blocking run that is one call of the engine, `run`, on the attempt
+/// closure.
+fn blocking_run(names: &Names, attempt: &TokenStream, run: &TokenStream) -> TokenStream {
+    let Names { root, body, .. } = names;
     quote! {
         {
             let mut #body = #root::__private::attempt_blocking(#attempt);
-            match #first_attempt {
-                ::core::result::Result::Ok(#done) => #succeeded,
-                ::core::result::Result::Err(#first) => { #failed }
-            }
+            #run
         }
     }
 }
 
-/// The rest of a blocking run built on demand, after a first attempt
-/// that failed (`first`): without fallbacks one call, compiled once for
-/// every function of the operation's types.
-fn blocking_failure(names: &Names, fallbacks: &TokenStream) -> TokenStream {
+/// A blocking run on an operation built on demand, with fallbacks: its
+/// `first_attempt`, then its outcome if it succeeded, or else the
+/// attempts after it and each fallback while one is due. The fallbacks
+/// are written here, after the attempts: the last one takes the
+/// arguments themselves, which the attempt closure borrows.
+fn blocking_with_fallbacks(
+    names: &Names,
+    attempt: &TokenStream,
+    first_attempt: &TokenStream,
+    fallbacks: &TokenStream,
+) -> TokenStream {
     let Names {
         root,
         op,
@@ -189,16 +193,22 @@ fn blocking_failure(names: &Names, fallbacks: &TokenStream) -> TokenStream {
         done,
         ..
     } = names;
-    if fallbacks.is_empty() {
-        return quote!(#root::__private::finish_after(&#make, #first, &mut #body));
-    }
+    let succeeded = outcome_from(false, names);
     quote! {
-        let #op = #make();
-        match #root::__private::run_after(&#op, #first, &mut #body) {
-            ::core::result::Result::Ok(#done) => #done,
-            ::core::result::Result::Err(mut #exec) => {
-                #fallbacks
-                #exec.finish()
+        {
+            let mut #body = #root::__private::attempt_blocking(#attempt);
+            match #first_attempt {
+                ::core::result::Result::Ok(#done) => #succeeded,
+                ::core::result::Result::Err(#first) => {
+                    let #op = #make();
+                    match #root::__private::run_after(&#op, #first, &mut #body) {
+                        ::core::result::Result::Ok(#done) => #done,
+                        ::core::result::Result::Err(mut #exec) => {
+                            #fallbacks
+                            #exec.finish()
+                        }
+                    }
+                }
             }
         }
     }
