@@ -101,10 +101,8 @@ pub fn run_blocking_unbuilt<T, E, C: Clock, H: HookSet<T, E>, F>(
 where
     F: FnMut(Attempt) -> Result<T, E>,
 {
-    match first_attempt_unbuilt(name, tally, body) {
-        Ok(done) => Operation::outcome_from(done, make),
-        Err(first) => Operation::finish_after(make, first, body),
-    }
+    let first = first_attempt_unbuilt(name, tally, body);
+    outcome_after(first, make, body)
 }
 
 /// The whole run of a blocking function without fallbacks on the
@@ -117,7 +115,21 @@ pub fn run_blocking_on_demand<T, E, C: Clock, H: HookSet<T, E>, F>(
 where
     F: FnMut(Attempt) -> Result<T, E>,
 {
-    match make.make().first_attempt(body) {
+    let first = make.make().first_attempt(body);
+    outcome_after(first, make, body)
+}
+
+/// The outcome of a blocking run after its `first` attempt, on the
+/// operation `make` builds: that attempt's, or the attempts' after it.
+// The large `Err` holds the failed result, moved once to the retries.
+#[allow(clippy::result_large_err)]
+#[inline(always)]
+fn outcome_after<T, E, C: Clock, H: HookSet<T, E>>(
+    first: Result<FirstSuccess<T, E>, FirstFailure<T, E>>,
+    make: &dyn MakeOperation<Operation<'_, T, E, C, H>>,
+    body: &mut dyn FnMut(Attempt) -> Result<T, E>,
+) -> Outcome<T, E> {
+    match first {
         Ok(done) => Operation::outcome_from(done, make),
         Err(first) => Operation::finish_after(make, first, body),
     }

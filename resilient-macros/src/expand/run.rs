@@ -194,24 +194,22 @@ fn blocking_with_fallbacks(
         ..
     } = names;
     let succeeded = outcome_from(false, names);
-    quote! {
-        {
-            let mut #body = #root::__private::attempt_blocking(#attempt);
-            match #first_attempt {
-                ::core::result::Result::Ok(#done) => #succeeded,
-                ::core::result::Result::Err(#first) => {
-                    let #op = #make();
-                    match #root::__private::run_after(&#op, #first, &mut #body) {
-                        ::core::result::Result::Ok(#done) => #done,
-                        ::core::result::Result::Err(mut #exec) => {
-                            #fallbacks
-                            #exec.finish()
-                        }
+    let run = quote! {
+        match #first_attempt {
+            ::core::result::Result::Ok(#done) => #succeeded,
+            ::core::result::Result::Err(#first) => {
+                let #op = #make();
+                match #root::__private::run_after(&#op, #first, &mut #body) {
+                    ::core::result::Result::Ok(#done) => #done,
+                    ::core::result::Result::Err(mut #exec) => {
+                        #fallbacks
+                        #exec.finish()
                     }
                 }
             }
         }
-    }
+    };
+    blocking_run(names, attempt, &run)
 }
 
 /// [`Shape::AsyncRecipe`]: the first attempt reads its terms from the
