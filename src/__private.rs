@@ -8,7 +8,16 @@ use std::future::Future;
 use std::marker::PhantomData;
 use std::time::Duration;
 
-// Named by the expansion.
+// The run of each shape of the expansion (`shapes.rs`).
+pub use crate::{
+    __resilient_async_on_demand as async_on_demand, __resilient_async_recipe as async_recipe,
+    __resilient_blocking_on_demand as blocking_on_demand,
+    __resilient_blocking_recipe as blocking_recipe,
+    __resilient_blocking_unbuilt as blocking_unbuilt, __resilient_built_async as built_async,
+    __resilient_built_blocking as built_blocking, __resilient_built_hedged as built_hedged,
+    __resilient_idempotent as idempotent,
+};
+// Named by the shapes' macros.
 pub use resilient_core::__private::{
     IdempotentCall, Recipe, Tally, drive, finish_after, first_attempt, first_attempt_async,
     first_attempt_async_of, first_attempt_unbuilt, first_untimed_async_of, idempotency_fingerprint,

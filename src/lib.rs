@@ -88,3 +88,4 @@ pub struct ReadmeDoctests;
 /// stability promise.
 #[doc(hidden)]
 pub mod __private;
+mod shapes;

@@ -79,27 +79,14 @@ fn no_options_is_one_attempt_with_a_report() {
         &out,
         "static __RESILIENT_TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: named (\"call\") ; let __resilient_make = || (const {",
     );
+    // The run is one call of its shape's macro: untimed, named, counted
+    // in the function's `static`, on the `Recipe` `make` writes, with the
+    // attempt closure and no fallbacks.
     assert_contains(
         &out,
-        "while let :: core :: option :: Option :: Some (mut __resilient_next) = :: resilient :: __private :: next_running (& mut __resilient_exec) . await { let __resilient_work = :: core :: pin :: pin ! (__resilient_body (__resilient_next . attempt ())) ; :: resilient :: __private :: drive (& mut __resilient_exec , & mut __resilient_next , __resilient_work) . await ;",
+        ":: resilient :: __private :: async_recipe ! (untimed , \"call\" , __RESILIENT_TALLY , __resilient_make , async | _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) . await } , [] , []) }",
     );
-    assert_contains(
-        &out,
-        "let mut __resilient_body = :: resilient :: __private :: attempt_async (async | _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) . await }) ;",
-    );
-    assert_contains(
-        &out,
-        "let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: recipe",
-    );
-    assert_contains(
-        &out,
-        ":: resilient :: __private :: first_untimed_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await",
-    );
-    assert_contains(
-        &out,
-        "Ok (__resilient_done) => :: resilient :: __private :: Recipe :: outcome_from (__resilient_done , \"call\" , & __RESILIENT_TALLY , & __resilient_make)",
-    );
-    assert_contains(&out, "__resilient_exec . finish () }) . await , } } }");
+    assert!(!out.contains("next_running"), "{out}");
     assert!(!out.contains("max_attempts"));
     assert!(!out.contains("compile_error"));
 }
@@ -177,11 +164,18 @@ fn an_operation_of_constants_is_built_where_it_is_read() {
 
 #[test]
 fn an_async_first_attempt_a_gate_admits_runs_outside_the_retry_loop() {
-    let resumed = "let mut __resilient_exec = :: resilient :: __private :: resume (& __resilient_op , __resilient_first) ;";
-    let run_unboxed = "let mut __resilient_exec = :: resilient :: __private :: resume_async (& __resilient_op , __resilient_first , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await ;";
+    let run_unboxed = ":: resilient :: __private :: async_on_demand ! (gated ,";
     let plain = expanded(quote!(retries = 2), async_fn());
-    assert_contains(&plain, resumed);
-    assert!(!plain.contains("resume_async"), "{plain}");
+    assert_contains(
+        &plain,
+        ":: resilient :: __private :: async_recipe ! (untimed ,",
+    );
+    assert!(!plain.contains("gated"), "{plain}");
+    let ungated = expanded(quote!(retries = 2, on_retry = log), async_fn());
+    assert_contains(
+        &ungated,
+        ":: resilient :: __private :: async_on_demand ! (ungated , untimed , __resilient_make ,",
+    );
     for gate in [
         quote!(retries = 2, circuit_breaker = &BREAKER),
         quote!(retries = 2, limit = &POOL),
@@ -199,24 +193,28 @@ fn a_blocking_fn_with_fallbacks_keeps_its_execution_for_them() {
     let out = expanded(quote!(retries = 2, fallback = cached), blocking_fn());
     assert_contains(
         &out,
-        "let __resilient_op = __resilient_make () ; match :: resilient :: __private :: run_after (& __resilient_op , __resilient_first , & mut __resilient_body) {",
+        ":: resilient :: __private :: blocking_unbuilt ! (\"call\" , __RESILIENT_TALLY , __resilient_make , | _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) } , [] , [| __resilient_error : & ProviderError , __resilient_attempt : :: resilient :: Attempt | -> Result < String , ProviderError > {",
     );
-    assert!(!out.contains("finish_after"), "{out}");
+    let out = expanded(
+        quote!(retries = 2, fallback = cached, budget = "1s"),
+        blocking_fn(),
+    );
+    assert_contains(
+        &out,
+        ":: resilient :: __private :: blocking_on_demand ! (__resilient_make , | _ : :: resilient :: Attempt |",
+    );
+    assert_contains(&out, "} , [] , [| __resilient_error : & ProviderError ,");
 }
 
 #[test]
 fn blocking_fn_uses_the_blocking_loop_and_the_default_clock() {
     let out = expanded(quote!(retries = 2), blocking_fn());
-    assert_contains(
-        &out,
-        "let mut __resilient_body = :: resilient :: __private :: attempt_blocking (| _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) }) ;",
-    );
     // Without fallbacks, the run is one call of the engine; after a
     // failure, one call shared by every function of the operation's
     // types, on values the compiler wrote.
     assert_contains(
         &out,
-        ":: resilient :: __private :: run_blocking_recipe (\"call\" , & __RESILIENT_TALLY , & __resilient_make , & mut __resilient_body) }",
+        ":: resilient :: __private :: blocking_recipe ! (\"call\" , __RESILIENT_TALLY , __resilient_make , | _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) }) }",
     );
     assert_contains(
         &out,
@@ -511,7 +509,7 @@ fn the_attempt_parameter_leaves_the_signature() {
     );
     assert_contains(
         &out,
-        "attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> Result < u32 , E > { let mut attempt : Attempt = __resilient_attempt ; { Ok (attempt . number ()) } }) ;",
+        "__resilient_make , async | __resilient_attempt : :: resilient :: Attempt | -> Result < u32 , E > { let mut attempt : Attempt = __resilient_attempt ; { Ok (attempt . number ()) } } , [] , [])",
     );
     assert!(!out.contains("# [attempt]"));
 }
@@ -528,12 +526,12 @@ fn fallback_gets_the_receiver_and_the_arguments() {
     );
     assert_contains(
         &out,
-        "if __resilient_exec . needs_fallback () { __resilient_exec . fallback_async (async | __resilient_error : & E , __resilient_attempt : :: resilient :: Attempt | -> Result < u32 , E > { :: resilient :: __private :: AsyncFallback :: < _ , E , Result < u32 , E > , _ > :: call ((self , id , name ,) , Self :: cached , __resilient_error , __resilient_attempt) . await }) . await ; }",
+        "} } , [] , [async | __resilient_error : & E , __resilient_attempt : :: resilient :: Attempt | -> Result < u32 , E > { :: resilient :: __private :: AsyncFallback :: < _ , E , Result < u32 , E > , _ > :: call ((self , id , name ,) , Self :: cached , __resilient_error , __resilient_attempt) . await }]) }",
     );
     let out = expanded(quote!(fallback = cached), blocking_fn());
     assert_contains(
         &out,
-        "__resilient_exec . fallback_blocking (| __resilient_error : & ProviderError , __resilient_attempt : :: resilient :: Attempt | -> Result < String , ProviderError > { :: resilient :: __private :: BlockingFallback :: < _ , ProviderError , Result < String , ProviderError > , _ > :: call ((prompt ,) , cached , __resilient_error , __resilient_attempt) }) ;",
+        "[| __resilient_error : & ProviderError , __resilient_attempt : :: resilient :: Attempt | -> Result < String , ProviderError > { :: resilient :: __private :: BlockingFallback :: < _ , ProviderError , Result < String , ProviderError > , _ > :: call ((prompt ,) , cached , __resilient_error , __resilient_attempt) }]) }",
     );
 }
 
@@ -1179,11 +1177,9 @@ const BLOCKING: &str = "\
      fn fetch (clock : & FakeClock , id : u32) -> :: resilient :: Outcome < String , FetchError > { \
      static __RESILIENT_TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: named (\"fetch\") ; \
      let __resilient_op = :: resilient :: __private :: operation :: < String , FetchError > ({ # [allow (unused_imports)] use :: resilient :: __private :: { ByDebug as _ , ByDisplay as _ } ; (&& :: resilient :: __private :: Describe :: < FetchError > :: NEW) . describer () }) . clock (clock) . expiring ({ # [allow (unused_imports)] use :: resilient :: __private :: { MakesNoTimeout as _ , MakesTimeout as _ } ; (&& :: resilient :: __private :: TimeoutProbe :: < FetchError > :: NEW) . maker () }) . max_attempts (3u32) . retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , FetchError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (1u64 , 0u32) , :: resilient :: __private :: Backoff :: DEFAULT_MAX)) . name (\"fetch\") . tally (& __RESILIENT_TALLY) ; \
-     { let mut __resilient_body = :: resilient :: __private :: attempt_blocking (| _ : :: resilient :: Attempt | -> Result < String , FetchError > { let mut id = :: resilient :: __private :: FreshPerAttempt :: fresh (:: resilient :: __private :: Argument :: of (& id)) ; \
+     :: resilient :: __private :: built_blocking ! (__resilient_op , | _ : :: resilient :: Attempt | -> Result < String , FetchError > { let mut id = :: resilient :: __private :: FreshPerAttempt :: fresh (:: resilient :: __private :: Argument :: of (& id)) ; \
      { id += 1 ; \
-     lookup (id) } }) ; \
-     match __resilient_op . run_primary (& mut __resilient_body) { :: core :: result :: Result :: Ok (__resilient_done) => __resilient_done , :: core :: result :: Result :: Err (mut __resilient_exec) => { if __resilient_exec . needs_fallback () { __resilient_exec . fallback_blocking (| __resilient_error : & FetchError , __resilient_attempt : :: resilient :: Attempt | -> Result < String , FetchError > { :: resilient :: __private :: BlockingFallback :: < _ , FetchError , Result < String , FetchError > , _ > :: call ((clock , id ,) , cached , __resilient_error , __resilient_attempt) }) ; \
-     } __resilient_exec . finish () } } } }";
+     lookup (id) } } , [] , [| __resilient_error : & FetchError , __resilient_attempt : :: resilient :: Attempt | -> Result < String , FetchError > { :: resilient :: __private :: BlockingFallback :: < _ , FetchError , Result < String , FetchError > , _ > :: call ((clock , id ,) , cached , __resilient_error , __resilient_attempt) }]) }";
 
 /// What [`whole_expansions`] expects of its `async fn`.
 const ASYNCHRONOUS: &str = "\
@@ -1193,14 +1189,8 @@ const ASYNCHRONOUS: &str = "\
      let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: recipe :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
      let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) . nested (:: resilient :: deadline :: Nested :: NoRetry) . name (\"complete\") ; \
      __resilient_op }) . describe ({ # [allow (unused_imports)] use :: resilient :: __private :: { ByDebug as _ , ByDisplay as _ } ; (&& :: resilient :: __private :: Describe :: < :: resilient :: __private :: ErrOf < AppResult < String > > > :: NEW) . describer () }) . tally (& __RESILIENT_TALLY) ; \
-     { let mut __resilient_body = :: resilient :: __private :: attempt_async (async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
-     { self . provider . complete (prompt , attempt . deadline ()) . await } }) ; \
-     match :: resilient :: __private :: first_attempt_async_of (& __resilient_make , | __resilient_given : :: resilient :: Attempt | __resilient_body (__resilient_given)) . await { :: core :: result :: Result :: Ok (__resilient_done) => :: resilient :: __private :: Recipe :: outcome_from (__resilient_done , \"complete\" , & __RESILIENT_TALLY , & __resilient_make) , :: core :: result :: Result :: Err (__resilient_first) => :: resilient :: __private :: on_heap (async { let __resilient_op = __resilient_make () . build () ; \
-     let mut __resilient_exec = :: resilient :: __private :: resume (& __resilient_op , __resilient_first) ; \
-     while let :: core :: option :: Option :: Some (mut __resilient_next) = :: resilient :: __private :: next_running (& mut __resilient_exec) . await { let __resilient_work = :: core :: pin :: pin ! (__resilient_body (__resilient_next . attempt ())) ; \
-     :: resilient :: __private :: drive (& mut __resilient_exec , & mut __resilient_next , __resilient_work) . await ; \
-     } \
-     __resilient_exec . finish () }) . await , } } }";
+     :: resilient :: __private :: async_recipe ! (timed , \"complete\" , __RESILIENT_TALLY , __resilient_make , async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
+     { self . provider . complete (prompt , attempt . deadline ()) . await } } , [] , []) }";
 
 /// An async function built on demand, without gates, of options that
 /// `Recipe` takes (the blocking ones and `timeout`, `budget`,
@@ -1212,10 +1202,8 @@ fn an_async_function_of_the_commonest_options_reads_its_first_attempt_from_a_rec
     let recipe = |attr: TokenStream| {
         let out = expanded(attr, async_fn());
         let values = out.contains("__private :: recipe :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock)");
-        let first = (out.contains(":: resilient :: __private :: first_attempt_async_of (& __resilient_make ,")
-            || out.contains(":: resilient :: __private :: first_untimed_async_of (& __resilient_make ,"))
-            && out.contains(":: resilient :: __private :: Recipe :: outcome_from (__resilient_done , \"call\" , & __RESILIENT_TALLY , & __resilient_make)")
-            && out.contains("let __resilient_op = __resilient_make () . build () ;");
+        let first = out.contains(":: resilient :: __private :: async_recipe ! (timed , \"call\" , __RESILIENT_TALLY , __resilient_make ,")
+            || out.contains(":: resilient :: __private :: async_recipe ! (untimed , \"call\" , __RESILIENT_TALLY , __resilient_make ,");
         assert_eq!(values, first, "{out}");
         // The values are never built on the success path.
         assert!(
@@ -1281,12 +1269,9 @@ fn an_async_function_of_the_commonest_options_reads_its_first_attempt_from_a_rec
 fn a_blocking_first_attempt_runs_unbuilt_only_where_it_reads_nothing_of_the_operation() {
     let unbuilt = |attr: TokenStream| {
         let out = expanded(attr, blocking_fn());
-        // One call of the engine without fallbacks; its first attempt
-        // alone with them.
         [
-            "run_blocking_unbuilt (\"call\" , & __RESILIENT_TALLY , & __resilient_make , & mut __resilient_body)",
-            "run_blocking_recipe (\"call\" , & __RESILIENT_TALLY , & __resilient_make , & mut __resilient_body)",
-            "first_attempt_unbuilt (\"call\" , & __RESILIENT_TALLY , & mut __resilient_body)",
+            "blocking_unbuilt ! (\"call\" , __RESILIENT_TALLY , __resilient_make ,",
+            "blocking_recipe ! (\"call\" , __RESILIENT_TALLY , __resilient_make ,",
         ]
         .iter()
         .any(|call| out.contains(call))
@@ -1353,8 +1338,8 @@ fn a_first_attempt_without_a_deadline_has_no_timer() {
     let entry = |attr: TokenStream| {
         let out = expanded(attr, async_fn());
         match (
-            out.contains("first_untimed_async_of (& __resilient_make"),
-            out.contains("first_attempt_async_of (& __resilient_make"),
+            out.contains("! (untimed ,") || out.contains("gated , untimed ,"),
+            out.contains("! (timed ,") || out.contains("gated , timed ,"),
         ) {
             (true, false) => "untimed",
             (false, true) => "timed",
@@ -1366,19 +1351,6 @@ fn a_first_attempt_without_a_deadline_has_no_timer() {
     assert_eq!(entry(quote!(retries = 3, timeout = "1s")), "timed");
     assert_eq!(entry(quote!(retries = 3, budget = "1s")), "timed");
     assert_eq!(entry(quote!(retry = POLICY)), "timed");
-}
-
-/// The rest of an async run after a failed first attempt is on the heap,
-/// unless a fallback takes the arguments the attempt's closure borrows.
-#[test]
-fn the_retries_of_an_async_function_are_on_the_heap() {
-    let out = expanded(quote!(retries = 3), async_fn());
-    assert_contains(
-        &out,
-        "Err (__resilient_first) => :: resilient :: __private :: on_heap (async {",
-    );
-    let out = expanded(quote!(retries = 3, fallback = cached), async_fn());
-    assert!(!out.contains("on_heap"), "{out}");
 }
 
 /// The shape of the expansion follows the flags of the options' rows:

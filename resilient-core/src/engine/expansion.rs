@@ -24,17 +24,20 @@
 //! let _ = exec.next_running();
 //! ```
 //!
-//! A blocking function without fallbacks is one call of the engine, one
-//! entry per shape (`run_blocking_*`). A function with fallbacks takes the
-//! steps one by one, since its last fallback takes the arguments the
-//! attempt closure borrows. So does an async function: an entry that took
-//! the body as an `AsyncFnMut` and awaited it in its retry loop would make
-//! a future that rustc can't prove `Send` ("implementation of `Send` is not
-//! general enough", the higher-ranked lifetime of each call's borrow of
-//! the body), which `tests/suite/attribute.rs`'s
+//! The attribute itself names none of these: it writes one call of the
+//! macro of its shape, in the `resilient` crate's `shapes.rs`, which takes
+//! the steps in order. A blocking function without fallbacks is, there,
+//! one call of the engine (`run_blocking_*`). A function with fallbacks
+//! takes the steps one by one, since its last fallback takes the
+//! arguments the attempt closure borrows. So does an async function: an
+//! entry that took the body as an `AsyncFnMut` and awaited it in its retry
+//! loop would make a future that rustc can't prove `Send`
+//! ("implementation of `Send` is not general enough", the higher-ranked
+//! lifetime of each call's borrow of the body), which
+//! `tests/suite/attribute.rs`'s
 //! `async_retries_with_send_arguments_keep_the_future_send_and_the_schedule`
-//! catches; written in the expansion, the loop borrows the body for each
-//! attempt at a lifetime the compiler knows.
+//! catches; written where the function's arguments live, the loop borrows
+//! the body for each attempt at a lifetime the compiler knows.
 
 use std::future::Future;
 use std::pin::Pin;

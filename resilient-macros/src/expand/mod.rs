@@ -5,7 +5,8 @@
 //! The body is written in three parts, each from its own function: the
 //! checks that report a misfit at the user's tokens ([`checks`]), the
 //! operation built from the options ([`build::build`]), and the run that
-//! drives it ([`run::run`]), which alone knows how the engine is driven.
+//! drives it ([`run::run`]), one call of the `__private` macro of its
+//! shape, which alone knows how the engine is driven.
 //! Where the parts are written:
 //!
 //! * `shape.rs`: the [`Shape`] of the generated code, decided once from the
@@ -16,7 +17,7 @@
 //! * `build.rs`: the operation, a chain of builder calls;
 //! * `closures.rs`: the closures the run calls, the attempt and the
 //!   fallbacks;
-//! * `run.rs`: the run, one function per shape.
+//! * `run.rs`: the run, the call of its shape's macro.
 //!
 //! The original body is kept intact inside a closure, so `self`, `Self`,
 //! generics and `impl Trait` arguments stay in scope and `return` / `?` end
@@ -124,7 +125,7 @@ fn generate(options: &Options, function: &Function, ret: &Ret) -> TokenStream {
     let build = build::build(&attrs, function, shape, &names);
     let attempt = closures::attempt_closure(function, &names);
     let fallbacks = closures::fallback_closures(&attrs, function, &names);
-    let fallbacks = run::fallbacks_due(&attrs, function.is_async, &names, &fallbacks);
+    let fallbacks = run::fallbacks(&attrs, &names, &fallbacks);
     let run = run::run(&attrs, shape, &names, &attempt, &fallbacks);
     // The run is the body's value, moved nowhere on the way out.
     let finish = if keeps_signature {

@@ -25,27 +25,15 @@ pub(super) struct Names<'a> {
     /// The closure that builds the operation, where it is built on demand
     /// (see `build.rs`).
     pub(super) make: Ident,
-    /// A first attempt that did not succeed.
-    pub(super) first: Ident,
-    pub(super) exec: Ident,
-    pub(super) body: Ident,
     pub(super) policy: Ident,
     pub(super) limits: Ident,
     pub(super) attempt: Ident,
     pub(super) error: Ident,
-    /// The `Attempt` an async attempt is given.
-    pub(super) given: Ident,
-    /// A retry the loop runs, and its attempt's future.
-    pub(super) next: Ident,
-    pub(super) work: Ident,
-    /// A result that ends the call: the outcome of a first attempt that
-    /// succeeded, or one an idempotency store already holds.
-    pub(super) done: Ident,
     /// A copy of a `mut self` receiver as the caller passed it.
     pub(super) pristine_self: Ident,
     /// The `static` of the operation's counts under its default name, which
     /// a first attempt run before the operation is built reads too (see
-    /// `run::unbuilt_first_attempt`).
+    /// `__private::blocking_unbuilt`).
     pub(super) tally: Ident,
     /// The function's identifier, unraw: the operation's default name.
     pub(super) function_name: String,
@@ -66,17 +54,10 @@ impl<'a> Names<'a> {
             }),
             op: local("__resilient_op"),
             make: local("__resilient_make"),
-            first: local("__resilient_first"),
-            exec: local("__resilient_exec"),
-            body: local("__resilient_body"),
             policy: local("__resilient_policy"),
             limits: local("__resilient_limits"),
             attempt: local("__resilient_attempt"),
             error: local("__resilient_error"),
-            given: local("__resilient_given"),
-            next: local("__resilient_next"),
-            work: local("__resilient_work"),
-            done: local("__resilient_done"),
             pristine_self: local("__resilient_self"),
             tally: Ident::new("__RESILIENT_TALLY", Span::mixed_site()),
             function_name: function.item.sig.ident.unraw().to_string(),
