@@ -205,9 +205,28 @@ pub(crate) fn within<R>(scope: Option<Scope>, caller_retries: bool, f: impl FnOn
     f()
 }
 
+/// What [`within`] does around `f`, as a guard: `scope` made this
+/// thread's deadline and, if `caller_retries`, the calls inside told that
+/// a caller holds their retries, until the guard drops; nothing without
+/// either. For a blocking attempt, whose body is then called as it is
+/// rather than through one more closure compiled for every body.
+#[inline]
+pub(crate) fn entered(scope: Option<Scope>, caller_retries: bool) -> Option<Restore> {
+    if scope.is_none() && !caller_retries {
+        return None;
+    }
+    // Through `with`: `LocalKey::replace` and `set` take the path that
+    // first initialises the cell, some fifty instructions each.
+    Some(Restore {
+        scope: scope.map(|scope| CURRENT.with(|current| current.replace(Some(scope)))),
+        caller_retries: caller_retries
+            .then(|| CALLER_RETRIES.with(|current| current.replace(true))),
+    })
+}
+
 /// Puts what was current back when dropped: the scope and the caller's
 /// retry, each where it was replaced.
-struct Restore {
+pub(crate) struct Restore {
     scope: Option<Option<Scope>>,
     caller_retries: Option<bool>,
 }

@@ -250,20 +250,13 @@ impl<T, E> AttemptContext<T, E> {
     ) -> Result<T, E> {
         let attempt = self.grant.attempt;
         if let Some(delay) = self.delay {
-            clock.sleep(
-                attempt
-                    .deadline
-                    .map_or(delay, |deadline| delay.min(deadline)),
-            );
+            injected_delay(clock, delay, attempt);
         }
-        match self.replaced {
-            Some(result) => result,
-            None => span::blocking(name, attempt.number(), || {
-                deadline::within(self.grant.scope(clock), attempt.holds_retries, || {
-                    f(attempt)
-                })
-            }),
+        if let Some(result) = self.replaced {
+            return result;
         }
+        let _within = deadline::entered(self.grant.scope(clock), attempt.holds_retries);
+        span::blocking(name, attempt.number(), || f(attempt))
     }
 
     /// Runs an async attempt: the future `f` makes, after the injected
@@ -369,4 +362,15 @@ impl<'c> BoxedRace<'c> {
         };
         grant.poll_race(&mut self.race, clock, cx, work, timer, make, name)
     }
+}
+
+/// Sleeps an injected `delay` before a blocking `attempt`, never past its
+/// deadline: out of [`AttemptContext::run_blocking`], which is compiled
+/// again for every body, so compiled once per clock.
+fn injected_delay<C: Clock>(clock: &C, delay: Duration, attempt: Attempt) {
+    clock.sleep(
+        attempt
+            .deadline
+            .map_or(delay, |deadline| delay.min(deadline)),
+    );
 }
