@@ -178,13 +178,13 @@ macro_rules! __resilient_blocking_on_demand {
 /// counted in `$tally`, or of the operation), or else the operation built
 /// (`$built`: a `Recipe` built, or the operation itself) to resume the
 /// run after it. Without gates, that whole rest, the operation included,
-/// is on the heap; with gates (`gated`), the first attempt they admit runs
-/// here, and only the retries go there.
+/// is on the heap; with gates (`$gate` is `gated`, else `ungated`), the
+/// first attempt they admit runs here, and only the retries go there.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __resilient_async_first {
     (
-        $entry:ident, $success:tt, $built:tt, $resume:ident, $make:ident, $attempt:expr,
+        $entry:ident, $success:tt, $built:tt, $gate:ident, $make:ident, $attempt:expr,
         [$($filter:expr)?], [$($fallback:expr),*]
     ) => {{
         let mut body = $crate::__private::attempt_async($attempt);
@@ -193,7 +193,7 @@ macro_rules! __resilient_async_first {
                 $crate::__resilient_async_first!(@success $success, $make, done)
             }
             ::core::result::Result::Err(first) => $crate::__resilient_async_first!(
-                @rest $resume, $built, $make, first, body, [$($filter)?], [$($fallback),*]
+                @rest $gate, $built, $make, first, body, [$($filter)?], [$($fallback),*]
             ),
         }
     }};
