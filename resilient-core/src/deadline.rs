@@ -210,6 +210,11 @@ pub(crate) fn within<R>(scope: Option<Scope>, caller_retries: bool, f: impl FnOn
 /// a caller holds their retries, until the guard drops; nothing without
 /// either. For a blocking attempt, whose body is then called as it is
 /// rather than through one more closure compiled for every body.
+///
+/// [`within`] writes the same lines itself rather than calling this: made
+/// of this guard, it lets LLVM inline it into every async attempt's poll,
+/// and one more async function then costs rustc 77 million instructions
+/// instead of 67 (`python3 benches/compile_cost.py --instructions`).
 #[inline]
 pub(crate) fn entered(scope: Option<Scope>, caller_retries: bool) -> Option<Restore> {
     if scope.is_none() && !caller_retries {
