@@ -53,17 +53,41 @@ pub mod header;
 use std::cell::{Cell, RefCell};
 use std::future::{Future, poll_fn};
 use std::pin::pin;
+use std::sync::Arc;
 use std::time::Duration;
 
-use crate::clock::{Clock, Mark, Timeline};
+use crate::clock::{Clock, Mark, ReadsSince, Timeline};
 
 /// The deadline of the attempt whose body is running: granted `granted`
-/// from `started`, on `timeline`.
-#[derive(Debug, Clone)]
+/// from `started`, on a clock's timeline.
+#[derive(Clone)]
 pub(crate) struct Scope {
+    at: At,
+    /// The clock of a timeline of its own ([`Timeline::Shared`]), which
+    /// `at` names only as [`Line::Shared`].
+    shared: Option<Arc<dyn ReadsSince>>,
+}
+
+/// A scope as the thread keeps it: `Copy` data in a `Cell`, so that
+/// entering and leaving it, once per poll of every attempt with a
+/// deadline, is a few moves, with no borrow flag to check and nothing to
+/// drop.
+#[derive(Debug, Clone, Copy)]
+struct At {
     started: Mark,
     granted: Duration,
-    timeline: Timeline,
+    line: Line,
+}
+
+/// A [`Timeline`] without its shared clock, which `SHARED` holds.
+#[derive(Debug, Clone, Copy)]
+enum Line {
+    System,
+    Tokio,
+    #[cfg(feature = "quanta")]
+    Tsc,
+    Frozen,
+    Shared,
 }
 
 impl Scope {
@@ -75,22 +99,74 @@ impl Scope {
         started: Mark,
         granted: Option<Duration>,
     ) -> Option<Self> {
-        granted.map(|granted| Scope {
+        let granted = granted?;
+        let (line, shared) = match clock.timeline() {
+            Timeline::System => (Line::System, None),
+            Timeline::Tokio => (Line::Tokio, None),
+            #[cfg(feature = "quanta")]
+            Timeline::Tsc => (Line::Tsc, None),
+            Timeline::Frozen => (Line::Frozen, None),
+            Timeline::Shared(clock) => (Line::Shared, Some(clock)),
+        };
+        let at = At {
             started,
             granted,
-            timeline: clock.timeline(),
-        })
+            line,
+        };
+        Some(Scope { at, shared })
     }
 
+    /// The scope current on this thread, if any.
+    fn current() -> Option<Self> {
+        let at = CURRENT.get()?;
+        let shared = match at.line {
+            Line::Shared => SHARED.with_borrow(Clone::clone),
+            _ => None,
+        };
+        Some(Scope { at, shared })
+    }
+
+    /// Makes this scope the thread's, and says what was current before.
+    fn enter(self) -> Before {
+        Before {
+            at: CURRENT.replace(Some(self.at)),
+            shared: self.shared.map(|clock| SHARED.replace(Some(clock))),
+        }
+    }
+}
+
+impl At {
     /// What is left of it now.
-    fn left(&self) -> Duration {
-        let spent = Duration::from_nanos(self.timeline.nanos_since(self.started));
+    fn left(self) -> Duration {
+        let timeline = match self.line {
+            Line::System => Timeline::System,
+            Line::Tokio => Timeline::Tokio,
+            #[cfg(feature = "quanta")]
+            Line::Tsc => Timeline::Tsc,
+            Line::Frozen => Timeline::Frozen,
+            Line::Shared => match SHARED.with_borrow(Clone::clone) {
+                Some(clock) => Timeline::Shared(clock),
+                None => Timeline::Frozen,
+            },
+        };
+        let spent = Duration::from_nanos(timeline.nanos_since(self.started));
         self.granted.saturating_sub(spent)
     }
 }
 
+/// What [`Scope::enter`] replaced, put back by [`Restore`].
+struct Before {
+    at: Option<At>,
+    /// The shared clock before, if the scope entered had one.
+    shared: Option<Option<Arc<dyn ReadsSince>>>,
+}
+
 thread_local! {
-    static CURRENT: RefCell<Option<Scope>> = const { RefCell::new(None) };
+    static CURRENT: Cell<Option<At>> = const { Cell::new(None) };
+    /// The shared clock of the current scope, while its line is
+    /// [`Line::Shared`] (a [`FakeClock`](crate::FakeClock)'s); whatever
+    /// it holds otherwise is not read.
+    static SHARED: RefCell<Option<Arc<dyn ReadsSince>>> = const { RefCell::new(None) };
     /// Whether a call around the running body holds the retries of the
     /// calls made inside it (`Nested::NoRetry`, and retries to make).
     static CALLER_RETRIES: Cell<bool> = const { Cell::new(false) };
@@ -173,7 +249,7 @@ pub(crate) fn caller_retries() -> bool {
 /// assert_eq!(deadline::remaining(), None);
 /// ```
 pub fn remaining() -> Option<Duration> {
-    CURRENT.with_borrow(|scope| scope.as_ref().map(Scope::left))
+    CURRENT.get().map(At::left)
 }
 
 /// Whether an attempt's body is running on this thread with a deadline:
@@ -181,7 +257,7 @@ pub fn remaining() -> Option<Duration> {
 /// which grants it.
 #[inline]
 pub(crate) fn enclosed() -> bool {
-    CURRENT.with_borrow(Option::is_some)
+    CURRENT.get().is_some()
 }
 
 /// Runs `f` with `scope` as this thread's deadline, and, if
@@ -195,12 +271,9 @@ pub(crate) fn within<R>(scope: Option<Scope>, caller_retries: bool, f: impl FnOn
     if scope.is_none() && !caller_retries {
         return f();
     }
-    // Through `with`: `LocalKey::replace` and `set` take the path that
-    // first initialises the cell, some fifty instructions each.
     let _back = Restore {
-        scope: scope.map(|scope| CURRENT.with(|current| current.replace(Some(scope)))),
-        caller_retries: caller_retries
-            .then(|| CALLER_RETRIES.with(|current| current.replace(true))),
+        scope: scope.map(Scope::enter),
+        caller_retries: caller_retries.then(|| CALLER_RETRIES.replace(true)),
     };
     f()
 }
@@ -220,30 +293,30 @@ pub(crate) fn entered(scope: Option<Scope>, caller_retries: bool) -> Option<Rest
     if scope.is_none() && !caller_retries {
         return None;
     }
-    // Through `with`: `LocalKey::replace` and `set` take the path that
-    // first initialises the cell, some fifty instructions each.
     Some(Restore {
-        scope: scope.map(|scope| CURRENT.with(|current| current.replace(Some(scope)))),
-        caller_retries: caller_retries
-            .then(|| CALLER_RETRIES.with(|current| current.replace(true))),
+        scope: scope.map(Scope::enter),
+        caller_retries: caller_retries.then(|| CALLER_RETRIES.replace(true)),
     })
 }
 
 /// Puts what was current back when dropped: the scope and the caller's
 /// retry, each where it was replaced.
 pub(crate) struct Restore {
-    scope: Option<Option<Scope>>,
+    scope: Option<Before>,
     caller_retries: Option<bool>,
 }
 
 impl Drop for Restore {
     fn drop(&mut self) {
         if let Some(before) = self.scope.take() {
-            // The scope put back drops after the borrow ends.
-            let _within = CURRENT.with(|current| current.replace(before));
+            CURRENT.set(before.at);
+            if let Some(shared) = before.shared {
+                // The clock replaced drops after the borrow ends.
+                let _within = SHARED.replace(shared);
+            }
         }
         if let Some(before) = self.caller_retries {
-            CALLER_RETRIES.with(|current| current.set(before));
+            CALLER_RETRIES.set(before);
         }
     }
 }
@@ -319,7 +392,7 @@ pub(crate) fn budget_scope<C: Clock>(clock: &C, budget: Duration) -> Option<Scop
 /// ```
 pub fn carry<F: Future>(future: F) -> impl Future<Output = F::Output> {
     let caller_retries = caller_retries();
-    polled_within(CURRENT.with_borrow(Clone::clone), caller_retries, future)
+    polled_within(Scope::current(), caller_retries, future)
 }
 
 /// `future`, each poll of it run [`within`] `scope` and `caller_retries`.
