@@ -404,3 +404,69 @@ pub(crate) async fn polled_within<F: Future>(
     let mut future = pin!(future);
     poll_fn(|cx| within(scope.clone(), caller_retries, || future.as_mut().poll(cx))).await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::{SystemClock, Untimed};
+    use crate::testing::FakeClock;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    /// A scope on a clock of its own inside another's reads its own clock,
+    /// and leaving it puts back the one around it, clock and all; past the
+    /// last, nothing is kept.
+    #[test]
+    fn each_scope_reads_its_own_clock_and_leaving_it_puts_back_the_one_around() {
+        let outer = FakeClock::new();
+        let inner = FakeClock::new();
+        within(
+            Scope::of(&outer, outer.mark(), Some(ms(2000))),
+            false,
+            || {
+                outer.advance(ms(500));
+                assert_eq!(remaining(), Some(ms(1500)));
+                within(
+                    Scope::of(&inner, inner.mark(), Some(ms(1000))),
+                    false,
+                    || {
+                        outer.advance(ms(300));
+                        inner.advance(ms(100));
+                        assert_eq!(remaining(), Some(ms(900)));
+                        let frozen = Untimed(SystemClock);
+                        within(
+                            Scope::of(&frozen, frozen.mark(), Some(ms(50))),
+                            false,
+                            || {
+                                inner.advance(ms(100));
+                                assert_eq!(remaining(), Some(ms(50)));
+                            },
+                        );
+                        assert_eq!(remaining(), Some(ms(800)));
+                    },
+                );
+                assert_eq!(remaining(), Some(ms(1200)));
+            },
+        );
+        assert_eq!(remaining(), None);
+        assert!(SHARED.with_borrow(Option::is_none));
+    }
+
+    /// A scope left by a panic is put back too.
+    #[test]
+    fn a_panic_inside_a_scope_leaves_none_behind() {
+        let clock = FakeClock::new();
+        let caught = std::panic::catch_unwind(|| {
+            within(Scope::of(&clock, clock.mark(), Some(ms(10))), true, || {
+                assert!(caller_retries());
+                panic!("the body panicked")
+            })
+        });
+        assert!(caught.is_err());
+        assert_eq!(remaining(), None);
+        assert!(!caller_retries());
+        assert!(SHARED.with_borrow(Option::is_none));
+    }
+}
