@@ -2,7 +2,9 @@
 //! `valgrind --tool=callgrind target/release/profile blocking`.
 //! Rows: `direct`, `instants`, `blocking`, `blocking_budget`, `untimed`,
 //! `backon`, `awaited`,
-//! `timeout`, `async`, `async_untimed`, `limits`, `async_backon`; and,
+//! `timeout`, `async`, `async_untimed`, `limits`, `async_backon`;
+//! `timeout_block_on`, `async_block_on` and `limits_block_on` (each call
+//! its own `block_on`, as the per-call rows of `ratios`); and,
 //! under an installed configuration (feature `config`), `configured`
 //! (`blocking` with its own entry), `configured_bounded` (its own entry
 //! with a budget) and `configured_elsewhere` (`blocking`
@@ -40,6 +42,14 @@ fn main() {
             })
         };
     }
+    // Every call its own `block_on`, as the per-call rows of `ratios` run.
+    macro_rules! run_block_on {
+        ($call:expr) => {
+            for i in 0..CALLS {
+                let _ = black_box(runtime.block_on($call(black_box(i))));
+            }
+        };
+    }
     match row.as_str() {
         "direct" => blocking(shapes::fetch),
         "instants" => blocking(shapes::two_instants),
@@ -53,6 +63,9 @@ fn main() {
         "async_untimed" => run_async!(shapes::asynchronous_untimed),
         "limits" => run_async!(shapes::asynchronous_limits),
         "async_backon" => run_async!(shapes::backon_async),
+        "timeout_block_on" => run_block_on!(shapes::bare_timeout),
+        "async_block_on" => run_block_on!(shapes::asynchronous),
+        "limits_block_on" => run_block_on!(shapes::asynchronous_limits),
         "configured" => {
             install("[operations.blocking]\nretries = 3\n");
             blocking(|x| shapes::value(shapes::blocking(x)));

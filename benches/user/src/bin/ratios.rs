@@ -6,7 +6,9 @@
 //! ratio is more than a quarter past its target in four runs in a row
 //! (CI's regression guard).
 
-use resilient_user_bench::ratios::{GUARD_SLACK, Plan, Row, measure, measure_configured, ratios};
+use resilient_user_bench::ratios::{
+    GUARD_SLACK, Plan, Row, measure, measure_configured, measure_outcome, ratios,
+};
 use resilient_user_bench::sizes::sizes;
 
 fn main() {
@@ -22,6 +24,7 @@ fn main() {
     print_table(&rows);
     print_sizes();
     if !check {
+        print_outcome(plan);
         print_configured(plan);
         return;
     }
@@ -74,6 +77,16 @@ fn print_table(rows: &[Row]) {
             "| {} | {} | {:.2}× | ≤ {:.2}× {mark} |",
             ratio.path, ratio.against, ratio.value, ratio.target
         );
+    }
+    println!();
+}
+
+/// What the caller's handling of the outcome costs the blocking row,
+/// printed, not guarded.
+fn print_outcome(plan: Plan) {
+    println!("| row (the outcome) | ns per call |\n|---|---:|");
+    for row in measure_outcome(plan) {
+        println!("| {} | {:.1} |", row.name, row.ns);
     }
     println!();
 }
