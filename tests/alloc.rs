@@ -237,6 +237,26 @@ fn allocations(mut f: impl FnMut(u64) -> u64) -> usize {
     region.change().allocations
 }
 
+/// Bytes `f` left allocated, after one warm-up call: what its reports
+/// own must be freed when `into_result` drops them.
+fn bytes_kept(mut f: impl FnMut(u64) -> u64) -> isize {
+    black_box(f(0));
+    let region = Region::new(GLOBAL);
+    for i in 0..CALLS {
+        assert_eq!(black_box(f(black_box(i))), i + 1);
+    }
+    let change = region.change();
+    change.bytes_allocated as isize - change.bytes_deallocated as isize
+}
+
+/// Prints the result of the case `name`, which passes when `count` of
+/// `what` in [`CALLS`] calls is zero, and returns whether it passed.
+fn zero(name: &str, count: i64, what: &str) -> bool {
+    let verdict = if count == 0 { "ok" } else { "FAILED" };
+    println!("test {name} ... {verdict} ({count} {what} in {CALLS} calls)");
+    count == 0
+}
+
 /// Functions with an entry of their own in the installed configuration
 /// (feature `config`): their first success reads it from their `static`.
 #[cfg(feature = "config")]
@@ -436,6 +456,28 @@ fn main() {
         failed += 1;
         println!("test control ... FAILED (a failing call should allocate; saw {control})");
     }
+    // `into_result` forgets a report that owns nothing; one that owns its
+    // name or a rendered error is dropped, and frees it.
+    let kept = [
+        (
+            "into_result frees a report's rendered errors",
+            bytes_kept(|x| fails_once(x).into_result().unwrap()),
+        ),
+        (
+            "into_result frees a report's owned name",
+            bytes_kept(|x| {
+                resilient::Operation::new()
+                    .name(format!("owned.{}", x % 2))
+                    .max_attempts(4)
+                    .run(|_| Ok::<u64, Failure>(x + 1))
+                    .into_result()
+                    .unwrap()
+            }),
+        ),
+    ];
+    for (name, bytes) in kept {
+        failed += usize::from(!zero(name, bytes as i64, "bytes kept"));
+    }
     #[cfg(feature = "metrics")]
     for operation in [
         "blocking",
@@ -461,7 +503,7 @@ fn main() {
             println!("test recorded {operation} ... FAILED (attempts and durations {recorded:?})");
         }
     }
-    let mut total = cases.len() + 1;
+    let mut total = cases.len() + 3;
     if cfg!(not(feature = "dashboard")) {
         total += 1;
         if first_call == 0 {
@@ -488,12 +530,7 @@ fn main() {
         cases.into_iter().chain(configured)
     };
     for (name, count) in cases {
-        if count == 0 {
-            println!("test {name} ... ok ({count} allocations in {CALLS} calls)");
-        } else {
-            failed += 1;
-            println!("test {name} ... FAILED ({count} allocations in {CALLS} calls)");
-        }
+        failed += usize::from(!zero(name, count as i64, "allocations"));
     }
     println!("\nalloc: {} passed, {failed} failed", total - failed);
     if failed > 0 {

@@ -300,10 +300,11 @@ fn time_moved(f: Whole, calls: u64) -> f64 {
 /// The blocking `retry_on` row split by what the caller does with the
 /// outcome, beside the two clock readings it is compared with, each row's
 /// best slice: read where the call wrote it, or moved once first, as a
-/// caller's `into_result` may compile to (the headline row's closure does).
-/// The move reads the 136 bytes back in 16-byte pieces that the call wrote
-/// in narrower ones, the instant after it wrote them; those loads cannot
-/// be served from the stores still in flight and wait for them.
+/// caller that stores the outcome away does (the headline row's
+/// `into_result` reads it in place). The move reads the 136 bytes back in
+/// 16-byte pieces that the call wrote in narrower ones, the instant after
+/// it wrote them; those loads cannot be served from the stores still in
+/// flight and wait for them.
 pub fn measure_outcome(plan: Plan) -> Vec<Row> {
     let mut best = [f64::INFINITY; 3];
     for _ in 0..plan.rounds {

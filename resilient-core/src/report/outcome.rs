@@ -203,16 +203,14 @@ impl ExecutionReport {
         self.records.push(record);
     }
 
-    /// Drops the report. One that owns no memory, as a first success
-    /// named by a `&'static str` does, is forgotten instead: its drop is
-    /// an out-of-line call that checks every field, where these checks
-    /// fold into constants once the report was just built.
+    /// Whether the report owns no memory, as a first success named by a
+    /// `&'static str` does: then it needs no drop, and is forgotten
+    /// instead. Its drop is an out-of-line call that checks every field,
+    /// where these checks fold into constants once the report was just
+    /// built.
     #[inline]
-    pub(crate) fn discard(self) {
-        let owns_nothing = matches!(self.name, Cow::Borrowed(_)) && self.records.owns_nothing();
-        if owns_nothing {
-            std::mem::forget(self);
-        }
+    pub(crate) fn owns_nothing(&self) -> bool {
+        matches!(self.name, Cow::Borrowed(_)) && self.records.owns_nothing()
     }
 
     /// The operation's name beside the latest record, to update the one
@@ -419,9 +417,14 @@ impl<T, E> Outcome<T, E> {
     /// The result, dropping the report.
     #[inline]
     pub fn into_result(self) -> Result<T, E> {
-        let Outcome { result, report } = self;
-        report.discard();
-        result
+        // The report is read and dropped where it lies, not moved first:
+        // a copy of the outcome made the instant the call wrote it waits
+        // on the stores that built it (BENCHMARKS.md, "The outcome moved
+        // at once").
+        if self.report.owns_nothing() {
+            std::mem::forget(self.report);
+        }
+        self.result
     }
 
     /// The report.
