@@ -19,16 +19,16 @@ pub use crate::{
 };
 // Named by the shapes' macros.
 pub use resilient_core::__private::{
-    IdempotentCall, Recipe, Tally, drive, finish_after, first_attempt, first_attempt_async,
-    first_attempt_async_of, first_attempt_unbuilt, first_untimed_async_of, idempotency_fingerprint,
-    next_running, outcome_from, outcome_of, resume, resume_async, run_after,
-    run_blocking_on_demand, run_blocking_recipe, run_blocking_unbuilt,
+    IdempotentCall, Recipe, Tally, chosen_fallback_due, drive, finish_after, first_attempt,
+    first_attempt_async, first_attempt_async_of, first_attempt_unbuilt, first_untimed_async_of,
+    idempotency_fingerprint, next_running, outcome_from, outcome_of, resume, resume_async,
+    run_after, run_blocking_on_demand, run_blocking_recipe, run_blocking_unbuilt,
 };
 pub use resilient_core::idempotency::{
     DEFAULT_TTL, IdempotencyConflictFailure, IdempotencyFailure, erase as idempotency_store,
 };
 pub use resilient_core::{
-    Backoff, CircuitOpenError, Jitter, LimitExceededError, TimeoutError, TokioClock,
+    Backoff, CircuitOpenError, Jitter, LimitExceededError, RejectedError, TimeoutError, TokioClock,
     ValidationError,
 };
 
@@ -274,6 +274,21 @@ pub fn retry_classifier<E, F: Fn(&E) -> bool>(classify: F) -> impl Fn(&E) -> boo
 #[inline]
 pub fn retry_classifier_fn<E>(classify: fn(&E) -> bool) -> fn(&E) -> bool {
     classify
+}
+
+/// The test of the errors to ignore, checked to be one where it is
+/// written (`ignore_if = …`), and handed on as an opaque `Fn(&E) -> bool`;
+/// see [`report_hook`].
+#[inline]
+pub fn ignore_classifier<E, F: Fn(&E) -> bool>(ignore: F) -> impl Fn(&E) -> bool {
+    ignore
+}
+
+/// `ignore_if = path`: the function as a pointer; see
+/// [`retry_classifier_fn`].
+#[inline]
+pub fn ignore_classifier_fn<E>(ignore: fn(&E) -> bool) -> fn(&E) -> bool {
+    ignore
 }
 
 /// A Retry-After hint, checked to be one where it is written (`rate_limit

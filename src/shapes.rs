@@ -28,26 +28,30 @@
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __resilient_fallbacks {
-    ($exec:ident, blocking, [$($filter:expr)?], [$($fallback:expr),*]) => {
-        $crate::__resilient_fallbacks!(@when $exec, [$($filter)?],
-            $(if $exec.needs_fallback() {
+    ($exec:ident, blocking, [], [$($fallback:expr),*]) => {
+        $(if $exec.needs_fallback() {
+            $exec.fallback_blocking($fallback);
+        })*
+    };
+    ($exec:ident, async, [], [$($fallback:expr),*]) => {
+        $(if $exec.needs_fallback() {
+            $exec.fallback_async($fallback).await;
+        })*
+    };
+    // A chosen fallback answers an ignored error too: the filter names the
+    // errors it answers, whatever else the operation makes of them.
+    ($exec:ident, blocking, [$filter:expr], [$($fallback:expr),*]) => {
+        if $exec.error().is_some_and($filter) {
+            $(if $crate::__private::chosen_fallback_due(&$exec) {
                 $exec.fallback_blocking($fallback);
             })*
-        )
+        }
     };
-    ($exec:ident, async, [$($filter:expr)?], [$($fallback:expr),*]) => {
-        $crate::__resilient_fallbacks!(@when $exec, [$($filter)?],
-            $(if $exec.needs_fallback() {
+    ($exec:ident, async, [$filter:expr], [$($fallback:expr),*]) => {
+        if $exec.error().is_some_and($filter) {
+            $(if $crate::__private::chosen_fallback_due(&$exec) {
                 $exec.fallback_async($fallback).await;
             })*
-        )
-    };
-    (@when $exec:ident, [], $($due:tt)*) => {
-        $($due)*
-    };
-    (@when $exec:ident, [$filter:expr], $($due:tt)*) => {
-        if $exec.error().is_some_and($filter) {
-            $($due)*
         }
     };
 }

@@ -37,6 +37,14 @@ pub const NAMES_FOLDED: &str = "resilient_operation_names_folded";
 /// (`breaker`, `throttle` or `limits`).
 pub const ENDPOINT_EVICTIONS: &str = "resilient_endpoint_evictions_total";
 
+/// The counter of attempts an adaptive throttle refused locally, labelled
+/// `operation` and `throttle`.
+pub(crate) const ADAPTIVE_REJECTIONS: &str = "resilient_adaptive_throttle_rejections_total";
+
+/// The gauge of an adaptive throttle's rejection probability, labelled
+/// `throttle`, as of the latest call that used it.
+pub const ADAPTIVE_PROBABILITY: &str = "resilient_adaptive_throttle_probability";
+
 /// The counter of attempts a limiter refused, labelled `operation` and
 /// `limiter`.
 pub(crate) const LIMIT_REJECTIONS: &str = "resilient_limit_rejections_total";
@@ -143,6 +151,13 @@ pub const SERIES: &[Series] = &[
         help: "Time an attempt waited for its limiters' permits, by operation; attempts admitted at once are not recorded.",
     },
     Series {
+        name: ADAPTIVE_REJECTIONS,
+        kind: SeriesKind::Counter,
+        unit: Unit::Count,
+        labels: &["operation", "throttle"],
+        help: "Attempts an adaptive throttle refused locally, before they reached the backend, by operation and throttle.",
+    },
+    Series {
         name: CIRCUIT_STATE,
         kind: SeriesKind::Gauge,
         unit: Unit::Count,
@@ -176,6 +191,13 @@ pub const SERIES: &[Series] = &[
         unit: Unit::Count,
         labels: &["limiter"],
         help: "Attempts a concurrency limiter lets hold a permit at once now: a bulkhead's max, an adaptive limit's current limit.",
+    },
+    Series {
+        name: ADAPTIVE_PROBABILITY,
+        kind: SeriesKind::Gauge,
+        unit: Unit::Count,
+        labels: &["throttle"],
+        help: "The probability an adaptive throttle refuses an attempt with, within 0..=1, as of the latest call that used it.",
     },
     Series {
         name: NAMES_FOLDED,

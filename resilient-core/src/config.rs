@@ -1,7 +1,7 @@
 //! Settings at run time (feature `config`): an operator changes an
 //! operation's retries, timeouts and backoff, a breaker's thresholds, a
-//! bulkhead's size, a rate limiter's rate, a retry throttle's tokens and
-//! a chaos switch, without a deploy.
+//! bulkhead's size, a rate limiter's rate, a retry throttle's tokens, an
+//! adaptive throttle's settings and a chaos switch, without a deploy.
 //!
 //! The attribute's values are the defaults. A [`Config`] read from TOML
 //! ([`Config::from_toml`]), JSON ([`Config::from_json`]) or environment
@@ -32,6 +32,12 @@
 //! [throttles.payments]     # a RetryThrottle built with .named("payments")
 //! max_tokens = 10
 //! token_ratio = 0.1
+//!
+//! [adaptive_throttles.search]  # an AdaptiveThrottle built with .named("search")
+//! multiplier = 2.0
+//! window = "2m"
+//! min_requests = 20
+//! max_rejection = 0.9
 //!
 //! [chaos."pricing.faults"] # a Chaos built with .named("pricing.faults")
 //! enabled = true
@@ -137,8 +143,11 @@ pub(crate) use live::{
 pub(crate) use orders::BreakerOrders;
 pub use orders::{isolate, reset};
 use parse::{Entry, Raw, Sections, assemble, key_path, line_of};
+pub use sections::{
+    AdaptiveThrottleConfig, ChaosConfig, LimitConfig, ThrottleConfig, adaptive_throttle_settings,
+    chaos_settings, throttle_settings,
+};
 pub(crate) use sections::{BuiltRate, ChaosCache, LimitCache, RateCache, ThrottleCache};
-pub use sections::{ChaosConfig, LimitConfig, ThrottleConfig, chaos_settings, throttle_settings};
 #[cfg(feature = "config-watch")]
 pub use watch::{ConfigWatcher, WatchBuilder, WatchError, watch};
 
@@ -187,6 +196,7 @@ pub struct Config {
     breakers: BTreeMap<String, BreakerConfig>,
     limits: BTreeMap<String, LimitConfig>,
     throttles: BTreeMap<String, ThrottleConfig>,
+    adaptive_throttles: BTreeMap<String, AdaptiveThrottleConfig>,
     chaos: BTreeMap<String, ChaosConfig>,
     version: u64,
 }

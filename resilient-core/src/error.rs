@@ -244,6 +244,29 @@ impl std::fmt::Display for LimitExceeded {
 
 impl std::error::Error for LimitExceeded {}
 
+/// A request refused locally by an
+/// [`AdaptiveThrottle`](crate::throttle::AdaptiveThrottle): the backend
+/// accepts too few requests of late. The attempt never ran; an operation
+/// with `adaptive_throttle` needs its error type to convert it
+/// (`E: From<Rejected>`, or through
+/// [`EngineFailure`](crate::EngineFailure)).
+///
+/// ```
+/// use resilient::throttle::Rejected;
+///
+/// assert_eq!(Rejected.to_string(), "rejected by the adaptive throttle: the backend accepts too few requests");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Rejected;
+
+impl std::fmt::Display for Rejected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("rejected by the adaptive throttle: the backend accepts too few requests")
+    }
+}
+
+impl std::error::Error for Rejected {}
+
 /// Every failure the engine makes itself, in one type: an error type
 /// converts it once, with `From<EngineFailure>`, and
 /// [`engine_failures!`](crate::engine_failures) derives from that one the
@@ -292,6 +315,9 @@ pub enum EngineFailure {
     /// A limiter refused the attempt (`limit`).
     #[error(transparent)]
     LimitExceeded(#[from] LimitExceeded),
+    /// An adaptive throttle refused the attempt locally (`adaptive_throttle`).
+    #[error(transparent)]
+    Rejected(#[from] Rejected),
     /// A call waited past its budget for another with its key (`idempotency`).
     #[error(transparent)]
     IdempotencyInFlight(#[from] crate::idempotency::IdempotencyInFlight),
@@ -303,7 +329,8 @@ pub enum EngineFailure {
 /// Implements, for an error type that converts an [`EngineFailure`], the
 /// conversion of each of the engine's own failures through it:
 /// `From<TimedOut>`, `From<CircuitOpen>`, `From<ValidationFailed>`,
-/// `From<LimitExceeded>`, `From<IdempotencyInFlight>` and `From<StoreError>`.
+/// `From<LimitExceeded>`, `From<Rejected>`, `From<IdempotencyInFlight>` and
+/// `From<StoreError>`.
 /// Implement none of those by hand beside it.
 ///
 /// ```
@@ -347,6 +374,7 @@ macro_rules! engine_failures {
             $crate::CircuitOpen,
             $crate::ValidationFailed,
             $crate::LimitExceeded,
+            $crate::throttle::Rejected,
             $crate::idempotency::IdempotencyInFlight,
             $crate::idempotency::StoreError,
         );
@@ -479,6 +507,39 @@ made_from! {
         note = "add `impl From<resilient::ValidationFailed> for {Self} {{ fn from(_: resilient::ValidationFailed) -> Self {{ … }} }}`"
     )]
     pub trait ValidationError { fn validation_failed() } from ValidationFailed
+}
+
+made_from! {
+    /// An error type that can stand for an attempt an adaptive throttle
+    /// refused locally: every `E: From<Rejected>`, through the blanket
+    /// implementation.
+    ///
+    /// [`Operation::adaptive_throttle`](crate::Operation::adaptive_throttle)
+    /// and the attribute's `adaptive_throttle` option ask for it. Implement
+    /// `From<Rejected>`, not this trait:
+    ///
+    /// ```
+    /// use resilient::RejectedError;
+    /// use resilient::throttle::Rejected;
+    ///
+    /// #[derive(Debug, PartialEq)]
+    /// enum FetchError { Shed, Refused }
+    ///
+    /// impl From<Rejected> for FetchError {
+    ///     fn from(_: Rejected) -> Self {
+    ///         FetchError::Shed
+    ///     }
+    /// }
+    ///
+    /// assert_eq!(FetchError::rejected(), FetchError::Shed);
+    /// # let _ = FetchError::Refused;
+    /// ```
+    #[diagnostic::on_unimplemented(
+        message = "`adaptive_throttle` needs `{Self}` to implement `From<resilient::throttle::Rejected>`",
+        label = "an attempt the adaptive throttle refuses fails with `{Self}::from(Rejected)`",
+        note = "add `impl From<resilient::throttle::Rejected> for {Self} {{ fn from(_: resilient::throttle::Rejected) -> Self {{ … }} }}`"
+    )]
+    pub trait RejectedError { fn rejected() } from Rejected
 }
 
 /// An error type that can stand for an attempt a limiter refused: every

@@ -134,7 +134,7 @@ mod settings;
 #[cfg(any(feature = "config", all(test, loom)))]
 mod stamped;
 pub mod testing;
-mod throttle;
+pub mod throttle;
 mod time;
 #[cfg(feature = "tower")]
 pub mod tower;
@@ -164,9 +164,9 @@ pub use engine::{Execution, Hedged, Idempotent, Operation, ThrottledPolicy};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::engine::expansion::{
-        drive, finish_after, first_attempt, first_attempt_async, next_running, outcome_from,
-        outcome_of, resume, resume_async, run_after, run_blocking_on_demand, run_blocking_recipe,
-        run_blocking_unbuilt,
+        chosen_fallback_due, drive, finish_after, first_attempt, first_attempt_async, next_running,
+        outcome_from, outcome_of, resume, resume_async, run_after, run_blocking_on_demand,
+        run_blocking_recipe, run_blocking_unbuilt,
     };
     pub use crate::engine::{
         Fingerprint, FirstFailure, FirstReads, FirstSuccess, IdempotentCall, MakeOperation, Next,
@@ -176,8 +176,8 @@ pub mod __private {
     pub use crate::observe::Tally;
 }
 pub use error::{
-    CircuitOpen, CircuitOpenError, ConfigError, EngineFailure, ReportableError, RetryError,
-    TimedOut, TimeoutError, ValidationError, ValidationFailed,
+    CircuitOpen, CircuitOpenError, ConfigError, EngineFailure, RejectedError, ReportableError,
+    RetryError, TimedOut, TimeoutError, ValidationError, ValidationFailed,
 };
 pub use limit::{LimitExceeded, LimitExceededError};
 #[cfg(any(feature = "metrics", feature = "dashboard"))]

@@ -1,7 +1,12 @@
-//! [`RetryThrottle`]: shared state that turns retries off while a dependency
-//! is failing for most callers, following gRPC proposal A6 ("client retry
-//! throttling"); and [`RetryBudget`], what anything standing in its place
-//! provides.
+//! Throttles that keep a client's load off a dependency that is failing:
+//!
+//! * [`RetryThrottle`]: shared state that turns retries off while a
+//!   dependency is failing for most callers, following gRPC proposal A6
+//!   ("client retry throttling"); and [`RetryBudget`], what anything
+//!   standing in its place provides;
+//! * [`AdaptiveThrottle`]: client-side adaptive throttling after the
+//!   Google SRE book, which refuses a share of the calls themselves, the
+//!   first attempts included, as the backend accepts fewer of them.
 //!
 //! `retries = N` bounds what one call may do, not what all calls do
 //! together. When a dependency browns out, every instance of every caller
@@ -29,6 +34,14 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::a6::{self, MAX_TOKENS_LIMIT, MILLI};
 use crate::error::ConfigError;
+
+mod adaptive;
+
+pub use crate::error::Rejected;
+pub use adaptive::AdaptiveThrottle;
+pub(crate) use adaptive::Admitted;
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+pub(crate) use adaptive::Reading;
 
 /// Shared state that refuses retries while most recent attempts against one
 /// dependency fail: gRPC proposal A6, "client retry throttling".

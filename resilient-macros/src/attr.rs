@@ -17,7 +17,7 @@ use crate::options::{self, EXPONENTIAL_ARGS, Kind, OptionSpec};
 use crate::options::{
     BACKOFF, BUDGET, CHAOS, CLOCK, CRATE, FALLBACK, FALLBACK_IF, FALLBACK_ON, HEDGE, IDEMPOTENCY,
     IDEMPOTENCY_FINGERPRINT, IDEMPOTENCY_KEY, IDEMPOTENCY_TTL, LIMIT, MAX_ELAPSED, MAX_HEDGES,
-    MIN_RETRIES, NAME, REPORT, RETRIES, RETRY, RETRY_ON, TIMEOUT,
+    MIN_RETRIES, NAME, REPORT, RETRIES, RETRY, TIMEOUT,
 };
 use crate::suggest;
 
@@ -237,7 +237,6 @@ macro_rules! attrs {
 attrs! {
     krate: Path = CRATE,
     retries: Count = RETRIES,
-    retry_on: RetryOn = RETRY_ON,
     backoff: BackoffSpec = BACKOFF,
     retry: Expr = RETRY,
     timeout: Dur = TIMEOUT,

@@ -54,6 +54,18 @@ const CORPUS: &[(&str, &str)] = &[
         "fn fetch(&self, id: u32) -> Result<u32, Error> { self.get(id) }",
     ),
     (
+        r#"retries = 2, ignore_on = [NotFound, Error::Cancelled], fallback = cached, fallback_on = [NotFound]"#,
+        "fn lookup(id: u32) -> Result<u32, Error> { get(id) }",
+    ),
+    (
+        "retries = 2, adaptive_throttle = &BACKEND, circuit_breaker = &BREAKER",
+        "async fn quote(id: u32) -> Result<u32, Error> { price(id).await }",
+    ),
+    (
+        "retries = 1, ignore_if = |e: &Error| e.is_cancelled()",
+        "async fn send(id: u32) -> Result<u32, Error> { post(id).await }",
+    ),
+    (
         r#"retries = 5, backoff = none, timeout = "250ms", budget = "30s", max_elapsed = "10s", min_retries = 2"#,
         "async fn bump(&mut self) -> Result<u32, Error> { self.count += 1; Ok(self.count) }",
     ),

@@ -286,6 +286,11 @@ fn retry_on_an_error_type_that_is_not_an_enum_suggests_retry_if() {
         io(quote!(retries = 3, retry_on = [NotFound])),
         "`retry_on` names variants of an error enum, but this function's error type, `std::io::Error`, is not an enum: classify its errors with `retry_if = |e: &std::io::Error| e.kind() == std::io::ErrorKind::NotFound`"
     );
+    // Every option that lists variants is read the same way.
+    assert_eq!(
+        io(quote!(ignore_on = [NotFound])),
+        "`ignore_on` names variants of an error enum, but this function's error type, `std::io::Error`, is not an enum: classify its errors with `ignore_if = |e: &std::io::Error| e.kind() == std::io::ErrorKind::NotFound`"
+    );
     assert!(
         io(quote!(retries = 3, retry_on = [io::ErrorKind::NotFound]))
             .starts_with("`retry_on` names variants of an error enum, but this function's error type, `std::io::Error`"),
@@ -595,7 +600,7 @@ fn unknown_options_list_the_valid_ones() {
     let message = error(quote!(colour = 1), blocking_fn());
     assert_eq!(
         message,
-        "unknown option `colour`\nthe options are: retries, retry_on, retry_if, backoff, jitter_seed, retry, timeout, budget, max_elapsed, max_delay, min_retries, retry_after, max_retry_after_wait, max_retry_after_retries, nested, circuit_breaker, validate, fallback, fallback_on, fallback_if, clock, timing, on_retry, name, report, throttle, limit, limit_wait, chaos, chaos_fault, chaos_outcome, chaos_latency, hedge, max_hedges, idempotency, idempotency_key, idempotency_ttl, idempotency_fingerprint, crate"
+        "unknown option `colour`\nthe options are: retries, retry_on, retry_if, ignore_on, ignore_if, backoff, jitter_seed, retry, timeout, budget, max_elapsed, max_delay, min_retries, retry_after, max_retry_after_wait, max_retry_after_retries, nested, circuit_breaker, validate, fallback, fallback_on, fallback_if, clock, timing, on_retry, name, report, throttle, adaptive_throttle, limit, limit_wait, chaos, chaos_fault, chaos_outcome, chaos_latency, hedge, max_hedges, idempotency, idempotency_key, idempotency_ttl, idempotency_fingerprint, crate"
     );
     let message = error(quote!(max_attempts = 3), blocking_fn());
     assert!(message.contains("write `retries = N`"), "{message}");

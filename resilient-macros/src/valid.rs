@@ -4,12 +4,12 @@
 
 use syn::{Error, Expr, Path};
 
-use crate::attr::{Attrs, BackoffSpec, Dur, Options};
+use crate::attr::{Attrs, BackoffSpec, Dur, Options, Value};
 use crate::duration::Nanos;
 use crate::errors::Errors;
 use crate::options::{
     self, BUDGET, CHAOS_FAULT, CHAOS_LATENCY, CHAOS_OUTCOME, DEFAULT_BASE, DEFAULT_MAX, FALLBACK,
-    FALLBACK_ON, HEDGE, REPORT, RETRY_ON, TIMEOUT,
+    HEDGE, REPORT, RETRY_ON, TIMEOUT,
 };
 use crate::signature::{Arg, Function, NonEnum, Ret, ToldBy};
 
@@ -295,17 +295,15 @@ fn retry_on_names(attrs: &Attrs, function: &Function, errors: &mut Errors) {
     let Some(known) = function.ret.as_ref().and_then(Ret::known_non_enum) else {
         return;
     };
-    for (name, listed) in [
-        (RETRY_ON.name, attrs.retry_on),
-        (FALLBACK_ON.name, attrs.fallback_on),
-    ] {
-        let Some(listed) = listed else {
+    for given in attrs.options.given() {
+        let Some(Value::RetryOn(listed)) = &given.value else {
             continue;
         };
-        for variant in &listed.value.variants {
+        let written = given.key.to_string();
+        for variant in &listed.variants {
             errors.push(Error::new_spanned(
                 variant,
-                not_an_enum(name, &known, variant),
+                not_an_enum(&written, &known, variant),
             ));
         }
     }

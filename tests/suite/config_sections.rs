@@ -317,3 +317,57 @@ fn named_primitives_under_reloads_keep_their_bounds() {
     assert_eq!(max, 10.0);
     assert!(tokens <= 10.0, "{tokens}");
 }
+
+#[test]
+fn an_adaptive_throttle_follows_its_entry_and_keeps_its_window() {
+    use resilient::throttle::{AdaptiveThrottle, Rejected};
+
+    #[derive(Debug, PartialEq)]
+    enum Error {
+        Down,
+        Shed,
+    }
+    impl From<Rejected> for Error {
+        fn from(_: Rejected) -> Self {
+            Error::Shed
+        }
+    }
+    impl std::fmt::Display for Error {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "{self:?}")
+        }
+    }
+
+    static BACKEND: AdaptiveThrottle = AdaptiveThrottle::new().seed(17).named("cfg_adaptive");
+    let _slot = slot();
+    let clock = FakeClock::new();
+    let call = || {
+        Operation::new()
+            .adaptive_throttle(&BACKEND)
+            .clock(clock.clone())
+            .run(|_| Err::<u32, _>(Error::Down))
+    };
+    let shed = |calls: usize| {
+        (0..calls)
+            .filter(|_| call().into_result() == Err(Error::Shed))
+            .count()
+    };
+
+    // The entry's cap of 0 refuses nothing, through a whole brownout.
+    config::install_toml("[adaptive_throttles.cfg_adaptive]\nmax_rejection = 0.0\n").unwrap();
+    assert_eq!(shed(40), 0);
+    assert_eq!(BACKEND.rejection_probability(), 0.0);
+    assert_eq!(BACKEND.requests(), 40, "the window counts all the while");
+
+    // A bad value names its path and line and changes nothing.
+    let error =
+        refused("[adaptive_throttles.cfg_adaptive]\nmax_rejection = 0.0\nmultiplier = 0.5\n");
+    assert_eq!(error.path(), "adaptive_throttles.cfg_adaptive.multiplier");
+    assert_eq!(error.line(), Some(3));
+    assert_eq!(shed(10), 0);
+
+    // Cleared, the builder's cap of 0.9 holds, over the window kept.
+    config::clear();
+    assert!(shed(40) > 20);
+    assert_eq!(BACKEND.rejection_probability(), 0.9);
+}

@@ -5,6 +5,7 @@
 //!
 //! Run one subject with `cargo test -p resilient --test suite attribute::`.
 
+mod adaptive_throttle;
 mod attribute;
 mod breaker_attribute;
 mod built_on_demand;
@@ -25,6 +26,7 @@ mod future_size;
 mod hedging;
 mod idempotency;
 mod idempotency_guarantees;
+mod ignored;
 mod jitters;
 mod limits;
 mod lints;

@@ -5,14 +5,21 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::{
-    BreakerConfig, ChaosConfig, Config, ConfigFileError, LimitConfig, OperationConfig,
-    ThrottleConfig,
+    AdaptiveThrottleConfig, BreakerConfig, ChaosConfig, Config, ConfigFileError, LimitConfig,
+    OperationConfig, ThrottleConfig,
 };
 use crate::a6;
 use crate::{ConfigError, Jitter};
 
 /// The sections a configuration may have.
-pub(super) const SECTIONS: [&str; 5] = ["operations", "breakers", "limits", "throttles", "chaos"];
+pub(super) const SECTIONS: [&str; 6] = [
+    "operations",
+    "breakers",
+    "limits",
+    "throttles",
+    "adaptive_throttles",
+    "chaos",
+];
 
 /// A value as read, before its key's rule.
 pub(super) enum Raw {
@@ -416,6 +423,31 @@ pub(super) fn build_throttle(
     Ok(out)
 }
 
+pub(super) fn build_adaptive_throttle(
+    name: &str,
+    entries: &[Entry],
+) -> Result<AdaptiveThrottleConfig, ConfigFileError> {
+    let mut out = AdaptiveThrottleConfig::default();
+    for entry in entries {
+        let at = Cursor::new(
+            key_path("adaptive_throttles", name, Some(&entry.key)),
+            entry,
+        );
+        match entry.key.as_str() {
+            "multiplier" => out.multiplier = Some(at.multiplier()?),
+            "window" => out.window = Some(at.duration(true)?),
+            "min_requests" => out.min_requests = Some(at.count(0)?),
+            "max_rejection" => out.max_rejection = Some(at.share()?),
+            other => {
+                return Err(at.fail(format!(
+                    "unknown key {other:?}; known: multiplier, window, min_requests, max_rejection"
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
 pub(super) fn build_chaos(name: &str, entries: &[Entry]) -> Result<ChaosConfig, ConfigFileError> {
     let mut out = ChaosConfig::default();
     for entry in entries {
@@ -454,6 +486,10 @@ pub(super) fn assemble(sections: Sections) -> Result<Config, ConfigFileError> {
             "throttles" => {
                 let built = build_throttle(&name, &entries)?;
                 config.throttles.insert(name, built);
+            }
+            "adaptive_throttles" => {
+                let built = build_adaptive_throttle(&name, &entries)?;
+                config.adaptive_throttles.insert(name, built);
             }
             "chaos" => {
                 let built = build_chaos(&name, &entries)?;

@@ -1,6 +1,6 @@
 //! The sections for named primitives: `[limits.NAME]` (a bulkhead's size,
-//! a rate limiter's rate and burst), `[throttles.NAME]` and
-//! `[chaos.NAME]`; and each primitive's memory of its entry, read through
+//! a rate limiter's rate and burst), `[throttles.NAME]`,
+//! `[adaptive_throttles.NAME]` and `[chaos.NAME]`; and each primitive's memory of its entry, read through
 //! a generation check.
 //!
 //! A primitive keeps what it found at a generation in atomics of its own
@@ -83,6 +83,39 @@ pub struct ThrottleConfig {
     pub token_ratio: Option<f64>,
 }
 
+/// The overrides of one named adaptive throttle
+/// (`[adaptive_throttles.NAME]`), for an
+/// [`AdaptiveThrottle`](crate::throttle::AdaptiveThrottle) built with
+/// `.named("NAME")`; `None` keeps the builder's value. The counts in its
+/// window survive a reload; a new window applies from its next attempt.
+///
+/// ```
+/// use resilient::config::Config;
+/// use std::time::Duration;
+///
+/// let config = Config::from_toml(
+///     "[adaptive_throttles.search]\nmultiplier = 1.5\nwindow = \"1m\"\nmin_requests = 20\nmax_rejection = 0.5\n",
+/// )?;
+/// let search = config.adaptive_throttle("search").unwrap();
+/// assert_eq!(search.multiplier, Some(1.5));
+/// assert_eq!(search.window, Some(Duration::from_secs(60)));
+/// assert_eq!(search.min_requests, Some(20));
+/// assert_eq!(search.max_rejection, Some(0.5));
+/// # Ok::<(), resilient::config::ConfigFileError>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct AdaptiveThrottleConfig {
+    /// `multiplier`: K, a finite number of at least 1.
+    pub multiplier: Option<f64>,
+    /// `window`: the sliding window, greater than zero.
+    pub window: Option<Duration>,
+    /// `min_requests`: the requests the window holds before any is refused.
+    pub min_requests: Option<u32>,
+    /// `max_rejection`: the highest rejection probability, within `0..=1`.
+    pub max_rejection: Option<f64>,
+}
+
 /// The overrides of one named chaos switch (`[chaos.NAME]`), for a
 /// [`Chaos`](crate::chaos::Chaos) built with `.named("NAME")`; `None`
 /// keeps the switch's own value.
@@ -121,6 +154,21 @@ impl Config {
     /// ```
     pub fn throttle(&self, name: &str) -> Option<&ThrottleConfig> {
         self.throttles.get(name)
+    }
+
+    /// The overrides of the adaptive throttle named `name`
+    /// (`[adaptive_throttles.NAME]`), if any.
+    ///
+    /// ```
+    /// use resilient::config::Config;
+    ///
+    /// let config = Config::from_toml("[adaptive_throttles.api]\nmin_requests = 5\n")?;
+    /// assert_eq!(config.adaptive_throttle("api").unwrap().min_requests, Some(5));
+    /// assert!(config.adaptive_throttle("other").is_none());
+    /// # Ok::<(), resilient::config::ConfigFileError>(())
+    /// ```
+    pub fn adaptive_throttle(&self, name: &str) -> Option<&AdaptiveThrottleConfig> {
+        self.adaptive_throttles.get(name)
     }
 
     /// The overrides of the chaos switch named `name` (`[chaos.NAME]`), if
@@ -172,6 +220,24 @@ pub fn throttle_settings(name: &str) -> Option<ThrottleConfig> {
 pub fn chaos_settings(name: &str) -> Option<ChaosConfig> {
     let config = CURRENT.load();
     config.as_ref()?.chaos(name).cloned()
+}
+
+/// The installed configuration's overrides of the adaptive throttle
+/// `name`, if any.
+///
+/// ```
+/// use resilient::config;
+///
+/// config::install_toml("[adaptive_throttles.settings_example]\nmax_rejection = 0.5\n")?;
+/// let entry = config::adaptive_throttle_settings("settings_example").unwrap();
+/// assert_eq!(entry.max_rejection, Some(0.5));
+/// config::clear();
+/// assert!(config::adaptive_throttle_settings("settings_example").is_none());
+/// # Ok::<(), resilient::config::ConfigFileError>(())
+/// ```
+pub fn adaptive_throttle_settings(name: &str) -> Option<AdaptiveThrottleConfig> {
+    let config = CURRENT.load();
+    config.as_ref()?.adaptive_throttle(name).cloned()
 }
 
 /// A named bulkhead's memory of its entry (`[limits.NAME]`): the size it

@@ -29,9 +29,11 @@ pub(crate) struct AttemptFailure {
     pub(crate) retryable: bool,
     pub(crate) hint: Option<Duration>,
     pub(crate) message: String,
-    /// Set when a gate refused the attempt: the call stops, for this
-    /// reason, whatever the classifier says.
-    pub(crate) refused: Option<StopReason>,
+    /// Set when the call ends with this attempt, for this reason,
+    /// whatever the classifier says: a gate refused the attempt
+    /// ([`StopReason::CircuitOpen`], …), or its error is ignored
+    /// ([`StopReason::Ignored`]).
+    pub(crate) ends: Option<StopReason>,
 }
 
 /// The untyped half of an execution.
@@ -367,7 +369,7 @@ impl<'o> Core<'o> {
             retryable,
             hint,
             message,
-            refused,
+            ends,
         } = failed;
         let (now, start, tally) = (self.now, self.start, self.tally());
         let slow = self
@@ -377,6 +379,9 @@ impl<'o> Core<'o> {
         let (name, record) = slow.report.name_and(index);
         let number = record.number();
         let attempt_kind = record.kind();
+        if ends == Some(StopReason::Ignored) {
+            record.set_ignored();
+        }
         let recorded = record.set_error(ExecutionError::new(kind, retryable, message));
         if kind == FailureKind::CircuitOpen {
             events::circuit_rejected(name, number);
@@ -390,7 +395,7 @@ impl<'o> Core<'o> {
         );
         let failure = LastFailure {
             retryable,
-            refused,
+            ends,
             hint,
             caller_retries: retryable && crate::deadline::caller_retries(),
         };

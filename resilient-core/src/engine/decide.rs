@@ -40,7 +40,7 @@ pub(crate) fn refused(kind: AttemptKind) -> Refused {
 /// of the round could change the answer (it was refused, or its error is
 /// not retried).
 pub(crate) fn ends_round(failure: &LastFailure, last: bool) -> bool {
-    last || !failure.retryable || failure.refused.is_some()
+    last || !failure.retryable || failure.ends.is_some()
 }
 
 /// The decision after a round that failed with `failure` at `elapsed`:
@@ -54,7 +54,7 @@ pub(crate) fn after_round(
     jitter: impl FnOnce(Duration) -> Duration,
     allows_retry: impl FnOnce() -> bool,
 ) -> Result<Delay, Stop> {
-    match failure.refused {
+    match failure.ends {
         Some(reason) => Err(Stop::Reason(reason)),
         None => schedule(settings, counters, elapsed, failure, jitter, allows_retry),
     }
@@ -97,8 +97,9 @@ impl Counters {
 pub(crate) struct LastFailure {
     /// The classifier's verdict.
     pub(crate) retryable: bool,
-    /// Set when a gate refused the attempt: the reason the call stops.
-    pub(crate) refused: Option<StopReason>,
+    /// Set when the attempt ends the call whatever the classifier says
+    /// (a gate refused it, or its error is ignored): the reason.
+    pub(crate) ends: Option<StopReason>,
     /// A Retry-After hint, read from a retryable error only.
     pub(crate) hint: Option<Duration>,
     /// Whether a call around this one holds its retries
@@ -231,7 +232,7 @@ mod tests {
 
     const RETRYABLE: LastFailure = LastFailure {
         retryable: true,
-        refused: None,
+        ends: None,
         hint: None,
         caller_retries: false,
     };
@@ -548,7 +549,7 @@ mod tests {
             (any::<bool>(), proptest::option::of(duration())).prop_map(|(retryable, hint)| {
                 LastFailure {
                     retryable,
-                    refused: None,
+                    ends: None,
                     hint: hint.filter(|_| retryable),
                     caller_retries: false,
                 }

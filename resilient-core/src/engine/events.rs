@@ -196,6 +196,20 @@ pub(crate) fn limit_refused(operation: &Name, limiter: &'static str) {
     .increment(1);
 }
 
+/// The adaptive throttle called `throttle` refused an attempt locally.
+#[cold]
+pub(crate) fn adaptive_rejected(operation: &Name, throttle: &'static str) {
+    #[cfg(feature = "tracing")]
+    tracing::warn!(name: "adaptive_throttle.rejected", operation = operation.as_ref(), throttle);
+    #[cfg(feature = "metrics")]
+    metrics::counter!(
+        "resilient_adaptive_throttle_rejections_total",
+        "operation" => crate::observe::cardinality::label(operation),
+        "throttle" => throttle
+    )
+    .increment(1);
+}
+
 /// An attempt waited `queued` for its limiters' permits (and got them, or
 /// was refused at the end of its wait).
 #[cold]

@@ -336,3 +336,13 @@ where
 {
     exec.drive(next, work)
 }
+
+/// Whether a fallback that `fallback_on` or `fallback_if` chose is due on
+/// `exec`: as [`Execution::needs_fallback`], and after an error the
+/// operation ignores too, which such a choice may name.
+#[inline(always)]
+pub fn chosen_fallback_due<T, E, C: Clock, H: HookSet<T, E>>(
+    exec: &Execution<'_, '_, T, E, C, H>,
+) -> bool {
+    exec.needs_chosen_fallback()
+}

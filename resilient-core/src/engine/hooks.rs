@@ -9,7 +9,7 @@
 //! many are set. [`Hooks`] is the empty stack, which answers every
 //! question of [`HookSet`] with the defaults' answers; each of
 //! [`Operation`](crate::Operation)'s hook setters pushes one layer
-//! ([`RetryIf`], [`Hint`], [`Validator`], [`RetryListener`],
+//! ([`RetryIf`], [`IgnoreIf`], [`Hint`], [`Validator`], [`RetryListener`],
 //! [`ReportHook`]) that answers its own question and leaves the others
 //! to the hooks below it, through `HookSet`'s default methods. The top
 //! layer answers first, so a hook set twice is the later one:
@@ -94,6 +94,13 @@ pub trait HookSet<T, E>: sealed::Layer<T, E> {
         self.rest().is_retryable(error)
     }
 
+    /// Whether `error` is ignored: it ends the call at once, and counts
+    /// as neither a success nor a failure for the gates.
+    #[inline]
+    fn is_ignored(&self, error: &E) -> bool {
+        self.rest().is_ignored(error)
+    }
+
     /// The Retry-After hint of a retryable `error`, if any.
     #[inline]
     fn retry_after(&self, error: &E) -> Option<Duration> {
@@ -143,6 +150,11 @@ impl<T, E> HookSet<T, E> for Hooks {
     #[inline]
     fn is_retryable(&self, error: &E) -> bool {
         RetryAll.is_retryable(error)
+    }
+
+    #[inline]
+    fn is_ignored(&self, _: &E) -> bool {
+        false
     }
 
     #[inline]
@@ -209,6 +221,9 @@ layers! {
     /// The classifier [`retry_if`](crate::Operation::retry_if) pushes: it
     /// decides which errors are retried.
     RetryIf;
+    /// The test [`ignore_if`](crate::Operation::ignore_if) pushes: it
+    /// decides which errors end the call uncounted.
+    IgnoreIf;
     /// The Retry-After hint [`rate_limit`](crate::Operation::rate_limit)
     /// pushes: it reads how long a server asked to wait.
     Hint;
@@ -235,6 +250,13 @@ impl<T, E, F: Classify<E>, Rest: HookSet<T, E>> HookSet<T, E> for RetryIf<F, Res
     #[inline]
     fn is_retryable(&self, error: &E) -> bool {
         self.hook.is_retryable(error)
+    }
+}
+
+impl<T, E, F: Fn(&E) -> bool, Rest: HookSet<T, E>> HookSet<T, E> for IgnoreIf<F, Rest> {
+    #[inline]
+    fn is_ignored(&self, error: &E) -> bool {
+        (self.hook)(error)
     }
 }
 

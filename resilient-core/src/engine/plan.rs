@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::events;
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
-use super::gates::{BreakerGate, LimitGate};
+use super::gates::{AdaptiveGate, BreakerGate, LimitGate};
 use super::gates::{End, Gates, Settlement};
 use crate::clock::Clock;
 use crate::observe::Tally;
@@ -99,6 +99,7 @@ fn used<'a, T, E>(
         breaker: gates.breaker.as_ref().map(BreakerGate::breaker),
         throttle: gates.throttle,
         limiters: gates.limit.as_ref().map_or(&[], LimitGate::limiters),
+        adaptive: gates.adaptive.as_ref().map(AdaptiveGate::throttle),
         #[cfg(feature = "dashboard")]
         settings: crate::observe::SettingsOf::Unknown,
     }

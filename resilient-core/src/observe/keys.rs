@@ -34,7 +34,7 @@ pub(crate) struct CallKeys {
     /// The attempts counter's, by attempt kind and outcome.
     attempts: [[OnceLock<Key>; 3]; 3],
     /// The duration histogram's, by stop reason.
-    durations: [OnceLock<Key>; 9],
+    durations: [OnceLock<Key>; 10],
     labels: Option<CallLabels>,
     /// Whether the keys serve every operation under the name of their
     /// labels: the overflow's, past the limit on names.
@@ -50,7 +50,7 @@ struct CallLabels {
     /// The attempts counter's, as [`CallKeys::attempts`].
     attempts: [[[Label; 3]; 3]; 3],
     /// The duration histogram's, as [`CallKeys::durations`].
-    durations: [[Label; 2]; 9],
+    durations: [[Label; 2]; 10],
 }
 
 impl CallLabels {
@@ -95,6 +95,7 @@ impl CallLabels {
                 duration(operation, StopReason::Throttled),
                 duration(operation, StopReason::LimitExceeded),
                 duration(operation, StopReason::LeftToCaller),
+                duration(operation, StopReason::Ignored),
             ],
         }
     }
@@ -120,7 +121,7 @@ impl CallKeys {
     const fn with_labels(labels: Option<CallLabels>, folds: bool) -> Self {
         CallKeys {
             attempts: [const { [const { OnceLock::new() }; 3] }; 3],
-            durations: [const { OnceLock::new() }; 9],
+            durations: [const { OnceLock::new() }; 10],
             labels,
             folds,
         }
@@ -267,7 +268,7 @@ mod tests {
         AttemptKind::Hedge,
     ];
 
-    const STOPS: [StopReason; 9] = [
+    const STOPS: [StopReason; 10] = [
         StopReason::Succeeded,
         StopReason::NotRetryable,
         StopReason::AttemptsExhausted,
@@ -277,6 +278,7 @@ mod tests {
         StopReason::Throttled,
         StopReason::LimitExceeded,
         StopReason::LeftToCaller,
+        StopReason::Ignored,
     ];
 
     fn labels(key: &Key) -> Vec<(&str, &str)> {

@@ -51,7 +51,7 @@ use crate::breaker::CircuitBreaker;
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
 use crate::report::ExecutionReport;
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
-use crate::throttle::RetryBudget;
+use crate::throttle::{AdaptiveThrottle, RetryBudget};
 
 /// What an operation used, beyond its name and report, for the counts.
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
@@ -64,6 +64,8 @@ pub(crate) struct Used<'a> {
     pub(crate) throttle: Option<&'a dyn RetryBudget>,
     /// Its limiters, in order; empty without `limit`.
     pub(crate) limiters: &'a [&'a dyn crate::limit::Limiter],
+    /// Its adaptive throttle.
+    pub(crate) adaptive: Option<&'a AdaptiveThrottle>,
     /// Its operation's settings, for its tile.
     #[cfg(feature = "dashboard")]
     pub(crate) settings: SettingsOf<'a>,
@@ -94,6 +96,9 @@ pub(crate) fn succeeded_at_once(name: &str, used: Used<'_>, elapsed: u64) {
     if !used.limiters.is_empty() {
         limits::call_ended(cardinality::name_of(name, tally), tally, used.limiters);
     }
+    if let Some(throttle) = used.adaptive {
+        adaptive_read(tally, throttle);
+    }
     #[cfg(feature = "dashboard")]
     {
         let counts = &tally.counts;
@@ -113,6 +118,9 @@ pub(crate) fn finished(name: &str, used: Used<'_>, report: &ExecutionReport, ok:
     let tally = tally_of(name, &used);
     if !used.limiters.is_empty() {
         limits::call_ended(cardinality::name_of(name, tally), tally, used.limiters);
+    }
+    if let Some(throttle) = used.adaptive {
+        adaptive_read(tally, throttle);
     }
     #[cfg(feature = "dashboard")]
     {
@@ -237,6 +245,29 @@ fn first_call(name: &str, tally: &'static Tally, used: &Used<'_>) {
     #[cfg(feature = "dashboard")]
     built_with(tally, used.settings);
     limits::first_call(name, tally, used.limiters);
+    #[cfg(feature = "metrics")]
+    if let Some(throttle) = used.adaptive {
+        series::adaptive_joined(name, throttle.name().unwrap_or("adaptive"));
+    }
+}
+
+/// Reads the adaptive throttle a call used, as it ended: its gauge, set
+/// when its probability moved, and its row on the operation's tile.
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+#[cold]
+#[inline(never)]
+#[cfg_attr(
+    not(all(feature = "metrics", feature = "dashboard")),
+    allow(unused_variables)
+)]
+fn adaptive_read(tally: &'static Tally, throttle: &AdaptiveThrottle) {
+    let (reading, changed) = throttle.reading();
+    #[cfg(feature = "metrics")]
+    if changed {
+        series::adaptive_level(&reading);
+    }
+    #[cfg(feature = "dashboard")]
+    tally.counts.adaptive.keep(&reading);
 }
 
 /// Keeps the level of the throttle the call used.

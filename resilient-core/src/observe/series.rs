@@ -37,11 +37,13 @@
 //! | `resilient_chaos_injections_total` | counter | | `operation`, `kind` (`fault`, `outcome`, `latency`) |
 //! | `resilient_limit_rejections_total` | counter | | `operation`, `limiter` |
 //! | `resilient_limit_queued_seconds` | histogram | seconds | `operation` |
+//! | `resilient_adaptive_throttle_rejections_total` | counter | | `operation`, `throttle` |
 //! | `resilient_circuit_state` | gauge: 0 closed, 1 half-open, 2 open, 3 isolated | | `breaker` |
 //! | `resilient_circuit_fleet_state` | gauge: a shared breaker's fleet, 0 closed, 1 half-open, 2 open | | `breaker` |
 //! | `resilient_circuit_fleet_joined` | gauge: 1 when a shared breaker reaches its fleet, 0 when it decides alone | | `breaker` |
 //! | `resilient_limit_in_flight` | gauge | | `limiter` |
 //! | `resilient_limit_current` | gauge | | `limiter` |
+//! | `resilient_adaptive_throttle_probability` | gauge: within 0..=1 | | `throttle` |
 //! | `resilient_operation_names_folded` | gauge | | |
 //! | `resilient_endpoint_evictions_total` | counter | | `endpoints` (a per-endpoint map's prefix), `kind` (`breaker`, `throttle`, `limits`) |
 //!
@@ -75,6 +77,11 @@
 //! `resilient_operation_names_folded` is set when the estimate grows, and
 //! by [`refresh`].
 //!
+//! An adaptive throttle's rejections appear at zero with the first call
+//! of an operation that uses it, and count each attempt it refused
+//! locally; its probability gauge is set as each call that used it ends.
+//! An unnamed throttle is labelled `adaptive`.
+//!
 //! ```
 //! use resilient::metrics::{self, SeriesKind};
 //!
@@ -91,6 +98,7 @@
 //!         "resilient_circuit_fleet_joined",
 //!         "resilient_limit_in_flight",
 //!         "resilient_limit_current",
+//!         "resilient_adaptive_throttle_probability",
 //!         "resilient_operation_names_folded",
 //!     ]
 //! );
@@ -103,11 +111,11 @@ use ::metrics::Key;
 use super::keys::{CallKeys, METADATA, OUTCOMES};
 use super::levels::{self, Level};
 use crate::breaker::View;
-use crate::catalog::LIMIT_REJECTIONS;
 pub use crate::catalog::{
-    CIRCUIT_STATE, ENDPOINT_EVICTIONS, LIMIT_CURRENT, LIMIT_IN_FLIGHT, NAMES_FOLDED, SERIES,
-    Series, SeriesKind, describe,
+    ADAPTIVE_PROBABILITY, CIRCUIT_STATE, ENDPOINT_EVICTIONS, LIMIT_CURRENT, LIMIT_IN_FLIGHT,
+    NAMES_FOLDED, SERIES, Series, SeriesKind, describe,
 };
+use crate::catalog::{ADAPTIVE_REJECTIONS, LIMIT_REJECTIONS};
 use crate::report::AttemptKind;
 
 /// Sets every live breaker's gauge to its state now: half-open for an
@@ -188,6 +196,22 @@ pub(crate) fn limiter_joined(operation: &str, level: &Level) {
     )
     .increment(0);
     gauge_level(level);
+}
+
+/// An adaptive throttle named `throttle` joined the operation called
+/// `operation`: its rejections there start at zero.
+pub(crate) fn adaptive_joined(operation: &str, throttle: &'static str) {
+    ::metrics::counter!(
+        ADAPTIVE_REJECTIONS,
+        "operation" => operation.to_owned(),
+        "throttle" => throttle
+    )
+    .increment(0);
+}
+
+/// Sets an adaptive throttle's gauge to its reading.
+pub(crate) fn adaptive_level(reading: &crate::throttle::Reading) {
+    ::metrics::gauge!(ADAPTIVE_PROBABILITY, "throttle" => reading.name).set(reading.probability);
 }
 
 /// The counters of the operation called `operation`, made to exist at

@@ -179,6 +179,8 @@ pub(crate) struct Counts {
     pub(crate) throttle_milli: AtomicU64,
     /// The throttle's `max_tokens`, with the same convention.
     pub(crate) throttle_max: AtomicU64,
+    /// The adaptive throttle's state after the latest call.
+    pub(crate) adaptive: AdaptiveRow,
     /// The settings the operation was built with (the attribute's, the
     /// builder's, the layer's), as the first call that built them had
     /// them: its tile shows them, with the installed configuration's
@@ -199,8 +201,60 @@ impl Counts {
             rejected: AtomicU64::new(0),
             throttle_milli: AtomicU64::new(u64::MAX),
             throttle_max: AtomicU64::new(u64::MAX),
+            adaptive: AdaptiveRow::new(),
             settings: std::sync::OnceLock::new(),
         }
+    }
+}
+
+/// An operation's adaptive throttle, as of its latest call: its name,
+/// its window's requests and accepts, its probability (the bits of an
+/// `f64`) and its rejections.
+#[cfg(feature = "dashboard")]
+#[derive(Debug)]
+pub(crate) struct AdaptiveRow {
+    name: std::sync::OnceLock<&'static str>,
+    requests: AtomicU64,
+    accepts: AtomicU64,
+    probability: AtomicU64,
+    rejections: AtomicU64,
+}
+
+#[cfg(feature = "dashboard")]
+impl AdaptiveRow {
+    const fn new() -> Self {
+        AdaptiveRow {
+            name: std::sync::OnceLock::new(),
+            requests: AtomicU64::new(0),
+            accepts: AtomicU64::new(0),
+            probability: AtomicU64::new(0),
+            rejections: AtomicU64::new(0),
+        }
+    }
+
+    /// Keeps `reading`, the latest.
+    pub(crate) fn keep(&self, reading: &crate::throttle::Reading) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let _ = self.name.set(reading.name);
+        self.requests.store(reading.requests, Relaxed);
+        self.accepts.store(reading.accepts, Relaxed);
+        self.probability
+            .store(reading.probability.to_bits(), Relaxed);
+        self.rejections.store(reading.rejections, Relaxed);
+    }
+
+    /// The latest reading kept: `(name, requests, accepts, probability,
+    /// rejections)`; `None` for an operation without an adaptive throttle.
+    pub(crate) fn read(&self) -> Option<(&'static str, u64, u64, f64, u64)> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let name = *self.name.get()?;
+        Some((
+            name,
+            self.requests.load(Relaxed),
+            self.accepts.load(Relaxed),
+            f64::from_bits(self.probability.load(Relaxed)),
+            self.rejections.load(Relaxed),
+        ))
     }
 }
 

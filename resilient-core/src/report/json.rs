@@ -8,7 +8,7 @@
 //! |---|---|
 //! | `name` | the operation's name |
 //! | `attempt_count`, `retry_count` | numbers |
-//! | `stop_reason` | `succeeded`, `not_retryable`, `attempts_exhausted`, `budget_exhausted`, `rate_limit_exhausted`, `circuit_open`, `throttled`, `limit_exceeded`, `left_to_caller` |
+//! | `stop_reason` | `succeeded`, `not_retryable`, `attempts_exhausted`, `budget_exhausted`, `rate_limit_exhausted`, `circuit_open`, `throttled`, `limit_exceeded`, `left_to_caller`, `ignored` |
 //! | `fallback_used` | bool |
 //! | `elapsed_ms` | float, milliseconds |
 //! | `attempts` | one object per attempt, below |
@@ -23,8 +23,9 @@
 //! `deadline_inherited` (whether that deadline is what the attempt the
 //! call was made inside had left), `delay_ms` and
 //! `delay_source` (`backoff` / `retry_after`, or both `null`), and `error`,
-//! `failure` (`operation`, `timeout`, `circuit_open`, `validation`, `cancelled`, `limit_exceeded`) and
-//! `retryable`, all three `null` for a successful attempt; `injected`
+//! `failure` (`operation`, `timeout`, `circuit_open`, `validation`, `cancelled`, `limit_exceeded`, `rejected`) and
+//! `retryable`, all three `null` for a successful attempt; `ignored`
+//! (whether its error is one the operation ignores); `injected`
 //! (`fault`, `outcome`, `latency`, or `null` when chaos left the attempt
 //! alone); `status` (the HTTP status of the attempt's response through the
 //! tower layer or the reqwest middleware, or `null`).
@@ -92,7 +93,7 @@ impl Serialize for AttemptRecord {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let delay = self.delay_before();
         let error = self.error();
-        let mut map = serializer.serialize_map(Some(15))?;
+        let mut map = serializer.serialize_map(Some(16))?;
         map.serialize_entry("number", &self.number())?;
         map.serialize_entry("kind", &self.kind())?;
         map.serialize_entry("started_ms", &millis(self.started_at()))?;
@@ -105,6 +106,7 @@ impl Serialize for AttemptRecord {
         map.serialize_entry("error", &error.map(|e| e.message()))?;
         map.serialize_entry("failure", &error.map(|e| e.kind()))?;
         map.serialize_entry("retryable", &error.map(|e| e.retryable()))?;
+        map.serialize_entry("ignored", &self.ignored())?;
         map.serialize_entry("injected", &self.injected().map(Injection::as_str))?;
         map.serialize_entry("status", &self.status())?;
         map.end()

@@ -44,6 +44,11 @@ pub enum StopReason {
     /// (`deadline::header::HoldHeader`): this call
     /// did not retry, and failed with its last error, a retryable one.
     LeftToCaller,
+    /// The last attempt failed with an error the operation ignores
+    /// (`ignore_on`, `ignore_if`): the call ended at once, and the
+    /// attempt counted as neither a success nor a failure for the circuit
+    /// breaker, the retry throttle and the adaptive limits.
+    Ignored,
 }
 
 impl StopReason {
@@ -60,6 +65,7 @@ impl StopReason {
             StopReason::Throttled => "throttled",
             StopReason::LimitExceeded => "limit_exceeded",
             StopReason::LeftToCaller => "left_to_caller",
+            StopReason::Ignored => "ignored",
         }
     }
 }
@@ -76,6 +82,7 @@ impl fmt::Display for StopReason {
             StopReason::Throttled => "retries throttled",
             StopReason::LimitExceeded => "limit exceeded",
             StopReason::LeftToCaller => "retry left to the caller",
+            StopReason::Ignored => "error ignored",
         })
     }
 }

@@ -51,6 +51,10 @@ pub enum FailureKind {
     /// A limiter refused the attempt (see [`limit`](crate::limit)); the
     /// body did not run.
     LimitExceeded,
+    /// An adaptive throttle refused the attempt locally (see
+    /// [`AdaptiveThrottle`](crate::throttle::AdaptiveThrottle)); the body
+    /// did not run.
+    Rejected,
 }
 
 impl FailureKind {
@@ -64,6 +68,7 @@ impl FailureKind {
             FailureKind::Validation => "validation",
             FailureKind::Cancelled => "cancelled",
             FailureKind::LimitExceeded => "limit_exceeded",
+            FailureKind::Rejected => "rejected",
         }
     }
 }
@@ -256,6 +261,11 @@ impl AttemptRecord {
         self.tags = self.tags.inherited();
     }
 
+    /// Records that the attempt's error is one the operation ignores.
+    pub(crate) fn set_ignored(&mut self) {
+        self.tags = self.tags.ignored();
+    }
+
     /// Records the HTTP status of the attempt's response; 0 records none.
     pub(crate) fn set_status(&mut self, status: u16) {
         self.status = status;
@@ -398,11 +408,36 @@ impl AttemptRecord {
     pub fn status(&self) -> Option<u16> {
         (self.status != 0).then_some(self.status)
     }
+
+    /// Whether the attempt failed with an error the operation ignores
+    /// ([`Operation::ignore_if`](crate::Operation::ignore_if), the
+    /// attribute's `ignore_on` and `ignore_if`): the call ended with it
+    /// ([`StopReason::Ignored`](crate::StopReason::Ignored)), and it
+    /// counted as neither a success nor a failure for the circuit breaker,
+    /// the retry throttle and the adaptive limits.
+    ///
+    /// ```
+    /// use resilient::{FakeClock, Operation, StopReason};
+    ///
+    /// let outcome = Operation::new()
+    ///     .max_attempts(3)
+    ///     .ignore_if(|error: &&str| *error == "cancelled by the user")
+    ///     .clock(FakeClock::new())
+    ///     .run(|_attempt| Err::<(), _>("cancelled by the user"));
+    /// let report = outcome.report();
+    /// assert_eq!(report.attempt_count(), 1);
+    /// assert_eq!(report.stop_reason(), StopReason::Ignored);
+    /// assert!(report.attempts()[0].ignored());
+    /// ```
+    pub fn ignored(&self) -> bool {
+        self.tags.is_ignored()
+    }
 }
 
 /// An attempt's kind, the source of the delay before it and what chaos
-/// did to it, in one byte, two bits each, and whether its deadline was
-/// inherited, one more: with the number and the status, one word.
+/// did to it, in one byte, two bits each, whether its deadline was
+/// inherited and whether its error is ignored, one bit each: with the
+/// number and the status, one word.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Tags(u8);
 
@@ -436,6 +471,14 @@ impl Tags {
 
     const fn is_inherited(self) -> bool {
         self.0 & 1 << 6 != 0
+    }
+
+    const fn ignored(self) -> Tags {
+        Tags(self.0 | 1 << 7)
+    }
+
+    const fn is_ignored(self) -> bool {
+        self.0 & 1 << 7 != 0
     }
 
     const fn kind(self) -> AttemptKind {
@@ -476,6 +519,7 @@ impl fmt::Debug for AttemptRecord {
             .field("error", &self.error())
             .field("injected", &self.injected())
             .field("status", &self.status())
+            .field("ignored", &self.ignored())
             .finish()
     }
 }

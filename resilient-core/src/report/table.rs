@@ -55,8 +55,15 @@ impl fmt::Display for ExecutionReport {
                     format!("{} ({source})", Short(d.duration()))
                 },
             );
+            // An ignored error is neither retried nor counted: the column
+            // says so rather than "no".
             let (retryable, error) = r.error().map_or(("-", "-"), |e| {
-                (if e.retryable() { "yes" } else { "no" }, e.message())
+                let verdict = match (e.retryable(), r.ignored()) {
+                    (true, _) => "yes",
+                    (false, true) => "ignored",
+                    (false, false) => "no",
+                };
+                (verdict, e.message())
             });
             let injected = match (chaos, r.injected()) {
                 (false, _) => String::new(),

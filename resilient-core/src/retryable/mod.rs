@@ -21,13 +21,14 @@ use crate::breaker::CircuitBreaker;
 use crate::clock::{Clock, SystemClock, TokioClock};
 use crate::engine::Operation;
 use crate::engine::hooks::{
-    ErrorListener, Hint, Hooks, Notify, ReportHook, RetryAll, RetryEvent, RetryListener, Validator,
+    ErrorListener, Hint, Hooks, IgnoreIf, Notify, ReportHook, RetryAll, RetryEvent, RetryListener,
+    Validator,
 };
-use crate::error::{CircuitOpenError, TimeoutError, ValidationError};
+use crate::error::{CircuitOpenError, RejectedError, TimeoutError, ValidationError};
 use crate::limit::{LimitExceededError, Limiter};
 use crate::policy::RetryPolicy;
 use crate::report::ExecutionReport;
-use crate::throttle::RetryBudget;
+use crate::throttle::{AdaptiveThrottle, RetryBudget};
 
 /// Retries a closure: `.retry(&POLICY)`, then the settings by the
 /// attribute's names, then `.await` (async) or [`.call()`](Retry::call)
@@ -398,6 +399,35 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
         with!(self, when: when)
     }
 
+    /// Which errors are ignored (default: none): such an error ends the
+    /// call at once with [`StopReason::Ignored`](crate::StopReason::Ignored),
+    /// never retried and without the fallback, and counts as neither a
+    /// success nor a failure for the circuit breaker, the retry throttle
+    /// and the adaptive limits (see
+    /// [`Operation::ignore_if`](crate::Operation::ignore_if)).
+    ///
+    /// ```
+    /// use resilient::{FakeClock, RetryPolicy, Retryable, StopReason};
+    ///
+    /// let policy = RetryPolicy::builder().max_attempts(5).build()?;
+    /// let outcome = (|| Err::<(), _>("cancelled"))
+    ///     .retry(&policy)
+    ///     .ignore_if(|error| *error == "cancelled")
+    ///     .clock(FakeClock::new())
+    ///     .call();
+    /// assert_eq!(outcome.report().attempt_count(), 1);
+    /// assert_eq!(outcome.report().stop_reason(), StopReason::Ignored);
+    /// assert!(outcome.report().attempts()[0].ignored());
+    /// # Ok::<(), resilient::ConfigError>(())
+    /// ```
+    #[inline]
+    pub fn ignore_if<I>(self, ignore: I) -> Retry<'b, F, S, IgnoreIf<I, H>, K, W, B, G>
+    where
+        I: Fn(&S::Err) -> bool,
+    {
+        with!(self, op: self.op.ignore_if(ignore))
+    }
+
     /// Calls `listener` before each wait with the error that caused the
     /// retry and the delay about to be slept; never after the final
     /// attempt.
@@ -630,6 +660,23 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
         'b: 'c,
     {
         with!(self, op: self.op.throttle(throttle))
+    }
+
+    /// Refuses a share of the attempts locally, the first included, as
+    /// `throttle` decides from how many recent requests the backend
+    /// accepted; a refusal fails with `E::from(Rejected)` and ends the call
+    /// ([`StopReason::Throttled`](crate::StopReason)). See
+    /// [`AdaptiveThrottle`].
+    #[inline]
+    pub fn adaptive_throttle<'c>(
+        self,
+        throttle: &'c AdaptiveThrottle,
+    ) -> Retry<'c, F, S, H, K, W, B, G>
+    where
+        'b: 'c,
+        S::Err: RejectedError,
+    {
+        with!(self, op: self.op.adaptive_throttle(throttle))
     }
 
     /// Takes a permit from each of `limiters` before every attempt; a

@@ -99,7 +99,9 @@ where
         match op.run_primary(attempt) {
             Ok(outcome) => outcome,
             Err(mut exec) => {
-                if let Some(fallback) = fallback {
+                if let Some(fallback) = fallback
+                    && exec.needs_fallback()
+                {
                     exec.fallback_blocking(|error, _| fallback(error));
                 }
                 exec.finish()
@@ -149,7 +151,9 @@ where
         match op.run_primary_async(attempt).await {
             Ok(outcome) => outcome,
             Err(mut exec) => {
-                if let Some(fallback) = fallback {
+                if let Some(fallback) = fallback
+                    && exec.needs_fallback()
+                {
                     exec.fallback_async(async |error: &E, _| fallback(error).await)
                         .await;
                 }

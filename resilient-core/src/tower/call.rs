@@ -87,6 +87,10 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
             Some(breaker) => op.circuit_breaker(breaker),
             None => op,
         };
+        let op = match shared.adaptive.as_deref() {
+            Some(throttle) => op.adaptive_throttle(throttle),
+            None => op,
+        };
         let limiters = LimiterRefs::new(&shared.limiters);
         let op = match limiters.as_slice() {
             [] => op,
@@ -547,6 +551,14 @@ impl<Res, E: EngineError> From<TimedOut> for Unsuccessful<Res, E> {
 impl<Res, E: EngineError> From<CircuitOpen> for Unsuccessful<Res, E> {
     fn from(error: CircuitOpen) -> Self {
         Unsuccessful::engine(error, true)
+    }
+}
+
+/// An attempt the adaptive throttle refused: the call ends there,
+/// whatever the classifier would say.
+impl<Res, E: EngineError> From<crate::throttle::Rejected> for Unsuccessful<Res, E> {
+    fn from(error: crate::throttle::Rejected) -> Self {
+        Unsuccessful::engine(error, false)
     }
 }
 

@@ -4,8 +4,8 @@
 //! through the engine of `#[resilient]`: the same counting, backoff,
 //! budget, per-attempt timeout, circuit breaker, throttle and report.
 //!
-//! * `layer.rs`: [`ResilientLayer`], the configuration, and the setters it
-//!   shares with the reqwest middleware;
+//! * `layer.rs`: [`ResilientLayer`], the configuration;
+//! * `setters.rs`: the setters it shares with the reqwest middleware;
 //! * `shared.rs`: what every call of a layer or of the middleware shares,
 //!   whatever the layer's type parameters (the breaker, the throttle, the
 //!   limiters, the hooks, chaos);
@@ -117,6 +117,7 @@ mod plain;
 mod replay;
 mod request;
 mod service;
+mod setters;
 mod shared;
 #[cfg(feature = "tracing")]
 mod span;
@@ -149,10 +150,10 @@ pub(crate) use attach::attach_to;
 #[cfg(feature = "reqwest")]
 pub(crate) use call::{Call, EngineError};
 #[cfg(feature = "reqwest")]
-pub(crate) use layer::resilient_setters;
-#[cfg(feature = "reqwest")]
 pub(crate) use per_endpoint::per_endpoint_setters;
 #[cfg(feature = "reqwest")]
 pub(crate) use plain::FirstFailed;
+#[cfg(feature = "reqwest")]
+pub(crate) use setters::resilient_setters;
 #[cfg(feature = "reqwest")]
 pub(crate) use shared::Shared;

@@ -27,12 +27,14 @@ use crate::settings::deadline;
 impl<Cl, C: Clock> Call<'_, Cl, C> {
     /// Whether the call's first attempt can run outside the engine
     /// ([`first_started`](Self::first_started)): no gate
-    /// is asked before its first attempt (no breaker, no limit, no chaos
+    /// is asked before its first attempt (no breaker, no adaptive throttle,
+    /// no limit, no chaos
     /// switch), no attempt is hedged and no deadline or hold header is
     /// sent.
     pub(crate) fn is_plain(&self) -> bool {
         let shared = self.shared;
         shared.breaker.is_none()
+            && shared.adaptive.is_none()
             // Inside another call's attempt, the engine grants what that
             // attempt has left.
             && !crate::deadline::enclosed()

@@ -14,11 +14,13 @@ use crate::chaos::Switches;
 use crate::engine::hooks::RetryEvent;
 use crate::limit::Limiter;
 use crate::report::ExecutionReport;
-use crate::throttle::RetryBudget;
+use crate::throttle::{AdaptiveThrottle, RetryBudget};
 
 /// A circuit breaker shared by every call of every service of a layer:
 /// a `&'static CircuitBreaker` or an `Arc<CircuitBreaker>`.
 pub(crate) type SharedBreaker = Arc<dyn Deref<Target = CircuitBreaker> + Send + Sync>;
+/// An adaptive throttle shared by every call of a layer, as a breaker is.
+pub(crate) type SharedAdaptive = Arc<dyn Deref<Target = AdaptiveThrottle> + Send + Sync>;
 pub(crate) type RetryHook = Arc<dyn Fn(&RetryEvent<'_>) + Send + Sync>;
 pub(crate) type ReportHook = Arc<dyn Fn(&ExecutionReport) + Send + Sync>;
 
@@ -30,6 +32,7 @@ pub(crate) struct Shared {
     pub(crate) name: Option<Cow<'static, str>>,
     pub(crate) breaker: Option<SharedBreaker>,
     pub(crate) throttle: Option<Arc<dyn RetryBudget>>,
+    pub(crate) adaptive: Option<SharedAdaptive>,
     pub(crate) on_retry: Option<RetryHook>,
     pub(crate) on_report: Option<ReportHook>,
     /// Taken in order before each attempt.
@@ -116,6 +119,7 @@ impl fmt::Debug for Shared {
                 &self.breaker.as_deref().map(|b| b.name()),
             )
             .field("throttle", &self.throttle.is_some())
+            .field("adaptive_throttle", &self.adaptive.is_some())
             .field("on_retry", &self.on_retry.is_some())
             .field("on_report", &self.on_report.is_some())
             .field(

@@ -452,6 +452,56 @@ fn an_operations_counters_are_zero_after_a_first_call_that_succeeded() {
     }
 }
 
+#[test]
+fn an_adaptive_throttle_counts_its_refusals_by_operation_and_gauges_its_probability() {
+    use resilient_core::throttle::{AdaptiveThrottle, Rejected};
+
+    #[derive(Debug)]
+    struct Down;
+    impl From<Rejected> for Down {
+        fn from(_: Rejected) -> Self {
+            Down
+        }
+    }
+    impl std::fmt::Display for Down {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("down")
+        }
+    }
+
+    static BACKEND: AdaptiveThrottle = AdaptiveThrottle::new().seed(3).named("metrics.backend");
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let clock = FakeClock::new();
+    let stops: Vec<StopReason> = metrics::with_local_recorder(&recorder, || {
+        (0..30)
+            .map(|_| {
+                Operation::new()
+                    .name("adaptive.call")
+                    .adaptive_throttle(&BACKEND)
+                    .clock(&clock)
+                    .run(|_| Err::<u32, _>(Down))
+                    .report()
+                    .stop_reason()
+            })
+            .collect()
+    });
+    let refused = stops
+        .iter()
+        .filter(|stop| **stop == StopReason::Throttled)
+        .count();
+    assert!(refused > 10, "{refused} refused");
+    let seen = series(&snapshotter);
+    assert_eq!(
+        seen["resilient_adaptive_throttle_rejections_total{operation=adaptive.call,throttle=metrics.backend}"],
+        refused.to_string()
+    );
+    assert_eq!(
+        seen["resilient_adaptive_throttle_probability{throttle=metrics.backend}"],
+        BACKEND.rejection_probability().to_string()
+    );
+}
+
 static LIFECYCLE_BREAKER: LazyLock<CircuitBreaker> = LazyLock::new(|| {
     CircuitBreaker::builder()
         .name("lifecycle.breaker")
@@ -500,6 +550,9 @@ fn every_series_recorded_is_listed_and_described_with_a_unit() {
         "resilient_limit_queued_seconds",
         "resilient_limit_in_flight",
         "resilient_limit_current",
+        // An adaptive throttle's (the test below).
+        "resilient_adaptive_throttle_rejections_total",
+        "resilient_adaptive_throttle_probability",
         // A shared breaker's, set by its publisher (`breaker/redis_state.rs`).
         "resilient_circuit_fleet_state",
         "resilient_circuit_fleet_joined",

@@ -57,6 +57,7 @@ fn the_json_of_a_real_report_is_pinned() {
       "error": "503",
       "failure": "operation",
       "retryable": true,
+      "ignored": false,
       "injected": null,
       "status": null
     },
@@ -73,6 +74,7 @@ fn the_json_of_a_real_report_is_pinned() {
       "error": "429",
       "failure": "operation",
       "retryable": true,
+      "ignored": false,
       "injected": null,
       "status": null
     },
@@ -89,6 +91,7 @@ fn the_json_of_a_real_report_is_pinned() {
       "error": "404",
       "failure": "operation",
       "retryable": false,
+      "ignored": false,
       "injected": null,
       "status": null
     },
@@ -105,6 +108,7 @@ fn the_json_of_a_real_report_is_pinned() {
       "error": null,
       "failure": null,
       "retryable": null,
+      "ignored": false,
       "injected": null,
       "status": null
     }

@@ -9,6 +9,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use resilient_core::limit::{Bulkhead, RateLimiter};
+use resilient_core::throttle::{AdaptiveThrottle, Rejected};
 use resilient_core::tower::{ResilientLayer, Verdict};
 use resilient_core::{
     AttemptKind, Backoff, CircuitBreaker, CircuitOpen, DelaySource, ExecutionReport, FailureKind,
@@ -472,6 +473,27 @@ async fn a_shared_throttle_refuses_retries() {
     assert_eq!(script.calls().len(), 2);
     assert_eq!(throttle.tokens(), 2.0);
     assert_eq!(reports.only().stop_reason(), StopReason::Throttled);
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_adaptive_throttle_sheds_calls_to_a_failing_service_before_they_are_sent() {
+    static BACKEND: AdaptiveThrottle = AdaptiveThrottle::new().seed(12).named("tower");
+    let script = Script::new(|n| Err::<u16, _>(Fault(n)));
+    let layer = ResilientLayer::new().adaptive_throttle(&BACKEND);
+    let mut shed = 0;
+    for _ in 0..40 {
+        let error = layer.layer(script.clone()).oneshot(()).await.unwrap_err();
+        if error.is::<Rejected>() {
+            shed += 1;
+        } else {
+            assert!(error.is::<Fault>(), "{error}");
+        }
+    }
+    // Every call is a request; only those not shed reach the service.
+    assert_eq!(script.calls().len() + shed, 40);
+    assert_eq!(BACKEND.requests(), 40);
+    assert_eq!(BACKEND.rejections(), shed as u64);
+    assert!(shed > 20, "{shed} of 40 shed");
 }
 
 /// Sends `calls` requests at once through clones of `service`, and returns

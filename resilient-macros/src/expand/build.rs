@@ -238,13 +238,14 @@ fn builder_calls(
         (Expand::Inject { method, of }, Value::Expression(expr)) => {
             inject(method, of, expr, names, span)
         }
-        (Expand::RetryIf, Value::RetryOn(retry_on)) => {
-            let classify = variants_closure(retry_on, names, span);
+        (Expand::VariantTest(method), Value::RetryOn(variants)) => {
+            let test = variants_closure(variants, names, span);
+            let method = Ident::new(method, span);
             // A plain `fn` pointer, not the closure's own type: every
             // function with the same error type then shares one copy of the
             // engine's failure path, instead of compiling one each.
             quote_spanned! {span=>
-                .retry_if((#classify) as fn(&_) -> ::core::primitive::bool)
+                .#method((#test) as fn(&_) -> ::core::primitive::bool)
             }
         }
         // The option shapes the rest of the expansion; or its kind of

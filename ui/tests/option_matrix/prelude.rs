@@ -32,6 +32,14 @@ pub enum MatrixError {
     Conflict,
     #[error("limit exceeded")]
     Busy,
+    #[error("shed by the adaptive throttle")]
+    Shed,
+}
+
+impl From<resilient::throttle::Rejected> for MatrixError {
+    fn from(_: resilient::throttle::Rejected) -> Self {
+        MatrixError::Shed
+    }
 }
 
 impl From<IdempotencyConflict> for MatrixError {
@@ -92,6 +100,9 @@ static BREAKER: LazyLock<CircuitBreaker> = LazyLock::new(|| {
 static THROTTLE: RetryThrottle = RetryThrottle::new(10, 0.1);
 
 static POOL: Bulkhead = Bulkhead::new(8);
+
+static BACKEND: resilient::throttle::AdaptiveThrottle =
+    resilient::throttle::AdaptiveThrottle::new().named("matrix");
 
 static ADAPTIVE: AdaptiveLimit = AdaptiveLimit::aimd();
 

@@ -64,6 +64,8 @@ pub const OPTIONS: &[Row] = &[
     row("retries", "2"),
     needs(row("retry_on", "[Transient]"), RETRIES),
     needs(row("retry_if", "is_transient"), RETRIES),
+    row("ignore_on", "[Transient]"),
+    row("ignore_if", "is_transient"),
     needs(
         row("backoff", "exponential(base = \"10ms\", jitter = none)"),
         RETRIES,
@@ -93,6 +95,7 @@ pub const OPTIONS: &[Row] = &[
     row("name", "\"matrix.$fn\""),
     row("report", "log_report"),
     row("throttle", "&THROTTLE"),
+    row("adaptive_throttle", "&BACKEND"),
     row("limit", "[&POOL, &ADAPTIVE]"),
     needs(row("limit_wait", "\"50ms\""), &["limit"]),
     needs(row("chaos", "&CHAOS"), &["chaos_latency"]),
@@ -188,6 +191,10 @@ pub const REJECTED: &[Rejection] = &[
     rejected(
         &["jitter_seed", "retry"],
         "`jitter_seed` can't be combined with `retry`",
+    ),
+    rejected(
+        &["ignore_on", "ignore_if"],
+        "`ignore_on` can't be combined with `ignore_if`",
     ),
     rejected(
         &["fallback_on", "fallback_if"],

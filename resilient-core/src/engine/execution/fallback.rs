@@ -6,13 +6,24 @@ use crate::attempt::Attempt;
 use crate::clock::Clock;
 use crate::engine::gates::{Interference, Permits};
 use crate::engine::hooks::HookSet;
-use crate::report::Outcome;
+use crate::report::{Outcome, StopReason};
 
 impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// Whether the primary attempts (and any fallback so far) ended in
-    /// failure, so a fallback is due.
+    /// failure, so a fallback is due. An error the operation ignores
+    /// ([`StopReason::Ignored`](crate::StopReason::Ignored)) is returned as
+    /// it is: no fallback is due for it.
     #[inline]
     pub fn needs_fallback(&self) -> bool {
+        self.needs_chosen_fallback() && self.core.stop != Some(StopReason::Ignored)
+    }
+
+    /// Whether a fallback chosen for the error that ended the attempts
+    /// (the attribute's `fallback_on` or `fallback_if`) is due: as
+    /// [`needs_fallback`](Execution::needs_fallback), and after an ignored
+    /// error too, which such a choice may name.
+    #[inline]
+    pub(crate) fn needs_chosen_fallback(&self) -> bool {
         self.core.stop.is_some() && matches!(self.result, Some(Err(_)))
     }
 

@@ -35,7 +35,7 @@ use super::runner::{self, AttemptContext, BoxedRace, Grant};
 use crate::attempt::Attempt;
 use crate::clock::{Clock, Mark};
 use crate::limit::LimitExceeded;
-use crate::report::{AttemptKind, FailureKind, Outcome};
+use crate::report::{AttemptKind, FailureKind, Outcome, StopReason};
 use crate::time::Nanos;
 
 mod fallback;
@@ -274,10 +274,15 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         if queued > 0 {
             events::limit_queued(self.core.name, Duration::from_nanos(queued));
         }
-        if let Err(refusal) = &admitted
-            && let Some(exceeded) = refusal.limit_exceeded()
-        {
-            self.limit_refused(exceeded);
+        if let Err(refusal) = &admitted {
+            if let Some(exceeded) = refusal.limit_exceeded() {
+                self.limit_refused(exceeded);
+            }
+            if refusal.kind == FailureKind::Rejected
+                && let Some(gate) = &self.plan.gates.adaptive
+            {
+                events::adaptive_rejected(self.core.name, gate.name());
+            }
         }
         let admitted = match admitted {
             Err(_) if decide::refused(kind) == Refused::Skip => return None,
@@ -358,7 +363,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         last: bool,
     ) {
         let attempt_kind = self.core.kind_of(index);
-        let failed = self.classify(&error, kind, permits, attempt_kind, rtt);
+        let failed = self.classify(&error, kind, permits, attempt_kind, rtt, None);
         self.fail_at(index, error, failed, last);
     }
 
@@ -379,14 +384,14 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     #[inline(never)]
     fn refused(&mut self, index: usize, refusal: Refusal<E>) {
         let error = refusal.error();
-        let mut failed = self.classify(
+        let failed = self.classify(
             &error,
             refusal.kind,
             Permits::none(),
             AttemptKind::Primary,
             0,
+            Some(refusal.stop),
         );
-        failed.refused = Some(refusal.stop);
         self.fail_at(index, error, failed, true);
     }
 
@@ -414,7 +419,10 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     }
 
     /// What the engine needs to know of a failed attempt's error; gives
-    /// the attempt's permits back to its gates with the verdict.
+    /// the attempt's permits back to its gates with the verdict. A gate's
+    /// refusal (`refused`) ends the call for its reason; an error the
+    /// operation ignores ends it too, and its gates hear it as an attempt
+    /// that did not run.
     fn classify(
         &self,
         error: &E,
@@ -422,18 +430,24 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         permits: Permits<'b, T, E>,
         attempt_kind: AttemptKind,
         rtt: u64,
+        refused: Option<StopReason>,
     ) -> AttemptFailure {
         let hooks = &self.plan.hooks;
-        let retryable = hooks.is_retryable(error);
+        let ignored = refused.is_none() && hooks.is_ignored(error);
+        let retryable = !ignored && hooks.is_retryable(error);
         let hint = if retryable {
             hooks.retry_after(error)
         } else {
             None
         };
-        let end = End::Failure {
-            kind,
-            retryable,
-            throttled: hint.is_some(),
+        let end = if ignored {
+            End::NotRun
+        } else {
+            End::Failure {
+                kind,
+                retryable,
+                throttled: hint.is_some(),
+            }
         };
         let ended = gates::Settlement::new(attempt_kind, rtt, end);
         self.plan.gates.settle(&self.plan.clock, permits, &ended);
@@ -442,7 +456,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             retryable,
             hint,
             message: self.plan.describe(error),
-            refused: None,
+            ends: refused.or(ignored.then_some(StopReason::Ignored)),
         }
     }
 

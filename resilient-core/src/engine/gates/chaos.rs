@@ -8,18 +8,20 @@
 //! the fault: an attempt has one result.
 
 use std::any::Any;
-use std::time::Duration;
 
 use super::{Admission, Gate, Interference, Refusal, Settlement};
 use crate::chaos::{Chaos, Injection as Kind, Switches};
 use crate::clock::Clock;
+use crate::time::Nanos;
 
 /// The switches and what each kind injects.
 pub(crate) struct ChaosGate<'b, T, E> {
     pub(crate) switches: Switches<'b>,
     pub(crate) fault: Option<Fault<'b, E>>,
     pub(crate) outcome: Option<fn() -> T>,
-    pub(crate) latency: Option<Duration>,
+    /// `Nanos::NONE` for none: 8 bytes, which every call's operation
+    /// holds.
+    pub(crate) latency: Nanos,
 }
 
 /// Makes an injected fault: the attribute's closure, which captures
@@ -40,7 +42,7 @@ impl<T, E> Default for ChaosGate<'_, T, E> {
             switches: Switches::NONE,
             fault: None,
             outcome: None,
-            latency: None,
+            latency: Nanos::NONE,
         }
     }
 }
@@ -60,7 +62,7 @@ impl<T, E> ChaosGate<'_, T, E> {
         let given = [
             self.fault.is_some(),
             self.outcome.is_some(),
-            self.latency.is_some(),
+            self.latency != Nanos::NONE,
         ];
         let mut next = 0;
         given.map(|given| {
@@ -110,7 +112,7 @@ impl<'b, T, E> Gate<T, E> for ChaosGate<'b, T, E> {
     }
 
     fn inject(&self, drawn: &mut Drawn) -> Option<Interference<T, E>> {
-        let delay = match self.latency {
+        let delay = match self.latency.get_optional() {
             Some(latency) if drawn.latency && !latency.is_zero() => Some(latency),
             _ => None,
         };

@@ -9,12 +9,14 @@ use crate::clock::Clock;
 use crate::limit::admit::{self, Permits};
 use crate::limit::{Completion, LimitExceeded, Limiter};
 use crate::report::{FailureKind, StopReason};
+use crate::time::Nanos;
 
 /// The operation's limiters, how long an attempt may wait for their
 /// permits, and the error a refusal becomes.
 pub(crate) struct LimitGate<'b, E> {
     limiters: &'b [&'b dyn Limiter],
-    wait: Duration,
+    /// `limit_wait`, in 8 bytes: every call's operation holds it.
+    wait: Nanos,
     exceeded: fn(LimitExceeded) -> E,
 }
 
@@ -22,7 +24,7 @@ impl<'b, E> LimitGate<'b, E> {
     pub(crate) fn new(limiters: &'b [&'b dyn Limiter], exceeded: fn(LimitExceeded) -> E) -> Self {
         LimitGate {
             limiters,
-            wait: Duration::ZERO,
+            wait: Nanos::ZERO,
             exceeded,
         }
     }
@@ -34,12 +36,13 @@ impl<'b, E> LimitGate<'b, E> {
     }
 
     pub(crate) fn set_wait(&mut self, wait: Duration) {
-        self.wait = wait;
+        self.wait = Nanos::from_duration(wait);
     }
 
     /// The longest this attempt may wait: `limit_wait`, within the budget.
     fn wait(&self, at: &Admission) -> Duration {
-        at.remaining.map_or(self.wait, |left| left.min(self.wait))
+        let wait = self.wait.get();
+        at.remaining.map_or(wait, |left| left.min(wait))
     }
 
     fn refused(&self, refusal: LimitExceeded) -> Refusal<E> {

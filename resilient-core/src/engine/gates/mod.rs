@@ -1,5 +1,6 @@
 //! Gates: the admission concerns consulted around each attempt (the retry
-//! throttle, the circuit breaker, the limiters, chaos).
+//! throttle, the circuit breaker, the adaptive throttle, the limiters,
+//! chaos).
 //!
 //! A gate implements [`Gate`]. Before an attempt starts (a primary attempt,
 //! a retry or a hedge; never a fallback), the engine asks every gate of the
@@ -46,11 +47,13 @@ use crate::clock::Clock;
 use crate::limit::LimitExceeded;
 use crate::report::{AttemptKind, FailureKind, StopReason};
 
+mod adaptive;
 mod breaker;
 mod chaos;
 mod limit;
 mod throttle;
 
+pub(crate) use adaptive::AdaptiveGate;
 pub(crate) use breaker::BreakerGate;
 pub(crate) use chaos::{ChaosGate, Fault};
 pub(crate) use limit::LimitGate;
@@ -197,7 +200,9 @@ pub(crate) enum End {
     },
     /// It was dropped because another attempt ended its round.
     Cancelled,
-    /// A later gate refused it: its body never ran.
+    /// A later gate refused it, and its body never ran; or its error is
+    /// one the operation ignores. Either way it counts as an attempt that
+    /// did not run: a gate gives its permit back, and counts nothing.
     NotRun,
 }
 
@@ -401,6 +406,10 @@ gates! {
     throttle: &'b dyn crate::throttle::RetryBudget,
     /// The circuit breaker: admits each attempt, told of its result.
     breaker: BreakerGate<'b, E>,
+    /// The adaptive throttle: refuses a share of the attempts locally,
+    /// after the breaker (an open circuit draws nothing) and before the
+    /// limiters (a refused attempt takes no permit).
+    adaptive: AdaptiveGate<'b, E>,
     /// The limiters: each attempt takes a permit from every one, after
     /// the breaker (an open circuit spends no cell of a rate limit).
     limit: LimitGate<'b, E>,

@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use super::Operation;
 use crate::engine::hooks::{
-    ErrorListener, Hint, Listener, Notify, ReportHook, RetryEvent, RetryIf, RetryListener,
-    Validator,
+    ErrorListener, Hint, IgnoreIf, Listener, Notify, ReportHook, RetryEvent, RetryIf,
+    RetryListener, Validator,
 };
 use crate::error::ValidationError;
 use crate::report::ExecutionReport;
@@ -18,6 +18,56 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         F: Fn(&E) -> bool,
     {
         with_part!(self, push RetryIf(classify))
+    }
+
+    /// Ignores the errors for which `ignore` returns `true`: such an error
+    /// ends the call at once, never retried and without a fallback (the
+    /// attribute's `fallback_on` or `fallback_if` may still choose it),
+    /// with [`StopReason::Ignored`](crate::StopReason::Ignored), and counts
+    /// as neither a success nor a failure for the circuit breaker, the
+    /// retry throttle and the adaptive limits, as if the attempt had not
+    /// run. For errors that say nothing of the dependency's health: a
+    /// request the caller cancelled, a resource that doesn't exist.
+    ///
+    /// ```
+    /// use resilient::{CircuitBreaker, CircuitOpen, CircuitState, FakeClock, Operation, StopReason};
+    /// use std::time::{Duration, Instant};
+    ///
+    /// #[derive(Debug, PartialEq)]
+    /// enum Error { NotFound, Open }
+    /// impl From<CircuitOpen> for Error {
+    ///     fn from(_: CircuitOpen) -> Self { Error::Open }
+    /// }
+    /// impl std::fmt::Display for Error {
+    ///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    ///         write!(f, "{self:?}")
+    ///     }
+    /// }
+    ///
+    /// let breaker = CircuitBreaker::builder()
+    ///     .failure_threshold(1)
+    ///     .break_duration(Duration::from_secs(30))
+    ///     .build()?;
+    /// let clock = FakeClock::new();
+    /// for _ in 0..3 {
+    ///     let outcome = Operation::new()
+    ///         .max_attempts(3)
+    ///         .ignore_if(|error: &Error| *error == Error::NotFound)
+    ///         .circuit_breaker(&breaker)
+    ///         .clock(clock.clone())
+    ///         .run(|_attempt| Err::<(), _>(Error::NotFound));
+    ///     assert_eq!(outcome.report().stop_reason(), StopReason::Ignored);
+    /// }
+    /// // Three ignored errors, and the breaker (one failure opens it) is still closed.
+    /// assert_eq!(breaker.state(Instant::now()), CircuitState::Closed);
+    /// # Ok::<(), resilient::ConfigError>(())
+    /// ```
+    #[inline]
+    pub fn ignore_if<F>(self, ignore: F) -> Operation<'b, T, E, C, IgnoreIf<F, H>>
+    where
+        F: Fn(&E) -> bool,
+    {
+        with_part!(self, push IgnoreIf(ignore))
     }
 
     /// Reads a Retry-After hint from retryable errors: such an error waits

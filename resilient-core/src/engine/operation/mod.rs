@@ -12,20 +12,20 @@ use std::marker::PhantomData;
 use std::time::Duration;
 
 use super::execution::Execution;
-use super::gates::{BreakerGate, ChaosGate, Fault, Gates, LimitGate};
+use super::gates::{AdaptiveGate, BreakerGate, ChaosGate, Fault, Gates, LimitGate};
 use super::hooks::{HookSet, Hooks};
 use super::plan::Plan;
 use crate::attempt::Attempt;
 use crate::breaker::CircuitBreaker;
 use crate::chaos::Switches;
 use crate::clock::{Clock, SystemClock, Untimed};
-use crate::error::{CircuitOpenError, ReportableError, TimeoutError, debug_text};
+use crate::error::{CircuitOpenError, RejectedError, ReportableError, TimeoutError, debug_text};
 use crate::limit::{LimitExceededError, Limiter};
 use crate::observe::Tally;
 use crate::policy::RetryPolicy;
 use crate::report::{Outcome, UNNAMED};
 use crate::settings::{Settings, settings_setters};
-use crate::throttle::RetryBudget;
+use crate::throttle::{AdaptiveThrottle, RetryBudget};
 
 /// One resilient operation: the policy, the per-attempt timeout, the
 /// circuit breaker, the clock and the user's hooks. Run it with
@@ -284,6 +284,55 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         op
     }
 
+    /// Refuses a share of the attempts locally, the first included, as
+    /// `throttle` decides from how many of its recent requests the backend
+    /// accepted (see [`AdaptiveThrottle`](crate::throttle::AdaptiveThrottle)).
+    /// A refused attempt doesn't run: it fails with `E::from(Rejected)`
+    /// and ends the call with
+    /// [`StopReason::Throttled`](crate::StopReason::Throttled), never
+    /// retried; the fallback, if any, runs. A success counts as an accept,
+    /// a failure as a request only, an ignored error as neither.
+    ///
+    /// ```
+    /// use resilient::throttle::{AdaptiveThrottle, Rejected};
+    /// use resilient::{FakeClock, Operation, StopReason};
+    ///
+    /// static BACKEND: AdaptiveThrottle = AdaptiveThrottle::new().seed(1);
+    ///
+    /// #[derive(Debug, PartialEq)]
+    /// struct Shed;
+    /// impl From<Rejected> for Shed {
+    ///     fn from(_: Rejected) -> Self { Shed }
+    /// }
+    /// impl std::fmt::Display for Shed {
+    ///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str("shed") }
+    /// }
+    ///
+    /// let clock = FakeClock::new();
+    /// let call = |ok: bool| {
+    ///     Operation::new()
+    ///         .adaptive_throttle(&BACKEND)
+    ///         .clock(clock.clone())
+    ///         .run(move |_| if ok { Ok(1) } else { Err(Shed) })
+    /// };
+    /// // While most requests succeed, none is refused.
+    /// for _ in 0..20 {
+    ///     assert_eq!(call(true).into_result(), Ok(1));
+    /// }
+    /// assert_eq!((BACKEND.requests(), BACKEND.accepts()), (20, 20));
+    /// assert_eq!(BACKEND.rejection_probability(), 0.0);
+    /// ```
+    #[inline]
+    pub fn adaptive_throttle<'c>(self, throttle: &'c AdaptiveThrottle) -> Operation<'c, T, E, C, H>
+    where
+        'b: 'c,
+        E: RejectedError,
+    {
+        let mut op: Operation<'c, T, E, C, H> = self;
+        op.plan.gates.adaptive = Some(AdaptiveGate::new(throttle, E::rejected));
+        op
+    }
+
     /// Takes a permit from each of `limiters`, in order, before every
     /// attempt (primary, retry or hedge; never the fallback), and returns
     /// them when it ends. An attempt refused a permit doesn't run: the call
@@ -533,7 +582,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
             .gates
             .chaos
             .get_or_insert_with(ChaosGate::default)
-            .latency = Some(latency);
+            .latency = crate::time::Nanos::from_duration(latency);
         self
     }
 
@@ -587,7 +636,9 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         match self.run_primary(f) {
             Ok(outcome) => outcome,
             Err(mut exec) => {
-                if let Some(fallback) = fallback {
+                if let Some(fallback) = fallback
+                    && exec.needs_fallback()
+                {
                     exec.fallback_blocking(|_, attempt| fallback(attempt));
                 }
                 exec.finish()
@@ -725,7 +776,9 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             Ok(outcome) => return outcome,
             Err(exec) => exec,
         };
-        if let Some(fallback) = fallback {
+        if let Some(fallback) = fallback
+            && exec.needs_fallback()
+        {
             exec.fallback_async(async |_, attempt| fallback(attempt).await)
                 .await;
         }

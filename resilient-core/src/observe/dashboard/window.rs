@@ -100,6 +100,9 @@ struct Reading {
 struct Row {
     name: Name,
     throttle: Option<(f64, f64)>,
+    /// Its adaptive throttle: name, requests, accepts, probability,
+    /// rejections.
+    adaptive: Option<(&'static str, u64, u64, f64, u64)>,
     breaker: Option<Weak<View>>,
     /// The settings its operation was built with, once a call built them
     /// (kept in its tally).
@@ -129,6 +132,7 @@ impl History {
             self.rows.resize_with(rows, || Row {
                 name: Name::Borrowed(""),
                 throttle: None,
+                adaptive: None,
                 breaker: None,
                 settings: None,
             });
@@ -278,6 +282,9 @@ fn read(entry: &Entry, row: &mut Row, now: &mut Counts) {
     if tokens != u64::MAX && max != u64::MAX {
         row.throttle = Some((tokens as f64 / 1000.0, max as f64 / 1000.0));
     }
+    if let Some(adaptive) = tally.adaptive.read() {
+        row.adaptive = Some(adaptive);
+    }
     if row.breaker.is_none() {
         row.breaker.clone_from(&entry.breaker);
     }
@@ -371,6 +378,13 @@ fn tile(
             .map(|view| breaker(&view, now)),
         "endpoints": endpoints,
         "throttle": op.throttle.map(|(tokens, max)| json!({ "tokens": tokens, "max": max })),
+        "adaptive": op.adaptive.map(|(name, requests, accepts, probability, rejections)| json!({
+            "name": name,
+            "requests": requests,
+            "accepts": accepts,
+            "probability": probability,
+            "rejections": rejections,
+        })),
         "limits": super::limits_of(&op.name),
         "settings": (op.name != cardinality::OVERFLOW)
             .then(|| settings::operation(&op.name, op.settings)),
@@ -449,6 +463,52 @@ mod tests {
         assert_eq!(tile["p90_ms"], millis(20));
         assert_eq!(tile["p99_ms"], millis(60));
         assert_eq!(Counts::default().percentile(0.5), None);
+    }
+
+    #[test]
+    fn a_tile_shows_its_adaptive_throttle_as_its_latest_call_left_it() {
+        #[derive(Debug)]
+        struct Down;
+        impl From<crate::throttle::Rejected> for Down {
+            fn from(_: crate::throttle::Rejected) -> Self {
+                Down
+            }
+        }
+        impl std::fmt::Display for Down {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("down")
+            }
+        }
+        static BACKEND: crate::throttle::AdaptiveThrottle =
+            crate::throttle::AdaptiveThrottle::new()
+                .seed(9)
+                .named("tile.backend");
+        let entries = operations(1);
+        let clock = crate::FakeClock::new();
+        for ok in [true, false, false, false, false, false] {
+            let _ = crate::Operation::new()
+                .tally(entries[0].tally)
+                .adaptive_throttle(&BACKEND)
+                .clock(&clock)
+                .run(|_| if ok { Ok(1) } else { Err(Down) });
+        }
+        let (mut history, start) = (History::default(), Instant::now());
+        history.sample_of(start, &entries);
+        history.sample_of(second(start, 1), &entries);
+        let tile = &history.snapshot()["operations"][0];
+        assert_eq!(
+            tile["adaptive"],
+            json!({
+                "name": "tile.backend",
+                "requests": BACKEND.requests(),
+                "accepts": 1,
+                "probability": BACKEND.rejection_probability(),
+                "rejections": BACKEND.rejections(),
+            })
+        );
+        assert_eq!(BACKEND.requests(), 6);
+        // The page draws the row.
+        assert!(super::super::PAGE.contains("row(\"adaptive\", \"adaptive \" + op.adaptive.name)"));
     }
 
     #[test]

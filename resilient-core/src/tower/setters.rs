@@ -1,0 +1,382 @@
+//! The setters [`ResilientLayer`](super::ResilientLayer) and the reqwest
+//! middleware share, declared once as a macro over a type with
+//! `settings: Settings` and `shared: Shared` fields: the attribute's
+//! options, the gates and the hooks.
+
+/// Declares, once, the setters that [`ResilientLayer`] and the reqwest
+/// middleware share: the attribute's options and the hooks, for a type
+/// with `settings: Settings` and `shared: Shared` fields. `$Type` and
+/// `$path` name the type in the examples. A new option shared by both is
+/// a field of `Settings` or `Shared` and a setter here.
+macro_rules! resilient_setters {
+    ($Type:ident, $path:literal) => {
+        $crate::settings::settings_setters!();
+
+        /// Retries after the first attempt, as the attribute's `retries = N`:
+        /// `N + 1` attempts on the backoff path.
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().retries(3);")]
+        /// # let _ = layer;
+        /// ```
+        pub fn retries(self, retries: u32) -> Self {
+            self.max_attempts(retries.saturating_add(1))
+        }
+
+        /// Takes attempts, backoff, caps and Retry-After limits from a
+        /// prebuilt policy; the [`timeout`](Self::timeout) stays.
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        /// use resilient::{Backoff, RetryPolicy};
+        /// use std::time::Duration;
+        ///
+        /// let policy = RetryPolicy::builder()
+        ///     .max_attempts(4)
+        ///     .backoff(Backoff::constant(Duration::from_millis(250)))
+        ///     .budget(Duration::from_secs(5))
+        ///     .build()?;
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().policy(&policy);")]
+        /// # let _ = layer;
+        /// # Ok::<(), resilient::ConfigError>(())
+        /// ```
+        pub fn policy(mut self, policy: &$crate::RetryPolicy) -> Self {
+            let timeout = self.settings.timeout;
+            self.settings = policy.settings;
+            self.settings.timeout = timeout;
+            self
+        }
+
+        /// Per-attempt timeout. An attempt still running at its deadline,
+        /// `min(timeout, budget - elapsed)`, is dropped (its response future
+        /// with it) and fails with [`TimedOut`](crate::TimedOut), which is
+        /// retryable. A call whose last attempt timed out returns that
+        /// `TimedOut` as its error.
+        ///
+        /// Without a timeout an attempt is still cut at the
+        /// [`budget`](Self::budget), if there is one.
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        /// use std::time::Duration;
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().retries(2).timeout(Duration::from_secs(3));")]
+        /// # let _ = layer;
+        /// ```
+        pub fn timeout(mut self, timeout: ::std::time::Duration) -> Self {
+            self.settings.timeout = Some(timeout);
+            self
+        }
+
+        /// Names the operation: the report and every event carry the name
+        /// (default `"operation"`). A `&'static str` costs nothing per call; an
+        /// owned name is cloned into each call's report.
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().name(\"billing.charge\");")]
+        /// # let _ = layer;
+        /// ```
+        pub fn name(mut self, name: impl ::std::convert::Into<::std::borrow::Cow<'static, str>>) -> Self {
+            self.shared.name = Some(name.into());
+            self
+        }
+
+        /// Consults `breaker` before each attempt and reports each result to
+        /// it: a `&'static CircuitBreaker` (a `static`) or an
+        /// `Arc<CircuitBreaker>`, shared by every call. A rejected attempt
+        /// doesn't run and fails with [`CircuitOpen`](crate::CircuitOpen): the
+        /// call ends there, without a retry, and returns that `CircuitOpen` as
+        /// its error, with stop reason `CircuitOpen`.
+        ///
+        /// Every attempt that ran counts: a [`Success`](crate::tower::Verdict::Success)
+        /// as a success, any other verdict as a failure, retryable or
+        /// [`Fatal`](crate::tower::Verdict::Fatal).
+        ///
+        /// ```
+        /// use resilient::CircuitBreaker;
+        #[doc = concat!("use ", $path, ";")]
+        /// use std::sync::Arc;
+        /// use std::time::Duration;
+        ///
+        /// let breaker = Arc::new(
+        ///     CircuitBreaker::builder()
+        ///         .failure_threshold(5)
+        ///         .break_duration(Duration::from_secs(30))
+        ///         .build()?,
+        /// );
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().retries(2).circuit_breaker(Arc::clone(&breaker));")]
+        /// # let _ = layer;
+        /// # Ok::<(), resilient::ConfigError>(())
+        /// ```
+        pub fn circuit_breaker<B>(mut self, breaker: B) -> Self
+        where
+            B: ::std::ops::Deref<Target = $crate::CircuitBreaker> + Send + Sync + 'static,
+        {
+            self.shared.breaker = Some(::std::sync::Arc::new(breaker));
+            self
+        }
+
+        /// Refuses a share of the attempts locally, the first included, as
+        /// `throttle` decides from how many recent requests the backend
+        /// accepted (an [`AdaptiveThrottle`](crate::throttle::AdaptiveThrottle),
+        /// as a `&'static` or in an `Arc`, shared by every call). A refused
+        /// attempt doesn't run: the call ends there with
+        /// [`Rejected`](crate::throttle::Rejected) as its error and stop
+        /// reason `Throttled`. A response the classifier deems a
+        /// [`Success`](crate::tower::Verdict::Success) is an accept.
+        ///
+        /// ```
+        /// use resilient::throttle::AdaptiveThrottle;
+        #[doc = concat!("use ", $path, ";")]
+        ///
+        /// static BACKEND: AdaptiveThrottle = AdaptiveThrottle::new().named("backend");
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().retries(2).adaptive_throttle(&BACKEND);")]
+        /// # let _ = layer;
+        /// ```
+        pub fn adaptive_throttle<T>(mut self, throttle: T) -> Self
+        where
+            T: ::std::ops::Deref<Target = $crate::throttle::AdaptiveThrottle> + Send + Sync + 'static,
+        {
+            self.shared.adaptive = Some(::std::sync::Arc::new(throttle));
+            self
+        }
+
+        /// Shares a retry budget with other calls: a
+        /// [`RetryThrottle`](crate::RetryThrottle) as a `&'static` or in an
+        /// `Arc`, or, since this feature is on, tower's `TpsBudget`. A refused
+        /// retry ends the call with stop reason `Throttled`.
+        ///
+        /// ```
+        /// use resilient::RetryThrottle;
+        #[doc = concat!("use ", $path, ";")]
+        ///
+        /// static THROTTLE: RetryThrottle = RetryThrottle::new(10, 0.1);
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().retries(3).throttle(&THROTTLE);")]
+        /// # let _ = layer;
+        /// ```
+        pub fn throttle<B>(mut self, budget: B) -> Self
+        where
+            B: $crate::RetryBudget + 'static,
+        {
+            self.shared.throttle = Some(::std::sync::Arc::new(budget));
+            self
+        }
+
+        /// Takes a permit from `limiter` before each attempt (the first, a
+        /// retry or a hedge) and returns it when the attempt ends, as the
+        /// attribute's `limit`: a `&'static` limiter, one in an `Arc`, or
+        /// one the layer owns, shared by every call. Called again, it adds
+        /// another limiter, taken after the ones before it.
+        ///
+        /// An attempt refused a permit doesn't run: the call ends there,
+        /// without a retry, with [`LimitExceeded`](crate::LimitExceeded) as
+        /// its error and stop reason `LimitExceeded`. It takes no throttle
+        /// token and the breaker doesn't count it. By default a refused
+        /// attempt doesn't wait: see [`limit_wait`](Self::limit_wait).
+        ///
+        /// ```
+        /// use resilient::limit::{Bulkhead, RateLimiter};
+        #[doc = concat!("use ", $path, ";")]
+        ///
+        /// static POOL: Bulkhead = Bulkhead::new(32).named("pool");
+        /// static QUOTA: RateLimiter = RateLimiter::per_minute(60).named("quota");
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().retries(2).limit(&POOL).limit(&QUOTA);")]
+        /// # let _ = layer;
+        /// ```
+        pub fn limit<L>(mut self, limiter: L) -> Self
+        where
+            L: $crate::limit::Limiter + 'static,
+        {
+            self.shared.limiters.push(::std::sync::Arc::new(limiter));
+            self
+        }
+
+        /// How long an attempt may wait for the permits of its
+        /// [`limit`](Self::limit)s: up to `wait`, and never past the
+        /// budget. The wait counts against the budget and is the attempt's
+        /// [`queued`](crate::AttemptRecord::queued) time in the report.
+        /// Default: 0, don't wait.
+        ///
+        /// ```
+        /// use resilient::limit::Bulkhead;
+        #[doc = concat!("use ", $path, ";")]
+        /// use std::time::Duration;
+        ///
+        /// static POOL: Bulkhead = Bulkhead::new(32);
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().limit(&POOL).limit_wait(Duration::from_millis(100));")]
+        /// # let _ = layer;
+        /// ```
+        pub fn limit_wait(mut self, wait: ::std::time::Duration) -> Self {
+            self.shared.limit_wait = wait;
+            self
+        }
+
+        /// Injects chaos into the attempts, as the attribute's `chaos`: `switches`
+        /// (a `&'static` [`Chaos`](crate::chaos::Chaos), or an array of one per
+        /// kind, in the order fault, latency) decide attempt by attempt, and
+        /// [`chaos_fault`](Self::chaos_fault) and
+        /// [`chaos_latency`](Self::chaos_latency) say what to inject. While
+        /// every switch is off, an attempt pays one relaxed load per switch.
+        /// The report marks each injected attempt
+        /// ([`AttemptRecord::injected`](crate::AttemptRecord::injected)).
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        /// use resilient::chaos::Chaos;
+        /// use std::time::Duration;
+        ///
+        /// // Off until a test or a staging config switches it on.
+        /// static UPSTREAM: Chaos = Chaos::new().injection_rate(0.05);
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new()")]
+        ///     .retries(2)
+        ///     .chaos(&UPSTREAM)
+        ///     .chaos_fault(|| "injected outage")
+        ///     .chaos_latency(Duration::from_millis(300));
+        /// # let _ = layer;
+        /// ```
+        pub fn chaos(mut self, switches: impl ::std::convert::Into<$crate::chaos::Switches<'static>>) -> Self {
+            self.shared.chaos.get_or_insert_with(::std::default::Default::default).switches =
+                Some(switches.into());
+            self
+        }
+
+        /// The error an injected fault fails the attempt with, made anew for
+        /// each injection; the request is not sent. An injected fault is a
+        /// retryable failure, as a dropped connection would be: the call
+        /// retries it, the breaker counts it, and a call whose last attempt
+        /// it was returns it. Needs [`chaos`](Self::chaos).
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        /// use resilient::chaos::Chaos;
+        ///
+        /// static FAULTS: Chaos = Chaos::new().injection_rate(1.0);
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().chaos(&FAULTS).chaos_fault(|| \"injected\");")]
+        /// # let _ = layer;
+        /// ```
+        pub fn chaos_fault<F, X>(mut self, fault: F) -> Self
+        where
+            F: Fn() -> X + Send + Sync + 'static,
+            X: ::std::convert::Into<::tower::BoxError>,
+        {
+            self.shared.chaos.get_or_insert_with(::std::default::Default::default).fault =
+                Some(::std::sync::Arc::new(move || fault().into()));
+            self
+        }
+
+        /// How long an injected attempt waits before it is sent, on the
+        /// layer's clock and inside its deadline: a
+        /// [`timeout`](Self::timeout) cuts it. Needs [`chaos`](Self::chaos).
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        /// use resilient::chaos::Chaos;
+        /// use std::time::Duration;
+        ///
+        /// static SLOW: Chaos = Chaos::new().injection_rate(0.1);
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().chaos(&SLOW).chaos_latency(Duration::from_secs(2));")]
+        /// # let _ = layer;
+        /// ```
+        pub fn chaos_latency(mut self, latency: ::std::time::Duration) -> Self {
+            self.shared.chaos.get_or_insert_with(::std::default::Default::default).latency =
+                Some(latency);
+            self
+        }
+
+        /// Hedges slow attempts, as the attribute's `hedge`: an attempt
+        /// still running after `delay` gets another beside it, with its own
+        /// copy of the request, and the first to succeed is the answer; the
+        /// other is dropped. Only requests that can be copied and that
+        /// [`hedge_if`](Self::hedge_if) accepts are hedged; the others are
+        /// sent one attempt at a time. A hedge counts in `attempt_count`,
+        /// never in `retry_count`; the report records it as
+        /// [`AttemptKind::Hedge`](crate::AttemptKind::Hedge), and the attempt
+        /// it beat as cancelled. The breaker and the throttle are consulted
+        /// before each hedge.
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        /// use std::time::Duration;
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().retries(2).hedge(Duration::from_millis(300));")]
+        /// # let _ = layer;
+        /// ```
+        pub fn hedge(mut self, delay: ::std::time::Duration) -> Self {
+            self.shared.hedge = Some(delay);
+            self
+        }
+
+        /// How many hedges may run beside an attempt, one more after each
+        /// [`hedge`](Self::hedge) delay, as the attribute's `max_hedges`
+        /// (default 1; 0 turns hedging off).
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        /// use std::time::Duration;
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().hedge(Duration::from_millis(300)).max_hedges(2);")]
+        /// # let _ = layer;
+        /// ```
+        pub fn max_hedges(mut self, max_hedges: u32) -> Self {
+            self.shared.max_hedges = Some(max_hedges);
+            self
+        }
+
+        /// Calls `listener` before each wait, as the attribute's `on_retry`.
+        ///
+        /// ```
+        /// use resilient::RetryEvent;
+        #[doc = concat!("use ", $path, ";")]
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new()")]
+        ///     .retries(2)
+        ///     .on_retry(|event: &RetryEvent<'_>| eprintln!("attempt {} failed; waiting {:?}", event.attempt(), event.delay()));
+        /// # let _ = layer;
+        /// ```
+        pub fn on_retry<F>(mut self, listener: F) -> Self
+        where
+            F: Fn(&$crate::RetryEvent<'_>) + Send + Sync + 'static,
+        {
+            self.shared.on_retry = Some(::std::sync::Arc::new(listener));
+            self
+        }
+
+        /// Hands the report of every call to `hook`, when the call ends and
+        /// before its result is returned, whatever the result.
+        ///
+        /// The hook is shared by every call, so it cannot tell which request a
+        /// report is about; each report also rides on its response with the
+        /// layer's [`attach_report`](crate::tower::ResilientLayer::attach_report),
+        /// and always with the reqwest middleware.
+        ///
+        /// ```
+        /// use resilient::ExecutionReport;
+        #[doc = concat!("use ", $path, ";")]
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new()")]
+        ///     .retries(2)
+        ///     .on_report(|report: &ExecutionReport| eprintln!("{report}"));
+        /// # let _ = layer;
+        /// ```
+        pub fn on_report<F>(mut self, hook: F) -> Self
+        where
+            F: Fn(&$crate::ExecutionReport) + Send + Sync + 'static,
+        {
+            self.shared.on_report = Some(::std::sync::Arc::new(hook));
+            self
+        }
+    };
+}
+
+pub(crate) use resilient_setters;
