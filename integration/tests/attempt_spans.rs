@@ -233,7 +233,7 @@ fn an_operation_makes_a_span_per_attempt_blocking_and_async() {
 #[test]
 fn the_reqwest_middleware_makes_one_span_per_attempt_with_its_resend_count() {
     let spans = Spans::default();
-    let status = run(&spans, async {
+    let (status, port) = run(&spans, async {
         let (addr, hits) = http_server::start().await;
         let client = ClientBuilder::new(reqwest::Client::new())
             .with(
@@ -249,21 +249,27 @@ fn the_reqwest_middleware_makes_one_span_per_attempt_with_its_resend_count() {
             .await
             .unwrap();
         assert_eq!(hits.count("/status/503/spans"), 2);
-        response.status()
+        (response.status(), addr.port().to_string())
     });
     assert_eq!(status, 200);
+    // Each attempt's endpoint, as OpenTelemetry's `server.address` and
+    // `server.port`.
     assert_eq!(
         spans.attempts(),
         [
             fields(&[
                 ("operation", "spans.http"),
                 ("attempt", "1"),
-                ("error.type", "503")
+                ("error.type", "503"),
+                ("server.address", "127.0.0.1"),
+                ("server.port", &port),
             ]),
             fields(&[
                 ("operation", "spans.http"),
                 ("attempt", "2"),
-                ("http.request.resend_count", "1")
+                ("http.request.resend_count", "1"),
+                ("server.address", "127.0.0.1"),
+                ("server.port", &port),
             ]),
         ]
     );

@@ -184,6 +184,66 @@ async fn each_attempt_records_the_status_it_got() {
     );
 }
 
+/// Each attempt's record names the endpoint it went to, `host:port`, in
+/// the report, its JSON (`endpoint`) and its table: on the engine's path
+/// (a retried call, one seen by the report hook) and on the middleware's
+/// own for a first success; an endpoint key function names it instead.
+#[tokio::test(start_paused = true)]
+async fn each_attempt_records_the_endpoint_it_went_to() {
+    let (addr, _hits) = http_server::start().await;
+    let endpoint = addr.to_string();
+    let client = client(
+        ResilientMiddleware::new()
+            .retries(2)
+            .backoff(Backoff::constant(Duration::from_millis(10))),
+    );
+    let retried = client
+        .get(format!("http://{addr}/status/503/endpoints"))
+        .send()
+        .await
+        .unwrap();
+    let retried = report(&retried);
+    let endpoints: Vec<_> = retried.attempts().iter().map(|a| a.endpoint()).collect();
+    assert_eq!(endpoints, [Some(endpoint.as_str()); 2]);
+    let json = serde_json::to_value(retried).unwrap();
+    assert_eq!(json["attempts"][1]["endpoint"], endpoint.as_str());
+    let table = retried.to_string();
+    assert!(
+        table.lines().next().unwrap().contains("endpoint"),
+        "{table}"
+    );
+    assert!(table.lines().nth(1).unwrap().contains(&endpoint), "{table}");
+
+    let at_once = client
+        .get(format!("http://{addr}/status/200/endpoint-at-once"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        report(&at_once).attempts()[0].endpoint(),
+        Some(endpoint.as_str())
+    );
+
+    let keyed = self::client(
+        ResilientMiddleware::new()
+            .retries(1)
+            .backoff(Backoff::constant(Duration::from_millis(10)))
+            .endpoint_key(|request: &reqwest::Request| format!("users@{}", request.url().path())),
+    );
+    let response = keyed
+        .get(format!("http://{addr}/status/503/keyed"))
+        .send()
+        .await
+        .unwrap();
+    let endpoints: Vec<_> = report(&response)
+        .attempts()
+        .iter()
+        .map(|a| a.endpoint().map(str::to_owned))
+        .collect();
+    let key = Some("users@/status/503/keyed".to_owned());
+    assert_eq!(endpoints, [key.clone(), key]);
+}
+
 fn report_statuses(response: &reqwest::Response) -> Vec<Option<u16>> {
     report(response)
         .attempts()

@@ -12,7 +12,7 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use ::reqwest::{Request, Response};
 use ::reqwest_middleware::{Error, Middleware, Next};
@@ -473,6 +473,17 @@ where
         self.call_with(&self.shared)
     }
 
+    /// Where `request` goes: the key of the key function, if one is set,
+    /// or else `host:port`.
+    fn endpoint_of(&self, request: &Request) -> Option<Arc<str>> {
+        let key = self.shared.per_key.key_of(request).or_else(|| {
+            let url = request.url();
+            let host = url.host_str()?;
+            Some(crate::endpoint::key_of(host, url.port_or_known_default()))
+        });
+        key.map(Arc::from)
+    }
+
     /// [`call`](Self::call) with `shared` in place of the middleware's own.
     fn call_with<'a>(&'a self, shared: &'a Shared) -> Call<'a, Cl, C> {
         Call {
@@ -480,6 +491,7 @@ where
             shared,
             classifier: &self.classifier,
             clock: &self.clock,
+            endpoint: None,
         }
     }
 
@@ -526,8 +538,10 @@ where
         let given = &*extensions;
         let last = Mutex::new(None);
         let send = sender!(next, given, last, shared);
+        let endpoint = self.endpoint_of(&request);
         let (response, report) = self
             .call_with(shared)
+            .at(endpoint)
             .run(
                 request,
                 &Request::try_clone,
@@ -564,7 +578,7 @@ where
                 return Box::pin(self.run(request, extensions, next)).await;
             };
             let given = extensions.clone();
-            let call = self.call();
+            let call = self.call().at(self.endpoint_of(&request));
             #[cfg(feature = "tracing")]
             let span = call.first_span();
             let started = call.first_started();
@@ -603,9 +617,13 @@ where
         let cut = first.cut;
         let result = {
             let send = sender!(next, &given, last, &self.shared);
-            let rest =
-                self.call()
-                    .after_first(request, &Request::try_clone, &self.resend_if, send, first);
+            let rest = self.call().at(self.endpoint_of(&request)).after_first(
+                request,
+                &Request::try_clone,
+                &self.resend_if,
+                send,
+                first,
+            );
             let (result, report) = rest.await;
             attach_to(&ReportExtension, result, report)
         };

@@ -56,19 +56,19 @@ fn the_json_of_an_annotated_fn_is_named_after_it() {
                 "number": 1, "kind": "primary", "started_ms": 0.0, "duration_ms": 100.0, "queued_ms": 0.0,
                 "deadline_ms": null, "deadline_inherited": false, "delay_ms": null, "delay_source": null,
                 "error": "503 from the primary", "failure": "operation", "retryable": true,
-                "ignored": false, "injected": null, "status": null
+                "ignored": false, "injected": null, "status": null, "endpoint": null
             },
             {
                 "number": 2, "kind": "primary", "started_ms": 350.0, "duration_ms": 100.0, "queued_ms": 0.0,
                 "deadline_ms": null, "deadline_inherited": false, "delay_ms": 250.0, "delay_source": "backoff",
                 "error": "404", "failure": "operation", "retryable": false,
-                "ignored": false, "injected": null, "status": null
+                "ignored": false, "injected": null, "status": null, "endpoint": null
             },
             {
                 "number": 3, "kind": "fallback", "started_ms": 450.0, "duration_ms": 5.0, "queued_ms": 0.0,
                 "deadline_ms": null, "deadline_inherited": false, "delay_ms": null, "delay_source": null,
                 "error": null, "failure": null, "retryable": null,
-                "ignored": false, "injected": null, "status": null
+                "ignored": false, "injected": null, "status": null, "endpoint": null
             }
         ],
         "idempotency": null,

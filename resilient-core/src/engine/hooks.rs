@@ -44,6 +44,7 @@
 //! kind, and the engine, which reads the hooks only through [`HookSet`],
 //! asks the new question where it needs the answer.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::report::{DelaySource, ExecutionError, ExecutionReport, FailureKind};
@@ -139,6 +140,13 @@ pub trait HookSet<T, E>: sealed::Layer<T, E> {
         self.rest().status(result)
     }
 
+    /// The endpoint the call's attempts go to, for their records; `None`
+    /// where none is known.
+    #[inline]
+    fn endpoint(&self) -> Option<Arc<str>> {
+        self.rest().endpoint()
+    }
+
     /// Whether a report hook is set: `false` when
     /// [`on_report`](HookSet::on_report) does nothing.
     const REPORTS: bool = <Self::Rest as HookSet<T, E>>::REPORTS;
@@ -185,6 +193,11 @@ impl<T, E> HookSet<T, E> for Hooks {
     #[inline]
     fn status(&self, _: Result<&T, &E>) -> u16 {
         0
+    }
+
+    #[inline]
+    fn endpoint(&self) -> Option<Arc<str>> {
+        None
     }
 
     const REPORTS: bool = Unobserved::REPORTS;
@@ -244,6 +257,10 @@ layers! {
     /// HTTP status of each attempt's response, for
     /// [`AttemptRecord::status`](crate::AttemptRecord::status).
     StatusReader;
+    /// What the tower layer and the reqwest middleware push for a call
+    /// whose endpoint they know: it names the endpoint, for
+    /// [`AttemptRecord::endpoint`](crate::AttemptRecord::endpoint).
+    EndpointOf;
 }
 
 impl<T, E, F: Classify<E>, Rest: HookSet<T, E>> HookSet<T, E> for RetryIf<F, Rest> {
@@ -294,6 +311,13 @@ impl<T, E, F: Fn(Result<&T, &E>) -> u16, Rest: HookSet<T, E>> HookSet<T, E>
     #[inline]
     fn status(&self, result: Result<&T, &E>) -> u16 {
         (self.hook)(result)
+    }
+}
+
+impl<T, E, Rest: HookSet<T, E>> HookSet<T, E> for EndpointOf<Option<Arc<str>>, Rest> {
+    #[inline]
+    fn endpoint(&self) -> Option<Arc<str>> {
+        self.hook.clone()
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 use std::marker::PhantomData;
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::events;
@@ -219,15 +220,15 @@ pub(crate) struct Listeners<'p, 'b, T, E, C> {
 
 impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
     /// The report of a first attempt that succeeded after `elapsed`
-    /// nanoseconds within `deadline` with the HTTP `status` (0: none),
-    /// told to the gates, the counts and, unless it is `None`,
+    /// nanoseconds within `deadline` with the HTTP `status` (0: none) at
+    /// `endpoint`, told to the gates, the counts and, unless it is `None`,
     /// `on_report`; the call read the configuration `read`.
     #[inline(always)]
     pub(crate) fn report(
         self,
         elapsed: u64,
         deadline: Option<Duration>,
-        status: u16,
+        (status, endpoint): (u16, Option<Arc<str>>),
         on_report: Option<impl FnOnce(&ExecutionReport)>,
         read: Read,
     ) -> ExecutionReport {
@@ -267,6 +268,9 @@ impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
             ExecutionReport::first_success(name, elapsed, Nanos::optional(deadline), 0);
         if status != 0 {
             report.name_and(0).1.set_status(status);
+        }
+        if let Some(endpoint) = endpoint {
+            report.went_to(&endpoint);
         }
         #[cfg(feature = "config")]
         {
@@ -350,7 +354,7 @@ impl NamedListeners {
         let on_report = self.ends.then_some(|_: &ExecutionReport| {});
         Outcome::new(
             result,
-            listeners.report(elapsed, deadline, 0, on_report, self.read),
+            listeners.report(elapsed, deadline, (0, None), on_report, self.read),
         )
     }
 }

@@ -28,7 +28,8 @@
 //! (whether its error is one the operation ignores); `injected`
 //! (`fault`, `outcome`, `latency`, or `null` when chaos left the attempt
 //! alone); `status` (the HTTP status of the attempt's response through the
-//! tower layer or the reqwest middleware, or `null`).
+//! tower layer or the reqwest middleware, or `null`); `endpoint` (where
+//! the attempt went, `host:port` or the layer's endpoint key, or `null`).
 
 use std::time::Duration;
 
@@ -93,7 +94,7 @@ impl Serialize for AttemptRecord {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let delay = self.delay_before();
         let error = self.error();
-        let mut map = serializer.serialize_map(Some(16))?;
+        let mut map = serializer.serialize_map(Some(17))?;
         map.serialize_entry("number", &self.number())?;
         map.serialize_entry("kind", &self.kind())?;
         map.serialize_entry("started_ms", &millis(self.started_at()))?;
@@ -109,6 +110,7 @@ impl Serialize for AttemptRecord {
         map.serialize_entry("ignored", &self.ignored())?;
         map.serialize_entry("injected", &self.injected().map(Injection::as_str))?;
         map.serialize_entry("status", &self.status())?;
+        map.serialize_entry("endpoint", &self.endpoint())?;
         map.end()
     }
 }

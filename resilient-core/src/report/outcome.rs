@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::record::{AttemptKind, AttemptRecord, DelaySource, Records};
@@ -208,6 +209,17 @@ impl ExecutionReport {
 
     pub(crate) fn push(&mut self, record: AttemptRecord) {
         self.records.push(record);
+    }
+
+    /// Records `endpoint` as where each attempt went, a fallback's aside:
+    /// a call's attempts all go to the endpoint of its request.
+    #[cold]
+    pub(crate) fn went_to(&mut self, endpoint: &Arc<str>) {
+        for record in self.records.as_mut_slice() {
+            if record.kind() != AttemptKind::Fallback {
+                record.set_endpoint(Arc::clone(endpoint));
+            }
+        }
     }
 
     /// Whether the report owns no memory, as a first success named by a

@@ -3,6 +3,7 @@
 //! first attempt so that a successful call allocates nothing.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::chaos::Injection;
@@ -183,8 +184,19 @@ pub struct AttemptRecord {
     deadline: Nanos,
     delay: Nanos,
     queued: Nanos,
-    // Boxed: only failures pay for it, and they allocate the message anyway.
-    error: Option<Box<ExecutionError>>,
+    /// What only some attempts have: a failure's error, the endpoint of
+    /// an attempt sent through the tower layer or the reqwest middleware.
+    /// Boxed, so that a plain function's success carries 8 bytes of it:
+    /// a failure allocates its message anyway, and a layer's call its
+    /// future.
+    rare: Option<Box<Rare>>,
+}
+
+/// The boxed part of an [`AttemptRecord`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Rare {
+    error: Option<ExecutionError>,
+    endpoint: Option<Arc<str>>,
 }
 
 impl AttemptRecord {
@@ -198,7 +210,7 @@ impl AttemptRecord {
         deadline: Nanos::NONE,
         delay: Nanos::ZERO,
         queued: Nanos::ZERO,
-        error: None,
+        rare: None,
     };
 
     /// A record for an attempt starting at `started_at` nanoseconds from
@@ -224,7 +236,7 @@ impl AttemptRecord {
             deadline,
             delay,
             queued: Nanos::ZERO,
-            error: None,
+            rare: None,
         }
     }
 
@@ -247,7 +259,12 @@ impl AttemptRecord {
 
     /// Records the attempt's failure.
     pub(crate) fn set_error(&mut self, error: ExecutionError) -> &ExecutionError {
-        self.error.insert(Box::new(error))
+        self.rare.get_or_insert_default().error.insert(error)
+    }
+
+    /// Records the endpoint the attempt went to.
+    pub(crate) fn set_endpoint(&mut self, endpoint: Arc<str>) {
+        self.rare.get_or_insert_default().endpoint = Some(endpoint);
     }
 
     /// Records what chaos did to the attempt.
@@ -338,7 +355,7 @@ impl AttemptRecord {
 
     /// The attempt's failure, or `None` if it succeeded.
     pub fn error(&self) -> Option<&ExecutionError> {
-        self.error.as_deref()
+        self.rare.as_deref()?.error.as_ref()
     }
 
     /// What chaos did to the attempt (`chaos` option), or `None` if it ran
@@ -407,6 +424,26 @@ impl AttemptRecord {
     /// ```
     pub fn status(&self) -> Option<u16> {
         (self.status != 0).then_some(self.status)
+    }
+
+    /// The endpoint the attempt went to: `host:port` for the reqwest
+    /// middleware, and for the tower layer the key its
+    /// [`endpoint_key`](crate::tower::ResilientLayer::endpoint_key)
+    /// function gives the request; `None` where none is known (a plain
+    /// function, a layer without a key function, a fallback). The JSON
+    /// form's `endpoint`, and the attempt's span's `server.address` and
+    /// `server.port` (feature `tracing`).
+    ///
+    /// ```
+    /// use resilient::{FakeClock, Operation};
+    ///
+    /// let outcome = Operation::new()
+    ///     .clock(FakeClock::new())
+    ///     .run(|_attempt| Ok::<_, &str>("done"));
+    /// assert_eq!(outcome.report().attempts()[0].endpoint(), None);
+    /// ```
+    pub fn endpoint(&self) -> Option<&str> {
+        self.rare.as_deref()?.endpoint.as_deref()
     }
 
     /// Whether the attempt failed with an error the operation ignores
@@ -519,6 +556,7 @@ impl fmt::Debug for AttemptRecord {
             .field("error", &self.error())
             .field("injected", &self.injected())
             .field("status", &self.status())
+            .field("endpoint", &self.endpoint())
             .field("ignored", &self.ignored())
             .finish()
     }
@@ -580,11 +618,12 @@ impl Records {
         }
     }
 
-    /// Whether the log holds no memory of its own: inline, no error text.
+    /// Whether the log holds no memory of its own: inline, no error text
+    /// and no endpoint.
     #[inline]
     pub(crate) fn owns_nothing(&self) -> bool {
         match self {
-            Records::Inline { items, .. } => items.iter().all(|item| item.error.is_none()),
+            Records::Inline { items, .. } => items.iter().all(|item| item.rare.is_none()),
             Records::Heap(_) => false,
         }
     }

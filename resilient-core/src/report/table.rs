@@ -31,15 +31,29 @@ impl fmt::Display for ExecutionReport {
         // and the HTTP status, when an attempt got one.
         let queued = self.attempts().iter().any(|r| !r.queued().is_zero());
         let http = self.attempts().iter().any(|r| r.status().is_some());
+        // And where each attempt went, when any endpoint is known, as wide
+        // as the longest.
+        let endpoints = self
+            .attempts()
+            .iter()
+            .filter_map(|r| r.endpoint())
+            .map(str::len)
+            .max()
+            .map(|longest| longest.max("endpoint".len()));
+        let column = |text: &str| match endpoints {
+            Some(width) => format!("{text:<width$}  "),
+            None => String::new(),
+        };
         writeln!(
             f,
-            "{:>3}  {:<8}  {:>9}  {}{:>9}  {}{:<22}  {:<9}  {}error",
+            "{:>3}  {:<8}  {:>9}  {}{:>9}  {}{}{:<22}  {:<9}  {}error",
             "#",
             "kind",
             "started",
             if queued { "   queued  " } else { "" },
             "took",
             if http { "status  " } else { "" },
+            column("endpoint"),
             "delay before",
             "retryable",
             if chaos { "injected  " } else { "" }
@@ -80,11 +94,12 @@ impl fmt::Display for ExecutionReport {
             };
             writeln!(
                 f,
-                "{:>3}  {:<8}  {:>9}  {waited}{:>9}  {status}{:<22}  {:<9}  {injected}{}",
+                "{:>3}  {:<8}  {:>9}  {waited}{:>9}  {status}{}{:<22}  {:<9}  {injected}{}",
                 r.number(),
                 r.kind().name(),
                 Short(r.started_at()).to_string(),
                 Short(r.elapsed()).to_string(),
+                column(r.endpoint().unwrap_or("-")),
                 delay,
                 retryable,
                 error

@@ -46,9 +46,17 @@ pub(crate) struct Call<'a, Cl, C> {
     pub(crate) shared: &'a Shared,
     pub(crate) classifier: &'a Cl,
     pub(crate) clock: &'a C,
+    /// Where the request goes, if known: each attempt's record and span
+    /// say so.
+    pub(crate) endpoint: Option<Arc<str>>,
 }
 
 impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
+    /// The call, sent to `endpoint`.
+    pub(crate) fn at(self, endpoint: Option<Arc<str>>) -> Self {
+        Call { endpoint, ..self }
+    }
+
     /// Runs the attempts, each sending its copy of `request` with `send`,
     /// until one succeeds or the engine stops; returns what the caller
     /// gets (the last response, or the last error) and the report.
@@ -101,8 +109,9 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
             None => op,
         };
 
+        let endpoint = self.endpoint.as_deref();
         let attempt = |attempt: crate::Attempt| {
-            let this = (shared, attempt.number());
+            let this = (shared, attempt.number(), endpoint);
             self::attempt(&requests, &spent, cloneable, &send, self.classifier, this)
         };
         let outcome = match hedge {
@@ -181,7 +190,8 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
                     Err(failed) => failed.status(classifier),
                 }
                 .unwrap_or(0)
-            });
+            })
+            .endpoint(self.endpoint.clone());
         // `policy` keeps the operation's own timeout.
         op.plan.settings.timeout = settings.timeout;
         if let Some(name) = &shared.name {
@@ -203,7 +213,7 @@ pub(super) fn attempt<'r, Req, R, S, Res, Err, E, Fut, Cl>(
     cloneable: bool,
     send: &S,
     classifier: &'r Cl,
-    (shared, number): (&Shared, u32),
+    (shared, number, endpoint): (&Shared, u32, Option<&str>),
 ) -> impl Future<Output = Result<Res, Unsuccessful<Res, E>>> + use<'r, Req, R, S, Res, Err, E, Fut, Cl>
 where
     R: CloneRequest<Req>,
@@ -214,7 +224,7 @@ where
     Cl: Classifier<Res, Err>,
 {
     #[cfg(feature = "tracing")]
-    let span = super::span::attempt(shared.name.as_deref(), number);
+    let span = super::span::attempt(shared.name.as_deref(), number, endpoint);
     #[cfg(feature = "tracing")]
     let entered = span.enter();
     let next = requests.lock().unwrap_or_else(|e| e.into_inner()).next();

@@ -422,6 +422,7 @@ impl<Cl, C, A, R, H, P> ResilientLayer<Cl, C, A, R, H, P> {
             shared,
             classifier: &self.classifier,
             clock: &self.clock,
+            endpoint: None,
         }
     }
 }

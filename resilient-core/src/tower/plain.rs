@@ -144,8 +144,9 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
         let spent = AtomicBool::new(false);
         let op = self.operation::<Res, Err, E>(true, resend, &spent);
         let shared = self.shared;
+        let endpoint = self.endpoint.as_deref();
         let attempt = |attempt: crate::Attempt| {
-            let this = (shared, attempt.number());
+            let this = (shared, attempt.number(), endpoint);
             super::call::attempt(&requests, &spent, true, &send, self.classifier, this)
         };
         let outcome = op
@@ -181,7 +182,7 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
         listeners.report(
             elapsed,
             deadline,
-            status,
+            (status, self.endpoint.clone()),
             Some(|report: &ExecutionReport| {
                 if let Some(hook) = on_report {
                     hook(report);
@@ -197,7 +198,7 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
     /// The span of a plain call's first attempt, which runs outside the
     /// engine (see `span.rs`).
     pub(crate) fn first_span(&self) -> tracing::Span {
-        super::span::attempt(self.shared.name.as_deref(), 1)
+        super::span::attempt(self.shared.name.as_deref(), 1, self.endpoint.as_deref())
     }
 
     /// The plain call's `first` attempt, in `span`, failed.

@@ -225,18 +225,27 @@ where
         let layer = Arc::clone(&self.layer);
         // A future of its own for a breaker per endpoint, so that the
         // others carry none of its state.
+        // The endpoint the key function names, if the layer has one.
+        let endpoint = layer.shared.per_key.key_of(&request).map(Arc::from);
         match layer.shared.for_endpoint(&request, |_| None) {
-            Some(shared) => Box::pin(async move { run(ready, request, &layer, &shared).await }),
-            None => Box::pin(async move { run(ready, request, &layer, &layer.shared).await }),
+            Some(shared) => {
+                Box::pin(async move { run(ready, (request, endpoint), &layer, &shared).await })
+            }
+            None => {
+                Box::pin(
+                    async move { run(ready, (request, endpoint), &layer, &layer.shared).await },
+                )
+            }
         }
     }
 }
 
-/// One call, with `shared` for the layer's own: the attempts through the
-/// engine, then the result as the service's caller expects it.
+/// One call of `request`, sent to `endpoint` if it is known, with
+/// `shared` for the layer's own: the attempts through the engine, then the
+/// result as the service's caller expects it.
 async fn run<S, Req, Cl, C, A, R, H, P>(
     ready: S,
-    request: Req,
+    (request, endpoint): (Req, Option<Arc<str>>),
     layer: &ResilientLayer<Cl, C, A, R, H, P>,
     shared: &super::shared::Shared,
 ) -> Result<S::Response, BoxError>
@@ -273,6 +282,7 @@ where
     };
     let (response, report) = layer
         .call_with(shared)
+        .at(endpoint)
         .run(
             request,
             &layer.clone_request,

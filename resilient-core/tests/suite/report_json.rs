@@ -59,7 +59,8 @@ fn the_json_of_a_real_report_is_pinned() {
       "retryable": true,
       "ignored": false,
       "injected": null,
-      "status": null
+      "status": null,
+      "endpoint": null
     },
     {
       "number": 2,
@@ -76,7 +77,8 @@ fn the_json_of_a_real_report_is_pinned() {
       "retryable": true,
       "ignored": false,
       "injected": null,
-      "status": null
+      "status": null,
+      "endpoint": null
     },
     {
       "number": 3,
@@ -93,7 +95,8 @@ fn the_json_of_a_real_report_is_pinned() {
       "retryable": false,
       "ignored": false,
       "injected": null,
-      "status": null
+      "status": null,
+      "endpoint": null
     },
     {
       "number": 4,
@@ -110,7 +113,8 @@ fn the_json_of_a_real_report_is_pinned() {
       "retryable": null,
       "ignored": false,
       "injected": null,
-      "status": null
+      "status": null,
+      "endpoint": null
     }
   ],
   "idempotency": null,

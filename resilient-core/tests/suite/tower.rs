@@ -242,6 +242,38 @@ async fn the_last_error_is_returned_boxed_and_downcasts_to_the_services() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn each_attempt_records_the_endpoint_its_key_function_names() {
+    let script = Script::new(|n| {
+        if n < 3 {
+            Err::<u16, _>(Fault(n))
+        } else {
+            Ok(200)
+        }
+    });
+    let reports = Reports::default();
+    let layer = ResilientLayer::new()
+        .retries(3)
+        .backoff(Backoff::none())
+        .endpoint_key(|_: &()| "replica-a:8443".to_owned())
+        .on_report(reports.hook());
+    layer.layer(script.clone()).oneshot(()).await.unwrap();
+    // The report hook sees them: they are written before it is told.
+    let report = reports.only();
+    let endpoints: Vec<_> = report.attempts().iter().map(|a| a.endpoint()).collect();
+    assert_eq!(endpoints, [Some("replica-a:8443"); 3]);
+
+    // Without a key function, no endpoint is known.
+    let reports = Reports::default();
+    let plain = ResilientLayer::new().on_report(reports.hook());
+    plain
+        .layer(Script::new(|_| Ok::<u16, Fault>(200)))
+        .oneshot(())
+        .await
+        .unwrap();
+    assert_eq!(reports.only().attempts()[0].endpoint(), None);
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_failing_response_is_retried_then_returned_as_the_answer() {
     let script = Script::new(|_| Ok::<u16, _>(503));
     let reports = Reports::default();

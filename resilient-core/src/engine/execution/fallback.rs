@@ -100,7 +100,10 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     pub fn finish(self) -> Outcome<T, E> {
         let Execution { plan, core, result } = self;
         let result = result.expect("Execution::finish called before any attempt ran");
-        let report = core.finish(plan.settings.report_deferred);
+        let mut report = core.finish(plan.settings.report_deferred);
+        if let Some(endpoint) = plan.hooks.endpoint() {
+            report.went_to(&endpoint);
+        }
         plan.observe(&report, result.is_ok());
         if !plan.settings.report_deferred {
             plan.hooks.on_report(&report);

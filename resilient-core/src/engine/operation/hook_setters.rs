@@ -228,4 +228,17 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         use crate::engine::hooks::StatusReader;
         with_part!(self, push StatusReader(reader))
     }
+
+    /// Names the endpoint the call's attempts go to, for their records:
+    /// what the tower layer and the reqwest middleware set.
+    #[cfg(feature = "tower")]
+    #[inline]
+    pub(crate) fn endpoint(
+        self,
+        endpoint: Option<std::sync::Arc<str>>,
+    ) -> Operation<'b, T, E, C, crate::engine::hooks::EndpointOf<Option<std::sync::Arc<str>>, H>>
+    {
+        use crate::engine::hooks::EndpointOf;
+        with_part!(self, push EndpointOf(endpoint))
+    }
 }

@@ -184,7 +184,8 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
         };
         let on_report = (!plan.settings.report_deferred)
             .then_some(|report: &ExecutionReport| plan.hooks.on_report(report));
-        told.report(elapsed, deadline, status, on_report, read)
+        let endpoint = plan.hooks.endpoint();
+        told.report(elapsed, deadline, (status, endpoint), on_report, read)
     }
 
     /// The outcome of a first attempt that
