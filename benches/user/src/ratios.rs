@@ -74,7 +74,7 @@ impl Plan {
 
 type Blocking = fn(u64) -> Result<u64, shapes::ProviderError>;
 
-const BLOCKING: [(&str, Blocking); 7] = [
+const BLOCKING: [(&str, Blocking); 8] = [
     ("blocking: direct call", shapes::fetch),
     (
         "blocking: two Instant::now() around the call",
@@ -94,6 +94,21 @@ const BLOCKING: [(&str, Blocking); 7] = [
         "blocking: #[resilient] retry_on, shared circuit_breaker",
         |x| shapes::value(shapes::blocking_shared_breaker(x)),
     ),
+    (
+        "blocking: #[resilient] retry_on, a chaos switch that is off",
+        |x| shapes::value(shapes::blocking_chaos_off(x)),
+    ),
+];
+
+/// Another expansion shape, async: no `retry_on`, a body with no await
+/// point and an error without data, beside the same body bare, under a
+/// bare timeout and under backon; awaited in one `block_on`, as `ASYNC`.
+const READY: [&str; 5] = [
+    "ready body: awaited call",
+    "ready body: bare tokio::time::timeout",
+    "ready body: #[resilient] retries = 3, backoff",
+    "ready body: #[resilient] retries = 3, backoff, timing = false",
+    "ready body: backon",
 ];
 
 const ASYNC: [&str; 7] = [
@@ -168,6 +183,21 @@ macro_rules! time_calls {
     }};
 }
 
+async fn time_ready(row: usize, calls: u64) -> f64 {
+    macro_rules! timed {
+        ($call:expr) => {
+            time_calls!(calls, |i| $call(i).await)
+        };
+    }
+    match row {
+        0 => timed!(shapes::ready_direct),
+        1 => timed!(shapes::ready_timeout),
+        2 => timed!(shapes::ready_retried),
+        3 => timed!(shapes::ready_untimed),
+        _ => timed!(shapes::ready_backon),
+    }
+}
+
 async fn time_async(row: usize, calls: u64) -> f64 {
     macro_rules! timed {
         ($call:expr) => {
@@ -204,7 +234,9 @@ pub fn measure(plan: Plan) -> Vec<Row> {
         .enable_time()
         .build()
         .expect("a current-thread runtime");
-    let mut best = vec![f64::INFINITY; BLOCKING.len() + ASYNC.len() + 2 * BLOCK_ON.len()];
+    let mut best =
+        vec![f64::INFINITY; BLOCKING.len() + ASYNC.len() + 2 * BLOCK_ON.len() + READY.len()];
+    let ready = BLOCKING.len() + ASYNC.len() + 2 * BLOCK_ON.len();
     for _ in 0..plan.rounds {
         // Slice by slice, every row in turn: a slice that the scheduler
         // or another process interrupted is just not a row's best.
@@ -216,6 +248,10 @@ pub fn measure(plan: Plan) -> Vec<Row> {
                 let ns = runtime.block_on(time_async(row, SLICE));
                 let i = BLOCKING.len() + row;
                 best[i] = best[i].min(ns);
+            }
+            for row in 0..READY.len() {
+                let ns = runtime.block_on(time_ready(row, SLICE));
+                best[ready + row] = best[ready + row].min(ns);
             }
         }
         let first = BLOCKING.len() + ASYNC.len();
@@ -232,7 +268,7 @@ pub fn measure(plan: Plan) -> Vec<Row> {
         }
     }
     let names = BLOCKING.iter().map(|(name, _)| *name);
-    let names = names.chain(ASYNC).chain(BLOCK_ON).chain(BOXED);
+    let names = names.chain(ASYNC).chain(BLOCK_ON).chain(BOXED).chain(READY);
     names.zip(best).map(|(name, ns)| Row { name, ns }).collect()
 }
 
@@ -371,6 +407,16 @@ pub fn ratios(rows: &[Row]) -> Vec<Ratio> {
             target: 1.25,
             guarded: true,
         },
+        // Past its target (BENCHMARKS.md, "Shapes beyond retry_on"): a
+        // gate's option builds the operation before the first attempt.
+        // Printed until it is brought within it, when it joins the guard.
+        Ratio {
+            path: "blocking, a chaos switch that is off",
+            against: "the same function without it",
+            value: over(BLOCKING[7].0, BLOCKING[2].0, direct),
+            target: 1.25,
+            guarded: false,
+        },
         Ratio {
             path: "async, body awaiting an #[inline(never)] async fn",
             against: "a bare tokio::time::timeout",
@@ -427,6 +473,23 @@ pub fn ratios(rows: &[Row]) -> Vec<Ratio> {
             },
         ]);
     }
+    let ready = ns(READY[0]);
+    ratios.extend([
+        Ratio {
+            path: "async without retry_on, a body with no await point, a unit error",
+            against: "a bare tokio::time::timeout",
+            value: over(READY[2], READY[1], ready),
+            target: 1.8,
+            guarded: true,
+        },
+        Ratio {
+            path: "async without retry_on, timing = false, a unit error",
+            against: "backon's async retry",
+            value: over(READY[3], READY[4], ready),
+            target: 1.1,
+            guarded: true,
+        },
+    ]);
     ratios
 }
 
@@ -455,37 +518,46 @@ mod tests {
 
     /// The rows in `measure`'s order; the per-call rows read `per_call`,
     /// their boxed twins the same plus 100 ns.
-    fn rows(ns: [f64; 14], per_call: [f64; 6]) -> Vec<Row> {
+    fn rows(ns: [f64; 15], per_call: [f64; 6], ready: [f64; 5]) -> Vec<Row> {
         let names = BLOCKING.iter().map(|(name, _)| *name).chain(ASYNC);
-        let names = names.chain(BLOCK_ON).chain(BOXED);
+        let names = names.chain(BLOCK_ON).chain(BOXED).chain(READY);
         let boxed = per_call.map(|ns| ns + 100.);
-        let ns = ns.into_iter().chain(per_call).chain(boxed);
+        let ns = ns.into_iter().chain(per_call).chain(boxed).chain(ready);
         names.zip(ns).map(|(name, ns)| Row { name, ns }).collect()
     }
 
     #[test]
     fn ratios_compare_overheads_above_the_bare_call() {
         // direct 4, two instants 64, ours 70, untimed 24, backon 24,
-        // breaker 84, shared 94; awaited 20, timeout 80, ours 110, untimed 50, limits 140, backon 40;
+        // breaker 84, shared 94, chaos off 79; awaited 20, timeout 80, ours 110, untimed 50, limits 140, backon 40;
         // per call: awaited 150, timeout 200, ours 240, untimed 200,
-        // limits 260, backon 190.
+        // limits 260, backon 190; ready: awaited 10, timeout 50, ours 70,
+        // untimed 40, backon 30.
         let r = ratios(&rows(
             [
-                4., 64., 70., 24., 24., 84., 94., 20., 80., 110., 50., 140., 40., 10.,
+                4., 64., 70., 24., 24., 84., 94., 79., 20., 80., 110., 50., 140., 40., 10.,
             ],
             [150., 200., 240., 200., 260., 190.],
+            [10., 50., 70., 40., 30.],
         ));
         let values: Vec<f64> = r.iter().map(|r| r.value).collect();
         let per_call = [1.8, 1.25, 2.2];
-        let expected = [&[1.1, 1.0, 1.125, 1.5, 1.5, 2.0][..], &per_call, &per_call].concat();
+        let expected = [
+            &[1.1, 1.0, 1.125, 75. / 66., 1.5, 1.5, 2.0][..],
+            &per_call,
+            &per_call,
+            &[1.5, 1.5],
+        ]
+        .concat();
         assert_eq!(values, expected);
-        assert!(r[0].value <= r[0].target && r[4].value > r[4].target);
+        assert!(r[0].value <= r[0].target && r[5].value > r[5].target);
     }
 
     #[test]
     fn the_guard_skips_the_boxed_ratios() {
-        let r = ratios(&rows([1.; 14], [1.; 6]));
+        let r = ratios(&rows([1.; 15], [1.; 6], [1.; 5]));
         let unguarded: Vec<&str> = r.iter().filter(|r| !r.guarded).map(|r| r.path).collect();
-        assert_eq!(unguarded, BOXED_PATHS);
+        let expected = [&["blocking, a chaos switch that is off"][..], &BOXED_PATHS].concat();
+        assert_eq!(unguarded, expected);
     }
 }

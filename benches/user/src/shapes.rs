@@ -190,3 +190,71 @@ pub async fn bare_timeout(x: u64) -> Result<u64, ProviderError> {
 pub fn value(outcome: Outcome<u64, ProviderError>) -> Result<u64, ProviderError> {
     outcome.into_result()
 }
+
+// ---- shapes beyond retry_on ---------------------------------------------
+
+/// An error without data, as many a handler's is: a unit struct.
+#[derive(Debug)]
+pub struct Refused;
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("refused")
+    }
+}
+
+impl From<TimedOut> for Refused {
+    fn from(_: TimedOut) -> Self {
+        Refused
+    }
+}
+
+/// The dependency of the rows below: answers from memory, no await point.
+#[inline(never)]
+pub fn lookup(x: u64) -> Result<u64, Refused> {
+    Ok(black_box(x).wrapping_mul(31))
+}
+
+/// The body of the rows below, awaited bare.
+pub async fn ready_direct(x: u64) -> Result<u64, Refused> {
+    lookup(x)
+}
+
+/// `retries` with an exponential backoff, no `retry_on`, async, a body
+/// that returns at once and an error without data.
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"))]
+pub async fn ready_retried(x: u64) -> Result<u64, Refused> {
+    lookup(x)
+}
+
+/// The same, without the report's times.
+#[resilient(retries = 3, backoff = exponential(base = "100ms", max = "10s"), timing = false)]
+pub async fn ready_untimed(x: u64) -> Result<u64, Refused> {
+    lookup(x)
+}
+
+/// The reference: the same body under a bare tokio timeout.
+pub async fn ready_timeout(x: u64) -> Result<u64, Refused> {
+    match tokio::time::timeout(Duration::from_secs(10), async { lookup(x) }).await {
+        Ok(result) => result,
+        Err(_) => Err(Refused),
+    }
+}
+
+/// backon's async retry of the same body, every error retried.
+pub async fn ready_backon(x: u64) -> Result<u64, Refused> {
+    (|| async { lookup(x) })
+        .retry(policy())
+        .sleep(tokio::time::sleep)
+        .await
+}
+
+/// A chaos switch that is off, as in production.
+static CHAOS_OFF: resilient::chaos::Chaos = resilient::chaos::Chaos::new().injection_rate(1.0);
+
+/// [`blocking`] with a chaos switch that is off: what it costs is one
+/// relaxed load of the switch per attempt.
+#[resilient(retries = 3, retry_on = [Timeout, Transient], chaos = &CHAOS_OFF, chaos_fault = ProviderError::Transient)]
+pub fn blocking_chaos_off(x: u64) -> Result<u64, ProviderError> {
+    fetch(x)
+}

@@ -185,8 +185,45 @@ where
             let grant = Grant::<E>::first(None, clock.mark(), None);
             (grant.attempt, grant.started)
         };
-        let result = runner::ran(f(attempt).await);
-        first_ended(make, &clock, started, (None, read), result)
+        let result = f(attempt).await;
+        first_returned(make, &clock, started, read, result)
+    }
+}
+
+/// [`first_ended`] for an attempt that no deadline cut, its `result` as
+/// the body returned it: a success moves on whole where the clock was read
+/// since the body wrote it (see [`timed_first`]).
+// The large `Err` holds the failed result, moved once to `resume`.
+#[allow(clippy::result_large_err)]
+#[inline(always)]
+fn first_returned<T, E, R, M, C>(
+    make: &M,
+    clock: &C,
+    mark: Mark,
+    read: Read,
+    result: Result<T, E>,
+) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
+where
+    R: FirstReads<T, E>,
+    M: Fn() -> R,
+    C: Clock,
+{
+    if !C::MEASURES {
+        return first_ended(make, clock, mark, (None, read), runner::ran(result));
+    }
+    let elapsed = clock.nanos_since(mark);
+    let op = make();
+    match result {
+        Ok(ref value) if op.accepts(value) => {
+            let listeners = op.named_listeners().map(|heard| heard.from(read));
+            Ok(FirstSuccess {
+                result,
+                elapsed,
+                deadline: None,
+                listeners,
+            })
+        }
+        result => Err(FirstFailure::ran(elapsed, runner::ran(result), read)),
     }
 }
 
