@@ -9,9 +9,10 @@ use std::future::{Future, poll_fn};
 use std::pin::{Pin, pin};
 use std::time::Duration;
 
+use super::attempt::terms::{self, FirstTerms};
 use super::plan::{self, NamedListeners, Read};
 use super::runner::{self, AttemptContext, Grant};
-use super::span::{self, SpanName};
+use super::span::SpanName;
 use crate::attempt::Attempt;
 use crate::clock::{Clock, Mark, SystemClock};
 use crate::observe::Tally;
@@ -237,11 +238,7 @@ where
     M: Fn() -> R,
 {
     let op = make();
-    let mut terms = op.first_terms();
-    // A subscriber that wants the attempts' spans: they are made on the
-    // general path, which has a name for them.
-    terms.general |= span::enabled();
-    (terms, op.into_clock())
+    (op.first_terms(), op.into_clock())
 }
 
 /// How a first attempt started at `mark` with `deadline`, on the
@@ -319,20 +316,6 @@ pub(crate) struct Failed<E> {
     read: Read,
 }
 
-/// What an async first attempt reads of the settings before its future is
-/// made ([`__private::first_attempt_async`](crate::__private::first_attempt_async) and [`first_attempt_async_of`]).
-pub struct FirstTerms<E> {
-    /// A gate must admit the attempt: it takes the general path.
-    pub(crate) general: bool,
-    pub(crate) deadline: Option<Duration>,
-    /// The error of an attempt cut at its deadline, if the operation
-    /// interrupts there.
-    pub(crate) timed_out: Option<fn() -> E>,
-    /// The configuration read, for the retries, and where the settings
-    /// came from.
-    pub(crate) read: Read,
-}
-
 impl<T, E> FirstFailure<T, E> {
     /// A first attempt left to the gates.
     pub(crate) const NOT_RUN: Self = FirstFailure {
@@ -383,7 +366,8 @@ where
     F: FnMut(Attempt) -> Result<T, E>,
 {
     let entry = plan::entry(name, Some(tally));
-    if entry.general(true) || span::enabled() {
+    // The defaults hold no nested retries.
+    if terms::engaged(false, false, entry.general(true), true) {
         return Err(FirstFailure::NOT_RUN);
     }
     let listeners = NamedListeners::ending(name, Some(tally)).from(entry.read());
@@ -417,11 +401,6 @@ pub(crate) fn timed_first<T, E, C: Clock, F>(
 where
     F: FnMut(Attempt) -> Result<T, E>,
 {
-    // Inside another call's attempt, the general path grants what that
-    // attempt has left.
-    if crate::deadline::enclosed() {
-        return Err(FirstFailure::NOT_RUN);
-    }
     let grant = Grant::<E>::first(deadline, clock.mark(), None);
     let mark = grant.started;
     // On this path only while no subscriber wants the attempts' spans.

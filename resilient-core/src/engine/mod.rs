@@ -21,6 +21,8 @@
 //! * `decide.rs`: every decision of a run (a refused attempt, the end of
 //!   a round, the retry rule `schedule`, the budget after a wait), pure
 //!   functions;
+//! * `attempt/`: the attempt as one value: its terms, and the one test of
+//!   whether a first attempt may run outside the engine (`terms.rs`);
 //! * `runner.rs`: the attempt runner, one for blocking code and one for
 //!   async, and the per-attempt context they run from: every attempt of
 //!   every path (a first, a retry, a hedge, the tower layer's and the
@@ -38,6 +40,7 @@
 //!   operation holds them in; it says how to add a kind;
 //! * `events.rs`: `tracing` events and `metrics` series.
 
+pub(crate) mod attempt;
 mod core;
 mod decide;
 mod events;

@@ -24,8 +24,9 @@
 use std::marker::PhantomData;
 use std::time::Duration;
 
+use super::attempt::terms::FirstTerms;
 use super::execution::Execution;
-use super::first::{FirstFailure, FirstReads, FirstSuccess, FirstTerms};
+use super::first::{FirstFailure, FirstReads, FirstSuccess};
 use super::hooks::{HookSet, Hooks, RetryIf};
 use super::operation::Operation;
 use super::plan::NamedListeners;
@@ -233,22 +234,8 @@ impl<T, E, K, C: Clock> FirstReads<T, E> for Recipe<T, E, K, C> {
     #[inline(always)]
     fn first_terms(&self) -> FirstTerms<E> {
         let entry = super::plan::entry(self.name.unwrap_or(UNNAMED), self.tally);
-        let deadline = entry.deadline(&self.settings);
-        FirstTerms {
-            // Inside another call's attempt, the general path grants what
-            // that attempt has left; a call that holds the retries of the
-            // calls inside it tells them so from there.
-            general: crate::deadline::enclosed()
-                || self.settings.holds_nested()
-                || entry.general(true),
-            deadline,
-            read: entry.read(),
-            timed_out: if deadline.is_some() {
-                self.timed_out
-            } else {
-                None
-            },
-        }
+        // No gate: a `Recipe` holds none.
+        FirstTerms::of(&self.settings, entry, (false, true), self.timed_out)
     }
 
     #[inline(always)]

@@ -17,6 +17,7 @@ use super::classify::{Classifier, Verdict};
 use super::replay::Resendable;
 use super::request::CloneRequest;
 use crate::clock::Clock;
+use crate::engine::attempt::terms;
 use crate::engine::gates::Gates;
 use crate::engine::plan::{Listeners, Read, entry};
 use crate::engine::runner::Grant;
@@ -33,22 +34,22 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
     /// sent.
     pub(crate) fn is_plain(&self) -> bool {
         let shared = self.shared;
-        shared.breaker.is_none()
-            && shared.adaptive.is_none()
-            // Inside another call's attempt, the engine grants what that
-            // attempt has left.
-            && !crate::deadline::enclosed()
-            // Nor does one that holds the retries of the calls inside it.
-            && !self.settings.holds_nested()
-            && shared.limiters.is_empty()
-            && shared.chaos.as_ref().is_none_or(|c| c.switches.is_none())
-            && shared.hedge_delay().is_none()
+        let gated = shared.breaker.is_some()
+            || shared.adaptive.is_some()
+            || !shared.limiters.is_empty()
+            || shared.chaos.as_ref().is_some_and(|c| c.switches.is_some())
+            || shared.hedge_delay().is_some()
             // Each attempt's deadline is stamped as the engine sends it.
-            && shared.send_deadline.is_none()
-            && shared.send_hold.is_none()
-            // An entry in the installed configuration is applied by the
-            // engine, when the call starts.
-            && !shared.name.as_deref().is_some_and(|name| entry(name, None).general(true))
+            || shared.send_deadline.is_some()
+            || shared.send_hold.is_some();
+        // An entry in the installed configuration is applied by the
+        // engine, when the call starts; a call without a name has none.
+        let configured = shared
+            .name
+            .as_deref()
+            .is_some_and(|name| entry(name, None).general(true));
+        // The layer makes each attempt's span itself.
+        !terms::engaged(gated, self.settings.holds_nested(), configured, false)
     }
 
     /// The grant of the first attempt of a call that

@@ -8,10 +8,9 @@ use std::time::Duration;
 use super::Operation;
 use crate::attempt::Attempt;
 use crate::clock::Clock;
+use crate::engine::attempt::terms::FirstTerms;
 use crate::engine::execution::Execution;
-use crate::engine::first::{
-    FirstFailure, FirstReads, FirstSuccess, FirstTerms, MakeOperation, timed_first,
-};
+use crate::engine::first::{FirstFailure, FirstReads, FirstSuccess, MakeOperation, timed_first};
 use crate::engine::hooks::HookSet;
 use crate::engine::plan::{self, NamedListeners};
 use crate::engine::runner::{AttemptContext, Grant};
@@ -37,24 +36,18 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     where
         F: FnMut(Attempt) -> Result<T, E>,
     {
-        // A call that holds the retries of the calls inside it tells them
-        // so from the general path.
-        let entry = self.entry();
-        if !self.plan.gates.first_is_free()
-            || self.plan.settings.holds_nested()
-            || entry.general(self.named_listeners().is_some())
-            || crate::engine::span::enabled()
-        {
+        let terms = self.first_terms_with(None);
+        if terms.general {
             return Err(FirstFailure::NOT_RUN);
         }
         timed_first(
             &self.plan.clock,
-            entry.deadline(&self.plan.settings),
+            terms.deadline,
             f,
             |value| self.plan.hooks.is_valid(value),
             (
-                self.named_listeners().map(|heard| heard.from(entry.read())),
-                entry.read(),
+                self.named_listeners().map(|heard| heard.from(terms.read)),
+                terms.read,
             ),
         )
     }
@@ -252,27 +245,16 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
     /// future is made.
     #[inline]
     pub(crate) fn first_async_terms(&self) -> FirstTerms<E> {
-        let entry = self.entry();
-        let deadline = entry.deadline(&self.plan.settings);
-        let timed_out = if deadline.is_some() {
-            self.plan.timed_out
-        } else {
-            None
-        };
-        FirstTerms {
-            // Inside another call's attempt, the general path grants what
-            // that attempt has left; a call that holds the retries of the
-            // calls inside it tells them so from there.
-            general: !self.plan.gates.first_is_free()
-                || crate::deadline::enclosed()
-                || self.plan.settings.holds_nested()
-                || entry.general(self.named_listeners().is_some())
-                // The attempts' spans are made on the general path.
-                || crate::engine::span::enabled(),
-            deadline,
-            timed_out,
-            read: entry.read(),
-        }
+        self.first_terms_with(self.plan.timed_out)
+    }
+
+    /// The terms of the first attempt (see [`FirstTerms::of`]), its
+    /// deadline cutting it with `timed_out`'s error.
+    #[inline(always)]
+    fn first_terms_with(&self, timed_out: Option<fn() -> E>) -> FirstTerms<E> {
+        let gated = !self.plan.gates.first_is_free();
+        let heard = self.named_listeners().is_some();
+        FirstTerms::of(&self.plan.settings, self.entry(), (gated, heard), timed_out)
     }
 
     /// The execution after `first`, for the retries (`next_async` /

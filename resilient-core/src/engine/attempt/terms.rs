@@ -1,0 +1,71 @@
+//! The terms of a call's first attempt, and the one test of whether it
+//! may run outside the engine ([`engaged`]).
+//!
+//! A first attempt that no gate must admit, on an operation whose
+//! settings and installed entry ask nothing of the engine, runs on a fast
+//! path: two clock readings and, on success, a report of one record built
+//! in place. Every such path, whatever builds it, asks [`engaged`], and
+//! nothing else, whether it may; a new reason to take the engine's
+//! general path is a line there.
+
+use std::time::Duration;
+
+use crate::engine::plan::{Entry, Read};
+use crate::engine::span;
+use crate::settings::Settings;
+
+/// What a call's first attempt is granted, read before its future is
+/// made ([`__private::first_attempt_async`](crate::__private::first_attempt_async)
+/// and [`first_attempt_async_of`](crate::__private::first_attempt_async_of)).
+pub struct FirstTerms<E> {
+    /// The attempt must run through the engine: see [`engaged`].
+    pub(crate) general: bool,
+    pub(crate) deadline: Option<Duration>,
+    /// The error of an attempt cut at its deadline, if the operation
+    /// interrupts there.
+    pub(crate) timed_out: Option<fn() -> E>,
+    /// The configuration read, for the retries, and where the settings
+    /// came from.
+    pub(crate) read: Read,
+}
+
+impl<E> FirstTerms<E> {
+    /// The terms of the first attempt of an operation of `settings`,
+    /// under its installed `entry`: its deadline, cut with `timed_out`'s
+    /// error where the operation interrupts at it; `gated` if a gate must
+    /// admit it; `heard` if a first success is told by name (see
+    /// [`Entry::general`]).
+    #[inline(always)]
+    pub(crate) fn of(
+        settings: &Settings,
+        entry: Entry,
+        (gated, heard): (bool, bool),
+        timed_out: Option<fn() -> E>,
+    ) -> Self {
+        let deadline = entry.deadline(settings);
+        FirstTerms {
+            general: engaged(gated, settings.holds_nested(), entry.general(heard), true),
+            deadline,
+            timed_out: if deadline.is_some() { timed_out } else { None },
+            read: entry.read(),
+        }
+    }
+}
+
+/// Whether a call's first attempt must run through the engine rather than
+/// on a fast path: the one test every fast path asks.
+///
+/// * `gated`: a gate must admit it (a breaker, a limiter, an adaptive
+///   throttle, a chaos switch that is on; a layer's hedges and headers);
+/// * inside another call's attempt, the engine grants what that attempt
+///   has left;
+/// * `holds_nested`: a call that holds the retries of the calls inside it
+///   tells them so from the engine;
+/// * `configured`: an entry of the installed configuration that the fast
+///   path can't apply ([`Entry::general`]);
+/// * `spans`: the attempt's `tracing` span is the engine's to make, and a
+///   subscriber wants it (a layer makes its own: `false`).
+#[inline(always)]
+pub(crate) fn engaged(gated: bool, holds_nested: bool, configured: bool, spans: bool) -> bool {
+    gated || crate::deadline::enclosed() || holds_nested || configured || (spans && span::enabled())
+}
