@@ -142,7 +142,7 @@ pub(crate) use live::{
 };
 pub(crate) use orders::BreakerOrders;
 pub use orders::{isolate, reset};
-use parse::{Entry, Raw, Sections, assemble, key_path, line_of};
+use parse::{Raw, RawEntry, Sections, assemble, key_path, line_of};
 pub use sections::{
     AdaptiveThrottleConfig, ChaosConfig, LimitConfig, ThrottleConfig, adaptive_throttle_settings,
     chaos_settings, throttle_settings,
@@ -302,7 +302,7 @@ impl Config {
                             toml::Value::Array(_) => Raw::Other("array"),
                             toml::Value::Table(_) => Raw::Other("table"),
                         };
-                        Entry {
+                        RawEntry {
                             key: key.into_inner(),
                             line,
                             raw,
@@ -368,7 +368,7 @@ impl Config {
                             serde_json::Value::Array(_) => Raw::Other("array"),
                             serde_json::Value::Object(_) => Raw::Other("object"),
                         };
-                        Entry {
+                        RawEntry {
                             key,
                             line: None,
                             raw,
@@ -406,7 +406,7 @@ impl Config {
                     rule: None,
                 });
             };
-            let entry = Entry {
+            let entry = RawEntry {
                 key: field.to_ascii_lowercase(),
                 line: None,
                 raw: Raw::Str(value.as_ref().to_owned()),

@@ -149,6 +149,7 @@ pub use clock::{Clock, Mark, SystemClock, TokioClock, Untimed};
 pub use clock::{ReadsSince, Timeline};
 /// The former name of [`RetryAfterHint`].
 #[doc(hidden)]
+#[allow(deprecated)]
 pub use engine::hooks::RateLimit;
 pub use engine::hooks::{
     self, Classify, HookSet, Hooks, OnReport, OnRetry, OnRetryError, RetryAfterHint, RetryEvent,

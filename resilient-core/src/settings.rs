@@ -36,8 +36,8 @@ pub(crate) struct Settings {
     pub(crate) min_retries: u32,
     /// In nanoseconds, as the hints it bounds are capped (`LONGEST`): a
     /// field of 8 bytes, where a `Duration` takes 16.
-    pub(crate) max_rate_limit_wait: Nanos,
-    pub(crate) max_rate_limit_retries: u32,
+    pub(crate) max_retry_after_wait: Nanos,
+    pub(crate) max_retry_after_retries: u32,
     pub(crate) seed: Option<u64>,
     /// Time allowed to each attempt: set on an operation (by the attribute,
     /// the layer or by hand), never by a `RetryPolicy`, whose runs are not
@@ -67,8 +67,8 @@ impl Settings {
         max_elapsed: None,
         max_delay: Nanos::NONE,
         min_retries: 0,
-        max_rate_limit_wait: Nanos::from_duration(DEFAULT_MAX_RATE_LIMIT_WAIT),
-        max_rate_limit_retries: DEFAULT_MAX_RATE_LIMIT_RETRIES,
+        max_retry_after_wait: Nanos::from_duration(DEFAULT_MAX_RATE_LIMIT_WAIT),
+        max_retry_after_retries: DEFAULT_MAX_RATE_LIMIT_RETRIES,
         seed: None,
         timeout: None,
         report_deferred: false,
@@ -188,7 +188,7 @@ macro_rules! settings_setters {
         /// The longest delay before a retry: the backoff's delay is capped
         /// here before it is jittered, whatever the backoff (a constant one
         /// too). A server's Retry-After hint is not a backoff delay and is
-        /// not capped here; `max_rate_limit_wait` bounds it.
+        /// not capped here; `max_retry_after_wait` bounds it.
         #[inline]
         pub const fn max_delay(mut self, max_delay: ::std::time::Duration) -> Self {
             self.$($settings).+.max_delay = $crate::time::Nanos::from_duration(max_delay);
@@ -205,7 +205,7 @@ macro_rules! settings_setters {
         /// Total time the Retry-After path may wait (default 60 s).
         #[inline]
         pub const fn max_retry_after_wait(mut self, max_wait: ::std::time::Duration) -> Self {
-            self.$($settings).+.max_rate_limit_wait = $crate::time::Nanos::from_duration(max_wait);
+            self.$($settings).+.max_retry_after_wait = $crate::time::Nanos::from_duration(max_wait);
             self
         }
 
@@ -213,13 +213,14 @@ macro_rules! settings_setters {
         /// (default 10), so that even zero-second hints end.
         #[inline]
         pub const fn max_retry_after_retries(mut self, retries: u32) -> Self {
-            self.$($settings).+.max_rate_limit_retries = retries;
+            self.$($settings).+.max_retry_after_retries = retries;
             self
         }
 
         /// The former name of `max_retry_after_wait`, easily taken for a
         /// rate limiter's setting.
         #[doc(hidden)]
+        #[deprecated(since = "0.1.0", note = "renamed `max_retry_after_wait`")]
         #[inline]
         pub const fn max_rate_limit_wait(self, max_wait: ::std::time::Duration) -> Self {
             self.max_retry_after_wait(max_wait)
@@ -227,6 +228,7 @@ macro_rules! settings_setters {
 
         /// The former name of `max_retry_after_retries`.
         #[doc(hidden)]
+        #[deprecated(since = "0.1.0", note = "renamed `max_retry_after_retries`")]
         #[inline]
         pub const fn max_rate_limit_retries(self, retries: u32) -> Self {
             self.max_retry_after_retries(retries)

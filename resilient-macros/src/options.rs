@@ -12,7 +12,7 @@ use crate::duration::Nanos;
 mod spec;
 
 pub(crate) use spec::{
-    Conflict, ErrorNeed, Expand, Kind, Need, OptionSpec, Read, Run, Side, WithError,
+    Conflict, ErrorNeed, Expand, Kind, Need, OptionSpec, ReadWhen, Run, Side, WithError,
 };
 
 const NEEDS_RETRIES: Need = Need {
@@ -460,7 +460,7 @@ pub(crate) const CRATE: OptionSpec = OptionSpec::new(
     "\"my_crate::resilient\"",
     Expand::Elsewhere,
 )
-.read(Read::Never)
+.read(ReadWhen::Never)
 .in_recipe();
 
 /// Every option, in the order of the docs; builder calls follow this order
@@ -601,13 +601,13 @@ mod tests {
     }
 
     /// The shape of the expansion is read from these flags (see
-    /// `expand::Shape`): a `Recipe` is the operation of a function
+    /// `expand::Expansion`): a `Recipe` is the operation of a function
     /// without gates, and an option the run never reads sets nothing.
     #[test]
     fn the_shape_flags_agree() {
         for spec in OPTIONS {
             assert!(!(spec.recipe && spec.gate), "`{}`", spec.name);
-            if spec.read == Read::Never {
+            if spec.read == ReadWhen::Never {
                 assert!(spec.expand == Expand::Elsewhere, "`{}`", spec.name);
                 assert!(!spec.gate && spec.run == Run::Plain, "`{}`", spec.name);
             }

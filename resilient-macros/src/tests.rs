@@ -1364,7 +1364,7 @@ fn a_first_attempt_without_a_deadline_has_no_timer() {
 /// constants, read again each time the operation is built.
 #[test]
 fn the_shape_is_decided_by_the_rows_flags_and_the_values() {
-    use crate::expand::{Built, Shape, shape};
+    use crate::expand::{Built, Expansion, shape};
     let method = |is_async: bool| {
         let asyncness = is_async.then(|| quote!(async));
         quote! {
@@ -1375,7 +1375,7 @@ fn the_shape_is_decided_by_the_rows_flags_and_the_values() {
         // Blocking, built on demand: unbuilt where every option is read
         // after a failure only (`crate` is never read), by a `Recipe`
         // where one holds them all.
-        (quote!(), blocking_fn(), Shape::BlockingRecipe),
+        (quote!(), blocking_fn(), Expansion::BlockingRecipe),
         (
             quote!(
                 retries = 3,
@@ -1386,12 +1386,12 @@ fn the_shape_is_decided_by_the_rows_flags_and_the_values() {
                 crate = "my::runtime"
             ),
             blocking_fn(),
-            Shape::BlockingRecipe,
+            Expansion::BlockingRecipe,
         ),
         (
             quote!(retries = 3, retry_if = is_transient),
             blocking_fn(),
-            Shape::BlockingUnbuiltFirst,
+            Expansion::BlockingUnbuiltFirst,
         ),
         (
             quote!(
@@ -1403,37 +1403,37 @@ fn the_shape_is_decided_by_the_rows_flags_and_the_values() {
                 max_rate_limit_retries = 2
             ),
             blocking_fn(),
-            Shape::BlockingUnbuiltFirst,
+            Expansion::BlockingUnbuiltFirst,
         ),
         // A `Recipe` holds `budget`, but the first attempt reads it.
         (
             quote!(retries = 3, budget = "5s"),
             blocking_fn(),
-            Shape::BlockingOnDemand,
+            Expansion::BlockingOnDemand,
         ),
         (
             quote!(circuit_breaker = &BREAKER, name = "users.get"),
             blocking_fn(),
-            Shape::BlockingOnDemand,
+            Expansion::BlockingOnDemand,
         ),
         (
             quote!(retries = 2, circuit_breaker = &self.breaker),
             method(false),
-            Shape::BlockingOnDemand,
+            Expansion::BlockingOnDemand,
         ),
         // A value that reads a parameter: built once.
         (
             quote!(retries = 3, name = format!("get {prompt}")),
             blocking_fn(),
-            Shape::Built(Built::Blocking),
+            Expansion::Built(Built::Blocking),
         ),
         (
             quote!(idempotency = &STORE, idempotency_key = "one"),
             blocking_fn(),
-            Shape::Idempotent(Built::Blocking),
+            Expansion::Idempotent(Built::Blocking),
         ),
         // Async, built on demand: a `Recipe` holds the time limits too.
-        (quote!(), async_fn(), Shape::AsyncRecipe),
+        (quote!(), async_fn(), Expansion::AsyncRecipe),
         (
             quote!(
                 retries = 2,
@@ -1444,48 +1444,48 @@ fn the_shape_is_decided_by_the_rows_flags_and_the_values() {
                 min_retries = 1
             ),
             async_fn(),
-            Shape::AsyncRecipe,
+            Expansion::AsyncRecipe,
         ),
         (
             quote!(retries = 2, retry_if = is_transient, fallback = cached),
             async_fn(),
-            Shape::AsyncOnDemand { gated: false },
+            Expansion::AsyncOnDemand { gated: false },
         ),
         (
             quote!(retries = 2, circuit_breaker = &BREAKER),
             async_fn(),
-            Shape::AsyncOnDemand { gated: true },
+            Expansion::AsyncOnDemand { gated: true },
         ),
         (
             quote!(limit = [&POOL, &RATE], throttle = &THROTTLE),
             async_fn(),
-            Shape::AsyncOnDemand { gated: true },
+            Expansion::AsyncOnDemand { gated: true },
         ),
         (
             quote!(chaos = &CHAOS, chaos_latency = "1s"),
             method(true),
-            Shape::AsyncOnDemand { gated: true },
+            Expansion::AsyncOnDemand { gated: true },
         ),
         // A policy is bound once, before the operation, whatever its value.
         (
             quote!(retry = policy_for(prompt)),
             async_fn(),
-            Shape::AsyncOnDemand { gated: true },
+            Expansion::AsyncOnDemand { gated: true },
         ),
         (
             quote!(retries = 2, clock = clock_of(prompt)),
             async_fn(),
-            Shape::Built(Built::Async),
+            Expansion::Built(Built::Async),
         ),
         (
             quote!(retries = 2, hedge = "100ms", max_hedges = 2),
             async_fn(),
-            Shape::Built(Built::AsyncHedged),
+            Expansion::Built(Built::AsyncHedged),
         ),
         (
             quote!(idempotency = &STORE, idempotency_key = prompt.to_owned()),
             async_fn(),
-            Shape::Idempotent(Built::Async),
+            Expansion::Idempotent(Built::Async),
         ),
         (
             quote!(
@@ -1494,7 +1494,7 @@ fn the_shape_is_decided_by_the_rows_flags_and_the_values() {
                 hedge = "1s"
             ),
             method(true),
-            Shape::Idempotent(Built::AsyncHedged),
+            Expansion::Idempotent(Built::AsyncHedged),
         ),
     ];
     for (attr, item, expected) in cases {

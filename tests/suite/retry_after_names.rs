@@ -148,3 +148,47 @@ async fn an_async_call_waits_the_hint_under_either_name() {
         assert_eq!(outcome.into_result().unwrap(), 3);
     }
 }
+
+// ---- the builders' old names, deprecated -----------------------------------
+
+/// The old names of the builders still build the same operation, as
+/// deprecated aliases: `Operation::rate_limit`, `max_rate_limit_wait`,
+/// `max_rate_limit_retries`, the `Hint` layer and the `RateLimit` bound.
+#[test]
+#[allow(deprecated)]
+fn the_builders_old_names_are_deprecated_aliases_of_the_new() {
+    use resilient::hooks::{Hint, Hooks};
+    use resilient::{Operation, RateLimit};
+
+    type Hinter = fn(&TooManyRequests) -> Option<Duration>;
+    type Old<'c> = Operation<'c, (), TooManyRequests, &'c FakeClock, Hint<Hinter, Hooks>>;
+
+    fn hinted<H: RateLimit<TooManyRequests>>(
+        hint: &H,
+        error: &TooManyRequests,
+    ) -> Option<Duration> {
+        hint.retry_after(error)
+    }
+
+    let run = |old: bool| {
+        let clock = FakeClock::new();
+        let calls = AtomicU32::new(0);
+        let op = Operation::new().clock(&clock);
+        let outcome = if old {
+            let op: Old<'_> = op.rate_limit(hint as Hinter);
+            op.max_rate_limit_wait(secs(4))
+                .max_rate_limit_retries(5)
+                .run(|_| too_many(&calls))
+        } else {
+            op.retry_after(hint as Hinter)
+                .max_retry_after_wait(secs(4))
+                .max_retry_after_retries(5)
+                .run(|_| too_many(&calls))
+        };
+        (schedule(outcome.report()), clock.slept())
+    };
+    assert_eq!(run(true), run(false));
+    // 1 s and 2 s fit in 4 s; a third wait of 3 s would not.
+    assert_eq!(run(true).1, [secs(1), secs(2)]);
+    assert_eq!(hinted(&hint, &TooManyRequests(secs(7))), Some(secs(7)));
+}

@@ -8,7 +8,7 @@ use std::sync::{Arc, LazyLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::shared::{Fleet, Settlement};
+use super::shared::{Fleet, ProbeEnd};
 use super::{CircuitBreaker, CircuitOpen, CircuitState, Config, FleetState};
 
 /// The fleet's clock in these tests: a start, moved on by each test
@@ -122,7 +122,7 @@ fn the_fleets_slot_admits_one_probe_whose_outcome_is_settled_once() {
     assert_eq!(fleet.settlement(), None, "still running");
     probe.record_success(now);
     let (word, epoch, how) = fleet.settlement().unwrap();
-    assert_eq!((epoch, how), (4, Settlement::Succeeded));
+    assert_eq!((epoch, how), (4, ProbeEnd::Succeeded));
     fleet.free(word);
     assert!(fleet.slot_free());
     assert_eq!(breaker.try_acquire(now).unwrap_err(), CircuitOpen);
@@ -148,7 +148,7 @@ fn a_probe_of_an_older_epoch_settles_nothing() {
     drop(probe);
     assert_eq!(
         fleet.settlement().map(|(_, e, how)| (e, how)),
-        Some((5, Settlement::Released))
+        Some((5, ProbeEnd::Released))
     );
 }
 
@@ -232,7 +232,7 @@ async fn a_probe_cut_at_an_await_gives_the_fleets_slot_back() {
             .is_err()
     );
     let (_, epoch, how) = fleet.settlement().expect("the slot was settled");
-    assert_eq!((epoch, how), (7, Settlement::Released));
+    assert_eq!((epoch, how), (7, ProbeEnd::Released));
 }
 
 #[test]

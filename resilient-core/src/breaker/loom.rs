@@ -16,7 +16,7 @@ use ::loom::sync::Arc;
 use ::loom::sync::atomic::{AtomicUsize, Ordering};
 use ::loom::thread;
 
-use super::shared::{Fleet, Settlement};
+use super::shared::{Fleet, ProbeEnd};
 use super::word::{Streak, Tag, Word};
 use super::{CircuitBreaker, CircuitPermit, CircuitState, Config};
 
@@ -295,7 +295,7 @@ fn loom_the_fleets_slot_admits_one_probe() {
         let admitted: u32 = threads.into_iter().map(|t| t.join().unwrap()).sum();
         assert_eq!(admitted, 1);
         let (_, epoch, how) = fleet.settlement().expect("the probe's drop settled it");
-        assert_eq!((epoch, how), (1, Settlement::Released));
+        assert_eq!((epoch, how), (1, ProbeEnd::Released));
     });
 }
 
@@ -323,7 +323,7 @@ fn loom_a_probe_of_an_old_epoch_never_settles_the_new_slot() {
         assert!(probe.is_probe());
         probe.record_success(Instant::now());
         let (_, epoch, how) = fleet.settlement().unwrap();
-        assert_eq!((epoch, how), (2, Settlement::Succeeded));
+        assert_eq!((epoch, how), (2, ProbeEnd::Succeeded));
     });
 }
 

@@ -5,7 +5,7 @@ use std::fmt;
 use std::time::Instant;
 
 use super::CircuitBreaker;
-use super::shared::Settlement;
+use super::shared::ProbeEnd;
 
 /// Leave to run one call, from [`CircuitBreaker::try_acquire`].
 ///
@@ -69,7 +69,7 @@ impl<'a> CircuitPermit<'a> {
     }
 
     /// Tells the fleet how its probe ended, if this call was one.
-    fn settle(&self, how: Settlement) {
+    fn settle(&self, how: ProbeEnd) {
         if self.fleet != 0
             && let Some(fleet) = &self.breaker.fleet
         {
@@ -94,7 +94,7 @@ impl<'a> CircuitPermit<'a> {
     /// ```
     pub fn record_success(mut self, now: Instant) {
         self.reported = true;
-        self.settle(Settlement::Succeeded);
+        self.settle(ProbeEnd::Succeeded);
         self.breaker.on_success(self.generation, self.probe, now);
     }
 
@@ -116,7 +116,7 @@ impl<'a> CircuitPermit<'a> {
     /// ```
     pub fn record_failure(mut self, now: Instant) {
         self.reported = true;
-        self.settle(Settlement::Failed);
+        self.settle(ProbeEnd::Failed);
         self.breaker.on_failure(self.generation, self.probe, now);
     }
 }
@@ -129,7 +129,7 @@ impl Drop for CircuitPermit<'_> {
         if self.probe {
             self.breaker.release_probe(self.generation);
         }
-        self.settle(Settlement::Released);
+        self.settle(ProbeEnd::Released);
     }
 }
 

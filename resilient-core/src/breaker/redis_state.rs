@@ -29,7 +29,7 @@ use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, IntoConnectionInfo, RedisResult, Script};
 use tokio::sync::Notify;
 
-use super::shared::{Fleet, Settlement};
+use super::shared::{Fleet, ProbeEnd};
 use crate::error::ConfigError;
 
 /// The key prefix unless told otherwise.
@@ -453,7 +453,7 @@ impl RedisBreakerState {
         self.validate()?;
         let fleet = Arc::new(Fleet::new(anchor, Instant::now));
         let breaker_name = breaker.name;
-        let plan = Plan::new(self, breaker);
+        let plan = Publishing::new(self, breaker);
         let (weak, wake) = (Arc::downgrade(&fleet), fleet.waker());
         let name = format!("resilient-breaker-{}", plan.name);
         let started = std::thread::Builder::new().name(name).spawn(move || {
@@ -482,7 +482,7 @@ pub(super) struct Breaking<'c> {
 }
 
 /// What the publisher needs: where, what, and how often.
-struct Plan {
+struct Publishing {
     client: redis::Client,
     name: Cow<'static, str>,
     /// `fleet`, `counts`, `seen`, `probes`.
@@ -496,14 +496,14 @@ struct Plan {
     keep_ms: u64,
 }
 
-impl Plan {
-    fn new(state: RedisBreakerState, breaker: Breaking<'_>) -> Plan {
+impl Publishing {
+    fn new(state: RedisBreakerState, breaker: Breaking<'_>) -> Publishing {
         let base = format!("{}{{{}}}:", state.prefix, breaker.name);
         let millis = |nanos: u64| (nanos / 1_000_000).clamp(1, MAX_MS);
         let window_ms = millis(super::saturating_nanos(state.rule.sampling_window));
         let break_ms = millis(breaker.break_nanos);
         let lease_ms = millis(breaker.probe_timeout_nanos);
-        Plan {
+        Publishing {
             client: state.client,
             name: breaker.name.clone(),
             keys: ["fleet", "counts", "seen", "probes"].map(|key| format!("{base}{key}")),
@@ -575,7 +575,7 @@ impl Counts {
 
 /// What the publisher remembers between ticks.
 struct Publisher {
-    plan: Plan,
+    plan: Publishing,
     link: Option<MultiplexedConnection>,
     counts: Counts,
     /// The fleet epoch this instance's counts belong to.
@@ -586,7 +586,7 @@ struct Publisher {
 
 /// The publisher's loop: every period (or at once when a call wakes it),
 /// the counts out and the verdict in, until the breaker is gone.
-async fn publish(fleet: Weak<Fleet>, wake: Arc<Notify>, plan: Plan) {
+async fn publish(fleet: Weak<Fleet>, wake: Arc<Notify>, plan: Publishing) {
     let mut publisher = Publisher {
         counts: Counts::new(plan.rule.sampling_window),
         plan,
@@ -637,9 +637,9 @@ impl Publisher {
         let (plan, [fleet_key, counts_key, seen_key, probes_key]) = (&self.plan, &self.plan.keys);
         if let Some((word, epoch, how)) = fleet.settlement() {
             let how = match how {
-                Settlement::Succeeded => "succeeded",
-                Settlement::Failed => "failed",
-                Settlement::Released => "released",
+                ProbeEnd::Succeeded => "succeeded",
+                ProbeEnd::Failed => "failed",
+                ProbeEnd::Released => "released",
             };
             let _: i64 = SETTLE
                 .key(fleet_key)
@@ -862,7 +862,7 @@ mod tests {
             break_nanos: u64::MAX,
             probe_timeout_nanos: u64::MAX,
         };
-        let plan = Plan::new(state, breaker);
+        let plan = Publishing::new(state, breaker);
         let forever = u64::MAX / 1_000_000;
         assert_eq!((plan.window_ms, plan.break_ms), (forever, forever));
         assert!(plan.keep_ms <= MAX_MS && plan.lease.as_millis() == u128::from(forever));

@@ -95,7 +95,7 @@ pub(super) enum Admission {
 
 /// How a fleet probe ended, for the publisher to tell the fleet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Settlement {
+pub(crate) enum ProbeEnd {
     Succeeded,
     Failed,
     /// Dropped unreported (its caller gave up): the slot goes back.
@@ -208,15 +208,15 @@ impl Fleet {
 
     /// The fleet probe tagged `tag` ended as `how`. Ignored if its slot
     /// was taken back meanwhile (a new epoch, the fleet lost).
-    pub(super) fn settle(&self, tag: u16, how: Settlement) {
+    pub(super) fn settle(&self, tag: u16, how: ProbeEnd) {
         let current = self.grant.load(Ordering::Acquire);
         if current & 0b111 != RUNNING || self::tag(current >> 3) != tag {
             return;
         }
         let state = match how {
-            Settlement::Succeeded => SUCCEEDED,
-            Settlement::Failed => FAILED,
-            Settlement::Released => RELEASED,
+            ProbeEnd::Succeeded => SUCCEEDED,
+            ProbeEnd::Failed => FAILED,
+            ProbeEnd::Released => RELEASED,
         };
         let ended = slot(current >> 3, state);
         if self
@@ -230,12 +230,12 @@ impl Fleet {
 
     /// The probe slot's end, if a probe ended: the word to free once the
     /// fleet heard it, its epoch, and how it ended.
-    pub(crate) fn settlement(&self) -> Option<(u64, u64, Settlement)> {
+    pub(crate) fn settlement(&self) -> Option<(u64, u64, ProbeEnd)> {
         let current = self.grant.load(Ordering::Acquire);
         let how = match current & 0b111 {
-            SUCCEEDED => Settlement::Succeeded,
-            FAILED => Settlement::Failed,
-            RELEASED => Settlement::Released,
+            SUCCEEDED => ProbeEnd::Succeeded,
+            FAILED => ProbeEnd::Failed,
+            RELEASED => ProbeEnd::Released,
             _ => return None,
         };
         Some((current, current >> 3, how))

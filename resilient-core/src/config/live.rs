@@ -423,7 +423,7 @@ impl Resolved {
             settings.max_delay = Nanos::from_duration(max_delay);
         }
         if let Some(wait) = entry.retry_after_max {
-            settings.max_rate_limit_wait = Nanos::from_duration(wait);
+            settings.max_retry_after_wait = Nanos::from_duration(wait);
         }
         settings.clamped()
     }

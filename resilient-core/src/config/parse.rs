@@ -51,7 +51,7 @@ pub(super) struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     /// The value of `entry`, placed at `path`.
-    pub(super) fn new(path: String, entry: &'a Entry) -> Self {
+    pub(super) fn new(path: String, entry: &'a RawEntry) -> Self {
         Cursor {
             path,
             line: entry.line,
@@ -278,7 +278,7 @@ pub(super) fn key_path(section: &str, name: &str, key: Option<&str>) -> String {
     }
 }
 
-pub(super) struct Entry {
+pub(super) struct RawEntry {
     pub(super) key: String,
     pub(super) line: Option<usize>,
     pub(super) raw: Raw,
@@ -286,7 +286,7 @@ pub(super) struct Entry {
 
 pub(super) fn build_operation(
     name: &str,
-    entries: &[Entry],
+    entries: &[RawEntry],
 ) -> Result<OperationConfig, ConfigFileError> {
     let mut out = OperationConfig::default();
     let mut lines: BTreeMap<&str, Option<usize>> = BTreeMap::new();
@@ -362,7 +362,7 @@ pub(super) fn build_operation(
 
 pub(super) fn build_breaker(
     name: &str,
-    entries: &[Entry],
+    entries: &[RawEntry],
 ) -> Result<BreakerConfig, ConfigFileError> {
     let mut out = BreakerConfig::default();
     for entry in entries {
@@ -384,7 +384,10 @@ pub(super) fn build_breaker(
     Ok(out)
 }
 
-pub(super) fn build_limit(name: &str, entries: &[Entry]) -> Result<LimitConfig, ConfigFileError> {
+pub(super) fn build_limit(
+    name: &str,
+    entries: &[RawEntry],
+) -> Result<LimitConfig, ConfigFileError> {
     let mut out = LimitConfig::default();
     for entry in entries {
         let at = Cursor::new(key_path("limits", name, Some(&entry.key)), entry);
@@ -405,7 +408,7 @@ pub(super) fn build_limit(name: &str, entries: &[Entry]) -> Result<LimitConfig, 
 
 pub(super) fn build_throttle(
     name: &str,
-    entries: &[Entry],
+    entries: &[RawEntry],
 ) -> Result<ThrottleConfig, ConfigFileError> {
     let mut out = ThrottleConfig::default();
     for entry in entries {
@@ -425,7 +428,7 @@ pub(super) fn build_throttle(
 
 pub(super) fn build_adaptive_throttle(
     name: &str,
-    entries: &[Entry],
+    entries: &[RawEntry],
 ) -> Result<AdaptiveThrottleConfig, ConfigFileError> {
     let mut out = AdaptiveThrottleConfig::default();
     for entry in entries {
@@ -448,7 +451,10 @@ pub(super) fn build_adaptive_throttle(
     Ok(out)
 }
 
-pub(super) fn build_chaos(name: &str, entries: &[Entry]) -> Result<ChaosConfig, ConfigFileError> {
+pub(super) fn build_chaos(
+    name: &str,
+    entries: &[RawEntry],
+) -> Result<ChaosConfig, ConfigFileError> {
     let mut out = ChaosConfig::default();
     for entry in entries {
         let at = Cursor::new(key_path("chaos", name, Some(&entry.key)), entry);
@@ -465,7 +471,7 @@ pub(super) fn build_chaos(name: &str, entries: &[Entry]) -> Result<ChaosConfig, 
     Ok(out)
 }
 
-pub(super) type Sections = BTreeMap<(String, String), (Option<usize>, Vec<Entry>)>;
+pub(super) type Sections = BTreeMap<(String, String), (Option<usize>, Vec<RawEntry>)>;
 
 pub(super) fn assemble(sections: Sections) -> Result<Config, ConfigFileError> {
     let mut config = Config::default();

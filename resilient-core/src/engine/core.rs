@@ -441,7 +441,7 @@ impl<'o> Core<'o> {
                         number,
                         refused.hint,
                         refused.waited,
-                        settings.max_rate_limit_wait.get(),
+                        settings.max_retry_after_wait.get(),
                     );
                 }
                 self.stop = Some(stop.reason());

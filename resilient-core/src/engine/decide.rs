@@ -158,8 +158,8 @@ pub(crate) fn schedule(
         let waited = counters.rate_limit_waited.saturating_add(hint);
         // The cap is kept in nanoseconds, saturating at `LONGEST`: a cap
         // that saturated (`Duration::MAX`, say) bounds nothing.
-        let max_wait = settings.max_rate_limit_wait.get();
-        if counters.rate_limit_retries >= settings.max_rate_limit_retries
+        let max_wait = settings.max_retry_after_wait.get();
+        if counters.rate_limit_retries >= settings.max_retry_after_retries
             || (max_wait < LONGEST && waited > max_wait)
             || starts_too_late(hint)
         {
@@ -356,8 +356,8 @@ mod tests {
     #[test]
     fn the_rate_limit_path_has_three_limits() {
         let s = Settings {
-            max_rate_limit_retries: 2,
-            max_rate_limit_wait: Nanos::from_duration(secs(60)),
+            max_retry_after_retries: 2,
+            max_retry_after_wait: Nanos::from_duration(secs(60)),
             budget: Some(secs(100)),
             ..settings(1)
         };
@@ -528,8 +528,8 @@ mod tests {
                             budget,
                             max_elapsed: soft,
                             min_retries: floor,
-                            max_rate_limit_wait: Nanos::from_duration(wait),
-                            max_rate_limit_retries: hints,
+                            max_retry_after_wait: Nanos::from_duration(wait),
+                            max_retry_after_retries: hints,
                             ..Settings::DEFAULT
                         }
                         .clamped()
@@ -597,9 +597,9 @@ mod tests {
                         match (f.hint, delay.source()) {
                             (Some(hint), DelaySource::RetryAfter) => {
                                 prop_assert_eq!(delay.duration(), hint.min(LONGEST));
-                                prop_assert!(c.rate_limit_retries < s.max_rate_limit_retries);
+                                prop_assert!(c.rate_limit_retries < s.max_retry_after_retries);
                                 // A cap saturated at `LONGEST` bounds nothing.
-                                let max_wait = s.max_rate_limit_wait.get();
+                                let max_wait = s.max_retry_after_wait.get();
                                 prop_assert!(max_wait >= LONGEST || c.rate_limit_waited.saturating_add(hint) <= max_wait);
                             }
                             (None, DelaySource::Backoff) => {

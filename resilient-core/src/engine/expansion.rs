@@ -46,7 +46,7 @@ use super::execution::{Execution, Next};
 use super::first::{FirstFailure, FirstSuccess, MakeOperation, first_attempt_unbuilt};
 use super::hooks::HookSet;
 use super::operation::Operation;
-use super::recipe::{Classifier, Recipe};
+use super::recipe::{ErrorTest, Recipe};
 use crate::attempt::Attempt;
 use crate::clock::Clock;
 use crate::observe::Tally;
@@ -64,7 +64,7 @@ pub fn run_blocking_recipe<T, E, K, C, F>(
     body: &mut F,
 ) -> Outcome<T, E>
 where
-    K: Classifier<E>,
+    K: ErrorTest<E>,
     K::Hooks: HookSet<T, E>,
     C: Clock,
     F: FnMut(Attempt) -> Result<T, E>,

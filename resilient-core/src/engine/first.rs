@@ -9,9 +9,9 @@ use std::future::{Future, poll_fn};
 use std::pin::{Pin, pin};
 use std::time::Duration;
 
+use super::attempt::run::{self, AttemptContext, Grant};
 use super::attempt::terms::{self, FirstTerms};
 use super::plan::{self, NamedListeners, Read};
-use super::runner::{self, AttemptContext, Grant};
 use super::span::SpanName;
 use crate::attempt::Attempt;
 use crate::clock::{Clock, Mark, SystemClock};
@@ -210,7 +210,7 @@ where
     C: Clock,
 {
     if !C::MEASURES {
-        return first_ended(make, clock, mark, (None, read), runner::ran(result));
+        return first_ended(make, clock, mark, (None, read), run::ran(result));
     }
     let elapsed = clock.nanos_since(mark);
     let op = make();
@@ -224,7 +224,7 @@ where
                 listeners,
             })
         }
-        result => Err(FirstFailure::ran(elapsed, runner::ran(result), read)),
+        result => Err(FirstFailure::ran(elapsed, run::ran(result), read)),
     }
 }
 
@@ -422,6 +422,6 @@ where
         Ok(value) if !C::MEASURES && is_valid(&value) => {
             Ok(FirstSuccess::of(value, elapsed, deadline, listeners))
         }
-        result => Err(FirstFailure::ran(elapsed, runner::ran(result), read)),
+        result => Err(FirstFailure::ran(elapsed, run::ran(result), read)),
     }
 }

@@ -20,12 +20,12 @@ use std::pin::{Pin, pin};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use super::attempt::run::AttemptContext;
 use super::execution::{Execution, Opened};
 use super::gates::{Admission, Permits, Refusal};
 use super::hooks::HookSet;
 use super::operation::Operation;
 use super::plan::Plan;
-use super::runner::AttemptContext;
 use crate::attempt::Attempt;
 use crate::clock::Clock;
 use crate::report::{AttemptKind, Outcome};

@@ -9,7 +9,7 @@
 //! many are set. [`Hooks`] is the empty stack, which answers every
 //! question of [`HookSet`] with the defaults' answers; each of
 //! [`Operation`](crate::Operation)'s hook setters pushes one layer
-//! ([`RetryIf`], [`IgnoreIf`], [`Hint`], [`Validator`], [`RetryListener`],
+//! ([`RetryIf`], [`IgnoreIf`], [`RetryAfter`], [`Validator`], [`RetryListener`],
 //! [`ReportHook`]) that answers its own question and leaves the others
 //! to the hooks below it, through `HookSet`'s default methods. The top
 //! layer answers first, so a hook set twice is the later one:
@@ -237,9 +237,9 @@ layers! {
     /// The test [`ignore_if`](crate::Operation::ignore_if) pushes: it
     /// decides which errors end the call uncounted.
     IgnoreIf;
-    /// The Retry-After hint [`rate_limit`](crate::Operation::rate_limit)
+    /// The Retry-After hint [`retry_after`](crate::Operation::retry_after)
     /// pushes: it reads how long a server asked to wait.
-    Hint;
+    RetryAfter;
     /// The validator [`validate`](crate::Operation::validate) pushes: it
     /// checks successful values.
     Validator;
@@ -277,7 +277,7 @@ impl<T, E, F: Fn(&E) -> bool, Rest: HookSet<T, E>> HookSet<T, E> for IgnoreIf<F,
     }
 }
 
-impl<T, E, F: RetryAfterHint<E>, Rest: HookSet<T, E>> HookSet<T, E> for Hint<F, Rest> {
+impl<T, E, F: RetryAfterHint<E>, Rest: HookSet<T, E>> HookSet<T, E> for RetryAfter<F, Rest> {
     #[inline]
     fn retry_after(&self, error: &E) -> Option<Duration> {
         self.hook.retry_after(error)
@@ -403,9 +403,20 @@ impl<E, F: Fn(&E) -> Option<Duration>> RetryAfterHint<E> for F {
     }
 }
 
-/// The former name of [`RetryAfterHint`], easily taken for a rate limiter.
+/// The former name of [`RetryAfterHint`], easily taken for a rate limiter:
+/// every hint is one. Name `RetryAfterHint` instead, in a bound or an
+/// implementation.
 #[doc(hidden)]
-pub use RetryAfterHint as RateLimit;
+#[deprecated(since = "0.1.0", note = "renamed `RetryAfterHint`")]
+pub trait RateLimit<E>: RetryAfterHint<E> {}
+
+#[allow(deprecated)]
+impl<E, H: RetryAfterHint<E> + ?Sized> RateLimit<E> for H {}
+
+/// The former name of the [`RetryAfter`] layer.
+#[doc(hidden)]
+#[deprecated(since = "0.1.0", note = "renamed `RetryAfter`")]
+pub type Hint<F, Rest = Hooks> = RetryAfter<F, Rest>;
 
 /// The default: no error carries a hint.
 #[derive(Debug, Clone, Copy, Default)]
@@ -810,7 +821,7 @@ mod tests {
     #[test]
     fn hooks_cost_nothing_but_their_own_state() {
         type Listeners = RetryListener<Silent, ReportHook<Unobserved>>;
-        type Defaults = RetryIf<RetryAll, Hint<NoHint, Validator<AnyValue, Listeners>>>;
+        type Defaults = RetryIf<RetryAll, RetryAfter<NoHint, Validator<AnyValue, Listeners>>>;
         assert_eq!(size_of::<Hooks>(), 0);
         assert_eq!(size_of::<Defaults>(), 0);
         assert_eq!(

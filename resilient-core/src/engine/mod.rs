@@ -22,11 +22,11 @@
 //!   a round, the retry rule `schedule`, the budget after a wait), pure
 //!   functions;
 //! * `attempt/`: the attempt as one value: its terms, and the one test of
-//!   whether a first attempt may run outside the engine (`terms.rs`);
-//! * `runner.rs`: the attempt runner, one for blocking code and one for
-//!   async, and the per-attempt context they run from: every attempt of
-//!   every path (a first, a retry, a hedge, the tower layer's and the
-//!   reqwest middleware's) runs there;
+//!   whether a first attempt may run outside the engine (`terms.rs`); the
+//!   attempt runner, one for blocking code and one for async, and the
+//!   per-attempt context they run from (`run.rs`): every attempt of every
+//!   path (a first, a retry, a hedge, the tower layer's and the reqwest
+//!   middleware's) runs there;
 //! * `span.rs`: the `tracing` span of each attempt (feature `tracing`),
 //!   entered by the runner;
 //! * `hedge.rs`: hedged attempts, several in flight at once: [`Hedged`],
@@ -55,7 +55,6 @@ mod operation;
 pub(crate) mod plan;
 mod policy_runs;
 pub(crate) mod recipe;
-pub(crate) mod runner;
 pub(crate) mod span;
 
 #[cfg(feature = "tracing")]

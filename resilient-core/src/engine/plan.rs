@@ -74,20 +74,6 @@ impl<T, E, C, H> Plan<'_, T, E, C, H> {
     }
 }
 
-impl<T, E, C: Clock, H> super::runner::RunsOn for Plan<'_, T, E, C, H> {
-    type Clock = C;
-
-    #[inline(always)]
-    fn clock(&self) -> &C {
-        &self.clock
-    }
-
-    #[inline(always)]
-    fn span_name(&self) -> super::span::SpanName<'_> {
-        Plan::span_name(self)
-    }
-}
-
 /// What an operation of `tally` and `gates` uses, for its counts.
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
 #[inline]

@@ -256,7 +256,7 @@ impl<T, E, K, C: Clock> FirstReads<T, E> for Recipe<T, E, K, C> {
 
 /// A `Recipe`'s classifier: `()` retries every error, a `fn` pointer
 /// the errors it selects.
-pub trait Classifier<E> {
+pub trait ErrorTest<E> {
     /// The hooks of the operation built: none, or this classifier.
     type Hooks;
 
@@ -264,7 +264,7 @@ pub trait Classifier<E> {
     fn classify<'b, T, C>(self, op: Operation<'b, T, E, C>) -> Operation<'b, T, E, C, Self::Hooks>;
 }
 
-impl<E> Classifier<E> for () {
+impl<E> ErrorTest<E> for () {
     type Hooks = Hooks;
 
     #[inline(always)]
@@ -273,7 +273,7 @@ impl<E> Classifier<E> for () {
     }
 }
 
-impl<E> Classifier<E> for fn(&E) -> bool {
+impl<E> ErrorTest<E> for fn(&E) -> bool {
     type Hooks = RetryIf<Self>;
 
     #[inline(always)]
@@ -285,7 +285,7 @@ impl<E> Classifier<E> for fn(&E) -> bool {
     }
 }
 
-impl<T, E, K: Classifier<E>, C: Clock> Recipe<T, E, K, C>
+impl<T, E, K: ErrorTest<E>, C: Clock> Recipe<T, E, K, C>
 where
     K::Hooks: HookSet<T, E>,
 {

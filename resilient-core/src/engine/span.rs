@@ -17,7 +17,7 @@
 //! and nothing else; without the feature, nothing here is compiled in
 //! but the empty [`SpanName`].
 //!
-//! [`Grant`]: super::runner::Grant
+//! [`Grant`]: super::attempt::run::Grant
 
 use std::marker::PhantomData;
 

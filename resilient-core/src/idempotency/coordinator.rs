@@ -238,11 +238,11 @@ where
         let claim = store.claim(key, claiming.ask(), clock.now()).await;
         let held = |token, lease, info| Held::new(store, info, token, lease);
         match claiming.answer(claim.map_err(Refused::Store)?, clock.now(), held)? {
-            Next::Done(acquired) => return Ok(acquired),
-            Next::Wait(Some(pause)) => first_of(store.wait(key), clock.sleep_async(pause))
+            Step::Done(acquired) => return Ok(acquired),
+            Step::Wait(Some(pause)) => first_of(store.wait(key), clock.sleep_async(pause))
                 .await
                 .map_err(Refused::Store)?,
-            Next::Wait(None) => store.wait(key).await.map_err(Refused::Store)?,
+            Step::Wait(None) => store.wait(key).await.map_err(Refused::Store)?,
         }
     }
 }
@@ -300,8 +300,8 @@ where
         let claim = store.claim_now(key, claiming.ask(), clock.now());
         let held = |token, _, info| HeldInMemory { store, info, token };
         match claiming.answer(claim, Instant::now(), held)? {
-            Next::Done(acquired) => return Ok(acquired),
-            Next::Wait(pause) => {
+            Step::Done(acquired) => return Ok(acquired),
+            Step::Wait(pause) => {
                 wait_without_freezing_a_runtime(|| store.wait_blocking(key, pause))?;
             }
         }
@@ -318,7 +318,7 @@ struct Claiming<'r> {
 }
 
 /// What to do after an answer of the store.
-enum Next<T, H> {
+enum Step<T, H> {
     Done(Acquired<T, H>),
     /// Wait until the key settles, for at most this long.
     Wait(Option<Duration>),
@@ -352,9 +352,9 @@ impl<'r> Claiming<'r> {
         claim: Claim<T>,
         now: Instant,
         held: impl FnOnce(ClaimToken, Duration, ClaimInfo) -> H,
-    ) -> Result<Next<T, H>, Refused> {
+    ) -> Result<Step<T, H>, Refused> {
         Ok(match claim {
-            Claim::Stored(value) => Next::Done(found(value, self.joined.is_some())),
+            Claim::Stored(value) => Step::Done(found(value, self.joined.is_some())),
             Claim::Conflict => return Err(Refused::Conflict),
             Claim::Acquired {
                 token,
@@ -362,7 +362,7 @@ impl<'r> Claiming<'r> {
                 fencing_token,
             } => {
                 let info = ClaimInfo::new(self.request.key, fencing_token, self.store);
-                Next::Done(Acquired::Claim(held(token, lease, info)))
+                Step::Done(Acquired::Claim(held(token, lease, info)))
             }
             Claim::InFlight {
                 expires_in,
@@ -372,7 +372,7 @@ impl<'r> Claiming<'r> {
                     .map_err(|_| Refused::InFlight)?;
                 // A store that can't name the holder still counts the wait.
                 self.joined = Some(fencing_token.unwrap_or(0));
-                Next::Wait(pause)
+                Step::Wait(pause)
             }
         })
     }

@@ -68,7 +68,7 @@ pub struct MemoryStore<T> {
 }
 
 struct State<T> {
-    entries: BTreeMap<String, Entry<T>>,
+    entries: BTreeMap<String, Slot<T>>,
     last_token: u128,
     /// The last fencing token handed out, for any key: one counter makes
     /// every key's tokens grow.
@@ -76,7 +76,7 @@ struct State<T> {
     sweep_at: usize,
 }
 
-enum Entry<T> {
+enum Slot<T> {
     Claimed {
         token: ClaimToken,
         fencing_token: u64,
@@ -100,13 +100,13 @@ fn live(ends: Option<Instant>, now: Instant) -> bool {
     ends.is_none_or(|ends| now < ends)
 }
 
-impl<T> Entry<T> {
+impl<T> Slot<T> {
     /// Whether a sweep keeps the entry.
     fn is_live(&self, now: Instant) -> bool {
         match self {
-            Entry::Claimed { .. } => true,
-            Entry::Stored { expires, .. } => live(*expires, now),
-            Entry::HandedOver { .. } => false,
+            Slot::Claimed { .. } => true,
+            Slot::Stored { expires, .. } => live(*expires, now),
+            Slot::HandedOver { .. } => false,
         }
     }
 }
@@ -150,7 +150,7 @@ impl<T> MemoryStore<T> {
     /// ```
     pub fn waiters(&self, key: &str) -> usize {
         match self.lock().entries.get(key) {
-            Some(Entry::Claimed {
+            Some(Slot::Claimed {
                 waiters: Some(waiters),
                 ..
             }) => Arc::strong_count(waiters) - 1,
@@ -175,7 +175,7 @@ impl<T> MemoryStore<T> {
     /// Frees `key` if `token` holds it.
     pub(super) fn release_now(&self, key: &str, token: ClaimToken) -> bool {
         let mut state = self.lock();
-        let Some(Entry::Claimed { token: held, .. }) = state.entries.get(key) else {
+        let Some(Slot::Claimed { token: held, .. }) = state.entries.get(key) else {
             return false;
         };
         if *held != token {
@@ -183,7 +183,7 @@ impl<T> MemoryStore<T> {
         }
         let removed = state.entries.remove(key);
         drop(state);
-        if let Some(Entry::Claimed { waiters, .. }) = removed {
+        if let Some(Slot::Claimed { waiters, .. }) = removed {
             self.wake(waiters);
         }
         true
@@ -193,7 +193,7 @@ impl<T> MemoryStore<T> {
     /// spurious wake-up; returns at once if `key` isn't claimed.
     pub(super) fn wait_blocking(&self, key: &str, timeout: Option<Duration>) {
         let mut state = self.lock();
-        let Some(Entry::Claimed { waiters, .. }) = state.entries.get_mut(key) else {
+        let Some(Slot::Claimed { waiters, .. }) = state.entries.get_mut(key) else {
             return;
         };
         // Holding a clone both counts this waiter and makes the settling
@@ -222,7 +222,7 @@ impl<T: Clone> MemoryStore<T> {
         let mut state = self.lock();
         state.sweep_if_due(now);
         let waiters = match state.entries.get_mut(key) {
-            Some(Entry::Stored {
+            Some(Slot::Stored {
                 value,
                 fingerprint,
                 expires,
@@ -232,7 +232,7 @@ impl<T: Clone> MemoryStore<T> {
                 }
                 return Claim::Stored(value.clone());
             }
-            Some(Entry::Claimed {
+            Some(Slot::Claimed {
                 fencing_token,
                 fingerprint,
                 ..
@@ -245,7 +245,7 @@ impl<T: Clone> MemoryStore<T> {
                     fencing_token: Some(*fencing_token),
                 };
             }
-            Some(Entry::HandedOver {
+            Some(Slot::HandedOver {
                 value,
                 fencing_token,
             }) if request.joined == Some(*fencing_token) => {
@@ -260,7 +260,7 @@ impl<T: Clone> MemoryStore<T> {
         let fencing_token = state.last_fence;
         state.entries.insert(
             key.to_owned(),
-            Entry::Claimed {
+            Slot::Claimed {
                 token,
                 fencing_token,
                 fingerprint: request.fingerprint,
@@ -289,7 +289,7 @@ impl<T: Clone> MemoryStore<T> {
             return false;
         };
         let (waiters, fencing_token, fingerprint) = match entry {
-            Entry::Claimed {
+            Slot::Claimed {
                 token: held,
                 waiters,
                 fencing_token,
@@ -298,12 +298,12 @@ impl<T: Clone> MemoryStore<T> {
             _ => return false,
         };
         *entry = if ttl.is_zero() {
-            Entry::HandedOver {
+            Slot::HandedOver {
                 value,
                 fencing_token,
             }
         } else {
-            Entry::Stored {
+            Slot::Stored {
                 value,
                 fingerprint,
                 expires: now.checked_add(ttl),
@@ -341,7 +341,7 @@ impl<T: Clone + Send> IdempotencyStore<T> for MemoryStore<T> {
         // Registered now, under the lock, so a claim that settles before the
         // future is first polled still wakes it.
         let notified = match self.lock().entries.get_mut(key) {
-            Some(Entry::Claimed { waiters, .. }) => {
+            Some(Slot::Claimed { waiters, .. }) => {
                 Some(Arc::clone(waiters.get_or_insert_with(Arc::default)).notified_owned())
             }
             _ => None,
@@ -384,7 +384,7 @@ impl<T: Clone + Send> IdempotencyStore<T> for MemoryStore<T> {
         // A claim lasts as long as its holder: nothing to extend.
         let held = matches!(
             self.lock().entries.get(key),
-            Some(Entry::Claimed { token: held, .. }) if *held == token
+            Some(Slot::Claimed { token: held, .. }) if *held == token
         );
         future::ready(Ok(held))
     }

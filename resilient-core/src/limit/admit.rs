@@ -1,6 +1,6 @@
 //! Admission of one attempt: a permit from every limiter of a list, in
 //! order, waited for up to a bound, held while the attempt runs and
-//! returned when it ends. Each permit is held by a [`Permits`] from the
+//! returned when it ends. Each permit is held by a [`LimitPermits`] from the
 //! moment its limiter grants it, so that it comes back however the call
 //! ends: refused by a later limiter, dropped while a later limiter's
 //! answer is awaited, cancelled while it runs, or unwound by a panic.
@@ -23,17 +23,17 @@ const MIN_WAIT: Duration = Duration::from_micros(1);
 /// gave up while a later limiter was still answering), it returns them as
 /// [`Completion::Unused`].
 #[must_use = "the permits return when this is dropped"]
-pub(crate) struct Permits<'a> {
+pub(crate) struct LimitPermits<'a> {
     /// The limiters whose permit this holds, a prefix of the list; empty
     /// once returned.
     held: &'a [&'a dyn Limiter],
     queued: Duration,
 }
 
-impl<'a> Permits<'a> {
+impl<'a> LimitPermits<'a> {
     /// None held yet.
     fn none() -> Self {
-        Permits {
+        LimitPermits {
             held: &[],
             queued: Duration::ZERO,
         }
@@ -77,7 +77,7 @@ impl<'a> Permits<'a> {
     }
 }
 
-impl Drop for Permits<'_> {
+impl Drop for LimitPermits<'_> {
     fn drop(&mut self) {
         if !self.held.is_empty() {
             release_all(
@@ -103,8 +103,8 @@ fn release_all(limiters: &[&dyn Limiter], now: Instant, rtt: Duration, completio
 fn try_all<'a>(
     limiters: &'a [&'a dyn Limiter],
     now: Instant,
-) -> Result<Permits<'a>, (usize, LimitExceeded)> {
-    let mut permits = Permits::none();
+) -> Result<LimitPermits<'a>, (usize, LimitExceeded)> {
+    let mut permits = LimitPermits::none();
     for (index, limiter) in limiters.iter().enumerate() {
         permits.count(limiters, index, limiter.try_acquire(now), now)?;
     }
@@ -117,8 +117,8 @@ fn try_all<'a>(
 async fn try_all_async<'a>(
     limiters: &'a [&'a dyn Limiter],
     now: Instant,
-) -> Result<Permits<'a>, (usize, LimitExceeded)> {
-    let mut permits = Permits::none();
+) -> Result<LimitPermits<'a>, (usize, LimitExceeded)> {
+    let mut permits = LimitPermits::none();
     for (index, limiter) in limiters.iter().enumerate() {
         let answer = match limiter.try_acquire_async(now) {
             Some(answer) => answer.await,
@@ -132,7 +132,7 @@ async fn try_all_async<'a>(
 /// The outcome of one try at the permits, `start` being when the first
 /// try began and `wait` the bound on the whole wait.
 enum Step<'a> {
-    Admitted(Permits<'a>),
+    Admitted(LimitPermits<'a>),
     Refused(LimitExceeded),
     /// Try again after this long, the limiter's `retry_after`.
     Sleep(Duration),
@@ -151,7 +151,7 @@ fn step<'a, C: Clock>(
     start: Mark,
     wait: Duration,
     first: bool,
-    tried: Result<Permits<'a>, (usize, LimitExceeded)>,
+    tried: Result<LimitPermits<'a>, (usize, LimitExceeded)>,
 ) -> Step<'a> {
     let (index, refusal) = match tried {
         // Admitted at the first try: nothing was queued, whatever the
@@ -199,7 +199,7 @@ impl Tries {
         &mut self,
         limiters: &'a [&'a dyn Limiter],
         clock: &C,
-        tried: Result<Permits<'a>, (usize, LimitExceeded)>,
+        tried: Result<LimitPermits<'a>, (usize, LimitExceeded)>,
     ) -> Step<'a> {
         let first = std::mem::take(&mut self.first);
         step(limiters, clock, self.start, self.wait, first, tried)
@@ -211,7 +211,7 @@ pub(crate) async fn admit_async<'a, C: Clock>(
     limiters: &'a [&'a dyn Limiter],
     clock: &C,
     wait: Duration,
-) -> Result<Permits<'a>, LimitExceeded> {
+) -> Result<LimitPermits<'a>, LimitExceeded> {
     let mut tries = Tries::new(clock, wait);
     let start = tries.start;
     loop {
@@ -249,7 +249,7 @@ pub(crate) fn admit_blocking<'a, C: Clock>(
     limiters: &'a [&'a dyn Limiter],
     clock: &C,
     wait: Duration,
-) -> Result<Permits<'a>, LimitExceeded> {
+) -> Result<LimitPermits<'a>, LimitExceeded> {
     let mut tries = Tries::new(clock, wait);
     let start = tries.start;
     loop {
@@ -278,7 +278,7 @@ pub(crate) fn admit_blocking<'a, C: Clock>(
 }
 
 /// `permits`, taken after waiting since `start`.
-fn queued<'a, C: Clock>(mut permits: Permits<'a>, clock: &C, start: Mark) -> Permits<'a> {
+fn queued<'a, C: Clock>(mut permits: LimitPermits<'a>, clock: &C, start: Mark) -> LimitPermits<'a> {
     permits.queued = Duration::from_nanos(clock.nanos_since(start));
     permits
 }

@@ -18,7 +18,7 @@ pub(crate) type Name = Cow<'static, str>;
 
 /// An operation, as the dashboard lists it.
 #[derive(Debug)]
-pub(crate) struct Entry {
+pub(crate) struct Registered {
     pub(crate) name: Name,
     pub(crate) tally: &'static Tally,
     /// The breaker its first call consulted.
@@ -30,7 +30,7 @@ pub(crate) struct Entry {
 
 #[derive(Default)]
 struct Operations {
-    entries: Vec<Arc<Entry>>,
+    entries: Vec<Arc<Registered>>,
     /// The row of each name.
     rows: HashMap<Name, usize>,
 }
@@ -42,7 +42,7 @@ pub(crate) fn add_operation(name: Name, tally: &'static Tally, breaker: Option<W
     let mut operations = OPERATIONS.write().unwrap_or_else(PoisonError::into_inner);
     let next = operations.rows.len();
     let row = *operations.rows.entry(name.clone()).or_insert(next);
-    operations.entries.push(Arc::new(Entry {
+    operations.entries.push(Arc::new(Registered {
         name,
         tally,
         breaker,
@@ -51,7 +51,7 @@ pub(crate) fn add_operation(name: Name, tally: &'static Tally, breaker: Option<W
 }
 
 /// Every operation called so far, in the order of their first calls.
-pub(crate) fn operations() -> Vec<Arc<Entry>> {
+pub(crate) fn operations() -> Vec<Arc<Registered>> {
     OPERATIONS
         .read()
         .unwrap_or_else(PoisonError::into_inner)

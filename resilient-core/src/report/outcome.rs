@@ -27,7 +27,7 @@ pub enum StopReason {
     AttemptsExhausted,
     /// The hard `budget` or the soft `max_elapsed` cap was reached.
     BudgetExhausted,
-    /// A Retry-After wait would have overrun `max_rate_limit_wait`, the
+    /// A Retry-After wait would have overrun `max_retry_after_wait`, the
     /// budget, or the number of rate-limited retries.
     RateLimitExhausted,
     /// The circuit breaker rejected the last attempt.

@@ -427,9 +427,8 @@ impl AttemptRecord {
     }
 
     /// The endpoint the attempt went to: `host:port` for the reqwest
-    /// middleware, and for the tower layer the key its
-    /// [`endpoint_key`](crate::tower::ResilientLayer::endpoint_key)
-    /// function gives the request; `None` where none is known (a plain
+    /// middleware, and for the tower layer the key its `endpoint_key`
+    /// function gives the request (features `reqwest`, `tower`); `None` where none is known (a plain
     /// function, a layer without a key function, a fallback). The JSON
     /// form's `endpoint`, and the attempt's span's `server.address` and
     /// `server.port` (feature `tracing`).

@@ -21,8 +21,8 @@ use crate::breaker::CircuitBreaker;
 use crate::clock::{Clock, SystemClock, TokioClock};
 use crate::engine::Operation;
 use crate::engine::hooks::{
-    ErrorListener, Hint, Hooks, IgnoreIf, Notify, ReportHook, RetryAll, RetryEvent, RetryListener,
-    Validator,
+    ErrorListener, Hooks, IgnoreIf, Notify, ReportHook, RetryAfter, RetryAll, RetryEvent,
+    RetryListener, Validator,
 };
 use crate::error::{CircuitOpenError, RejectedError, TimeoutError, ValidationError};
 use crate::limit::{LimitExceededError, Limiter};
@@ -495,7 +495,7 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
     /// engine waits that long, without spending a retry (the attribute's
     /// `rate_limit`).
     #[inline]
-    pub fn retry_after<R>(self, hint: R) -> Retry<'b, F, S, Hint<R, H>, K, W, B, G>
+    pub fn retry_after<R>(self, hint: R) -> Retry<'b, F, S, RetryAfter<R, H>, K, W, B, G>
     where
         R: Fn(&S::Err) -> Option<Duration>,
     {

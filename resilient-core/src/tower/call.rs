@@ -155,7 +155,7 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
         settings.spans_elsewhere = true;
         if !cloneable {
             settings.max_attempts = 1;
-            settings.max_rate_limit_retries = 0;
+            settings.max_retry_after_retries = 0;
             settings.attempts_fixed = true;
         }
         // A request sent once is not declined a retry it can't have.

@@ -35,7 +35,7 @@ pub enum Verdict {
         /// The wait the service asked for (a `Retry-After` header, say).
         /// `Some` takes the Retry-After path: the next attempt starts
         /// exactly that much later, without spending a retry and without
-        /// the backoff, within `max_rate_limit_wait` and the budget.
+        /// the backoff, within `max_retry_after_wait` and the budget.
         retry_after: Option<Duration>,
     },
     /// The call failed and another attempt would fail the same way: the

@@ -12,8 +12,8 @@ use crate::options::{Expand, OptionSpec, Side};
 use crate::signature::Function;
 
 use super::error_need;
+use super::expansion::{Expansion, is_made_of};
 use super::names::{Names, respan};
-use super::shape::{Shape, is_made_of};
 
 /// The operation, built from the options in the table's order: a chain of
 /// builder calls, broken where a call needs a bound of the error type so
@@ -21,7 +21,7 @@ use super::shape::{Shape, is_made_of};
 pub(super) fn build(
     attrs: &Attrs,
     function: &Function,
-    shape: Shape,
+    shape: Expansion,
     names: &Names,
 ) -> TokenStream {
     let Names {

@@ -9,7 +9,7 @@
 //! shape, which alone knows how the engine is driven.
 //! Where the parts are written:
 //!
-//! * `shape.rs`: the [`Shape`] of the generated code, decided once from the
+//! * `expansion.rs`: the [`Expansion`] of the generated code, decided once from the
 //!   options' rows, which the build and the run follow;
 //! * `names.rs`: what the generated code names (the runtime's path, the
 //!   function's types, the generated locals) and which values are
@@ -27,9 +27,9 @@
 
 mod build;
 mod closures;
+mod expansion;
 mod names;
 mod run;
-mod shape;
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -40,10 +40,10 @@ use crate::errors::Errors;
 use crate::options::ErrorNeed;
 use crate::signature::{self, Function, Ret};
 
-use names::Names;
 #[cfg(test)]
-pub(crate) use shape::Built;
-pub(crate) use shape::Shape;
+pub(crate) use expansion::Built;
+pub(crate) use expansion::Expansion;
+use names::Names;
 
 /// Expands `#[resilient(attr)] item`. Never panics: on any error the item is
 /// emitted as written, next to one `compile_error!` per problem.
@@ -78,10 +78,10 @@ fn read(attr: TokenStream, item: TokenStream) -> Result<(Options, Function, Ret)
 
 /// The shape `#[resilient(attr)] item` expands to, if it expands at all.
 #[cfg(test)]
-pub(crate) fn shape(attr: TokenStream, item: TokenStream) -> Option<Shape> {
+pub(crate) fn shape(attr: TokenStream, item: TokenStream) -> Option<Expansion> {
     let (options, function, ret) = read(attr, item).ok()?;
     let names = Names::new(&Attrs::of(&options), &function, &ret);
-    Some(Shape::of(&options, function.is_async, &names))
+    Some(Expansion::of(&options, function.is_async, &names))
 }
 
 fn with_errors(item: TokenStream, errors: &Errors) -> TokenStream {
@@ -120,7 +120,7 @@ fn generate(options: &Options, function: &Function, ret: &Ret) -> TokenStream {
         sig.output = ReturnType::Type(*arrow, Box::new(Type::Verbatim(outcome)));
     }
 
-    let shape = Shape::of(options, function.is_async, &names);
+    let shape = Expansion::of(options, function.is_async, &names);
     let checks = checks(options, function, &names);
     let build = build::build(&attrs, function, shape, &names);
     let attempt = closures::attempt_closure(function, &names);

@@ -1,5 +1,5 @@
 //! The run, an expression of the `Outcome`: one call of the `__private`
-//! macro of its [`Shape`], with what the function gives it. How the engine
+//! macro of its [`Expansion`], with what the function gives it. How the engine
 //! is driven, step by step, is written in that macro (`src/shapes.rs` of
 //! the `resilient` crate), next to the engine.
 
@@ -11,8 +11,8 @@ use syn::spanned::Spanned;
 use crate::attr::Attrs;
 
 use super::build::{duration, variants_closure};
+use super::expansion::{Built, Expansion};
 use super::names::Names;
-use super::shape::{Built, Shape};
 
 /// The fallbacks as a shape's macro takes them: `[filter], [fallback, …]`,
 /// the test of `fallback_on` or `fallback_if` if either is given (the
@@ -39,7 +39,7 @@ fn fallback_filter(attrs: &Attrs, names: &Names) -> Option<TokenStream> {
 /// [`fallbacks`]).
 pub(super) fn run(
     attrs: &Attrs,
-    shape: Shape,
+    shape: Expansion,
     names: &Names,
     attempt: &TokenStream,
     fallbacks: &TokenStream,
@@ -52,7 +52,7 @@ pub(super) fn run(
 /// The `__private` macro of `shape`, and what it is given.
 fn entry(
     attrs: &Attrs,
-    shape: Shape,
+    shape: Expansion,
     names: &Names,
     attempt: &TokenStream,
     fallbacks: &TokenStream,
@@ -67,17 +67,17 @@ fn entry(
         quote!(timed)
     };
     let (entry, args) = match shape {
-        Shape::BlockingRecipe => ("blocking_recipe", quote!(#name, #tally, #make, #attempt)),
-        Shape::BlockingUnbuiltFirst => (
+        Expansion::BlockingRecipe => ("blocking_recipe", quote!(#name, #tally, #make, #attempt)),
+        Expansion::BlockingUnbuiltFirst => (
             "blocking_unbuilt",
             quote!(#name, #tally, #make, #attempt, #fallbacks),
         ),
-        Shape::BlockingOnDemand => ("blocking_on_demand", quote!(#make, #attempt, #fallbacks)),
-        Shape::AsyncRecipe => (
+        Expansion::BlockingOnDemand => ("blocking_on_demand", quote!(#make, #attempt, #fallbacks)),
+        Expansion::AsyncRecipe => (
             "async_recipe",
             quote!(#timing, #name, #tally, #make, #attempt, #fallbacks),
         ),
-        Shape::AsyncOnDemand { gated } => {
+        Expansion::AsyncOnDemand { gated } => {
             let gated = if gated {
                 quote!(gated)
             } else {
@@ -88,8 +88,8 @@ fn entry(
                 quote!(#gated, #timing, #make, #attempt, #fallbacks),
             )
         }
-        Shape::Built(built) => (built_entry(built), quote!(#op, #attempt, #fallbacks)),
-        Shape::Idempotent(built) => match idempotent(attrs, built, names) {
+        Expansion::Built(built) => (built_entry(built), quote!(#op, #attempt, #fallbacks)),
+        Expansion::Idempotent(built) => match idempotent(attrs, built, names) {
             Some(held) => {
                 let inner = format_ident!("{}", built_entry(built));
                 (

@@ -75,7 +75,7 @@ impl Expand {
 /// When a run reads an option, which decides whether a first attempt can
 /// run before the operation is built.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Read {
+pub(crate) enum ReadWhen {
     /// At every attempt, the first included.
     EveryAttempt,
     /// Only once the first attempt has failed: a first attempt that
@@ -173,7 +173,7 @@ pub(crate) struct OptionSpec {
     /// listener that sees it beside the event.
     pub(crate) with_error: Option<WithError>,
     /// When a run reads the value.
-    pub(crate) read: Read,
+    pub(crate) read: ReadWhen,
     /// Whether `__private::Recipe` holds it: a function whose every
     /// option a `Recipe` holds builds its operation with the one
     /// function shared by every function of the same types. A blocking
@@ -203,7 +203,7 @@ impl OptionSpec {
             error_needs: None,
             checked_by: None,
             with_error: None,
-            read: Read::EveryAttempt,
+            read: ReadWhen::EveryAttempt,
             recipe: false,
             gate: false,
             run: Run::Plain,
@@ -262,13 +262,13 @@ impl OptionSpec {
         }
     }
 
-    pub(super) const fn read(self, read: Read) -> OptionSpec {
+    pub(super) const fn read(self, read: ReadWhen) -> OptionSpec {
         OptionSpec { read, ..self }
     }
 
     /// Read only once the first attempt has failed.
     pub(super) const fn after_failure(self) -> OptionSpec {
-        self.read(Read::AfterFailure)
+        self.read(ReadWhen::AfterFailure)
     }
 
     pub(super) const fn in_recipe(self) -> OptionSpec {

@@ -5,6 +5,10 @@
 //!   error its deadline cuts it with, the configuration it read), and
 //!   the one test of whether that attempt may run outside the engine,
 //!   which every fast path asks: the attribute's, `Operation`'s, the
-//!   recipe's, the tower layer's and the reqwest middleware's.
+//!   recipe's, the tower layer's and the reqwest middleware's;
+//! * `run.rs`: the attempt runner, blocking and async, and the context
+//!   each attempt runs from ([`AttemptContext`](run::AttemptContext)): the
+//!   one place an attempt's body is polled within its deadline and span.
 
+pub(crate) mod run;
 pub(crate) mod terms;

@@ -25,20 +25,20 @@ use std::pin::{Pin, pin};
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
+use super::attempt::run::{self, AttemptContext, BoxedRace, Grant};
 use super::core::{AttemptFailure, Core};
 use super::decide::{self, Refused};
 use super::events::{self};
 use super::gates::{self, Admission, End, Permits, Refusal};
 use super::hooks::{HookSet, Listening};
 use super::plan::{Plan, Read};
-use super::runner::{self, AttemptContext, BoxedRace, Grant};
 use crate::attempt::Attempt;
 use crate::clock::{Clock, Mark};
 use crate::limit::LimitExceeded;
 use crate::report::{AttemptKind, FailureKind, Outcome, StopReason};
 use crate::time::Nanos;
 
-mod fallback;
+mod end;
 
 /// A running operation: decides, after each attempt, whether to stop, wait
 /// or try again.
@@ -532,7 +532,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             return;
         };
         let result = context.run_blocking(&self.plan.clock, self.plan.span_name(), f);
-        self.record(index, runner::ran(result), permits);
+        self.record(index, run::ran(result), permits);
     }
 
     /// Runs one async primary attempt, cut at its deadline when the
@@ -553,7 +553,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             return;
         };
         let mut work = pin!(f(context.attempt()));
-        let output = runner::raced_within!(
+        let output = run::raced_within!(
             &context.grant,
             &plan.clock,
             context.race(),

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::{Admission, End, Gate, MakeError, Refusal, Settlement};
 use crate::clock::Clock;
-use crate::limit::admit::{self, Permits};
+use crate::limit::admit::{self, LimitPermits};
 use crate::limit::{Completion, LimitExceeded, Limiter};
 use crate::report::{FailureKind, StopReason};
 use crate::time::Nanos;
@@ -67,10 +67,10 @@ fn completion(end: End) -> Completion {
 }
 
 impl<'b, T, E> Gate<T, E> for LimitGate<'b, E> {
-    type Permit = Permits<'b>;
+    type Permit = LimitPermits<'b>;
 
     #[inline]
-    fn admit<C: Clock>(&self, clock: &C, _: &Admission) -> Result<Permits<'b>, Refusal<E>> {
+    fn admit<C: Clock>(&self, clock: &C, _: &Admission) -> Result<LimitPermits<'b>, Refusal<E>> {
         admit::admit_blocking(self.limiters, clock, Duration::ZERO).map_err(|r| self.refused(r))
     }
 
@@ -78,7 +78,7 @@ impl<'b, T, E> Gate<T, E> for LimitGate<'b, E> {
         &self,
         clock: &C,
         at: &Admission,
-    ) -> Result<Permits<'b>, Refusal<E>> {
+    ) -> Result<LimitPermits<'b>, Refusal<E>> {
         admit::admit_blocking(self.limiters, clock, self.wait(at)).map_err(|r| self.refused(r))
     }
 
@@ -86,18 +86,18 @@ impl<'b, T, E> Gate<T, E> for LimitGate<'b, E> {
         &self,
         clock: &C,
         at: &Admission,
-    ) -> Result<Permits<'b>, Refusal<E>> {
+    ) -> Result<LimitPermits<'b>, Refusal<E>> {
         admit::admit_async(self.limiters, clock, self.wait(at))
             .await
             .map_err(|r| self.refused(r))
     }
 
-    fn queued(&self, permit: &Permits<'b>) -> u64 {
+    fn queued(&self, permit: &LimitPermits<'b>) -> u64 {
         crate::time::duration_nanos(permit.queued())
     }
 
     #[inline]
-    fn settle<C: Clock>(&self, clock: &C, permit: Permits<'b>, ended: &Settlement) {
+    fn settle<C: Clock>(&self, clock: &C, permit: LimitPermits<'b>, ended: &Settlement) {
         permit.finish(clock.now(), ended.rtt, completion(ended.end));
     }
 }

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use super::Operation;
 use crate::engine::hooks::{
-    ErrorListener, Hint, IgnoreIf, Listener, Notify, ReportHook, RetryEvent, RetryIf,
+    ErrorListener, IgnoreIf, Listener, Notify, ReportHook, RetryAfter, RetryEvent, RetryIf,
     RetryListener, Validator,
 };
 use crate::error::ValidationError;
@@ -73,18 +73,19 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// Reads a Retry-After hint from retryable errors: such an error waits
     /// exactly the hint, without consuming a retry and without the backoff.
     #[inline]
-    pub fn retry_after<F>(self, hint: F) -> Operation<'b, T, E, C, Hint<F, H>>
+    pub fn retry_after<F>(self, hint: F) -> Operation<'b, T, E, C, RetryAfter<F, H>>
     where
         F: Fn(&E) -> Option<std::time::Duration>,
     {
-        with_part!(self, push Hint(hint))
+        with_part!(self, push RetryAfter(hint))
     }
 
     /// The former name of [`retry_after`](Operation::retry_after), easily
     /// taken for the rate limiter that [`limit`](Operation::limit) takes.
     #[doc(hidden)]
+    #[deprecated(since = "0.1.0", note = "renamed `retry_after`")]
     #[inline]
-    pub fn rate_limit<F>(self, hint: F) -> Operation<'b, T, E, C, Hint<F, H>>
+    pub fn rate_limit<F>(self, hint: F) -> Operation<'b, T, E, C, RetryAfter<F, H>>
     where
         F: Fn(&E) -> Option<std::time::Duration>,
     {

@@ -8,12 +8,12 @@ use std::time::Duration;
 use super::Operation;
 use crate::attempt::Attempt;
 use crate::clock::Clock;
+use crate::engine::attempt::run::{AttemptContext, Grant};
 use crate::engine::attempt::terms::FirstTerms;
 use crate::engine::execution::Execution;
 use crate::engine::first::{FirstFailure, FirstReads, FirstSuccess, MakeOperation, timed_first};
 use crate::engine::hooks::HookSet;
 use crate::engine::plan::{self, NamedListeners};
-use crate::engine::runner::{AttemptContext, Grant};
 use crate::report::{ExecutionReport, Outcome};
 
 impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {

@@ -121,7 +121,7 @@ fn values(settings: &Settings) -> Value {
         "max_delay_ms": millis(max_delay),
         "multiplier": backoff.multiplier_value(),
         "jitter": jitter_name(backoff.jitter_kind()),
-        "retry_after_max_ms": millis(settings.max_rate_limit_wait.get()),
+        "retry_after_max_ms": millis(settings.max_retry_after_wait.get()),
     })
 }
 

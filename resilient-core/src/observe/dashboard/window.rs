@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use crate::breaker::View;
 use crate::observe::cardinality;
-use crate::observe::registry::{self, Entry, Name};
+use crate::observe::registry::{self, Name, Registered};
 use crate::observe::tally::{BUCKETS, bucket_middle};
 use crate::settings::Settings;
 
@@ -126,7 +126,7 @@ impl History {
 
     /// Takes a reading of `entries` at `at`. Entries of one row (two
     /// methods called `get`) are added up into one.
-    fn sample_of(&mut self, at: Instant, entries: &[Arc<Entry>]) {
+    fn sample_of(&mut self, at: Instant, entries: &[Arc<Registered>]) {
         let rows = entries.iter().map(|entry| entry.row + 1).max().unwrap_or(0);
         if rows > self.rows.len() {
             self.rows.resize_with(rows, || Row {
@@ -139,7 +139,7 @@ impl History {
             self.last.resize_with(rows, Counts::default);
         }
         // The entries row by row: nearly always one per row.
-        let mut order: Vec<&Entry> = entries.iter().map(|entry| &**entry).collect();
+        let mut order: Vec<&Registered> = entries.iter().map(|entry| &**entry).collect();
         order.sort_by_key(|entry| entry.row);
         let mut changes = Vec::new();
         let mut now = Counts::default();
@@ -260,7 +260,7 @@ impl History {
 
 /// Adds the counts of `entry` to `now`, and notes its throttle and
 /// breaker on its `row`.
-fn read(entry: &Entry, row: &mut Row, now: &mut Counts) {
+fn read(entry: &Registered, row: &mut Row, now: &mut Counts) {
     let tally = &entry.tally.counts;
     if row.name.is_empty() {
         row.name = entry.name.clone();
@@ -419,12 +419,12 @@ mod tests {
 
     /// `count` operations, each its own row, with tallies of their own
     /// and the settings their tiles show.
-    fn operations(count: usize) -> Vec<Arc<Entry>> {
+    fn operations(count: usize) -> Vec<Arc<Registered>> {
         (0..count)
             .map(|row| {
                 let tally: &'static Tally = Box::leak(Box::new(Tally::new()));
                 tally.counts.settings.set(Settings::DEFAULT).unwrap();
-                Arc::new(Entry {
+                Arc::new(Registered {
                     name: format!("tenant-{row}").into(),
                     tally,
                     breaker: None,
@@ -435,7 +435,7 @@ mod tests {
     }
 
     /// `calls` calls of `entry` in latency bucket `bucket`, `failed` of them failed.
-    fn call(entry: &Entry, bucket: usize, calls: u64, failed: u64) {
+    fn call(entry: &Registered, bucket: usize, calls: u64, failed: u64) {
         entry.tally.counts.latency[bucket].fetch_add(calls, Relaxed);
         entry.tally.counts.failed.fetch_add(failed, Relaxed);
     }
@@ -515,7 +515,7 @@ mod tests {
     fn a_tile_adds_up_its_names_entries_over_the_window_and_sparks_each_second() {
         let mut entries = operations(2);
         // A second operation called "tenant-0": the same row.
-        entries.push(Arc::new(Entry {
+        entries.push(Arc::new(Registered {
             name: "tenant-0".into(),
             tally: Box::leak(Box::new(Tally::new())),
             breaker: None,
@@ -571,7 +571,7 @@ mod tests {
         sick.try_acquire(now).unwrap().record_failure(now);
         breakers.get("well:80");
         // Its first call consulted the sick key's breaker.
-        let entries = vec![Arc::new(Entry {
+        let entries = vec![Arc::new(Registered {
             name: "window.by_host".into(),
             tally: Box::leak(Box::new(Tally::new())),
             breaker: Some(Arc::downgrade(sick.view())),

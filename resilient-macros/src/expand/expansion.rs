@@ -6,7 +6,7 @@
 use syn::Expr;
 
 use crate::attr::{BackoffSpec, Dur, Multiplier, Options, Value};
-use crate::options::{Read, Run};
+use crate::options::{ReadWhen, Run};
 
 use super::names::Names;
 
@@ -14,7 +14,7 @@ use super::names::Names;
 /// written: decided once, from the flags of the options' rows
 /// (`options.rs`) and from whether their values are constants.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Shape {
+pub(crate) enum Expansion {
     /// A blocking function built on demand whose every option a `Recipe`
     /// holds: the first attempt runs unbuilt, and a failure is finished by
     /// the one function every function of the same types shares.
@@ -47,14 +47,14 @@ pub(crate) enum Built {
     AsyncHedged,
 }
 
-impl Shape {
+impl Expansion {
     /// The shape of `function`'s expansion with `options`.
     ///
     /// The operation is built on demand, by a closure called wherever it
     /// is read, only where building it again changes nothing: every
     /// option's value a constant (see [`Names::is_constant`]) or bound to a
     /// local before the operation, and the run the engine's plain one.
-    pub(super) fn of(options: &Options, is_async: bool, names: &Names) -> Shape {
+    pub(super) fn of(options: &Options, is_async: bool, names: &Names) -> Expansion {
         let given = options.given();
         let runs = |run: Run| given.iter().any(|given| given.spec.run == run);
         let on_demand = !runs(Run::Hedged)
@@ -73,41 +73,41 @@ impl Shape {
                 (true, true) => Built::AsyncHedged,
             };
             return if runs(Run::Keyed) {
-                Shape::Idempotent(built)
+                Expansion::Idempotent(built)
             } else {
-                Shape::Built(built)
+                Expansion::Built(built)
             };
         }
         let recipe = given.iter().all(|given| given.spec.recipe);
         if is_async {
             let gated = given.iter().any(|given| given.spec.gate);
             return if recipe && !gated {
-                Shape::AsyncRecipe
+                Expansion::AsyncRecipe
             } else {
-                Shape::AsyncOnDemand { gated }
+                Expansion::AsyncOnDemand { gated }
             };
         }
         let unbuilt = given
             .iter()
-            .all(|given| given.spec.read != Read::EveryAttempt);
+            .all(|given| given.spec.read != ReadWhen::EveryAttempt);
         match (unbuilt, recipe) {
-            (true, true) => Shape::BlockingRecipe,
-            (true, false) => Shape::BlockingUnbuiltFirst,
-            (false, _) => Shape::BlockingOnDemand,
+            (true, true) => Expansion::BlockingRecipe,
+            (true, false) => Expansion::BlockingUnbuiltFirst,
+            (false, _) => Expansion::BlockingOnDemand,
         }
     }
 
     /// Whether the operation is built by a closure, called wherever it is
     /// read, rather than once.
     pub(super) fn on_demand(self) -> bool {
-        !matches!(self, Shape::Built(_) | Shape::Idempotent(_))
+        !matches!(self, Expansion::Built(_) | Expansion::Idempotent(_))
     }
 
     /// Whether the operation is built by `__private::Recipe`, one
     /// function for every function of the same types, rather than by a
     /// chain of setters of its own.
     pub(super) fn recipe(self) -> bool {
-        matches!(self, Shape::BlockingRecipe | Shape::AsyncRecipe)
+        matches!(self, Expansion::BlockingRecipe | Expansion::AsyncRecipe)
     }
 }
 
