@@ -10,6 +10,7 @@ use std::time::Duration;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
+use super::attempt::open::Open;
 use super::decide::{self, Counters, LastFailure, Stop};
 use super::events::{self, OutcomeLabel};
 use super::hooks::{OnRetry, RetryEvent};
@@ -244,16 +245,13 @@ impl<'o> Core<'o> {
             (self.first_status, self.first_inherited, self.cap);
         self.slow.get_or_insert_with(|| {
             let mut report = ExecutionReport::new(name.clone());
-            let mut first = AttemptRecord::begin(1, AttemptKind::Primary, queued, deadline, None)
-                .queued_for(queued);
-            if let Some(injected) = first_injected {
-                first.set_injected(injected);
-            }
-            first.set_status(first_status);
-            if first_inherited {
-                first.set_inherited();
-            }
-            report.push(first);
+            let first = Open {
+                injected: first_injected,
+                status: first_status,
+                inherited: first_inherited,
+                ..Open::first(deadline, queued)
+            };
+            report.push(first.close());
             Box::new(Slow {
                 report,
                 settings: capped(&settings, cap),
@@ -287,18 +285,18 @@ impl<'o> Core<'o> {
         } else {
             None
         };
-        let mut record = AttemptRecord::begin(
+        let open = Open {
             number,
             kind,
             started_at,
-            Nanos::optional(deadline),
+            deadline: Nanos::optional(deadline),
+            inherited,
             delay_before,
-        )
-        .queued_for(self.queued);
-        if inherited {
-            record.set_inherited();
-        }
-        slow.report.push(record);
+            queued: self.queued,
+            injected: None,
+            status: 0,
+        };
+        slow.report.push(open.close());
         let holds_retries = slow.settings.holds_retries();
         let attempt = Attempt {
             number,
@@ -454,13 +452,7 @@ impl<'o> Core<'o> {
         let started_at = self.elapsed();
         let slow = self.keep_report(settings);
         let number = slow.report.attempt_count().saturating_add(1);
-        slow.report.push(AttemptRecord::begin(
-            number,
-            AttemptKind::Fallback,
-            started_at,
-            Nanos::NONE,
-            None,
-        ));
+        slow.report.push(Open::fallback(number, started_at).close());
         Attempt {
             number,
             retry_number: slow.counters.primaries.saturating_sub(1),
@@ -523,21 +515,13 @@ impl<'o> Core<'o> {
         let (elapsed, tally) = (self.elapsed(), self.tally());
         let report = match self.slow {
             None => {
-                let mut report = ExecutionReport::first_success(
-                    self.name.clone(),
-                    elapsed,
-                    self.first_deadline,
-                    self.queued,
-                );
-                let first = report.name_and(0).1;
-                if let Some(injected) = self.first_injected {
-                    first.set_injected(injected);
-                }
-                first.set_status(self.first_status);
-                if self.first_inherited {
-                    first.set_inherited();
-                }
-                report
+                let first = Open {
+                    injected: self.first_injected,
+                    status: self.first_status,
+                    inherited: self.first_inherited,
+                    ..Open::first(self.first_deadline, self.queued)
+                };
+                ExecutionReport::first_success(self.name.clone(), first.close(), elapsed)
             }
             Some(slow) => finish_slow(*slow, elapsed, self.stop),
         };

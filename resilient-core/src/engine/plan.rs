@@ -7,6 +7,8 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::attempt::open::Open;
+pub(crate) use super::attempt::terms::{Entry, Read, entry};
 use super::events;
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
 use super::gates::{AdaptiveGate, BreakerGate, LimitGate};
@@ -74,6 +76,20 @@ impl<T, E, C, H> Plan<'_, T, E, C, H> {
     }
 }
 
+impl<T, E, C: Clock, H> super::attempt::run::RunsOn for Plan<'_, T, E, C, H> {
+    type Clock = C;
+
+    #[inline(always)]
+    fn clock(&self) -> &C {
+        &self.clock
+    }
+
+    #[inline(always)]
+    fn span_name(&self) -> super::span::SpanName<'_> {
+        Plan::span_name(self)
+    }
+}
+
 /// What an operation of `tally` and `gates` uses, for its counts.
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
 #[inline]
@@ -90,101 +106,6 @@ fn used<'a, T, E>(
         #[cfg(feature = "dashboard")]
         settings: crate::observe::SettingsOf::Unknown,
     }
-}
-
-/// What a first attempt on the fast path reads of the installed
-/// configuration (feature `config`) for its operation: whether the call
-/// must take the general path instead, what its entry makes of the first
-/// attempt's deadline, and where its settings came from. While the
-/// configuration the operation's `static` read is the one installed, that
-/// is two to six loads and their branches; one while
-/// nothing was ever installed; nothing without the feature.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Entry {
-    #[cfg(feature = "config")]
-    first: crate::config::First,
-}
-
-impl Entry {
-    /// The call takes the general path: its operation has no `static` to
-    /// keep its entry in, or it has an entry and a first success of it is not
-    /// `heard` by [`NamedListeners`], which say where its settings came
-    /// from.
-    #[inline(always)]
-    pub(crate) fn general(self, heard: bool) -> bool {
-        #[cfg(feature = "config")]
-        return self.first.general
-            || (crate::config::version_of(self.first.read).is_some() && !heard);
-        #[cfg(not(feature = "config"))]
-        {
-            let _ = heard;
-            false
-        }
-    }
-
-    /// The first attempt's deadline in an operation of these `settings`,
-    /// with the entry's `timeout` and `budget` applied where it sets them.
-    #[inline(always)]
-    pub(crate) fn deadline(self, settings: &Settings) -> Option<Duration> {
-        #[cfg(feature = "config")]
-        if !self.first.bounds.kept() {
-            return self
-                .first
-                .bounds
-                .first_deadline(settings.timeout, settings.budget);
-        }
-        crate::settings::deadline(settings, 0)
-    }
-
-    /// The configuration it read: for the report of a first success,
-    /// and for the retries if the attempt fails.
-    #[inline(always)]
-    pub(crate) fn read(self) -> Read {
-        Read {
-            #[cfg(feature = "config")]
-            packed: self.first.read,
-        }
-    }
-}
-
-/// The entry of the operation `name`, counted in `tally`, in the installed
-/// configuration, as its first attempt reads it.
-#[inline(always)]
-pub(crate) fn entry(name: &str, tally: Option<&'static Tally>) -> Entry {
-    #[cfg(feature = "config")]
-    return Entry {
-        first: crate::config::first(name, tally.map(|tally| &tally.config)),
-    };
-    #[cfg(not(feature = "config"))]
-    {
-        let _ = (name, tally);
-        Entry {}
-    }
-}
-
-/// The configuration a call read (feature `config`): in its report, for
-/// where its settings came from, and, after a first attempt that failed,
-/// for its retries, which read the same configuration. Four bytes
-/// (`config::packed`); nothing without the feature.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Read {
-    #[cfg(feature = "config")]
-    pub(crate) packed: u32,
-}
-
-impl Read {
-    /// Nothing read yet: the retries read the configuration installed.
-    pub(crate) const UNREAD: Read = Read {
-        #[cfg(feature = "config")]
-        packed: crate::config::UNKNOWN,
-    };
-
-    /// Read when nothing was ever installed: the operation's own
-    /// settings.
-    pub(crate) const NOTHING: Read = Read {
-        #[cfg(feature = "config")]
-        packed: 0,
-    };
 }
 
 /// Who hears of a call whose first attempt succeeded: the operation's
@@ -250,11 +171,11 @@ impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
             Cow::Borrowed(name) => Cow::Borrowed(*name),
             Cow::Owned(name) => Cow::Owned(name.clone()),
         };
-        let mut report =
-            ExecutionReport::first_success(name, elapsed, Nanos::optional(deadline), 0);
-        if status != 0 {
-            report.name_and(0).1.set_status(status);
-        }
+        let first = Open {
+            status,
+            ..Open::first(Nanos::optional(deadline), 0)
+        };
+        let mut report = ExecutionReport::first_success(name, first.close(), elapsed);
         if let Some(endpoint) = endpoint {
             report.went_to(&endpoint);
         }

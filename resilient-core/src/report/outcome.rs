@@ -182,17 +182,15 @@ impl ExecutionReport {
         }
     }
 
-    /// The report of an operation whose first attempt succeeded, built in
-    /// place: one record, no allocation.
+    /// The report of an operation whose first attempt, `record`,
+    /// succeeded `elapsed` nanoseconds after the operation started, built
+    /// in place: one record, no allocation.
     #[inline]
     pub(crate) const fn first_success(
         name: Cow<'static, str>,
+        mut record: AttemptRecord,
         elapsed: u64,
-        deadline: Nanos,
-        queued: u64,
     ) -> Self {
-        let mut record = AttemptRecord::begin(1, AttemptKind::Primary, queued, deadline, None)
-            .queued_for(queued);
         record.end_at(elapsed);
         ExecutionReport {
             records: Records::one(record),

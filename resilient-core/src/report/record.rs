@@ -213,10 +213,38 @@ impl AttemptRecord {
         rare: None,
     };
 
+    /// The record of an attempt as it is opened: its number and kind,
+    /// its start from the operation's, its deadline and whether that is
+    /// inherited, the delay before it, its wait for permits, what chaos
+    /// did to it and its HTTP status (0: none). `engine::attempt::open`
+    /// is the only caller: an attempt's record is written there.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) const fn opened(
+        (number, kind): (u32, AttemptKind),
+        started_at: u64,
+        (deadline, inherited): (Nanos, bool),
+        delay_before: Option<Delay>,
+        queued: u64,
+        injected: Option<Injection>,
+        status: u16,
+    ) -> AttemptRecord {
+        let mut record = AttemptRecord::begin(number, kind, started_at, deadline, delay_before)
+            .queued_for(queued);
+        if let Some(injection) = injected {
+            record.tags = record.tags.injected(injection);
+        }
+        if inherited {
+            record.tags = record.tags.inherited();
+        }
+        record.status = status;
+        record
+    }
+
     /// A record for an attempt starting at `started_at` nanoseconds from
     /// the operation's start, not yet finished.
     #[inline]
-    pub(crate) const fn begin(
+    const fn begin(
         number: u32,
         kind: AttemptKind,
         started_at: u64,
@@ -243,7 +271,7 @@ impl AttemptRecord {
     /// The same record, of an attempt that waited `queued` nanoseconds
     /// for its limiters' permits before it started.
     #[inline]
-    pub(crate) const fn queued_for(mut self, queued: u64) -> AttemptRecord {
+    const fn queued_for(mut self, queued: u64) -> AttemptRecord {
         self.queued = Nanos::from_u64(queued);
         self
     }
@@ -270,12 +298,6 @@ impl AttemptRecord {
     /// Records what chaos did to the attempt.
     pub(crate) fn set_injected(&mut self, injection: Injection) {
         self.tags = self.tags.injected(injection);
-    }
-
-    /// Records that the attempt's deadline is what the attempt this call
-    /// was made inside had left.
-    pub(crate) fn set_inherited(&mut self) {
-        self.tags = self.tags.inherited();
     }
 
     /// Records that the attempt's error is one the operation ignores.

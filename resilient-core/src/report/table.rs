@@ -163,8 +163,15 @@ mod tests {
 
     fn record(number: u32, delay: Option<Delay>, error: Option<ExecutionError>) -> AttemptRecord {
         let started_at = u64::from(number) * 100_000_000;
-        let mut record =
-            AttemptRecord::begin(number, AttemptKind::Primary, started_at, Nanos::NONE, delay);
+        let mut record = AttemptRecord::opened(
+            (number, AttemptKind::Primary),
+            started_at,
+            (Nanos::NONE, false),
+            delay,
+            0,
+            None,
+            0,
+        );
         record.end_at(started_at + 1_500_000);
         if let Some(error) = error {
             record.set_error(error);

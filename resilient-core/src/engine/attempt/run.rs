@@ -21,7 +21,6 @@ use crate::attempt::Attempt;
 use crate::clock::{Clock, Mark};
 use crate::deadline::{self, Scope};
 use crate::engine::gates::Interference;
-use crate::engine::plan::Plan;
 use crate::engine::span::{self, SpanName};
 use crate::race::{Race, poll_within};
 use crate::report::FailureKind;
@@ -196,21 +195,6 @@ pub(crate) trait RunsOn {
     type Clock: Clock;
     fn clock(&self) -> &Self::Clock;
     fn span_name(&self) -> SpanName<'_>;
-}
-
-/// An operation's plan runs its attempts on its clock, named as it is.
-impl<T, E, C: Clock, H> RunsOn for Plan<'_, T, E, C, H> {
-    type Clock = C;
-
-    #[inline(always)]
-    fn clock(&self) -> &C {
-        &self.clock
-    }
-
-    #[inline(always)]
-    fn span_name(&self) -> SpanName<'_> {
-        Plan::span_name(self)
-    }
 }
 
 /// One attempt's context, from its admission to its record: its grant,

@@ -10,8 +10,8 @@
 
 use std::time::Duration;
 
-use crate::engine::plan::{Entry, Read};
 use crate::engine::span;
+use crate::observe::Tally;
 use crate::settings::Settings;
 
 /// What a call's first attempt is granted, read before its future is
@@ -68,4 +68,99 @@ impl<E> FirstTerms<E> {
 #[inline(always)]
 pub(crate) fn engaged(gated: bool, holds_nested: bool, configured: bool, spans: bool) -> bool {
     gated || crate::deadline::enclosed() || holds_nested || configured || (spans && span::enabled())
+}
+
+/// What a first attempt on the fast path reads of the installed
+/// configuration (feature `config`) for its operation: whether the call
+/// must take the general path instead, what its entry makes of the first
+/// attempt's deadline, and where its settings came from. While the
+/// configuration the operation's `static` read is the one installed, that
+/// is two to six loads and their branches; one while
+/// nothing was ever installed; nothing without the feature.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Entry {
+    #[cfg(feature = "config")]
+    first: crate::config::First,
+}
+
+impl Entry {
+    /// The call takes the general path: its operation has no `static` to
+    /// keep its entry in, or it has an entry and a first success of it is not
+    /// `heard` by [`NamedListeners`](crate::engine::plan::NamedListeners), which say where its settings came
+    /// from.
+    #[inline(always)]
+    pub(crate) fn general(self, heard: bool) -> bool {
+        #[cfg(feature = "config")]
+        return self.first.general
+            || (crate::config::version_of(self.first.read).is_some() && !heard);
+        #[cfg(not(feature = "config"))]
+        {
+            let _ = heard;
+            false
+        }
+    }
+
+    /// The first attempt's deadline in an operation of these `settings`,
+    /// with the entry's `timeout` and `budget` applied where it sets them.
+    #[inline(always)]
+    pub(crate) fn deadline(self, settings: &Settings) -> Option<Duration> {
+        #[cfg(feature = "config")]
+        if !self.first.bounds.kept() {
+            return self
+                .first
+                .bounds
+                .first_deadline(settings.timeout, settings.budget);
+        }
+        crate::settings::deadline(settings, 0)
+    }
+
+    /// The configuration it read: for the report of a first success,
+    /// and for the retries if the attempt fails.
+    #[inline(always)]
+    pub(crate) fn read(self) -> Read {
+        Read {
+            #[cfg(feature = "config")]
+            packed: self.first.read,
+        }
+    }
+}
+
+/// The entry of the operation `name`, counted in `tally`, in the installed
+/// configuration, as its first attempt reads it.
+#[inline(always)]
+pub(crate) fn entry(name: &str, tally: Option<&'static Tally>) -> Entry {
+    #[cfg(feature = "config")]
+    return Entry {
+        first: crate::config::first(name, tally.map(|tally| &tally.config)),
+    };
+    #[cfg(not(feature = "config"))]
+    {
+        let _ = (name, tally);
+        Entry {}
+    }
+}
+
+/// The configuration a call read (feature `config`): in its report, for
+/// where its settings came from, and, after a first attempt that failed,
+/// for its retries, which read the same configuration. Four bytes
+/// (`config::packed`); nothing without the feature.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Read {
+    #[cfg(feature = "config")]
+    pub(crate) packed: u32,
+}
+
+impl Read {
+    /// Nothing read yet: the retries read the configuration installed.
+    pub(crate) const UNREAD: Read = Read {
+        #[cfg(feature = "config")]
+        packed: crate::config::UNKNOWN,
+    };
+
+    /// Read when nothing was ever installed: the operation's own
+    /// settings.
+    pub(crate) const NOTHING: Read = Read {
+        #[cfg(feature = "config")]
+        packed: 0,
+    };
 }
