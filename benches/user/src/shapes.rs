@@ -258,3 +258,63 @@ static CHAOS_OFF: resilient::chaos::Chaos = resilient::chaos::Chaos::new().injec
 pub fn blocking_chaos_off(x: u64) -> Result<u64, ProviderError> {
     fetch(x)
 }
+
+// ---- the builder and the closure API -------------------------------------
+
+/// The policy of the closure rows: `retries = 3` with the attribute's
+/// default backoff, built once, as a library keeps its policy.
+static POLICY: LazyLock<resilient::RetryPolicy> = LazyLock::new(|| {
+    resilient::RetryPolicy::builder()
+        .max_attempts(4)
+        .build()
+        .expect("a valid policy")
+});
+
+/// `Operation`, built at each call as a user writes it: four attempts,
+/// `retry_on`'s test, blocking.
+pub fn operation(x: u64) -> Result<u64, ProviderError> {
+    resilient::Operation::new()
+        .max_attempts(4)
+        .retry_if(retryable)
+        .run(|_| fetch(x))
+        .into_result()
+}
+
+/// The same, async, on tokio's clock.
+pub async fn operation_async(x: u64) -> Result<u64, ProviderError> {
+    resilient::Operation::new()
+        .max_attempts(4)
+        .retry_if(retryable)
+        .clock(resilient::TokioClock)
+        .run_async(async |_| fetch_async(x).await)
+        .await
+        .into_result()
+}
+
+/// The closure API, as a library retries a call of its own.
+mod closure {
+    use resilient::Retryable;
+
+    use super::{POLICY, ProviderError, fetch, fetch_async, retryable};
+
+    /// Blocking.
+    pub fn blocking(x: u64) -> Result<u64, ProviderError> {
+        (|| fetch(x))
+            .retry(&*POLICY)
+            .when(retryable)
+            .call()
+            .into_result()
+    }
+
+    /// Async, awaited without a box (`.call()`).
+    pub async fn asynchronous(x: u64) -> Result<u64, ProviderError> {
+        (|| fetch_async(x))
+            .retry(&*POLICY)
+            .when(retryable)
+            .call()
+            .await
+            .into_result()
+    }
+}
+
+pub use closure::{asynchronous as closure_async, blocking as closure_blocking};
