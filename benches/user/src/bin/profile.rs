@@ -57,6 +57,8 @@ fn main() {
         "untimed" => blocking(|x| shapes::value(shapes::blocking_untimed(x))),
         "blocking_budget" => blocking(|x| shapes::value(shapes::blocking_budget(x))),
         "backon" => blocking(shapes::backon_blocking),
+        "operation" => blocking(shapes::operation),
+        "closure" => blocking(shapes::closure_blocking),
         "awaited" => run_async!(shapes::fetch_async),
         "timeout" => run_async!(shapes::bare_timeout),
         "async" => run_async!(shapes::asynchronous),
