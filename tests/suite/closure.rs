@@ -400,3 +400,34 @@ fn unbounded_attempts_run_until_the_budget_ends_them() {
     assert_eq!(outcome.report().attempt_count(), 6);
     assert_eq!(outcome.report().stop_reason(), StopReason::BudgetExhausted);
 }
+
+/// A library keeps its policy in a `static`: a `LazyLock`, since a
+/// policy is built by a builder that checks it, or an `Arc`. `retry`
+/// takes a reference to either as it takes `&RetryPolicy`, and sleeps the
+/// same schedule.
+#[test]
+fn a_policy_in_a_lazy_lock_or_an_arc_is_taken_by_reference() {
+    static POLICY: std::sync::LazyLock<RetryPolicy> = std::sync::LazyLock::new(|| {
+        RetryPolicy::builder()
+            .max_attempts(3)
+            .backoff(Backoff::constant(ms(40)))
+            .build()
+            .expect("a valid policy")
+    });
+    let shared = std::sync::Arc::new(*POLICY);
+    let schedule = |clock: &FakeClock, outcome: resilient::Outcome<u32, ApiError>| {
+        (outcome.report().attempt_count(), clock.slept())
+    };
+    let clock = FakeClock::new();
+    let lazy = (|| Err::<u32, _>(ApiError::Busy(1)))
+        .retry(&POLICY)
+        .clock(clock.clone())
+        .call();
+    assert_eq!(schedule(&clock, lazy), (3, vec![ms(40); 2]));
+    let clock = FakeClock::new();
+    let arc = (|| Err::<u32, _>(ApiError::Busy(1)))
+        .retry(&shared)
+        .clock(clock.clone())
+        .call();
+    assert_eq!(schedule(&clock, arc), (3, vec![ms(40); 2]));
+}

@@ -300,7 +300,7 @@ mod closure {
     /// Blocking.
     pub fn blocking(x: u64) -> Result<u64, ProviderError> {
         (|| fetch(x))
-            .retry(&*POLICY)
+            .retry(&POLICY)
             .when(retryable)
             .call()
             .into_result()
@@ -309,7 +309,7 @@ mod closure {
     /// Async, awaited without a box (`.call()`).
     pub async fn asynchronous(x: u64) -> Result<u64, ProviderError> {
         (|| fetch_async(x))
-            .retry(&*POLICY)
+            .retry(&POLICY)
             .when(retryable)
             .call()
             .await

@@ -10,7 +10,7 @@
 //! [`before_attempt`](Retry::before_attempt)'s verdict (an error of the
 //! check is never retried), and the default clock of each kind of closure.
 
-use std::borrow::{Borrow, Cow};
+use std::borrow::Cow;
 use std::fmt;
 use std::future::{Future, Ready};
 use std::marker::PhantomData;
@@ -93,21 +93,62 @@ pub trait Retryable<S: Shape>: Sized {
 }
 
 /// A [`RetryPolicy`] by value or by reference, what
-/// [`Retryable::retry`] takes.
-pub trait PolicyArg: Borrow<RetryPolicy> + sealed::Policy {
+/// [`Retryable::retry`] takes: `policy`, `&policy`, or a reference to the
+/// `static` a library keeps it in, a `LazyLock` (a policy is built by a
+/// builder that checks it, at run time) or an `Arc`.
+///
+/// ```
+/// use resilient::{RetryPolicy, Retryable};
+/// use std::sync::LazyLock;
+///
+/// static POLICY: LazyLock<RetryPolicy> =
+///     LazyLock::new(|| RetryPolicy::builder().max_attempts(3).build().expect("a valid policy"));
+///
+/// let outcome = (|| Ok::<_, std::io::Error>(7)).retry(&POLICY).call();
+/// assert_eq!(outcome.into_result().unwrap(), 7);
+/// ```
+pub trait PolicyArg: sealed::Policy {
     /// The hooks a retry starts with: none. Named in `retry`'s return
     /// type, so that `.retry(&POLICY)` reads as a borrow that matters
     /// (clippy's `needless_borrows_for_generic_args` leaves it alone), as
     /// it does for a policy that isn't `'static`.
     type Hooks;
+
+    /// The policy.
+    #[doc(hidden)]
+    fn policy(&self) -> &RetryPolicy;
 }
 
 impl PolicyArg for RetryPolicy {
     type Hooks = Hooks;
+
+    fn policy(&self) -> &RetryPolicy {
+        self
+    }
 }
 
 impl PolicyArg for &RetryPolicy {
     type Hooks = Hooks;
+
+    fn policy(&self) -> &RetryPolicy {
+        self
+    }
+}
+
+impl PolicyArg for &std::sync::LazyLock<RetryPolicy> {
+    type Hooks = Hooks;
+
+    fn policy(&self) -> &RetryPolicy {
+        self
+    }
+}
+
+impl PolicyArg for &std::sync::Arc<RetryPolicy> {
+    type Hooks = Hooks;
+
+    fn policy(&self) -> &RetryPolicy {
+        self
+    }
 }
 
 /// What a [`Retryable`] closure returns: [`Blocking`] or [`Async`], with
@@ -143,6 +184,8 @@ mod sealed {
     pub trait Policy {}
     impl Policy for crate::RetryPolicy {}
     impl Policy for &crate::RetryPolicy {}
+    impl Policy for &std::sync::LazyLock<crate::RetryPolicy> {}
+    impl Policy for &std::sync::Arc<crate::RetryPolicy> {}
 
     pub trait Sealed {}
     impl<T, E> Sealed for super::Blocking<T, E> {}
@@ -159,7 +202,7 @@ where
         self,
         policy: P,
     ) -> Retry<'static, F, Blocking<T, E>, P::Hooks> {
-        Retry::new(self, policy.borrow())
+        Retry::new(self, policy.policy())
     }
 }
 
@@ -174,7 +217,7 @@ where
         self,
         policy: P,
     ) -> Retry<'static, F, Async<T, E>, P::Hooks> {
-        Retry::new(self, policy.borrow())
+        Retry::new(self, policy.policy())
     }
 }
 
