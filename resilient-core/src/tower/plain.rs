@@ -27,21 +27,12 @@ use crate::settings::deadline;
 
 impl<Cl, C: Clock> Call<'_, Cl, C> {
     /// Whether the call's first attempt can run outside the engine
-    /// ([`first_started`](Self::first_started)): no gate
-    /// is asked before its first attempt (no breaker, no adaptive throttle,
-    /// no limit, no chaos
-    /// switch), no attempt is hedged and no deadline or hold header is
-    /// sent.
+    /// ([`first_started`](Self::first_started)): nothing the layer holds
+    /// asks the engine for it ([`Shared::gated`]), and the one test of
+    /// every fast path ([`terms::engaged`]) lets it.
     pub(crate) fn is_plain(&self) -> bool {
         let shared = self.shared;
-        let gated = shared.breaker.is_some()
-            || shared.adaptive.is_some()
-            || !shared.limiters.is_empty()
-            || shared.chaos.as_ref().is_some_and(|c| c.switches.is_some())
-            || shared.hedge_delay().is_some()
-            // Each attempt's deadline is stamped as the engine sends it.
-            || shared.send_deadline.is_some()
-            || shared.send_hold.is_some();
+        let gated = shared.gated();
         // An entry in the installed configuration is applied by the
         // engine, when the call starts; a call without a name has none.
         let configured = shared

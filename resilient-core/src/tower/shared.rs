@@ -102,6 +102,28 @@ impl Shared {
         Some(shared)
     }
 
+    /// Whether a call's first attempt needs the engine for what these
+    /// hold: a gate to admit it (a breaker, an adaptive throttle, a limit,
+    /// a chaos switch), a hedge beside it, or a header stamped as the
+    /// engine sends it (a deadline, a hold). A new gate of the layer is a
+    /// field here and a line of this test.
+    #[cfg(feature = "reqwest")]
+    pub(crate) fn gated(&self) -> bool {
+        self.breaker.is_some()
+            || self.adaptive.is_some()
+            || !self.limiters.is_empty()
+            || self.chaos.as_ref().is_some_and(|c| c.switches.is_some())
+            || self.hedge_delay().is_some()
+            || self.has_headers()
+    }
+
+    /// Whether each attempt sends a header the engine stamps (the
+    /// middleware's feature brings `http`).
+    #[cfg(feature = "reqwest")]
+    fn has_headers(&self) -> bool {
+        self.send_deadline.is_some() || self.send_hold.is_some()
+    }
+
     /// The hedge delay, when the configuration hedges: a delay is set and
     /// `max_hedges` is not 0.
     #[inline]
