@@ -305,3 +305,35 @@ fn the_closure_api_ignores_without_running_its_fallback() {
     assert!(!outcome.report().fallback_used());
     assert_eq!(outcome.into_result(), Err(StoreError::NotFound(1)));
 }
+
+// ---- hedged rounds ---------------------------------------------------------------
+
+#[resilient(retries = 2, hedge = "1s", ignore_on = [NotFound])]
+async fn hedged_lookup(#[attempt] attempt: Attempt) -> Result<u32, StoreError> {
+    match attempt.number() {
+        // Stuck: the hedge answers first.
+        1 => {
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            Ok(1)
+        }
+        n => {
+            tokio::time::sleep(millis(500)).await;
+            Err(StoreError::NotFound(n))
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_ignored_hedge_ends_its_round_and_the_call() {
+    let started = tokio::time::Instant::now();
+    let outcome = hedged_lookup().await;
+    // The hedge started at 1 s and was ignored at 1.5 s: the stuck
+    // attempt is dropped then, and nothing is retried.
+    assert_eq!(started.elapsed(), millis(1_500));
+    let report = outcome.report();
+    assert_eq!(report.stop_reason(), StopReason::Ignored);
+    assert_eq!(report.attempt_count(), 2);
+    let ignored: Vec<bool> = report.attempts().iter().map(|r| r.ignored()).collect();
+    assert_eq!(ignored, [false, true]);
+    assert_eq!(outcome.into_result(), Err(StoreError::NotFound(2)));
+}
