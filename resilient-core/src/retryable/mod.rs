@@ -417,6 +417,26 @@ macro_rules! with {
     };
 }
 
+/// Declares the setters of the gates, each handing its gate to the
+/// operation's setter of the same name (`engine/operation/`), with the
+/// bound its refusal asks of the error: a new gate is a line here.
+macro_rules! gate_forwarders {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident<$lt:lifetime>($arg:ident: $ty:ty) $(, E: $bound:ident)?;
+    )*) => {$(
+        $(#[$doc])*
+        #[inline]
+        pub fn $name<$lt>(self, $arg: $ty) -> Retry<$lt, F, S, H, K, W, B, G>
+        where
+            'b: $lt,
+            $(S::Err: $bound,)?
+        {
+            with!(self, op: self.op.$name($arg))
+        }
+    )*};
+}
+
 impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
     /// Which errors are retried (default: all). An error it rejects ends
     /// the call with [`StopReason::NotRetryable`](crate::StopReason).
@@ -683,54 +703,23 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
         with!(self, op: self.op.jitter_seed(seed))
     }
 
-    /// Consults `breaker` before each attempt and reports each result to
-    /// it; an open breaker fails the attempt with `E::from(CircuitOpen)`
-    /// and ends the call.
-    #[inline]
-    pub fn circuit_breaker<'c>(self, breaker: &'c CircuitBreaker) -> Retry<'c, F, S, H, K, W, B, G>
-    where
-        'b: 'c,
-        S::Err: CircuitOpenError,
-    {
-        with!(self, op: self.op.circuit_breaker(breaker))
-    }
-
-    /// Shares a retry budget with other calls: a retry runs only while it
-    /// allows ([`StopReason::Throttled`](crate::StopReason) otherwise).
-    #[inline]
-    pub fn throttle<'c>(self, throttle: &'c dyn RetryBudget) -> Retry<'c, F, S, H, K, W, B, G>
-    where
-        'b: 'c,
-    {
-        with!(self, op: self.op.throttle(throttle))
-    }
-
-    /// Refuses a share of the attempts locally, the first included, as
-    /// `throttle` decides from how many recent requests the backend
-    /// accepted; a refusal fails with `E::from(Rejected)` and ends the call
-    /// ([`StopReason::Throttled`](crate::StopReason)). See
-    /// [`AdaptiveThrottle`].
-    #[inline]
-    pub fn adaptive_throttle<'c>(
-        self,
-        throttle: &'c AdaptiveThrottle,
-    ) -> Retry<'c, F, S, H, K, W, B, G>
-    where
-        'b: 'c,
-        S::Err: RejectedError,
-    {
-        with!(self, op: self.op.adaptive_throttle(throttle))
-    }
-
-    /// Takes a permit from each of `limiters` before every attempt; a
-    /// refusal fails with `E::from(LimitExceeded)` and ends the call.
-    #[inline]
-    pub fn limit<'c>(self, limiters: &'c [&'c dyn Limiter]) -> Retry<'c, F, S, H, K, W, B, G>
-    where
-        'b: 'c,
-        S::Err: LimitExceededError,
-    {
-        with!(self, op: self.op.limit(limiters))
+    gate_forwarders! {
+        /// Consults `breaker` before each attempt and reports each result to
+        /// it; an open breaker fails the attempt with `E::from(CircuitOpen)`
+        /// and ends the call.
+        circuit_breaker<'c>(breaker: &'c CircuitBreaker), E: CircuitOpenError;
+        /// Shares a retry budget with other calls: a retry runs only while it
+        /// allows ([`StopReason::Throttled`](crate::StopReason) otherwise).
+        throttle<'c>(throttle: &'c dyn RetryBudget);
+        /// Refuses a share of the attempts locally, the first included, as
+        /// `throttle` decides from how many recent requests the backend
+        /// accepted; a refusal fails with `E::from(Rejected)` and ends the call
+        /// ([`StopReason::Throttled`](crate::StopReason)). See
+        /// [`AdaptiveThrottle`].
+        adaptive_throttle<'c>(throttle: &'c AdaptiveThrottle), E: RejectedError;
+        /// Takes a permit from each of `limiters` before every attempt; a
+        /// refusal fails with `E::from(LimitExceeded)` and ends the call.
+        limit<'c>(limiters: &'c [&'c dyn Limiter]), E: LimitExceededError;
     }
 
     /// How long an attempt may wait for the limiters' permits (default 0).

@@ -29,8 +29,12 @@
 //!    replaced by a result, or run after a delay, inside its deadline).
 //! 2. **A setter** on [`Operation`](crate::Operation) that stores the gate
 //!    in `self.gates.<name>`, with the bound on `E` its refusal needs
-//!    (`E: From<…>`), and the matching setter where the other
-//!    configurations are built (the attribute's option row, the layer).
+//!    (`E: From<…>`): a line of `gate_setters!` (`operation/mod.rs`) for
+//!    a gate of one shared reference and an error maker; its closure
+//!    API's forwarder, a line of `gate_forwarders!` (`retryable/mod.rs`);
+//!    the attribute's option row; and the layer's field, setter and line
+//!    of `Shared::gated` (`tower/shared.rs`, `tower/setters.rs`), applied
+//!    to each call's operation in `tower/call.rs`.
 //! 3. **A row** in the `gates!` table at the bottom of this file:
 //!    `<name>: <type>,`. The row's position is the gate's order: gates
 //!    are asked in the table's order and the first refusal wins.

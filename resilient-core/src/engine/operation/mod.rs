@@ -159,6 +159,30 @@ impl<T, E: ReportableError> Default for Operation<'static, T, E> {
     }
 }
 
+/// Declares the setters of the gates made of one shared reference and the
+/// error their refusal becomes: each stores its gate in its field of the
+/// gate table, with the maker of that error, which its bound on `E`
+/// provides. A new gate of that kind is a line here and a row of the
+/// table (`gates/mod.rs`).
+macro_rules! gate_setters {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident($arg:ident: &$ty:ty) => $field:ident: $gate:ident, E: $bound:ident::$maker:ident;
+    )*) => {$(
+        $(#[$doc])*
+        #[inline]
+        pub fn $name<'c>(self, $arg: &'c $ty) -> Operation<'c, T, E, C, H>
+        where
+            'b: 'c,
+            E: $bound,
+        {
+            let mut op: Operation<'c, T, E, C, H> = self;
+            op.plan.gates.$field = Some($gate::new($arg, E::$maker));
+            op
+        }
+    )*};
+}
+
 /// Rebuilds an operation with its clock replaced, or with one more layer
 /// of hooks on its stack.
 macro_rules! with_part {
@@ -267,70 +291,53 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         self
     }
 
-    /// Consults `breaker` before each attempt and reports each result to
-    /// it. A rejected attempt doesn't run, fails with
-    /// `E::from(CircuitOpen)` and ends the call with
-    /// [`StopReason::CircuitOpen`](crate::StopReason::CircuitOpen), never
-    /// retried; fallbacks still run. Every failure of an attempt that ran
-    /// counts against the breaker, retryable or not.
-    #[inline]
-    pub fn circuit_breaker<'c>(self, breaker: &'c CircuitBreaker) -> Operation<'c, T, E, C, H>
-    where
-        'b: 'c,
-        E: CircuitOpenError,
-    {
-        let mut op: Operation<'c, T, E, C, H> = self;
-        op.plan.gates.breaker = Some(BreakerGate::new(breaker, E::circuit_open));
-        op
-    }
-
-    /// Refuses a share of the attempts locally, the first included, as
-    /// `throttle` decides from how many of its recent requests the backend
-    /// accepted (see [`AdaptiveThrottle`](crate::throttle::AdaptiveThrottle)).
-    /// A refused attempt doesn't run: it fails with `E::from(Rejected)`
-    /// and ends the call with
-    /// [`StopReason::Throttled`](crate::StopReason::Throttled), never
-    /// retried; the fallback, if any, runs. A success counts as an accept,
-    /// a failure as a request only, an ignored error as neither.
-    ///
-    /// ```
-    /// use resilient::throttle::{AdaptiveThrottle, Rejected};
-    /// use resilient::{FakeClock, Operation, StopReason};
-    ///
-    /// static BACKEND: AdaptiveThrottle = AdaptiveThrottle::new().seed(1);
-    ///
-    /// #[derive(Debug, PartialEq)]
-    /// struct Shed;
-    /// impl From<Rejected> for Shed {
-    ///     fn from(_: Rejected) -> Self { Shed }
-    /// }
-    /// impl std::fmt::Display for Shed {
-    ///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str("shed") }
-    /// }
-    ///
-    /// let clock = FakeClock::new();
-    /// let call = |ok: bool| {
-    ///     Operation::new()
-    ///         .adaptive_throttle(&BACKEND)
-    ///         .clock(clock.clone())
-    ///         .run(move |_| if ok { Ok(1) } else { Err(Shed) })
-    /// };
-    /// // While most requests succeed, none is refused.
-    /// for _ in 0..20 {
-    ///     assert_eq!(call(true).into_result(), Ok(1));
-    /// }
-    /// assert_eq!((BACKEND.requests(), BACKEND.accepts()), (20, 20));
-    /// assert_eq!(BACKEND.rejection_probability(), 0.0);
-    /// ```
-    #[inline]
-    pub fn adaptive_throttle<'c>(self, throttle: &'c AdaptiveThrottle) -> Operation<'c, T, E, C, H>
-    where
-        'b: 'c,
-        E: RejectedError,
-    {
-        let mut op: Operation<'c, T, E, C, H> = self;
-        op.plan.gates.adaptive = Some(AdaptiveGate::new(throttle, E::rejected));
-        op
+    gate_setters! {
+        /// Consults `breaker` before each attempt and reports each result to
+        /// it. A rejected attempt doesn't run, fails with
+        /// `E::from(CircuitOpen)` and ends the call with
+        /// [`StopReason::CircuitOpen`](crate::StopReason::CircuitOpen), never
+        /// retried; fallbacks still run. Every failure of an attempt that ran
+        /// counts against the breaker, retryable or not.
+        circuit_breaker(breaker: &CircuitBreaker) => breaker: BreakerGate, E: CircuitOpenError::circuit_open;
+        /// Refuses a share of the attempts locally, the first included, as
+        /// `throttle` decides from how many of its recent requests the backend
+        /// accepted (see [`AdaptiveThrottle`](crate::throttle::AdaptiveThrottle)).
+        /// A refused attempt doesn't run: it fails with `E::from(Rejected)`
+        /// and ends the call with
+        /// [`StopReason::Throttled`](crate::StopReason::Throttled), never
+        /// retried; the fallback, if any, runs. A success counts as an accept,
+        /// a failure as a request only, an ignored error as neither.
+        ///
+        /// ```
+        /// use resilient::throttle::{AdaptiveThrottle, Rejected};
+        /// use resilient::{FakeClock, Operation, StopReason};
+        ///
+        /// static BACKEND: AdaptiveThrottle = AdaptiveThrottle::new().seed(1);
+        ///
+        /// #[derive(Debug, PartialEq)]
+        /// struct Shed;
+        /// impl From<Rejected> for Shed {
+        ///     fn from(_: Rejected) -> Self { Shed }
+        /// }
+        /// impl std::fmt::Display for Shed {
+        ///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str("shed") }
+        /// }
+        ///
+        /// let clock = FakeClock::new();
+        /// let call = |ok: bool| {
+        ///     Operation::new()
+        ///         .adaptive_throttle(&BACKEND)
+        ///         .clock(clock.clone())
+        ///         .run(move |_| if ok { Ok(1) } else { Err(Shed) })
+        /// };
+        /// // While most requests succeed, none is refused.
+        /// for _ in 0..20 {
+        ///     assert_eq!(call(true).into_result(), Ok(1));
+        /// }
+        /// assert_eq!((BACKEND.requests(), BACKEND.accepts()), (20, 20));
+        /// assert_eq!(BACKEND.rejection_probability(), 0.0);
+        /// ```
+        adaptive_throttle(throttle: &AdaptiveThrottle) => adaptive: AdaptiveGate, E: RejectedError::rejected;
     }
 
     /// Takes a permit from each of `limiters`, in order, before every
