@@ -3,8 +3,9 @@
 //! of each async shape's future, which the guard doesn't check.
 //!
 //! `--short` measures for less time; `--check` exits with 1 when a guarded
-//! ratio is more than a quarter past its target in four runs in a row
-//! (CI's regression guard).
+//! ratio is more than a quarter past its target in four runs in a row, the
+//! three after the first each in a new process (CI's regression guard);
+//! `--once` is such a run.
 
 use resilient_user_bench::ratios::{
     GUARD_SLACK, Plan, Row, measure, measure_configured, measure_outcome, ratios,
@@ -19,6 +20,17 @@ fn main() {
         Plan::FULL
     };
     let check = args.iter().any(|a| a == "--check");
+    // One measurement, as a run of `--check` asks of a process of its own:
+    // the tables, then each guarded path past the guard on a line of its
+    // own.
+    if args.iter().any(|a| a == "--once") {
+        let rows = measure(plan);
+        print_table(&rows);
+        for path in past_guard(&rows) {
+            println!("{PAST}{path}");
+        }
+        return;
+    }
 
     let rows = measure(plan);
     print_table(&rows);
@@ -29,18 +41,21 @@ fn main() {
         return;
     }
     // A ratio past the guard is measured again, up to three more times,
-    // after a pause, before the guard fails: a real regression fails every
-    // run, while a noisy stretch of a shared machine, which may last one
-    // whole run and the next, rarely outlasts four.
+    // after a pause, each time in a process of its own, before the guard
+    // fails: a real regression fails every run, while a noisy stretch of
+    // a shared machine, which may last one whole run and the next, rarely
+    // outlasts four. A process of its own, because where a process's
+    // stack and heap land moves the per-call rows from one process to the
+    // next (the same binary's `block_on` row of `timing = false` read
+    // 0.89x to 2.40x over six processes), and no rerun inside the process
+    // that drew a bad layout draws another.
     let mut regressed = past_guard(&rows);
     let mut runs = 1;
     while !regressed.is_empty() && runs < RUNS {
-        eprintln!("past the guard, measuring again: {regressed:?}");
+        eprintln!("past the guard, measuring again in a new process: {regressed:?}");
         std::thread::sleep(std::time::Duration::from_secs(2));
-        let again = measure(plan);
-        print_table(&again);
-        let still = past_guard(&again);
-        regressed.retain(|path| still.contains(path));
+        let still = measure_apart(&args);
+        regressed.retain(|path| still.iter().any(|again| again == path));
         runs += 1;
     }
     // Last: once a configuration was installed, every call compares its
@@ -55,6 +70,30 @@ fn main() {
         }
         std::process::exit(1);
     }
+}
+
+/// How a `--once` run names a guarded path past the guard.
+const PAST: &str = "past the guard: ";
+
+/// The guarded paths past the guard in one measurement by a new process
+/// of this binary, with the same arguments: its tables go to this one's
+/// output.
+fn measure_apart(args: &[String]) -> Vec<String> {
+    let exe = std::env::current_exe().expect("the binary's own path");
+    let output = std::process::Command::new(exe)
+        .args(args.iter().filter(|a| *a != "--check"))
+        .arg("--once")
+        .output()
+        .expect("a run of the binary in a new process");
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut past = Vec::new();
+    for line in text.lines() {
+        match line.strip_prefix(PAST) {
+            Some(path) => past.push(path.to_owned()),
+            None => println!("{line}"),
+        }
+    }
+    past
 }
 
 /// How many runs a ratio must be past the guard in for the guard to fail.
