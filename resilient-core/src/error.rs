@@ -244,8 +244,8 @@ impl std::fmt::Display for LimitExceeded {
 
 impl std::error::Error for LimitExceeded {}
 
-/// A request refused locally by an
-/// [`AdaptiveThrottle`](crate::throttle::AdaptiveThrottle): the backend
+/// A request refused locally by an adaptive throttle
+/// (`resilient::throttle::AdaptiveThrottle`): the backend
 /// accepts too few requests of late. The attempt never ran; an operation
 /// with `adaptive_throttle` needs its error type to convert it
 /// (`E: From<Rejected>`, or through
@@ -374,7 +374,7 @@ macro_rules! engine_failures {
             $crate::CircuitOpen,
             $crate::ValidationFailed,
             $crate::LimitExceeded,
-            $crate::throttle::Rejected,
+            $crate::Rejected,
             $crate::idempotency::IdempotencyInFlight,
             $crate::idempotency::StoreError,
         );

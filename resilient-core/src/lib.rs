@@ -177,8 +177,8 @@ pub mod __private {
     pub use crate::observe::Tally;
 }
 pub use error::{
-    CircuitOpen, CircuitOpenError, ConfigError, EngineFailure, RejectedError, ReportableError,
-    RetryError, TimedOut, TimeoutError, ValidationError, ValidationFailed,
+    CircuitOpen, CircuitOpenError, ConfigError, EngineFailure, Rejected, RejectedError,
+    ReportableError, RetryError, TimedOut, TimeoutError, ValidationError, ValidationFailed,
 };
 pub use limit::{LimitExceeded, LimitExceededError};
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
