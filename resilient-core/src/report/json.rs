@@ -94,7 +94,7 @@ impl Serialize for AttemptRecord {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let delay = self.delay_before();
         let error = self.error();
-        let mut map = serializer.serialize_map(Some(17))?;
+        let mut map = serializer.serialize_map(Some(16))?;
         map.serialize_entry("number", &self.number())?;
         map.serialize_entry("kind", &self.kind())?;
         map.serialize_entry("started_ms", &millis(self.started_at()))?;
