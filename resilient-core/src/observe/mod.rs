@@ -252,9 +252,10 @@ fn first_call(name: &str, tally: &'static Tally, used: &Used<'_>) {
 }
 
 /// Reads the adaptive throttle a call used, as it ended: its gauge, set
-/// when its probability moved, and its row on the operation's tile.
+/// when its probability moved, and its row on the operation's tile. Every
+/// call of such an operation comes here; out of line, so that the others
+/// carry none of it.
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
-#[cold]
 #[inline(never)]
 #[cfg_attr(
     not(all(feature = "metrics", feature = "dashboard")),
