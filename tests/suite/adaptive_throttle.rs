@@ -316,3 +316,24 @@ fn the_closure_api_takes_an_adaptive_throttle() {
     assert_eq!(refused, model(8, 2.0, 1.0, 10, |_| false));
     assert_eq!(throttle.requests(), 10);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_call_dropped_while_its_admitted_attempt_runs_counts_for_neither() {
+    let throttle = AdaptiveThrottle::new();
+    let stuck = Operation::new()
+        .adaptive_throttle(&throttle)
+        .clock(resilient::TokioClock)
+        .run_async(async |_| std::future::pending::<Result<u32, ApiError>>().await);
+    // Its caller gives up while the attempt, admitted, is in flight.
+    let cut = tokio::time::timeout(Duration::from_secs(1), stuck).await;
+    assert!(cut.is_err());
+    assert_eq!((throttle.requests(), throttle.accepts()), (0, 0));
+    // A call that ends is counted as before.
+    let done = Operation::new()
+        .adaptive_throttle(&throttle)
+        .clock(resilient::TokioClock)
+        .run_async(async |_| Ok::<u32, ApiError>(1))
+        .await;
+    assert_eq!(done.into_result(), Ok(1));
+    assert_eq!((throttle.requests(), throttle.accepts()), (1, 1));
+}
