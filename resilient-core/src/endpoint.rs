@@ -20,13 +20,19 @@
 //!
 //! 1. the least recently used key *at rest*: a breaker closed, a throttle
 //!    full, limiters with no attempt in flight;
-//! 2. only if no key is at rest, the least recently used key of all.
+//! 2. only if no key is at rest, the least recently used key not in use
+//!    (a breaker open, a throttle drained);
+//! 3. only if every key is in use (a breaker
+//!    [isolated](CircuitBreaker::isolate) by an operator, limiters with a
+//!    permit out), the least recently used key of all.
 //!
-//! So a key whose breaker is open is never evicted while a closed one can
-//! go instead: evicting it would forget that its host is sick. Keys not used
-//! for `idle_after` (10 minutes by default) are also dropped when their
-//! shard is next given a new key, whatever their state, since an idle
-//! key has nothing left to protect. `evictions()` counts both, as does the
+//! The bound is the whole map's: no key is evicted while the map holds
+//! fewer than `capacity`. So a key whose breaker is open is never evicted
+//! while a closed one can go instead: evicting it would forget that its
+//! host is sick. Keys not used for `idle_after` (10 minutes by default) are
+//! also dropped when the map is next given a new key, unless they are in
+//! use: an isolated breaker stays isolated until an operator resets it,
+//! and limiters keep the permits they gave out. `evictions()` counts both, as does the
 //! counter `resilient_endpoint_evictions_total` with the `metrics` feature.
 //! "Used" and "idle" are read from the map's [`Clock`](crate::Clock), so
 //! tests drive them with a [`FakeClock`](crate::FakeClock).
@@ -114,6 +120,10 @@ pub struct EndpointBreakersBuilder {
 impl AtRest for Arc<CircuitBreaker> {
     fn at_rest(&self, now: Instant) -> bool {
         self.state(now) == CircuitState::Closed
+    }
+
+    fn in_use(&self, now: Instant) -> bool {
+        self.local_state(now) == CircuitState::Isolated
     }
 }
 

@@ -77,6 +77,10 @@ impl AtRest for KeyLimiters {
         self.iter()
             .all(|limiter| limiter.in_flight().unwrap_or(0) == 0)
     }
+
+    fn in_use(&self, now: Instant) -> bool {
+        !self.at_rest(now)
+    }
 }
 
 impl EndpointLimits {

@@ -1,20 +1,30 @@
-//! [`KeyedMap`]: the bounded, sharded map from keys to per-key state that
+//! [`KeyedMap`]: the bounded map from keys to per-key state that
 //! [`EndpointBreakers`](super::EndpointBreakers),
 //! [`EndpointThrottles`](super::EndpointThrottles) and
 //! [`EndpointLimits`](super::EndpointLimits) each keep, so that the three
-//! share one bound: at most a capacity of keys, idle keys dropped, the
-//! least recently used key *at rest* evicted first, and one count of
-//! evictions (with `metrics`, the counter
+//! share one bound: at most a capacity of keys across the whole map, idle
+//! keys dropped, the least recently used key *at rest* evicted first, and
+//! one count of evictions (with `metrics`, the counter
 //! `resilient_endpoint_evictions_total`).
 //!
-//! What "at rest" means is the state's to say ([`AtRest`]): a breaker that
-//! is closed, a throttle that is full, limiters with nothing in flight.
-//! Evicting such a key forgets nothing a new one would not start with.
+//! What "at rest" and "in use" mean is the state's to say ([`AtRest`]): at
+//! rest is a breaker that is closed, a throttle that is full, limiters with
+//! nothing in flight; in use is an isolated breaker or limiters with a
+//! permit out. Evicting a key at rest forgets nothing a new one would not
+//! start with; a key in use is never idle.
+//!
+//! Lookups lock one of 16 shards. Adding a key takes one more lock, held by
+//! whoever adds ([`Adding`]): it counts the keys and keeps what the last
+//! pass over the shards found, the oldest keys at rest in order and when
+//! the next key turns idle. A pass is made only when a key may have turned
+//! idle, or when the map is full and those candidates are used up, so
+//! adding a key to a full map costs a pass over it once per
+//! [`CANDIDATES`] evictions, not each time.
 
-use std::collections::HashMap;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::hash::{BuildHasher, RandomState};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::clock::{Clock, SystemClock};
@@ -28,10 +38,21 @@ pub const DEFAULT_IDLE_AFTER: Duration = Duration::from_secs(600);
 
 const SHARDS: usize = 16;
 
-/// Whether a key's state can be evicted without forgetting anything: a
-/// new state for the key would start the same.
+/// How many of the oldest keys at rest a pass keeps as the next to evict.
+const CANDIDATES: usize = 32;
+
+/// Whether a key's state can be evicted without forgetting anything, and
+/// whether it holds something that idleness must not drop.
 pub(crate) trait AtRest {
+    /// A new state for the key would start the same.
     fn at_rest(&self, now: Instant) -> bool;
+
+    /// The state holds what a caller or an operator placed in it (a permit
+    /// out, an isolation): it is never idle, and is evicted only when no
+    /// other key can go.
+    fn in_use(&self, _now: Instant) -> bool {
+        false
+    }
 }
 
 /// The bound a builder collects: capacity, idleness and the clock.
@@ -62,18 +83,56 @@ struct Slot<V> {
     used: Instant,
 }
 
+type Shard<V> = HashMap<String, Slot<V>>;
+
+/// A key found by a pass: when it was used then, its shard, and its name.
+type Found = (Instant, usize, String);
+
 /// A bounded map from keys to `V`; see the [module documentation](self).
 pub(crate) struct KeyedMap<V> {
     prefix: String,
     /// What the map holds, for the eviction counter's `kind` label.
     #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
     kind: &'static str,
-    per_shard: usize,
+    capacity: usize,
     idle_after: Duration,
     clock: Arc<dyn Fn() -> Instant + Send + Sync>,
     hasher: RandomState,
-    shards: Vec<Mutex<HashMap<String, Slot<V>>>>,
+    shards: Vec<Mutex<Shard<V>>>,
+    adding: Mutex<Adding>,
     evictions: AtomicU64,
+}
+
+/// What whoever adds a key holds.
+#[derive(Default)]
+struct Adding {
+    /// How many keys the map holds.
+    len: usize,
+    /// The oldest keys at rest at the last pass, the least recently used
+    /// first: each is evicted only if it is still unused and at rest.
+    candidates: VecDeque<Found>,
+    /// When the next key may turn idle; `None` before the first key.
+    idle_due: Option<Instant>,
+}
+
+/// The eviction rule's ranks after "at rest": the least recently used key
+/// not in use, else the least recently used of all.
+#[derive(Default)]
+struct LastResort {
+    ranks: [Option<Found>; 2],
+}
+
+impl LastResort {
+    fn offer(&mut self, rank: usize, used: Instant, shard: usize, key: &str) {
+        let best = &mut self.ranks[rank];
+        if best.as_ref().is_none_or(|(oldest, ..)| used < *oldest) {
+            *best = Some((used, shard, key.to_owned()));
+        }
+    }
+
+    fn first(self) -> Option<Found> {
+        self.ranks.into_iter().flatten().next()
+    }
 }
 
 impl<V: Clone + AtRest> KeyedMap<V> {
@@ -95,50 +154,130 @@ impl<V: Clone + AtRest> KeyedMap<V> {
         Ok(KeyedMap {
             prefix,
             kind,
-            per_shard: bound.capacity.max(1).div_ceil(SHARDS),
+            capacity: bound.capacity.max(1),
             idle_after: bound.idle_after,
             clock: bound.clock,
             hasher: RandomState::new(),
             shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            adding: Mutex::new(Adding::default()),
             evictions: AtomicU64::new(0),
         })
     }
 
-    /// The state of `key`, made by `make` on first use. A new key drops
-    /// its shard's idle keys, then, if the shard is full, one more: the
-    /// least recently used at rest, else the least recently used of all.
+    /// The state of `key`, made by `make` on first use. A new key first
+    /// drops the keys that turned idle, then, if the map is full, evicts
+    /// one more by the rule: the least recently used key at rest, else the
+    /// least recently used not in use, else the least recently used.
     pub(crate) fn get_or_make(&self, key: &str, make: impl FnOnce() -> V) -> V {
         let now = (self.clock)();
-        let index = (self.hasher.hash_one(key) as usize) % self.shards.len();
-        let mut shard = self.shards[index]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some(slot) = shard.get_mut(key) {
-            slot.used = now;
-            return slot.value.clone();
+        let index = (self.hasher.hash_one(key) as usize) % SHARDS;
+        if let Some(value) = self.touch(index, key, now) {
+            return value;
         }
-        let before = shard.len();
-        let idle_after = self.idle_after;
-        shard.retain(|_, slot| now.saturating_duration_since(slot.used) < idle_after);
-        let mut evicted = before - shard.len();
-        if shard.len() >= self.per_shard
-            && let Some(victim) = victim(&shard, now)
-        {
-            shard.remove(&victim);
-            evicted += 1;
+        let mut adding = self.adding.lock().unwrap_or_else(PoisonError::into_inner);
+        // Another caller may have added it while this one waited.
+        if let Some(value) = self.touch(index, key, now) {
+            return value;
         }
+        let before = adding.len;
+        if adding.idle_due.is_some_and(|due| now >= due) {
+            self.pass(&mut adding, now);
+        }
+        while adding.len >= self.capacity {
+            let found = match adding.candidates.pop_front() {
+                Some(found) => Some((found, true)),
+                None => {
+                    let last_resort = self.pass(&mut adding, now);
+                    match adding.candidates.pop_front() {
+                        Some(found) => Some((found, true)),
+                        None if adding.len >= self.capacity => last_resort.map(|f| (f, false)),
+                        None => None,
+                    }
+                }
+            };
+            if let Some(((used, shard, victim), at_rest)) = found
+                && self.evict(shard, &victim, used, at_rest.then_some(now))
+            {
+                adding.len -= 1;
+            }
+        }
+        let evicted = before - adding.len;
         if evicted > 0 {
             self.evicted(evicted as u64);
         }
         let value = make();
-        shard.insert(
-            key.to_owned(),
-            Slot {
-                value: value.clone(),
-                used: now,
-            },
-        );
+        let slot = Slot {
+            value: value.clone(),
+            used: now,
+        };
+        self.shard(index).insert(key.to_owned(), slot);
+        adding.len += 1;
+        adding
+            .idle_due
+            .get_or_insert(now.checked_add(self.idle_after).unwrap_or(now));
         value
+    }
+
+    /// The state of `key` if the map holds it, marked used at `now`.
+    fn touch(&self, index: usize, key: &str, now: Instant) -> Option<V> {
+        let mut shard = self.shard(index);
+        let slot = shard.get_mut(key)?;
+        slot.used = now;
+        Some(slot.value.clone())
+    }
+
+    /// Evicts `key` if it is where a pass found it and unused since, and,
+    /// given the time to judge it at, still at rest.
+    fn evict(&self, index: usize, key: &str, used: Instant, at_rest: Option<Instant>) -> bool {
+        let mut shard = self.shard(index);
+        let unchanged = shard.get(key).is_some_and(|slot| {
+            slot.used == used && at_rest.is_none_or(|now| slot.value.at_rest(now))
+        });
+        unchanged && shard.remove(key).is_some()
+    }
+
+    /// One pass over every shard: drops the keys idle and not in use,
+    /// keeps the oldest keys at rest as the next candidates, and notes when
+    /// the next key may turn idle. Returns the last resort, for a full map
+    /// with no key at rest.
+    fn pass(&self, adding: &mut Adding, now: Instant) -> Option<Found> {
+        let mut oldest: BinaryHeap<Found> = BinaryHeap::with_capacity(CANDIDATES + 1);
+        let mut last_resort = LastResort::default();
+        let mut idle_due: Option<Instant> = None;
+        let later = now.checked_add(self.idle_after).unwrap_or(now);
+        for (index, shard) in self.shards.iter().enumerate() {
+            let mut shard = shard.lock().unwrap_or_else(PoisonError::into_inner);
+            let before = shard.len();
+            shard.retain(|key, slot| {
+                let in_use = slot.value.in_use(now);
+                let due = slot.used.checked_add(self.idle_after).unwrap_or(later);
+                if !in_use && now >= due {
+                    return false;
+                }
+                // A key in use past its idle time is looked at again later.
+                let due = if due > now { due } else { later };
+                idle_due = Some(idle_due.map_or(due, |earliest| earliest.min(due)));
+                if slot.value.at_rest(now) {
+                    oldest.push((slot.used, index, key.clone()));
+                    if oldest.len() > CANDIDATES {
+                        oldest.pop();
+                    }
+                } else {
+                    last_resort.offer(usize::from(in_use), slot.used, index, key);
+                }
+                true
+            });
+            adding.len -= before - shard.len();
+        }
+        adding.candidates = oldest.into_sorted_vec().into();
+        adding.idle_due = idle_due;
+        last_resort.first()
+    }
+
+    fn shard(&self, index: usize) -> MutexGuard<'_, Shard<V>> {
+        self.shards[index]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     fn evicted(&self, count: u64) {
@@ -177,14 +316,14 @@ impl<V> KeyedMap<V> {
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.shards
-            .iter()
-            .map(|shard| shard.lock().unwrap_or_else(PoisonError::into_inner).len())
-            .sum()
+        self.adding
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len
     }
 
     pub(crate) fn capacity(&self) -> usize {
-        self.per_shard * self.shards.len()
+        self.capacity
     }
 
     pub(crate) fn evictions(&self) -> u64 {
@@ -192,31 +331,18 @@ impl<V> KeyedMap<V> {
     }
 }
 
-/// The key to evict from a full shard: the least recently used one at
-/// rest, else the least recently used of all.
-fn victim<V: AtRest>(shard: &HashMap<String, Slot<V>>, now: Instant) -> Option<String> {
-    let oldest = |at_rest: bool| {
-        shard
-            .iter()
-            .filter(|(_, slot)| !at_rest || slot.value.at_rest(now))
-            .min_by_key(|(_, slot)| slot.used)
-            .map(|(key, _)| key.clone())
-    };
-    oldest(true).or_else(|| oldest(false))
-}
-
 /// The setters of the bound, for a builder with a `bound: Bound` field;
 /// `$Map` names the map in the examples.
 macro_rules! bound_setters {
     ($Map:ident) => {
-        /// The most keys kept at once (1024 by default). It is spread over
-        /// 16 shards, so it is rounded up to a multiple of 16; 0 counts as 1.
+        /// The most keys kept at once across the whole map (1024 by
+        /// default); 0 counts as 1.
         ///
         /// ```
         #[doc = concat!("use resilient::endpoint::", stringify!($Map), ";")]
         ///
         #[doc = concat!("let map = ", stringify!($Map), "::builder(\"c\").capacity(100).build().unwrap();")]
-        /// assert_eq!(map.capacity(), 112);
+        /// assert_eq!(map.capacity(), 100);
         /// ```
         pub fn capacity(mut self, keys: usize) -> Self {
             self.bound.capacity = keys;
@@ -224,7 +350,8 @@ macro_rules! bound_setters {
         }
 
         /// How long a key may go unused before it is dropped (10 minutes by
-        /// default), when its shard is next given a new key.
+        /// default), when the map is next given a new key. A key in use
+        /// (an isolated breaker, limiters with a permit out) is never idle.
         ///
         /// ```
         #[doc = concat!("use resilient::endpoint::", stringify!($Map), ";")]

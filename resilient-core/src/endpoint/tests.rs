@@ -46,7 +46,6 @@ fn one_sick_key_opens_only_its_breaker() {
 #[test]
 fn a_full_map_evicts_a_closed_key_before_an_open_one() {
     let clock = FakeClock::new();
-    // 16 shards of two keys each.
     let breakers = map(32, &clock);
     open(&breakers, "sick:80", &clock);
     for i in 0..1000 {
@@ -54,8 +53,8 @@ fn a_full_map_evicts_a_closed_key_before_an_open_one() {
         breakers.get(&format!("h{i}:80"));
     }
     assert_eq!(breakers.len(), 32);
-    // The sick key's shard always held a closed key too, older or not: it
-    // was evicted each time instead of the open one.
+    // The map always held a closed key too, older or not: it was evicted
+    // each time instead of the open one.
     let states = breakers.states();
     assert!(
         states.contains(&("sick:80".to_owned(), CircuitState::Open)),
@@ -72,10 +71,8 @@ fn idle_keys_are_dropped_by_the_clock() {
     breakers.get("b:80");
     assert_eq!(breakers.evictions(), 0);
     clock.advance(Duration::from_secs(1));
-    // Touching every shard drops "a", idle for 60 s, and keeps "b".
-    for i in 0..200 {
-        breakers.get(&format!("n{i}:80"));
-    }
+    // The next new key drops "a", idle for 60 s, and keeps "b".
+    breakers.get("n:80");
     assert_eq!(breakers.evictions(), 1);
     let keys: Vec<_> = breakers.states().into_iter().map(|(k, _)| k).collect();
     assert!(!keys.contains(&"a:80".to_owned()));
@@ -111,6 +108,7 @@ fn many_threads_share_one_map() {
                 for i in 0..5_000 {
                     let breaker = breakers.get(&format!("h{}:80", (i * 7 + t) % 2_000));
                     assert!(breaker.name().starts_with("svc/h"));
+                    assert!(breakers.len() <= 64);
                 }
             })
         })
@@ -118,8 +116,7 @@ fn many_threads_share_one_map() {
     for thread in threads {
         thread.join().unwrap();
     }
-    // Two thousand keys fill each of the 16 shards: with 200, a shard that
-    // the random hash gave fewer than its 4 keys held the map under 64.
+    // The bound is the map's, whatever shard the keys hash to.
     assert_eq!(breakers.len(), 64);
     // Every key made was kept or evicted once.
     assert!(breakers.evictions() >= 2_000 - 64);
@@ -160,7 +157,7 @@ fn a_full_map_evicts_a_full_throttle_before_a_drained_one() {
     }
     assert_eq!(throttles.len(), 32);
     assert_eq!(throttles.evictions(), 1001 - 32);
-    // Still the drained one: it was never at rest, and its shard always
+    // Still the drained one: it was never at rest, and the map always
     // held a full throttle to evict instead.
     assert!(Arc::ptr_eq(&throttles.get("sick:80"), &sick));
     assert!(throttles.tokens().contains(&("sick:80".to_owned(), 0.0)));
@@ -190,19 +187,19 @@ fn a_full_map_evicts_limiters_at_rest_before_ones_in_use() {
 fn idle_throttles_and_limits_are_dropped_by_the_clock() {
     let clock = FakeClock::new();
     let (throttles, limits) = (throttles(1024, &clock), limits(1024, &clock));
-    // Drained and in use: only idleness drops them.
+    // Drained and used: only idleness drops them.
     throttles.get("a:80").record_failure();
-    limits.get("a:80")[0].try_acquire(clock.now()).unwrap();
+    let a = limits.get("a:80");
+    a[0].try_acquire(clock.now()).unwrap();
+    a[0].release(clock.now(), Duration::ZERO, Completion::Succeeded);
     clock.advance(Duration::from_secs(59));
     throttles.get("b:80");
     limits.get("b:80");
     assert_eq!((throttles.evictions(), limits.evictions()), (0, 0));
     clock.advance(Duration::from_secs(1));
-    // Touching every shard drops "a", idle for 60 s, and keeps "b".
-    for i in 0..200 {
-        throttles.get(&format!("n{i}:80"));
-        limits.get(&format!("n{i}:80"));
-    }
+    // The next new key drops "a", idle for 60 s, and keeps "b".
+    throttles.get("n:80");
+    limits.get("n:80");
     assert_eq!((throttles.evictions(), limits.evictions()), (1, 1));
     let keys: Vec<_> = throttles.tokens().into_iter().map(|(k, _)| k).collect();
     assert!(!keys.contains(&"a:80".to_owned()) && keys.contains(&"b:80".to_owned()));
@@ -210,5 +207,111 @@ fn idle_throttles_and_limits_are_dropped_by_the_clock() {
     assert!(!keys.contains(&"a:80".to_owned()) && keys.contains(&"b:80".to_owned()));
     // A new "a" starts afresh.
     assert_eq!(throttles.get("a:80").tokens(), 4.0);
-    assert_eq!(limits.get("a:80")[0].in_flight(), Some(0));
+    assert!(!Arc::ptr_eq(&limits.get("a:80"), &a));
+}
+
+/// The keys a map holds, in order.
+fn keys(breakers: &EndpointBreakers) -> Vec<String> {
+    breakers.states().into_iter().map(|(key, _)| key).collect()
+}
+
+#[test]
+fn no_key_is_evicted_below_the_capacity_whatever_the_keys_hash_to() {
+    let clock = FakeClock::new();
+    for round in 0..50 {
+        // A fresh map has a fresh hasher: 50 ways to spread 16 keys.
+        let breakers = map(16, &clock);
+        open(&breakers, "sick:80", &clock);
+        let sick = breakers.get("sick:80");
+        for i in 0..15 {
+            clock.advance(Duration::from_millis(1));
+            breakers.get(&format!("h{i}:80"));
+        }
+        assert_eq!(
+            (breakers.len(), breakers.evictions()),
+            (16, 0),
+            "round {round}"
+        );
+        assert!(Arc::ptr_eq(&breakers.get("sick:80"), &sick));
+        assert_eq!(sick.state(clock.now()), CircuitState::Open);
+    }
+}
+
+#[test]
+fn over_the_capacity_the_least_recently_used_key_at_rest_goes_map_wide() {
+    let clock = FakeClock::new();
+    let breakers = map(4, &clock);
+    open(&breakers, "sick:80", &clock);
+    for key in ["a:80", "b:80", "c:80"] {
+        clock.advance(Duration::from_millis(1));
+        breakers.get(key);
+    }
+    // "a" is used again: "b" is now the least recently used at rest.
+    clock.advance(Duration::from_millis(1));
+    breakers.get("a:80");
+    clock.advance(Duration::from_millis(1));
+    breakers.get("d:80");
+    assert_eq!(keys(&breakers), ["a:80", "c:80", "d:80", "sick:80"]);
+    assert_eq!(breakers.evictions(), 1);
+}
+
+#[test]
+fn an_open_key_goes_only_when_none_is_at_rest_and_the_oldest_open_goes_first() {
+    let clock = FakeClock::new();
+    let breakers = map(3, &clock);
+    for key in ["x:80", "y:80", "z:80"] {
+        clock.advance(Duration::from_millis(1));
+        open(&breakers, key, &clock);
+    }
+    clock.advance(Duration::from_millis(1));
+    breakers.get("new:80");
+    assert_eq!(keys(&breakers), ["new:80", "y:80", "z:80"]);
+}
+
+#[test]
+fn an_isolated_breaker_is_never_idle_and_goes_last() {
+    let clock = FakeClock::new();
+    let breakers = map(2, &clock);
+    let isolated = breakers.get("iso:80");
+    isolated.isolate();
+    clock.advance(Duration::from_secs(3600));
+    // Idle for an hour, 60 times `idle_after`: still there, still isolated.
+    breakers.get("a:80");
+    clock.advance(Duration::from_millis(1));
+    open(&breakers, "b:80", &clock);
+    assert_eq!(keys(&breakers), ["b:80", "iso:80"]);
+    assert_eq!(
+        breakers.evictions(),
+        1,
+        "only the idle-free closed a:80 went"
+    );
+    assert!(Arc::ptr_eq(&breakers.get("iso:80"), &isolated));
+    assert_eq!(isolated.state(clock.now()), CircuitState::Isolated);
+    // An operator's reset lets it rest again: the next idle pass drops it.
+    isolated.reset();
+    clock.advance(Duration::from_secs(60));
+    breakers.get("c:80");
+    assert!(!keys(&breakers).contains(&"iso:80".to_owned()));
+}
+
+#[test]
+fn a_bulkhead_with_a_permit_out_is_neither_evicted_nor_idle() {
+    let clock = FakeClock::new();
+    let limits = EndpointLimits::builder("svc")
+        .limit(|| Bulkhead::new(1).named("svc.host"))
+        .capacity(16)
+        .idle_after(Duration::from_secs(60))
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    let busy = limits.get("busy:80");
+    busy[0].try_acquire(clock.now()).unwrap();
+    for i in 0..100 {
+        clock.advance(Duration::from_secs(1));
+        limits.get(&format!("h{i}:80"));
+    }
+    assert_eq!(limits.len(), 16);
+    // A second request to the busy host is still held to its limit of 1.
+    assert!(limits.get("busy:80")[0].try_acquire(clock.now()).is_err());
+    assert!(Arc::ptr_eq(&limits.get("busy:80"), &busy));
 }
