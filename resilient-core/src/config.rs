@@ -123,7 +123,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
 use arc_swap::ArcSwapOption;
@@ -519,6 +519,7 @@ pub fn install(mut config: Config) -> u64 {
     remember(version, Some(Arc::clone(&config)));
     CURRENT.store(Some(config));
     GENERATION.store(version, Ordering::Release);
+    wake_waiters();
     version
 }
 
@@ -547,7 +548,38 @@ pub fn clear() -> u64 {
     remember(version, None);
     CURRENT.store(None);
     GENERATION.store(version, Ordering::Release);
+    wake_waiters();
     version
+}
+
+/// The limiters' waiting callers, each woken by every install and clear:
+/// a bulkhead grown by the new configuration admits them at once, rather
+/// than when a permit returns or their `limit_wait` runs out. One entry per
+/// limiter that ever had a caller wait, dropped with the limiter.
+static WAITING: Mutex<Vec<Weak<dyn Resized>>> = Mutex::new(Vec::new());
+
+/// What an install may have resized: a limiter's waiting callers.
+pub(crate) trait Resized: Send + Sync {
+    /// Wakes them, so that each tries again.
+    fn wake(&self);
+}
+
+/// Wakes `woken`'s callers at every install and clear from now on.
+pub(crate) fn wake_on_install(woken: Weak<dyn Resized>) {
+    WAITING
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(woken);
+}
+
+/// Wakes every limiter's waiting callers, so that each tries again under
+/// the configuration just installed; one whose limiter did not change
+/// goes back to waiting.
+fn wake_waiters() {
+    WAITING
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .retain(|woken| woken.upgrade().map(|woken| woken.wake()).is_some());
 }
 
 /// The generation counter: it grows with every [`install`] and [`clear`].

@@ -30,6 +30,12 @@ pub(super) enum Failure {
     TimedOut,
 }
 
+impl From<resilient::LimitExceeded> for Failure {
+    fn from(_: resilient::LimitExceeded) -> Self {
+        Failure::Busy
+    }
+}
+
 impl From<TimedOut> for Failure {
     fn from(_: TimedOut) -> Self {
         Failure::TimedOut
@@ -855,4 +861,79 @@ fn a_bulkhead_is_resized_live_and_keeps_its_permits() {
     done();
     done();
     assert_eq!(POOL.available(), 3);
+}
+
+static GROWN_ASYNC: resilient::limit::Bulkhead =
+    resilient::limit::Bulkhead::new(1).named("cfg_grown_async");
+
+#[resilient(limit = &GROWN_ASYNC, limit_wait = "3s")]
+async fn cfg_grown_async() -> Result<u32, Failure> {
+    Ok(7)
+}
+
+/// An install that grows a bulkhead admits the callers waiting on it at
+/// once: they don't sleep out their `limit_wait` while permits are free.
+#[tokio::test(start_paused = true)]
+#[allow(clippy::await_holding_lock)]
+async fn a_bulkhead_grown_by_an_install_admits_its_async_waiters_at_once() {
+    use resilient::limit::{Completion, Limiter};
+    use std::time::Instant;
+
+    let _turn = slot();
+    let start = tokio::time::Instant::now();
+    GROWN_ASYNC.try_acquire(Instant::now()).unwrap();
+    let waiting = tokio::spawn(cfg_grown_async());
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(!waiting.is_finished());
+    let waiters = GROWN_ASYNC.waiters().unwrap();
+    assert_eq!(waiters.waiting(), 1);
+
+    config::install_toml("[limits.cfg_grown_async]\nmax_concurrent = 2\n").unwrap();
+    let outcome = waiting.await.unwrap();
+    assert_eq!(outcome.result(), &Ok(7));
+    assert_eq!(
+        start.elapsed(),
+        Duration::from_secs(1),
+        "admitted at the install"
+    );
+    assert_eq!(
+        outcome.report().attempts()[0].queued(),
+        Duration::from_secs(1)
+    );
+    assert_eq!(waiters.waiting(), 0);
+
+    config::clear();
+    GROWN_ASYNC.release(Instant::now(), Duration::ZERO, Completion::Succeeded);
+    assert_eq!(GROWN_ASYNC.available(), 1);
+}
+
+static GROWN_BLOCKING: resilient::limit::Bulkhead =
+    resilient::limit::Bulkhead::new(1).named("cfg_grown_blocking");
+
+#[resilient(limit = &GROWN_BLOCKING, limit_wait = "20s")]
+fn cfg_grown_blocking() -> Result<u32, Failure> {
+    Ok(8)
+}
+
+/// The same for a blocking caller, which waits on the bulkhead's
+/// condition variable: without the wake it would block its whole 20 s.
+#[test]
+fn a_bulkhead_grown_by_an_install_admits_its_blocking_waiters_at_once() {
+    use resilient::limit::{Completion, Limiter};
+    use std::time::Instant;
+
+    let _turn = slot();
+    GROWN_BLOCKING.try_acquire(Instant::now()).unwrap();
+    let started = Instant::now();
+    let waiting = std::thread::spawn(cfg_grown_blocking);
+    let waiters = GROWN_BLOCKING.waiters().unwrap();
+    while waiters.waiting() == 0 {
+        std::thread::yield_now();
+    }
+    config::install_toml("[limits.cfg_grown_blocking]\nmax_concurrent = 2\n").unwrap();
+    let outcome = waiting.join().unwrap();
+    assert_eq!(outcome.result(), &Ok(8));
+    assert!(started.elapsed() < Duration::from_secs(20));
+    config::clear();
+    GROWN_BLOCKING.release(Instant::now(), Duration::ZERO, Completion::Succeeded);
 }

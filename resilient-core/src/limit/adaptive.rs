@@ -181,11 +181,10 @@ impl AdaptiveLimit {
         /// ```
         pub fn initial(self, initial: u32) -> AdaptiveLimit {
             let initial = at_least_one(initial);
-            AdaptiveLimit {
-                limit: AtomicU32::new(initial),
-                initial,
-                ..self
-            }
+            let mut limit = self;
+            limit.limit = AtomicU32::new(initial);
+            limit.initial = initial;
+            limit
         }
     }
 

@@ -226,8 +226,8 @@ pub(crate) async fn admit_async<'a, C: Clock>(
                 left,
                 ..
             } => {
-                let _registered = waiters.register();
-                let mut woken = pin!(waiters.notify.notified());
+                let registered = waiters.register();
+                let mut woken = pin!(registered.woken.notify.notified());
                 woken.as_mut().enable();
                 // Registered: a permit returned from here on wakes us; one
                 // returned before is seen by this try.
@@ -291,17 +291,18 @@ impl Waiters {
         deadline: Option<Instant>,
         mut take: impl FnMut() -> Result<T, LimitExceeded>,
     ) -> Result<T, Option<LimitExceeded>> {
-        let _registered = self.register();
+        let registered = self.register();
+        let woken = registered.woken;
         // `take` runs under the lock that `wake` takes after a release:
         // either it sees the permit, or the wake comes after it waits.
-        let mut held = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut held = woken.lock.lock().unwrap_or_else(PoisonError::into_inner);
         loop {
             let refusal = match take() {
                 Ok(taken) => return Ok(taken),
                 Err(refusal) => refusal,
             };
             held = match deadline {
-                None => self
+                None => woken
                     .ready
                     .wait(held)
                     .unwrap_or_else(PoisonError::into_inner),
@@ -310,7 +311,8 @@ impl Waiters {
                     if left.is_zero() {
                         return Err(Some(refusal));
                     }
-                    self.ready
+                    woken
+                        .ready
                         .wait_timeout(held, left)
                         .unwrap_or_else(PoisonError::into_inner)
                         .0

@@ -48,7 +48,7 @@ mod rate;
 mod redis;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 pub use crate::error::{LimitExceeded, LimitExceededError};
@@ -228,9 +228,35 @@ pub enum Completion {
 #[derive(Debug)]
 pub struct Waiters {
     waiting: AtomicUsize,
+    /// Made when the first caller waits; with the `config` feature, also
+    /// woken by every [`install`](crate::config::install) and
+    /// [`clear`](crate::config::clear), which may have resized the limiter.
+    woken: OnceLock<Arc<Woken>>,
+}
+
+/// How waiting callers are woken: async ones through a `Notify`, blocking
+/// ones through a condition variable.
+#[derive(Debug, Default)]
+struct Woken {
     notify: tokio::sync::Notify,
     lock: Mutex<()>,
     ready: Condvar,
+}
+
+impl Woken {
+    /// Wakes every caller waiting, so that each tries again.
+    fn wake(&self) {
+        self.notify.notify_waiters();
+        let _held = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        self.ready.notify_all();
+    }
+}
+
+#[cfg(feature = "config")]
+impl crate::config::Resized for Woken {
+    fn wake(&self) {
+        Woken::wake(self);
+    }
 }
 
 impl Default for Waiters {
@@ -244,9 +270,7 @@ impl Waiters {
     pub const fn new() -> Self {
         Self {
             waiting: AtomicUsize::new(0),
-            notify: tokio::sync::Notify::const_new(),
-            lock: Mutex::new(()),
-            ready: Condvar::new(),
+            woken: OnceLock::new(),
         }
     }
 
@@ -259,23 +283,47 @@ impl Waiters {
         if self.waiting.load(Ordering::SeqCst) == 0 {
             return;
         }
-        self.notify.notify_waiters();
-        let _held = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
-        self.ready.notify_all();
+        if let Some(woken) = self.woken.get() {
+            woken.wake();
+        }
+    }
+
+    /// How many callers wait now.
+    ///
+    /// ```
+    /// use resilient::limit::{Bulkhead, Limiter};
+    ///
+    /// let pool = Bulkhead::new(1);
+    /// assert_eq!(pool.waiters().map(|waiters| waiters.waiting()), Some(0));
+    /// ```
+    pub fn waiting(&self) -> usize {
+        self.waiting.load(Ordering::SeqCst)
     }
 
     /// Counts one more waiter until the guard drops.
     fn register(&self) -> Registered<'_> {
         self.waiting.fetch_add(1, Ordering::SeqCst);
-        Registered(self)
+        let woken = self.woken.get_or_init(|| {
+            let woken = Arc::new(Woken::default());
+            #[cfg(feature = "config")]
+            crate::config::wake_on_install(Arc::downgrade(&woken) as _);
+            woken
+        });
+        Registered {
+            waiters: self,
+            woken,
+        }
     }
 }
 
-/// A waiter counted by [`Waiters::register`].
-struct Registered<'a>(&'a Waiters);
+/// A waiter counted by [`Waiters::register`], and how to wait.
+struct Registered<'a> {
+    waiters: &'a Waiters,
+    woken: &'a Woken,
+}
 
 impl Drop for Registered<'_> {
     fn drop(&mut self) {
-        self.0.waiting.fetch_sub(1, Ordering::SeqCst);
+        self.waiters.waiting.fetch_sub(1, Ordering::SeqCst);
     }
 }
