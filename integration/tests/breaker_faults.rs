@@ -313,6 +313,47 @@ fn a_poisoned_instance_and_a_stray_failure_elsewhere_never_open_the_fleets_break
     }
 }
 
+/// What the ratio alone, without the poisoned instance, leaves open: the
+/// rest of the fleet must reach the minimum throughput too. Beside the
+/// poisoned instance, a quiet one fails its two calls a second and another
+/// succeeds at its one: without the poisoned instance, 2 failures in 3
+/// calls pass the ratio, but 3 calls are far below the minimum of 20, so
+/// the fleet stays closed.
+#[test]
+fn a_poisoned_instance_and_a_quiet_rest_below_the_minimum_throughput_never_open_the_fleet() {
+    if RedisServer::start().is_none() {
+        return;
+    }
+    let server = RedisServer::start().expect("checked above");
+    let dependency = Dependency::start();
+    let url = server.url();
+    let mut poisoned = Instance::start(
+        &url,
+        &dependency,
+        &["every=1", "poisoned=1", "threshold=1000000000"],
+    );
+    let mut failing = Instance::start(
+        &url,
+        &dependency,
+        &["every=500", "fail_every=1", "threshold=1000000000"],
+    );
+    let mut succeeding = Instance::start(&url, &dependency, &["every=1000"]);
+    poisoned.joined();
+    failing.joined();
+    succeeding.joined();
+    // Three windows of 1 s.
+    let said = poisoned.watch(Duration::from_secs(3)).to_vec();
+    assert!(
+        said.iter().all(|line| !line.contains("open")),
+        "the poisoned instance saw: {said:?}"
+    );
+    for instance in [&mut failing, &mut succeeding] {
+        let said = instance.watch(Duration::from_millis(10));
+        assert!(said.iter().all(|line| !line.contains("open")), "{said:?}");
+        assert_eq!(&*instance.fleet, "closed");
+    }
+}
+
 /// The trap the quorum closes: with a quorum of one, the same poisoned
 /// instance opens every instance's breaker.
 #[test]

@@ -57,12 +57,13 @@ const MAX_MS: u64 = 1 << 50;
 /// is open), and opens the fleet when, over the instances seen in the
 /// window, the calls reach the minimum throughput, failures reach the
 /// ratio of them, the instances whose own failures reach the ratio number
-/// at least `needed = max(quorum, ceil(share × seen))`, and the failures
-/// still reach the ratio of the calls without the `needed − 1` instances
-/// that failed most. That last test is what keeps one instance out of the
-/// fleet's verdict: a poisoned instance's failures can outweigh every
-/// other's calls, and a stray failure elsewhere makes a second "failing"
-/// instance, but without the poisoned one the rest are healthy. Returns
+/// at least `needed = max(quorum, ceil(share × seen))`, and, without the
+/// `needed − 1` instances that failed most, the calls still reach the
+/// minimum throughput and the failures the ratio of them. That last test
+/// is what keeps one instance out of the fleet's verdict: a poisoned
+/// instance's failures can outweigh every other's calls, and a stray
+/// failure elsewhere makes a second "failing" instance, but without the
+/// poisoned one the rest are healthy, or too quiet to judge. Returns
 /// `{epoch, open (0 or 1), ms until the break ends (negative:
 /// half-open)}`.
 static REPORT: LazyLock<Script> = LazyLock::new(|| {
@@ -110,7 +111,8 @@ static REPORT: LazyLock<Script> = LazyLock::new(|| {
                 rest_calls = rest_calls - each[i][2]
                 rest_failures = rest_failures - each[i][1]
             end
-            open = rest_failures > 0 and rest_failures >= ratio * rest_calls
+            open = rest_calls >= tonumber(ARGV[7]) and rest_failures > 0
+                and rest_failures >= ratio * rest_calls
         end
         if open then
             epoch = epoch + 1
@@ -195,9 +197,10 @@ static SETTLE: LazyLock<Script> = LazyLock::new(|| {
 /// * the instances whose own failures reach that ratio are at least
 ///   the [quorum](Self::quorum) (default 2), and at least the
 ///   [share](Self::quorum_share) of the instances seen (default none);
-/// * and the failures still reach the ratio without the instances that
-///   failed most, one fewer than that number: no instance, however many
-///   calls it fails, can tip the verdict by itself.
+/// * and without the instances that failed most, one fewer than that
+///   number, the calls still reach the minimum throughput and the
+///   failures the ratio of them: no instance, however many calls it
+///   fails, can tip the verdict by itself.
 ///
 /// So one instance whose own network is broken, failing every call while
 /// the others succeed, opens its own breaker only, even when a stray
