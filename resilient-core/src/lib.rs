@@ -70,15 +70,22 @@
 //! * `tower`: the `tower` module, whose `ResilientLayer` makes any tower
 //!   service resilient; tower's `TpsBudget` can serve as a [`RetryBudget`].
 //! * `tracing`: the engine emits `tracing` events with stable names and
-//!   fields, so retries show up in existing logs. Every event carries the
-//!   operation's name as `operation`:
+//!   fields, so retries show up in existing logs. By tracing's conventions,
+//!   what happens on the way (a failed attempt that the engine retries, a
+//!   refusal) is `DEBUG`, and a call that failed for good is one `WARN`;
+//!   so a service under load logs one line per failed call at `WARN`, not
+//!   one per attempt. Every event carries the operation's name as
+//!   `operation`:
 //!
 //! | name | level | fields |
 //! |---|---|---|
-//! | `attempt.failed` | `WARN` if retryable, else `ERROR` | `operation`, `attempt`, `kind`, `retryable`, `error` |
-//! | `retry.scheduled` | `INFO` | `operation`, `attempt` (the one that failed), `delay_ms`, `source` |
-//! | `rate_limit.wait_exceeded` | `WARN` | `operation`, `attempt`, `hint_ms`, `waited_ms`, `max_wait_ms` |
-//! | `circuit.rejected` | `WARN` | `operation`, `attempt` |
+//! | `call.failed` | `WARN`; `DEBUG` for an error the operation ignores | `operation`, `stop_reason`, `attempt_count`, `elapsed_ms`, `error` (a call that ended with an error: no attempt and no fallback answered) |
+//! | `attempt.failed` | `DEBUG` | `operation`, `attempt`, `kind`, `retryable`, `error` |
+//! | `retry.scheduled` | `DEBUG` | `operation`, `attempt` (the one that failed), `delay_ms`, `source` |
+//! | `rate_limit.wait_exceeded` | `DEBUG` | `operation`, `attempt`, `hint_ms`, `waited_ms`, `max_wait_ms` |
+//! | `circuit.rejected` | `DEBUG` | `operation`, `attempt` |
+//! | `limit.refused` | `DEBUG` | `operation`, `limiter` |
+//! | `adaptive_throttle.rejected` | `DEBUG` | `operation`, `throttle` |
 //! | `circuit.fleet_left` | `WARN` | `breaker`, `error` (a shared breaker can't reach its fleet: it decides alone) |
 //! | `circuit.fleet_joined` | `INFO` | `breaker` (it reaches its fleet again) |
 //! | `fallback.used` | `INFO` | `operation`, `attempt`, `ok` |

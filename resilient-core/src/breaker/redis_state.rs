@@ -772,35 +772,15 @@ mod tests {
     #[cfg(feature = "tracing")]
     #[test]
     fn leaving_the_fleet_is_a_warning_naming_the_breaker() {
-        use std::sync::Mutex;
-        use tracing::span::{Attributes, Id, Record};
-        use tracing::{Event, Level, Metadata, Subscriber};
+        use crate::engine::events::seen::Seen;
+        use tracing::Level;
 
-        #[derive(Clone, Default)]
-        struct Seen(Arc<Mutex<Vec<(Level, &'static str)>>>);
-        impl Subscriber for Seen {
-            fn enabled(&self, _: &Metadata<'_>) -> bool {
-                true
-            }
-            fn new_span(&self, _: &Attributes<'_>) -> Id {
-                Id::from_u64(1)
-            }
-            fn record(&self, _: &Id, _: &Record<'_>) {}
-            fn record_follows_from(&self, _: &Id, _: &Id) {}
-            fn event(&self, event: &Event<'_>) {
-                let meta = event.metadata();
-                self.0.lock().unwrap().push((*meta.level(), meta.name()));
-            }
-            fn enter(&self, _: &Id) {}
-            fn exit(&self, _: &Id) {}
-        }
-        let seen = Seen::default();
-        tracing::subscriber::with_default(seen.clone(), || {
+        let seen = Seen::during(|| {
             left("payments", &"connection refused");
             joined("payments");
         });
         assert_eq!(
-            *seen.0.lock().unwrap(),
+            seen,
             [
                 (Level::WARN, "circuit.fleet_left"),
                 (Level::INFO, "circuit.fleet_joined")

@@ -537,6 +537,7 @@ impl<'o> Core<'o> {
                 report.elapsed(),
                 report.stop_reason(),
             );
+            events::call_ended(&report);
         }
         report
     }

@@ -130,11 +130,9 @@ pub(crate) fn attempt_failed(operation: &Name, attempt: u32, error: &ExecutionEr
     {
         let operation = operation.as_ref();
         let (kind, retryable, message) = (error.kind(), error.retryable(), error.message());
-        if retryable {
-            tracing::warn!(name: "attempt.failed", operation, attempt, ?kind, retryable, error = message);
-        } else {
-            tracing::error!(name: "attempt.failed", operation, attempt, ?kind, retryable, error = message);
-        }
+        // One attempt is not the call: the call's end says whether it
+        // failed for good (`call.failed`).
+        tracing::debug!(name: "attempt.failed", operation, attempt, ?kind, retryable, error = message);
     }
 }
 
@@ -145,7 +143,7 @@ pub(crate) fn retry_scheduled(
     source: DelaySource,
 ) {
     #[cfg(feature = "tracing")]
-    tracing::info!(
+    tracing::debug!(
         name: "retry.scheduled",
         operation = operation.as_ref(),
         attempt,
@@ -164,7 +162,7 @@ pub(crate) fn rate_limit_wait_exceeded(
     max_wait: Duration,
 ) {
     #[cfg(feature = "tracing")]
-    tracing::warn!(
+    tracing::debug!(
         name: "rate_limit.wait_exceeded",
         operation = operation.as_ref(),
         attempt,
@@ -176,7 +174,7 @@ pub(crate) fn rate_limit_wait_exceeded(
 
 pub(crate) fn circuit_rejected(operation: &Name, attempt: u32) {
     #[cfg(feature = "tracing")]
-    tracing::warn!(name: "circuit.rejected", operation = operation.as_ref(), attempt);
+    tracing::debug!(name: "circuit.rejected", operation = operation.as_ref(), attempt);
     #[cfg(feature = "metrics")]
     metrics::counter!("resilient_circuit_rejections_total", "operation" => crate::observe::cardinality::label(operation))
         .increment(1);
@@ -186,7 +184,7 @@ pub(crate) fn circuit_rejected(operation: &Name, attempt: u32) {
 #[cold]
 pub(crate) fn limit_refused(operation: &Name, limiter: &'static str) {
     #[cfg(feature = "tracing")]
-    tracing::warn!(name: "limit.refused", operation = operation.as_ref(), limiter);
+    tracing::debug!(name: "limit.refused", operation = operation.as_ref(), limiter);
     #[cfg(feature = "metrics")]
     metrics::counter!(
         "resilient_limit_rejections_total",
@@ -200,7 +198,7 @@ pub(crate) fn limit_refused(operation: &Name, limiter: &'static str) {
 #[cold]
 pub(crate) fn adaptive_rejected(operation: &Name, throttle: &'static str) {
     #[cfg(feature = "tracing")]
-    tracing::warn!(name: "adaptive_throttle.rejected", operation = operation.as_ref(), throttle);
+    tracing::debug!(name: "adaptive_throttle.rejected", operation = operation.as_ref(), throttle);
     #[cfg(feature = "metrics")]
     metrics::counter!(
         "resilient_adaptive_throttle_rejections_total",
@@ -220,6 +218,39 @@ pub(crate) fn limit_queued(operation: &Name, queued: Duration) {
         "operation" => crate::observe::cardinality::label(operation)
     )
     .record(queued.as_secs_f64());
+}
+
+/// The call ended: `call.failed` at `WARN` if it failed for good, with no
+/// attempt and no fallback answering, and its error is not one the
+/// operation ignores (`DEBUG` then). A call that succeeded says nothing.
+#[inline]
+pub(crate) fn call_ended(report: &crate::ExecutionReport) {
+    #[cfg(feature = "tracing")]
+    if report.stop_reason() != StopReason::Succeeded {
+        call_failed(report);
+    }
+    #[cfg(not(feature = "tracing"))]
+    let _ = report;
+}
+
+#[cfg(feature = "tracing")]
+#[cold]
+fn call_failed(report: &crate::ExecutionReport) {
+    let last = report.attempts().last();
+    if last.is_some_and(|last| last.error().is_none()) {
+        // A fallback answered: `fallback.used` said so.
+        return;
+    }
+    let (operation, stop_reason) = (report.name(), report.stop_reason().name());
+    let (attempt_count, elapsed_ms) = (report.attempt_count(), millis(report.elapsed()));
+    let error = last
+        .and_then(|last| last.error())
+        .map(|error| error.message());
+    if report.stop_reason() == StopReason::Ignored {
+        tracing::debug!(name: "call.failed", operation, stop_reason, attempt_count, elapsed_ms, error);
+    } else {
+        tracing::warn!(name: "call.failed", operation, stop_reason, attempt_count, elapsed_ms, error);
+    }
 }
 
 pub(crate) fn fallback_used(operation: &Name, attempt: u32, ok: bool) {
@@ -284,4 +315,116 @@ pub(crate) fn chaos_injected(operation: &Name, attempt: u32, kind: Injection) {
         "kind" => kind.as_str()
     )
     .increment(1);
+}
+
+/// A `tracing` subscriber that keeps each event's level and name, for the
+/// tests of which events are emitted at which level.
+#[cfg(all(test, feature = "tracing"))]
+pub(crate) mod seen {
+    use std::sync::{Arc, Mutex};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::{Event, Level, Metadata, Subscriber};
+
+    #[derive(Clone, Default)]
+    pub(crate) struct Seen(Arc<Mutex<Vec<(Level, &'static str)>>>);
+
+    impl Seen {
+        /// The events seen while `run` ran, in order.
+        pub(crate) fn during(run: impl FnOnce()) -> Vec<(Level, &'static str)> {
+            let seen = Seen::default();
+            tracing::subscriber::with_default(seen.clone(), run);
+            seen.0.lock().unwrap().clone()
+        }
+    }
+
+    impl Subscriber for Seen {
+        fn enabled(&self, _: &Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _: &Attributes<'_>) -> Id {
+            Id::from_u64(1)
+        }
+        fn record(&self, _: &Id, _: &Record<'_>) {}
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+        fn event(&self, event: &Event<'_>) {
+            let meta = event.metadata();
+            self.0.lock().unwrap().push((*meta.level(), meta.name()));
+        }
+        fn enter(&self, _: &Id) {}
+        fn exit(&self, _: &Id) {}
+    }
+}
+
+#[cfg(all(test, feature = "tracing"))]
+mod tests {
+    use super::seen::Seen;
+    use crate::{Backoff, FakeClock, Operation};
+    use tracing::Level;
+
+    #[derive(Debug, PartialEq, thiserror::Error)]
+    enum Failure {
+        #[error("flaky")]
+        Flaky,
+        #[error("gone")]
+        Gone,
+    }
+
+    fn run(errors: Vec<Failure>, fallback: bool) -> Vec<(Level, &'static str)> {
+        Seen::during(move || {
+            let mut errors = errors.into_iter();
+            let operation = Operation::new()
+                .name("events.levels")
+                .clock(FakeClock::new())
+                .max_attempts(3)
+                .backoff(Backoff::constant(std::time::Duration::from_millis(1)))
+                .retry_if(|error: &Failure| *error == Failure::Flaky);
+            let fallback = fallback.then_some(|_| Ok(0));
+            let outcome =
+                operation.run_with_fallback(|_| errors.next().map_or(Ok(1), Err), fallback);
+            let _ = outcome.into_result();
+        })
+        .into_iter()
+        .filter(|(_, name)| !name.starts_with("event "))
+        .collect()
+    }
+
+    #[test]
+    fn retried_attempts_are_debug_and_a_call_that_failed_for_good_is_one_warning() {
+        assert_eq!(
+            run(vec![Failure::Flaky, Failure::Flaky, Failure::Flaky], false),
+            [
+                (Level::DEBUG, "attempt.failed"),
+                (Level::DEBUG, "retry.scheduled"),
+                (Level::DEBUG, "attempt.failed"),
+                (Level::DEBUG, "retry.scheduled"),
+                (Level::DEBUG, "attempt.failed"),
+                (Level::WARN, "call.failed"),
+            ]
+        );
+        assert_eq!(
+            run(vec![Failure::Gone], false),
+            [
+                (Level::DEBUG, "attempt.failed"),
+                (Level::WARN, "call.failed")
+            ]
+        );
+    }
+
+    #[test]
+    fn a_call_that_recovered_says_nothing_above_debug_but_its_fallback() {
+        assert_eq!(
+            run(vec![Failure::Flaky], false),
+            [
+                (Level::DEBUG, "attempt.failed"),
+                (Level::DEBUG, "retry.scheduled")
+            ]
+        );
+        assert_eq!(
+            run(vec![Failure::Gone], true),
+            [
+                (Level::DEBUG, "attempt.failed"),
+                (Level::INFO, "fallback.used")
+            ]
+        );
+    }
 }

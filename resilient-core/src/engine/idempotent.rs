@@ -505,6 +505,7 @@ where
             report.elapsed(),
             report.stop_reason(),
         );
+        events::call_ended(report);
         op.plan.hooks.on_report(report);
     }
 }

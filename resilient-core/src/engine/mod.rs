@@ -46,7 +46,7 @@
 pub(crate) mod attempt;
 mod core;
 mod decide;
-mod events;
+pub(crate) mod events;
 mod execution;
 pub(crate) mod expansion;
 mod first;
