@@ -19,6 +19,10 @@ pub const DEFAULT_MAX_RATE_LIMIT_WAIT: Duration = Duration::from_secs(60);
 /// Default number of retries the Retry-After path may add.
 pub const DEFAULT_MAX_RATE_LIMIT_RETRIES: u32 = 10;
 
+/// How many attempt records a report keeps unless told otherwise: the
+/// first 32 and the last 32.
+pub(crate) const DEFAULT_MAX_RECORDS: u16 = 64;
+
 /// The longest wait or deadline the engine uses: 584 years, what the report
 /// can record exactly. Longer values (`Duration::MAX`) are cut to it, so the
 /// report always shows what was slept and granted.
@@ -38,7 +42,9 @@ pub(crate) struct Settings {
     /// field of 8 bytes, where a `Duration` takes 16.
     pub(crate) max_retry_after_wait: Nanos,
     pub(crate) max_retry_after_retries: u32,
-    pub(crate) seed: Option<u64>,
+    /// The jitter's seed, when `seeded`: two fields rather than an
+    /// `Option<u64>`, whose tag would take 8 bytes where `seeded` takes 1.
+    pub(crate) seed: u64,
     /// Time allowed to each attempt: set on an operation (by the attribute,
     /// the layer or by hand), never by a `RetryPolicy`, whose runs are not
     /// cut at a deadline.
@@ -55,6 +61,12 @@ pub(crate) struct Settings {
     /// Its caller makes each attempt's `tracing` span (the tower layer,
     /// the reqwest middleware): the engine makes none.
     pub(crate) spans_elsewhere: bool,
+    /// The most attempt records a report keeps (see
+    /// [`ExecutionReport::attempts`](crate::ExecutionReport::attempts)),
+    /// at most 65 535: 2 bytes, in what was padding, so that the futures
+    /// that hold settings stay their size.
+    pub(crate) max_records: u16,
+    pub(crate) seeded: bool,
 }
 
 impl Settings {
@@ -69,12 +81,14 @@ impl Settings {
         min_retries: 0,
         max_retry_after_wait: Nanos::from_duration(DEFAULT_MAX_RATE_LIMIT_WAIT),
         max_retry_after_retries: DEFAULT_MAX_RATE_LIMIT_RETRIES,
-        seed: None,
+        seed: 0,
         timeout: None,
         report_deferred: false,
         nested: Nested::Retry,
         attempts_fixed: false,
         spans_elsewhere: false,
+        max_records: DEFAULT_MAX_RECORDS,
+        seeded: false,
     };
 
     /// Checks every value a builder must reject. `const`, so that a
@@ -234,10 +248,26 @@ macro_rules! settings_setters {
             self.max_retry_after_retries(retries)
         }
 
+        /// The most attempt records the report keeps (64 by default; 0
+        /// counts as 1, and more than 65 535 as 65 535): past it, the first half and the latest, while
+        /// `attempt_count()` and `retry_count()` stay exact and
+        /// `records_left_out()` says how many were left out. So a call
+        /// that retries for ever keeps constant memory.
+        #[inline]
+        pub const fn max_records(mut self, records: u32) -> Self {
+            self.$($settings).+.max_records = if records > u16::MAX as u32 {
+                u16::MAX
+            } else {
+                records as u16
+            };
+            self
+        }
+
         /// Seeds the jitter so that schedules are reproducible.
         #[inline]
         pub const fn jitter_seed(mut self, seed: u64) -> Self {
-            self.$($settings).+.seed = Some(seed);
+            self.$($settings).+.seed = seed;
+            self.$($settings).+.seeded = true;
             self
         }
 

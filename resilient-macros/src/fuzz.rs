@@ -106,7 +106,7 @@ const CORPUS: &[(&str, &str)] = &[
         "fn inner_attributes() -> Result<(), Error> { #![allow(unused)] let x = 1; Ok(()) }",
     ),
     (
-        r#"retries = 10, min_retries = 10, max_elapsed = "100ns", backoff = exponential(jitter = equal, multiplier = 3)"#,
+        r#"retries = 10, min_retries = 10, max_records = 4, max_elapsed = "100ns", backoff = exponential(jitter = equal, multiplier = 3)"#,
         "async fn boxed(&self) -> core::result::Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> { Ok(Vec::new()) }",
     ),
     (

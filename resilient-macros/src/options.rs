@@ -160,6 +160,11 @@ pub(crate) const MAX_DELAY: OptionSpec = OptionSpec::call("max_delay", Kind::Dur
     .after_failure()
     .in_recipe();
 
+/// The most attempt records the report keeps (64 by default).
+pub(crate) const MAX_RECORDS: OptionSpec = OptionSpec::call("max_records", Kind::Count, "64")
+    .after_failure()
+    .in_recipe();
+
 pub(crate) const MIN_RETRIES: OptionSpec = OptionSpec::call("min_retries", Kind::Count, "1")
     .needs(NEEDS_RETRIES)
     .after_failure()
@@ -482,6 +487,7 @@ pub(crate) const OPTIONS: &[OptionSpec] = &[
     RETRY_AFTER,
     MAX_RETRY_AFTER_WAIT,
     MAX_RETRY_AFTER_RETRIES,
+    MAX_RECORDS,
     NESTED,
     CIRCUIT_BREAKER,
     VALIDATE,

@@ -30,6 +30,7 @@ mod ignored;
 mod jitters;
 mod limits;
 mod lints;
+mod max_records;
 mod names;
 mod nested_retries;
 mod option_examples;

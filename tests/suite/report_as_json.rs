@@ -48,6 +48,7 @@ fn the_json_of_an_annotated_fn_is_named_after_it() {
         "name": "lookup_user",
         "attempt_count": 3,
         "retry_count": 1,
+        "records_left_out": 0,
         "stop_reason": "not_retryable",
         "fallback_used": true,
         "elapsed_ms": 455.0,

@@ -251,7 +251,7 @@ impl<'o> Core<'o> {
                 inherited: first_inherited,
                 ..Open::first(deadline, queued)
             };
-            report.push(first.close());
+            report.push(first.close(), settings.max_records);
             Box::new(Slow {
                 report,
                 settings: capped(&settings, cap),
@@ -278,8 +278,8 @@ impl<'o> Core<'o> {
             .slow
             .as_mut()
             .expect("the first attempt's record comes before another's");
-        let index = slow.report.attempts().len();
         let number = slow.report.attempt_count().saturating_add(1);
+        let index = number as usize - 1;
         let delay_before = if kind == AttemptKind::Primary {
             slow.pending.take()
         } else {
@@ -296,7 +296,7 @@ impl<'o> Core<'o> {
             injected: None,
             status: 0,
         };
-        slow.report.push(open.close());
+        slow.report.push(open.close(), slow.settings.max_records);
         let holds_retries = slow.settings.holds_retries();
         let attempt = Attempt {
             number,
@@ -452,7 +452,9 @@ impl<'o> Core<'o> {
         let started_at = self.elapsed();
         let slow = self.keep_report(settings);
         let number = slow.report.attempt_count().saturating_add(1);
-        slow.report.push(Open::fallback(number, started_at).close());
+        let max = slow.settings.max_records;
+        slow.report
+            .push(Open::fallback(number, started_at).close(), max);
         Attempt {
             number,
             retry_number: slow.counters.primaries.saturating_sub(1),
@@ -574,9 +576,9 @@ fn jittered(
     if settings.backoff.jitter_kind() == Jitter::None || nominal.is_zero() {
         return nominal;
     }
-    let rng = rng.get_or_insert_with(|| match settings.seed {
-        Some(seed) => SmallRng::seed_from_u64(seed),
-        None => SmallRng::from_rng(&mut rand::rng()),
+    let rng = rng.get_or_insert_with(|| match settings.seeded {
+        true => SmallRng::seed_from_u64(settings.seed),
+        false => SmallRng::from_rng(&mut rand::rng()),
     });
     let sample: f64 = rng.random();
     // Additive and decorrelated jitter may pass the nominal delay, and

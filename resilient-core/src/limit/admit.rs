@@ -226,8 +226,8 @@ pub(crate) async fn admit_async<'a, C: Clock>(
                 left,
                 ..
             } => {
-                let registered = waiters.register();
-                let mut woken = pin!(registered.woken.notify.notified());
+                let _registered = waiters.register();
+                let mut woken = pin!(waiters.notified());
                 woken.as_mut().enable();
                 // Registered: a permit returned from here on wakes us; one
                 // returned before is seen by this try.
@@ -291,8 +291,8 @@ impl Waiters {
         deadline: Option<Instant>,
         mut take: impl FnMut() -> Result<T, LimitExceeded>,
     ) -> Result<T, Option<LimitExceeded>> {
-        let registered = self.register();
-        let woken = registered.woken;
+        let _registered = self.register();
+        let woken = self.woken();
         // `take` runs under the lock that `wake` takes after a release:
         // either it sees the permit, or the wake comes after it waits.
         let mut held = woken.lock.lock().unwrap_or_else(PoisonError::into_inner);

@@ -303,27 +303,32 @@ impl Waiters {
     /// Counts one more waiter until the guard drops.
     fn register(&self) -> Registered<'_> {
         self.waiting.fetch_add(1, Ordering::SeqCst);
-        let woken = self.woken.get_or_init(|| {
+        Registered(self)
+    }
+
+    /// A wake of the async callers waiting. One call, rather than a field
+    /// read through [`woken`](Self::woken) in the caller, so that the
+    /// caller's future keeps no reference to the `Woken` beside it.
+    fn notified(&self) -> tokio::sync::futures::Notified<'_> {
+        self.woken().notify.notified()
+    }
+
+    /// How the waiting callers are woken, made at the first wait.
+    fn woken(&self) -> &Woken {
+        self.woken.get_or_init(|| {
             let woken = Arc::new(Woken::default());
             #[cfg(feature = "config")]
             crate::config::wake_on_install(Arc::downgrade(&woken) as _);
             woken
-        });
-        Registered {
-            waiters: self,
-            woken,
-        }
+        })
     }
 }
 
-/// A waiter counted by [`Waiters::register`], and how to wait.
-struct Registered<'a> {
-    waiters: &'a Waiters,
-    woken: &'a Woken,
-}
+/// A waiter counted by [`Waiters::register`].
+struct Registered<'a>(&'a Waiters);
 
 impl Drop for Registered<'_> {
     fn drop(&mut self) {
-        self.waiters.waiting.fetch_sub(1, Ordering::SeqCst);
+        self.0.waiting.fetch_sub(1, Ordering::SeqCst);
     }
 }

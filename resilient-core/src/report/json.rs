@@ -11,7 +11,8 @@
 //! | `stop_reason` | `succeeded`, `not_retryable`, `attempts_exhausted`, `budget_exhausted`, `rate_limit_exhausted`, `circuit_open`, `throttled`, `limit_exceeded`, `left_to_caller`, `ignored` |
 //! | `fallback_used` | bool |
 //! | `elapsed_ms` | float, milliseconds |
-//! | `attempts` | one object per attempt, below |
+//! | `attempts` | one object per attempt kept, below |
+//! | `records_left_out` | how many attempts' records were left out past `max_records` (the first half and the latest are kept), 0 for most calls |
 //! | `idempotency` | `replayed`, `joined`, `executed`, or `null` without an idempotency key (or when the call got no result from it: in flight, conflict, store error) |
 //! | `idempotency_stored` | for an executed idempotent call, whether its value was stored and why not: `stored`, `ttl_zero`, `failure`, `fallback`, `injected`, `unserializable`, `does_not_read_back`, `store_failed`, `claim_lost`; else `null` |
 //! | `settings_source` | with the feature `config`: `attribute` (the values the operation was built with) or `config` (its entry in the installed configuration) |
@@ -50,7 +51,7 @@ fn millis(duration: Duration) -> f64 {
 impl Serialize for ExecutionReport {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map =
-            serializer.serialize_map(Some(if cfg!(feature = "config") { 11 } else { 9 }))?;
+            serializer.serialize_map(Some(if cfg!(feature = "config") { 12 } else { 10 }))?;
         map.serialize_entry("name", self.name())?;
         map.serialize_entry("attempt_count", &self.attempt_count())?;
         map.serialize_entry("retry_count", &self.retry_count())?;
@@ -58,6 +59,7 @@ impl Serialize for ExecutionReport {
         map.serialize_entry("fallback_used", &self.fallback_used())?;
         map.serialize_entry("elapsed_ms", &millis(self.elapsed()))?;
         map.serialize_entry("attempts", &Attempts(self.attempts()))?;
+        map.serialize_entry("records_left_out", &self.records_left_out())?;
         map.serialize_entry("idempotency", &self.idempotency())?;
         map.serialize_entry("idempotency_stored", &self.idempotency_stored())?;
         #[cfg(feature = "config")]

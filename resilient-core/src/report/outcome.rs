@@ -205,8 +205,9 @@ impl ExecutionReport {
         }
     }
 
-    pub(crate) fn push(&mut self, record: AttemptRecord) {
-        self.records.push(record);
+    /// Adds `record`, keeping at most `max` records (see `Records::push`).
+    pub(crate) fn push(&mut self, record: AttemptRecord, max: u16) {
+        self.records.push(record, max);
     }
 
     /// Records `endpoint` as where each attempt went, a fallback's aside:
@@ -234,16 +235,29 @@ impl ExecutionReport {
     /// and report it under the other.
     pub(crate) fn name_and_last(&mut self) -> (&Cow<'static, str>, &mut AttemptRecord) {
         let last = self.records.as_slice().len().saturating_sub(1);
-        self.name_and(last)
+        self.name_and_kept(last)
     }
 
-    /// The operation's name beside the record at `index`.
-    pub(crate) fn name_and(&mut self, index: usize) -> (&Cow<'static, str>, &mut AttemptRecord) {
+    /// The operation's name beside the record at `index` of the log as
+    /// kept.
+    fn name_and_kept(&mut self, index: usize) -> (&Cow<'static, str>, &mut AttemptRecord) {
         let record = self
             .records
             .as_mut_slice()
             .get_mut(index)
             .expect("an attempt was recorded");
+        (&self.name, record)
+    }
+
+    /// The operation's name beside the record of attempt `index + 1`: the
+    /// records of attempts still running are always kept (records are
+    /// left out only when a primary attempt or a fallback begins).
+    pub(crate) fn name_and(&mut self, index: usize) -> (&Cow<'static, str>, &mut AttemptRecord) {
+        let number = u32::try_from(index).map_or(u32::MAX, |index| index.saturating_add(1));
+        let record = self
+            .records
+            .numbered(number)
+            .expect("a running attempt's record is kept");
         (&self.name, record)
     }
 
@@ -260,7 +274,8 @@ impl ExecutionReport {
 
     /// Every attempt made: primary, hedged and fallback.
     pub fn attempt_count(&self) -> u32 {
-        u32::try_from(self.attempts().len()).unwrap_or(u32::MAX)
+        let kept = u32::try_from(self.attempts().len()).unwrap_or(u32::MAX);
+        kept.saturating_add(self.records.left_out().0)
     }
 
     /// Primary attempts after the first. Hedged attempts and fallbacks are
@@ -271,12 +286,44 @@ impl ExecutionReport {
             .iter()
             .filter(|r| r.kind() == AttemptKind::Primary)
             .count();
-        u32::try_from(primaries.saturating_sub(1)).unwrap_or(u32::MAX)
+        let primaries = u32::try_from(primaries).unwrap_or(u32::MAX);
+        primaries
+            .saturating_add(self.records.left_out().1)
+            .saturating_sub(1)
     }
 
-    /// The attempts, in the order they started.
+    /// The records kept of the attempts, in the order they started: every
+    /// attempt's, unless the call made more than its `max_records` (64 by
+    /// default). Then the first half of them and the latest are kept, and
+    /// [`records_left_out`](Self::records_left_out) says how many between
+    /// them were left out; [`attempt_count`](Self::attempt_count) and
+    /// [`retry_count`](Self::retry_count) count them all. Each record's
+    /// [`number`](AttemptRecord::number) stays the attempt's own.
+    ///
+    /// ```
+    /// use resilient::{FakeClock, Operation};
+    /// use std::time::Duration;
+    ///
+    /// let outcome = Operation::new()
+    ///     .max_attempts(10)
+    ///     .max_records(4)
+    ///     .clock(FakeClock::new())
+    ///     .run(|_| Err::<(), _>("busy"));
+    /// let report = outcome.report();
+    /// let numbers: Vec<u32> = report.attempts().iter().map(|a| a.number()).collect();
+    /// assert_eq!(numbers, [1, 2, 9, 10]);
+    /// assert_eq!(report.records_left_out(), 6);
+    /// assert_eq!((report.attempt_count(), report.retry_count()), (10, 9));
+    /// ```
     pub fn attempts(&self) -> &[AttemptRecord] {
         self.records.as_slice()
+    }
+
+    /// How many attempts' records were left out to keep the report within
+    /// its `max_records` (see [`attempts`](Self::attempts)); 0 for a call
+    /// that made no more attempts than that.
+    pub fn records_left_out(&self) -> u32 {
+        self.records.left_out().0
     }
 
     /// Every delay slept, in order.

@@ -589,7 +589,8 @@ impl fmt::Debug for AttemptRecord {
 /// outcome bigger to move.
 const INLINE_ATTEMPTS: usize = 1;
 
-/// The attempt log: inline for the first attempts, then on the heap.
+/// The attempt log: inline for the first attempts, then on the heap, at
+/// most `max_records` of them (see [`Kept`]).
 // The inline variant is the larger on purpose: boxing it would allocate on
 // every call, which is what it exists to avoid.
 #[derive(Clone)]
@@ -599,7 +600,18 @@ pub(crate) enum Records {
         len: usize,
         items: [AttemptRecord; INLINE_ATTEMPTS],
     },
-    Heap(Vec<AttemptRecord>),
+    Heap(Kept),
+}
+
+/// The records kept on the heap: the first `max / 2` and the latest, with
+/// exact counts of those left out between them, so that a call that
+/// retries for ever keeps constant memory and exact counts.
+#[derive(Clone, Default)]
+pub(crate) struct Kept {
+    records: Vec<AttemptRecord>,
+    /// Records left out, and how many of them were primary attempts.
+    left_out: u32,
+    primaries_left_out: u32,
 }
 
 impl Records {
@@ -619,23 +631,32 @@ impl Records {
         }
     }
 
-    pub(crate) fn push(&mut self, record: AttemptRecord) {
+    /// Adds `record`, keeping at most `max` records (at least 1). Records
+    /// are left out only when a primary attempt or a fallback begins: the
+    /// attempts before it have all ended then, so a hedge still running
+    /// keeps its record, and a round of hedges may pass `max` by its
+    /// hedges until the next round.
+    pub(crate) fn push(&mut self, record: AttemptRecord, max: u16) {
         match self {
             Records::Inline { len, items } if *len < INLINE_ATTEMPTS => {
                 items[*len] = record;
                 *len += 1;
             }
             Records::Inline { items, .. } => {
-                let mut heap = Vec::with_capacity(4);
-                heap.extend(
+                let mut records = Vec::with_capacity(4);
+                records.extend(
                     items
                         .iter_mut()
                         .map(|r| std::mem::replace(r, AttemptRecord::EMPTY)),
                 );
-                heap.push(record);
-                *self = Records::Heap(heap);
+                let mut kept = Kept {
+                    records,
+                    ..Kept::default()
+                };
+                kept.push(record, max);
+                *self = Records::Heap(kept);
             }
-            Records::Heap(heap) => heap.push(record),
+            Records::Heap(kept) => kept.push(record, max),
         }
     }
 
@@ -653,15 +674,52 @@ impl Records {
     pub(crate) fn as_slice(&self) -> &[AttemptRecord] {
         match self {
             Records::Inline { len, items } => &items[..*len],
-            Records::Heap(heap) => heap,
+            Records::Heap(kept) => &kept.records,
         }
     }
 
     pub(crate) fn as_mut_slice(&mut self) -> &mut [AttemptRecord] {
         match self {
             Records::Inline { len, items } => &mut items[..*len],
-            Records::Heap(heap) => heap,
+            Records::Heap(kept) => &mut kept.records,
         }
+    }
+
+    /// The record of attempt `number`, if it is kept.
+    pub(crate) fn numbered(&mut self, number: u32) -> Option<&mut AttemptRecord> {
+        let records = self.as_mut_slice();
+        let at = records
+            .binary_search_by_key(&number, AttemptRecord::number)
+            .ok()?;
+        records.get_mut(at)
+    }
+
+    /// Records left out, in all and of primary attempts.
+    #[inline]
+    pub(crate) fn left_out(&self) -> (u32, u32) {
+        match self {
+            Records::Inline { .. } => (0, 0),
+            Records::Heap(kept) => (kept.left_out, kept.primaries_left_out),
+        }
+    }
+}
+
+impl Kept {
+    fn push(&mut self, record: AttemptRecord, max: u16) {
+        let max = usize::from(max.max(1));
+        if record.kind() != AttemptKind::Hedge && self.records.len() >= max {
+            // Keep the first half; leave out the oldest of the rest, and
+            // as many more as a round of hedges added over `max`.
+            let first = max / 2;
+            let over = self.records.len() + 1 - max;
+            for gone in self.records.drain(first..first + over) {
+                self.left_out = self.left_out.saturating_add(1);
+                if gone.kind() == AttemptKind::Primary {
+                    self.primaries_left_out = self.primaries_left_out.saturating_add(1);
+                }
+            }
+        }
+        self.records.push(record);
     }
 }
 
@@ -740,17 +798,76 @@ mod tests {
     fn the_log_moves_to_the_heap_past_its_inline_slots_in_order() {
         let mut records = Records::new();
         for n in 1..=5 {
-            records.push(AttemptRecord::begin(
-                n,
-                AttemptKind::Primary,
-                0,
-                Nanos::NONE,
-                None,
-            ));
+            records.push(
+                AttemptRecord::begin(n, AttemptKind::Primary, 0, Nanos::NONE, None),
+                64,
+            );
             let numbers: Vec<_> = records.as_slice().iter().map(|r| r.number).collect();
             assert_eq!(numbers, (1..=n).collect::<Vec<_>>());
         }
         records.as_mut_slice()[4].number = 9;
         assert_eq!(records.as_slice()[4].number, 9);
+    }
+
+    fn begun(number: u32, kind: AttemptKind) -> AttemptRecord {
+        AttemptRecord::begin(number, kind, 0, Nanos::NONE, None)
+    }
+
+    fn numbers(records: &Records) -> Vec<u32> {
+        records.as_slice().iter().map(|r| r.number).collect()
+    }
+
+    #[test]
+    fn past_its_most_the_log_keeps_the_first_half_and_the_latest_and_counts_the_rest() {
+        let mut records = Records::new();
+        for n in 1..=1000 {
+            records.push(begun(n, AttemptKind::Primary), 64);
+            assert!(records.as_slice().len() <= 64);
+        }
+        let expected: Vec<u32> = (1..=32).chain(969..=1000).collect();
+        assert_eq!(numbers(&records), expected);
+        assert_eq!(records.left_out(), (1000 - 64, 1000 - 64));
+        assert!(records.numbered(500).is_none());
+        assert_eq!(records.numbered(969).map(|r| r.number), Some(969));
+        assert_eq!(records.numbered(32).map(|r| r.number), Some(32));
+    }
+
+    #[test]
+    fn an_odd_most_keeps_one_more_of_the_latest_and_a_most_of_zero_keeps_one() {
+        let mut records = Records::new();
+        for n in 1..=9 {
+            records.push(begun(n, AttemptKind::Primary), 5);
+        }
+        assert_eq!(numbers(&records), [1, 2, 7, 8, 9]);
+        let mut records = Records::new();
+        for n in 1..=9 {
+            records.push(begun(n, AttemptKind::Primary), 0);
+        }
+        assert_eq!(numbers(&records), [9]);
+        assert_eq!(records.left_out(), (8, 8));
+    }
+
+    #[test]
+    fn hedges_are_never_left_out_while_their_round_runs() {
+        let mut records = Records::new();
+        // Rounds of a primary and two hedges, at most 4 records.
+        let mut number = 0;
+        for _round in 0..5 {
+            for kind in [AttemptKind::Primary, AttemptKind::Hedge, AttemptKind::Hedge] {
+                number += 1;
+                records.push(begun(number, kind), 4);
+            }
+            // The round's three records are all kept while it runs.
+            let kept = numbers(&records);
+            assert_eq!(kept[kept.len() - 3..], [number - 2, number - 1, number]);
+        }
+        // The next primary leaves the rounds before it out, to 4 with it.
+        records.push(begun(16, AttemptKind::Primary), 4);
+        assert_eq!(numbers(&records), [1, 2, 15, 16]);
+        // Of the 12 left out (3 to 14), 4 were primary attempts: 4, 7, 10
+        // and 13.
+        let (all, primaries) = records.left_out();
+        assert_eq!(all, 12);
+        assert_eq!(primaries, 4);
     }
 }

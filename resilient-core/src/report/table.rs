@@ -58,7 +58,15 @@ impl fmt::Display for ExecutionReport {
             "retryable",
             if chaos { "injected  " } else { "" }
         )?;
+        let mut previous = 0;
         for r in self.attempts() {
+            // Records left out (past `max_records`) leave a gap in the
+            // numbers: one line says how many.
+            let gap = r.number().saturating_sub(previous).saturating_sub(1);
+            if gap > 0 {
+                writeln!(f, "  …  {gap} attempt(s) left out of the report")?;
+            }
+            previous = r.number();
             let delay = r.delay_before().map_or_else(
                 || "-".to_owned(),
                 |d| {
@@ -183,15 +191,18 @@ mod tests {
     fn display_is_a_table_with_a_named_summary() {
         let mut report = ExecutionReport::new("users.get".into());
         let busy = ExecutionError::new(FailureKind::Operation, true, "busy".into());
-        report.push(record(1, None, Some(busy)));
-        report.push(record(
-            2,
-            Some(Delay::new(
-                Duration::from_millis(250),
-                DelaySource::RetryAfter,
-            )),
-            None,
-        ));
+        report.push(record(1, None, Some(busy)), 64);
+        report.push(
+            record(
+                2,
+                Some(Delay::new(
+                    Duration::from_millis(250),
+                    DelaySource::RetryAfter,
+                )),
+                None,
+            ),
+            64,
+        );
         report.elapsed = Nanos::from_u64(2_000_000_000);
         report.stop_reason = StopReason::Succeeded;
         let text = report.to_string();
@@ -217,8 +228,8 @@ mod tests {
         let injected = ExecutionError::new(FailureKind::Operation, true, "boom".into());
         let mut first = record(1, None, Some(injected));
         first.set_injected(Injection::Fault);
-        report.push(first);
-        report.push(record(2, None, None));
+        report.push(first, 64);
+        report.push(record(2, None, None), 64);
         let text = report.to_string();
         let lines: Vec<_> = text.lines().collect();
         assert!(lines[0].ends_with("retryable  injected  error"), "{text}");
@@ -226,7 +237,7 @@ mod tests {
         assert!(lines[2].ends_with("-          -         -"), "{text}");
 
         let mut plain = ExecutionReport::new("users.get".into());
-        plain.push(record(1, None, None));
+        plain.push(record(1, None, None), 64);
         assert!(
             plain
                 .to_string()

@@ -703,6 +703,39 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
         with!(self, op: self.op.jitter_seed(seed))
     }
 
+    /// The most attempt records the report keeps (64 by default): past
+    /// it, the first half and the latest, with exact counts, so that a
+    /// call that retries for ever keeps constant memory.
+    ///
+    /// ```
+    /// use resilient::{Backoff, RetryPolicy, Retryable};
+    /// use std::time::Duration;
+    ///
+    /// // backon's `without_max_times()`: unbounded, and bounded by a budget.
+    /// let policy = RetryPolicy::builder()
+    ///     .unbounded()
+    ///     .backoff(Backoff::constant(Duration::from_millis(1)))
+    ///     .budget(Duration::from_secs(3600))
+    ///     .build()
+    ///     .unwrap();
+    /// let mut calls = 0;
+    /// let outcome = (|| {
+    ///     calls += 1;
+    ///     if calls < 10_000 { Err("busy") } else { Ok(calls) }
+    /// })
+    /// .retry(&policy)
+    /// .clock(resilient::FakeClock::new())
+    /// .max_records(8)
+    /// .call();
+    /// assert_eq!(outcome.report().attempt_count(), 10_000);
+    /// assert_eq!(outcome.report().attempts().len(), 8);
+    /// assert_eq!(outcome.report().records_left_out(), 9_992);
+    /// ```
+    #[inline]
+    pub fn max_records(self, records: u32) -> Self {
+        with!(self, op: self.op.max_records(records))
+    }
+
     gate_forwarders! {
         /// Consults `breaker` before each attempt and reports each result to
         /// it; an open breaker fails the attempt with `E::from(CircuitOpen)`

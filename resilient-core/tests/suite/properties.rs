@@ -279,6 +279,10 @@ fn configure(p: &Policy) -> Result<Operation<'static, u32, Fail>, TestCaseError>
             op = op.jitter_seed(seed);
         }
     }
+    // Every record kept (at most 10 000 attempts here), so that each body
+    // call is checked against its own record; the bound itself is tested
+    // apart (`Records`' tests, `tests/suite/max_records.rs`).
+    op = op.max_records(u32::MAX);
     if let Some(timeout) = p.timeout {
         op = op.timeout(timeout);
     }

@@ -117,6 +117,7 @@ fn the_json_of_a_real_report_is_pinned() {
       "endpoint": null
     }
   ],
+  "records_left_out": 0,
   "idempotency": null,
   "idempotency_stored": null
 }"#;

@@ -118,10 +118,10 @@ fn retries_rate_limits_and_fallbacks_are_logged_by_name() {
     assert_eq!(
         lines,
         [
-            "WARN attempt.failed operation=\"checkout\" attempt=1 kind=Operation retryable=true error=\"503\"",
-            "INFO retry.scheduled operation=\"checkout\" attempt=1 delay_ms=250 source=Backoff",
-            "WARN attempt.failed operation=\"checkout\" attempt=2 kind=Operation retryable=true error=\"429\"",
-            "WARN rate_limit.wait_exceeded operation=\"checkout\" attempt=2 hint_ms=120000 waited_ms=0 max_wait_ms=60000",
+            "DEBUG attempt.failed operation=\"checkout\" attempt=1 kind=Operation retryable=true error=\"503\"",
+            "DEBUG retry.scheduled operation=\"checkout\" attempt=1 delay_ms=250 source=Backoff",
+            "DEBUG attempt.failed operation=\"checkout\" attempt=2 kind=Operation retryable=true error=\"429\"",
+            "DEBUG rate_limit.wait_exceeded operation=\"checkout\" attempt=2 hint_ms=120000 waited_ms=0 max_wait_ms=60000",
             "INFO fallback.used operation=\"checkout\" attempt=3 ok=true",
         ]
     );
@@ -162,8 +162,9 @@ fn a_rejection_by_an_open_breaker_is_logged_by_name() {
     assert_eq!(
         lines,
         [
-            "WARN circuit.rejected operation=\"operation\" attempt=1",
-            "WARN attempt.failed operation=\"operation\" attempt=1 kind=CircuitOpen retryable=true error=\"rejected\"",
+            "DEBUG circuit.rejected operation=\"operation\" attempt=1",
+            "DEBUG attempt.failed operation=\"operation\" attempt=1 kind=CircuitOpen retryable=true error=\"rejected\"",
+            "WARN call.failed operation=\"operation\" stop_reason=\"circuit_open\" attempt_count=1 elapsed_ms=0 error=\"rejected\"",
         ]
     );
 }
@@ -188,7 +189,8 @@ fn each_injection_is_logged_by_name_and_kind() {
         [
             "INFO chaos.injected operation=\"checkout\" attempt=1 kind=\"latency\"",
             "INFO chaos.injected operation=\"checkout\" attempt=1 kind=\"fault\"",
-            "WARN attempt.failed operation=\"checkout\" attempt=1 kind=Operation retryable=true error=\"injected\"",
+            "DEBUG attempt.failed operation=\"checkout\" attempt=1 kind=Operation retryable=true error=\"injected\"",
+            "WARN call.failed operation=\"checkout\" stop_reason=\"attempts_exhausted\" attempt_count=1 elapsed_ms=300 error=\"injected\"",
         ]
     );
 }

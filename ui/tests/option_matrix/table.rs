@@ -83,6 +83,7 @@ pub const OPTIONS: &[Row] = &[
     needs(row("max_rate_limit_wait", "\"30s\""), RETRY_AFTER),
     needs(row("max_retry_after_retries", "3"), RETRY_AFTER),
     needs(row("max_rate_limit_retries", "3"), RETRY_AFTER),
+    row("max_records", "8"),
     row("nested", "\"no_retry\""),
     row("circuit_breaker", "&BREAKER"),
     row("validate", "is_valid"),

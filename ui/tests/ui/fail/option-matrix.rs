@@ -203,717 +203,732 @@ pub fn c14(x: u32) -> Result<u32, MatrixError> {
 }
 // blocking fn: retries + hedge
 #[resilient(retries = 2, hedge = "100ms")]
-pub fn c72(x: u32) -> Result<u32, MatrixError> {
+pub fn c74(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + hedge + max_hedges
 #[resilient(retries = 2, hedge = "100ms", max_hedges = 2)]
-pub fn c74(x: u32) -> Result<u32, MatrixError> {
+pub fn c76(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_on + retry_if
 #[resilient(retries = 2, retry_on = [Transient], retry_if = is_transient)]
-pub fn c84(x: u32) -> Result<u32, MatrixError> {
+pub fn c86(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_on + retry
 #[resilient(retry_on = [Transient], retry = POLICY)]
-pub fn c94(x: u32) -> Result<u32, MatrixError> {
+pub fn c96(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_on + timeout
 #[resilient(retries = 2, retry_on = [Transient], timeout = "1s")]
-pub fn c96(x: u32) -> Result<u32, MatrixError> {
+pub fn c98(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_on + hedge
 #[resilient(retries = 2, retry_on = [Transient], hedge = "100ms")]
-pub fn c154(x: u32) -> Result<u32, MatrixError> {
+pub fn c158(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_on + hedge + max_hedges
 #[resilient(retries = 2, retry_on = [Transient], hedge = "100ms", max_hedges = 2)]
-pub fn c156(x: u32) -> Result<u32, MatrixError> {
+pub fn c160(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_if + retry
 #[resilient(retry_if = is_transient, retry = POLICY)]
-pub fn c174(x: u32) -> Result<u32, MatrixError> {
+pub fn c178(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_if + timeout
 #[resilient(retries = 2, retry_if = is_transient, timeout = "1s")]
-pub fn c176(x: u32) -> Result<u32, MatrixError> {
+pub fn c180(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_if + hedge
 #[resilient(retries = 2, retry_if = is_transient, hedge = "100ms")]
-pub fn c234(x: u32) -> Result<u32, MatrixError> {
+pub fn c240(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_if + hedge + max_hedges
 #[resilient(retries = 2, retry_if = is_transient, hedge = "100ms", max_hedges = 2)]
-pub fn c236(x: u32) -> Result<u32, MatrixError> {
+pub fn c242(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: ignore_on + ignore_if
 #[resilient(ignore_on = [Transient], ignore_if = is_transient)]
-pub fn c246(x: u32) -> Result<u32, MatrixError> {
+pub fn c252(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: ignore_on + timeout
 #[resilient(ignore_on = [Transient], timeout = "1s")]
-pub fn c254(x: u32) -> Result<u32, MatrixError> {
+pub fn c260(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: ignore_on + hedge
 #[resilient(ignore_on = [Transient], hedge = "100ms")]
-pub fn c312(x: u32) -> Result<u32, MatrixError> {
+pub fn c320(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: ignore_on + hedge + max_hedges
 #[resilient(ignore_on = [Transient], hedge = "100ms", max_hedges = 2)]
-pub fn c314(x: u32) -> Result<u32, MatrixError> {
+pub fn c322(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: ignore_if + timeout
 #[resilient(ignore_if = is_transient, timeout = "1s")]
-pub fn c330(x: u32) -> Result<u32, MatrixError> {
+pub fn c338(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: ignore_if + hedge
 #[resilient(ignore_if = is_transient, hedge = "100ms")]
-pub fn c388(x: u32) -> Result<u32, MatrixError> {
+pub fn c398(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: ignore_if + hedge + max_hedges
 #[resilient(ignore_if = is_transient, hedge = "100ms", max_hedges = 2)]
-pub fn c390(x: u32) -> Result<u32, MatrixError> {
+pub fn c400(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: backoff + retry
 #[resilient(backoff = exponential(base = "10ms", jitter = none), retry = POLICY)]
-pub fn c402(x: u32) -> Result<u32, MatrixError> {
+pub fn c412(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + backoff + timeout
 #[resilient(retries = 2, backoff = exponential(base = "10ms", jitter = none), timeout = "1s")]
-pub fn c404(x: u32) -> Result<u32, MatrixError> {
+pub fn c414(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + backoff + hedge
 #[resilient(retries = 2, backoff = exponential(base = "10ms", jitter = none), hedge = "100ms")]
-pub fn c462(x: u32) -> Result<u32, MatrixError> {
+pub fn c474(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + backoff + hedge + max_hedges
 #[resilient(retries = 2, backoff = exponential(base = "10ms", jitter = none), hedge = "100ms", max_hedges = 2)]
-pub fn c464(x: u32) -> Result<u32, MatrixError> {
+pub fn c476(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: jitter_seed + retry
 #[resilient(jitter_seed = 7, retry = POLICY)]
-pub fn c474(x: u32) -> Result<u32, MatrixError> {
+pub fn c486(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + jitter_seed + timeout
 #[resilient(retries = 2, jitter_seed = 7, timeout = "1s")]
-pub fn c476(x: u32) -> Result<u32, MatrixError> {
+pub fn c488(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + jitter_seed + hedge
 #[resilient(retries = 2, jitter_seed = 7, hedge = "100ms")]
-pub fn c534(x: u32) -> Result<u32, MatrixError> {
+pub fn c548(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + jitter_seed + hedge + max_hedges
 #[resilient(retries = 2, jitter_seed = 7, hedge = "100ms", max_hedges = 2)]
-pub fn c536(x: u32) -> Result<u32, MatrixError> {
+pub fn c550(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry + timeout
 #[resilient(retry = POLICY, timeout = "1s")]
-pub fn c546(x: u32) -> Result<u32, MatrixError> {
+pub fn c560(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry + max_delay
 #[resilient(retry = POLICY, max_delay = "5s")]
-pub fn c552(x: u32) -> Result<u32, MatrixError> {
+pub fn c566(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry + hedge
 #[resilient(retry = POLICY, hedge = "100ms")]
-pub fn c604(x: u32) -> Result<u32, MatrixError> {
+pub fn c620(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry + hedge + max_hedges
 #[resilient(retry = POLICY, hedge = "100ms", max_hedges = 2)]
-pub fn c606(x: u32) -> Result<u32, MatrixError> {
+pub fn c622(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + budget
 #[resilient(timeout = "1s", budget = "10s")]
-pub fn c616(x: u32) -> Result<u32, MatrixError> {
+pub fn c632(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + max_elapsed
 #[resilient(timeout = "1s", max_elapsed = "5s")]
-pub fn c618(x: u32) -> Result<u32, MatrixError> {
+pub fn c634(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + timeout + max_delay
 #[resilient(retries = 2, timeout = "1s", max_delay = "5s")]
-pub fn c620(x: u32) -> Result<u32, MatrixError> {
+pub fn c636(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + timeout + min_retries
 #[resilient(retries = 2, timeout = "1s", min_retries = 1)]
-pub fn c622(x: u32) -> Result<u32, MatrixError> {
+pub fn c638(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + retry_after
 #[resilient(timeout = "1s", retry_after = retry_after)]
-pub fn c624(x: u32) -> Result<u32, MatrixError> {
+pub fn c640(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + rate_limit
 #[resilient(timeout = "1s", rate_limit = retry_after)]
-pub fn c626(x: u32) -> Result<u32, MatrixError> {
+pub fn c642(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + retry_after + max_retry_after_wait
 #[resilient(timeout = "1s", retry_after = retry_after, max_retry_after_wait = "30s")]
-pub fn c628(x: u32) -> Result<u32, MatrixError> {
+pub fn c644(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + retry_after + max_rate_limit_wait
 #[resilient(timeout = "1s", retry_after = retry_after, max_rate_limit_wait = "30s")]
-pub fn c630(x: u32) -> Result<u32, MatrixError> {
+pub fn c646(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + retry_after + max_retry_after_retries
 #[resilient(timeout = "1s", retry_after = retry_after, max_retry_after_retries = 3)]
-pub fn c632(x: u32) -> Result<u32, MatrixError> {
+pub fn c648(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + retry_after + max_rate_limit_retries
 #[resilient(timeout = "1s", retry_after = retry_after, max_rate_limit_retries = 3)]
-pub fn c634(x: u32) -> Result<u32, MatrixError> {
+pub fn c650(x: u32) -> Result<u32, MatrixError> {
+    Ok(x)
+}
+// blocking fn: timeout + max_records
+#[resilient(timeout = "1s", max_records = 8)]
+pub fn c652(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + nested
 #[resilient(timeout = "1s", nested = "no_retry")]
-pub fn c636(x: u32) -> Result<u32, MatrixError> {
+pub fn c654(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + circuit_breaker
 #[resilient(timeout = "1s", circuit_breaker = &BREAKER)]
-pub fn c638(x: u32) -> Result<u32, MatrixError> {
+pub fn c656(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + validate
 #[resilient(timeout = "1s", validate = is_valid)]
-pub fn c640(x: u32) -> Result<u32, MatrixError> {
+pub fn c658(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + fallback
 #[resilient(timeout = "1s", fallback = recover)]
-pub fn c642(x: u32) -> Result<u32, MatrixError> {
+pub fn c660(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + fallback + fallback_on
 #[resilient(timeout = "1s", fallback = recover, fallback_on = [Transient])]
-pub fn c644(x: u32) -> Result<u32, MatrixError> {
+pub fn c662(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + fallback + fallback_if
 #[resilient(timeout = "1s", fallback = recover, fallback_if = is_transient)]
-pub fn c646(x: u32) -> Result<u32, MatrixError> {
+pub fn c664(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + clock
 #[resilient(timeout = "1s", clock = clock())]
-pub fn c648(x: u32) -> Result<u32, MatrixError> {
+pub fn c666(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + timing
 #[resilient(timeout = "1s", timing = false)]
-pub fn c650(x: u32) -> Result<u32, MatrixError> {
+pub fn c668(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + on_retry
 #[resilient(timeout = "1s", on_retry = log_retry)]
-pub fn c652(x: u32) -> Result<u32, MatrixError> {
+pub fn c670(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + name
-#[resilient(timeout = "1s", name = "matrix.c654")]
-pub fn c654(x: u32) -> Result<u32, MatrixError> {
+#[resilient(timeout = "1s", name = "matrix.c672")]
+pub fn c672(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + report
 #[resilient(timeout = "1s", report = log_report)]
-pub fn c656(x: u32) -> Result<u32, MatrixError> {
+pub fn c674(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + throttle
 #[resilient(timeout = "1s", throttle = &THROTTLE)]
-pub fn c658(x: u32) -> Result<u32, MatrixError> {
+pub fn c676(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + adaptive_throttle
 #[resilient(timeout = "1s", adaptive_throttle = &BACKEND)]
-pub fn c660(x: u32) -> Result<u32, MatrixError> {
+pub fn c678(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + limit
 #[resilient(timeout = "1s", limit = [&POOL, &ADAPTIVE])]
-pub fn c662(x: u32) -> Result<u32, MatrixError> {
+pub fn c680(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + limit + limit_wait
 #[resilient(timeout = "1s", limit = [&POOL, &ADAPTIVE], limit_wait = "50ms")]
-pub fn c664(x: u32) -> Result<u32, MatrixError> {
+pub fn c682(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + chaos + chaos_latency
 #[resilient(timeout = "1s", chaos = &CHAOS, chaos_latency = "1ms")]
-pub fn c666(x: u32) -> Result<u32, MatrixError> {
+pub fn c684(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + chaos + chaos_fault + chaos_latency
 #[resilient(timeout = "1s", chaos = &CHAOS, chaos_fault = MatrixError::Transient, chaos_latency = "1ms")]
-pub fn c668(x: u32) -> Result<u32, MatrixError> {
+pub fn c686(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + chaos + chaos_outcome + chaos_latency
 #[resilient(timeout = "1s", chaos = &CHAOS, chaos_outcome = 7, chaos_latency = "1ms")]
-pub fn c670(x: u32) -> Result<u32, MatrixError> {
+pub fn c688(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + hedge
 #[resilient(timeout = "1s", hedge = "100ms")]
-pub fn c672(x: u32) -> Result<u32, MatrixError> {
+pub fn c690(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + hedge + max_hedges
 #[resilient(timeout = "1s", hedge = "100ms", max_hedges = 2)]
-pub fn c674(x: u32) -> Result<u32, MatrixError> {
+pub fn c692(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + idempotency + idempotency_key
-#[resilient(timeout = "1s", idempotency = &STORE, idempotency_key = format!("c676-{x}"))]
-pub fn c676(x: u32) -> Result<u32, MatrixError> {
+#[resilient(timeout = "1s", idempotency = &STORE, idempotency_key = format!("c694-{x}"))]
+pub fn c694(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + idempotency + idempotency_key + idempotency_ttl
-#[resilient(timeout = "1s", idempotency = &STORE, idempotency_key = format!("c678-{x}"), idempotency_ttl = "1h")]
-pub fn c678(x: u32) -> Result<u32, MatrixError> {
+#[resilient(timeout = "1s", idempotency = &STORE, idempotency_key = format!("c696-{x}"), idempotency_ttl = "1h")]
+pub fn c696(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + idempotency + idempotency_key + idempotency_fingerprint
-#[resilient(timeout = "1s", idempotency = &STORE, idempotency_key = format!("c680-{x}"), idempotency_fingerprint = x)]
-pub fn c680(x: u32) -> Result<u32, MatrixError> {
+#[resilient(timeout = "1s", idempotency = &STORE, idempotency_key = format!("c698-{x}"), idempotency_fingerprint = x)]
+pub fn c698(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + crate
 #[resilient(timeout = "1s", crate = "crate::runtime")]
-pub fn c682(x: u32) -> Result<u32, MatrixError> {
+pub fn c700(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: budget + timing
 #[resilient(budget = "10s", timing = false)]
-pub fn c716(x: u32) -> Result<u32, MatrixError> {
+pub fn c736(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: budget + hedge
 #[resilient(budget = "10s", hedge = "100ms")]
-pub fn c738(x: u32) -> Result<u32, MatrixError> {
+pub fn c758(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: budget + hedge + max_hedges
 #[resilient(budget = "10s", hedge = "100ms", max_hedges = 2)]
-pub fn c740(x: u32) -> Result<u32, MatrixError> {
+pub fn c760(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: max_elapsed + timing
 #[resilient(max_elapsed = "5s", timing = false)]
-pub fn c780(x: u32) -> Result<u32, MatrixError> {
+pub fn c802(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: max_elapsed + hedge
 #[resilient(max_elapsed = "5s", hedge = "100ms")]
-pub fn c802(x: u32) -> Result<u32, MatrixError> {
+pub fn c824(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: max_elapsed + hedge + max_hedges
 #[resilient(max_elapsed = "5s", hedge = "100ms", max_hedges = 2)]
-pub fn c804(x: u32) -> Result<u32, MatrixError> {
+pub fn c826(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + max_delay + hedge
 #[resilient(retries = 2, max_delay = "5s", hedge = "100ms")]
-pub fn c864(x: u32) -> Result<u32, MatrixError> {
+pub fn c888(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + max_delay + hedge + max_hedges
 #[resilient(retries = 2, max_delay = "5s", hedge = "100ms", max_hedges = 2)]
-pub fn c866(x: u32) -> Result<u32, MatrixError> {
+pub fn c890(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + min_retries + hedge
 #[resilient(retries = 2, min_retries = 1, hedge = "100ms")]
-pub fn c924(x: u32) -> Result<u32, MatrixError> {
+pub fn c950(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + min_retries + hedge + max_hedges
 #[resilient(retries = 2, min_retries = 1, hedge = "100ms", max_hedges = 2)]
-pub fn c926(x: u32) -> Result<u32, MatrixError> {
+pub fn c952(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + rate_limit
 #[resilient(retry_after = retry_after, rate_limit = retry_after)]
-pub fn c936(x: u32) -> Result<u32, MatrixError> {
+pub fn c962(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + timing
 #[resilient(retry_after = retry_after, timing = false)]
-pub fn c960(x: u32) -> Result<u32, MatrixError> {
+pub fn c988(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + hedge
 #[resilient(retry_after = retry_after, hedge = "100ms")]
-pub fn c982(x: u32) -> Result<u32, MatrixError> {
+pub fn c1010(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + hedge + max_hedges
 #[resilient(retry_after = retry_after, hedge = "100ms", max_hedges = 2)]
-pub fn c984(x: u32) -> Result<u32, MatrixError> {
+pub fn c1012(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: rate_limit + timing
 #[resilient(rate_limit = retry_after, timing = false)]
-pub fn c1016(x: u32) -> Result<u32, MatrixError> {
+pub fn c1046(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: rate_limit + hedge
 #[resilient(rate_limit = retry_after, hedge = "100ms")]
-pub fn c1038(x: u32) -> Result<u32, MatrixError> {
+pub fn c1068(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: rate_limit + hedge + max_hedges
 #[resilient(rate_limit = retry_after, hedge = "100ms", max_hedges = 2)]
-pub fn c1040(x: u32) -> Result<u32, MatrixError> {
+pub fn c1070(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_retry_after_wait + max_rate_limit_wait
 #[resilient(retry_after = retry_after, max_retry_after_wait = "30s", max_rate_limit_wait = "30s")]
-pub fn c1050(x: u32) -> Result<u32, MatrixError> {
+pub fn c1080(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_retry_after_wait + timing
 #[resilient(retry_after = retry_after, max_retry_after_wait = "30s", timing = false)]
-pub fn c1070(x: u32) -> Result<u32, MatrixError> {
+pub fn c1102(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_retry_after_wait + hedge
 #[resilient(retry_after = retry_after, max_retry_after_wait = "30s", hedge = "100ms")]
-pub fn c1092(x: u32) -> Result<u32, MatrixError> {
+pub fn c1124(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_retry_after_wait + hedge + max_hedges
 #[resilient(retry_after = retry_after, max_retry_after_wait = "30s", hedge = "100ms", max_hedges = 2)]
-pub fn c1094(x: u32) -> Result<u32, MatrixError> {
+pub fn c1126(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_rate_limit_wait + timing
 #[resilient(retry_after = retry_after, max_rate_limit_wait = "30s", timing = false)]
-pub fn c1122(x: u32) -> Result<u32, MatrixError> {
+pub fn c1156(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_rate_limit_wait + hedge
 #[resilient(retry_after = retry_after, max_rate_limit_wait = "30s", hedge = "100ms")]
-pub fn c1144(x: u32) -> Result<u32, MatrixError> {
+pub fn c1178(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_rate_limit_wait + hedge + max_hedges
 #[resilient(retry_after = retry_after, max_rate_limit_wait = "30s", hedge = "100ms", max_hedges = 2)]
-pub fn c1146(x: u32) -> Result<u32, MatrixError> {
+pub fn c1180(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_retry_after_retries + max_rate_limit_retries
 #[resilient(retry_after = retry_after, max_retry_after_retries = 3, max_rate_limit_retries = 3)]
-pub fn c1156(x: u32) -> Result<u32, MatrixError> {
+pub fn c1190(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_retry_after_retries + timing
 #[resilient(retry_after = retry_after, max_retry_after_retries = 3, timing = false)]
-pub fn c1172(x: u32) -> Result<u32, MatrixError> {
+pub fn c1208(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_retry_after_retries + hedge
 #[resilient(retry_after = retry_after, max_retry_after_retries = 3, hedge = "100ms")]
-pub fn c1194(x: u32) -> Result<u32, MatrixError> {
+pub fn c1230(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_retry_after_retries + hedge + max_hedges
 #[resilient(retry_after = retry_after, max_retry_after_retries = 3, hedge = "100ms", max_hedges = 2)]
-pub fn c1196(x: u32) -> Result<u32, MatrixError> {
+pub fn c1232(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_rate_limit_retries + timing
 #[resilient(retry_after = retry_after, max_rate_limit_retries = 3, timing = false)]
-pub fn c1220(x: u32) -> Result<u32, MatrixError> {
+pub fn c1258(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_rate_limit_retries + hedge
 #[resilient(retry_after = retry_after, max_rate_limit_retries = 3, hedge = "100ms")]
-pub fn c1242(x: u32) -> Result<u32, MatrixError> {
+pub fn c1280(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_rate_limit_retries + hedge + max_hedges
 #[resilient(retry_after = retry_after, max_rate_limit_retries = 3, hedge = "100ms", max_hedges = 2)]
-pub fn c1244(x: u32) -> Result<u32, MatrixError> {
+pub fn c1282(x: u32) -> Result<u32, MatrixError> {
+    Ok(x)
+}
+// blocking fn: max_records + hedge
+#[resilient(max_records = 8, hedge = "100ms")]
+pub fn c1328(x: u32) -> Result<u32, MatrixError> {
+    Ok(x)
+}
+// blocking fn: max_records + hedge + max_hedges
+#[resilient(max_records = 8, hedge = "100ms", max_hedges = 2)]
+pub fn c1330(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: nested + hedge
 #[resilient(nested = "no_retry", hedge = "100ms")]
-pub fn c1288(x: u32) -> Result<u32, MatrixError> {
+pub fn c1374(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: nested + hedge + max_hedges
 #[resilient(nested = "no_retry", hedge = "100ms", max_hedges = 2)]
-pub fn c1290(x: u32) -> Result<u32, MatrixError> {
+pub fn c1376(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: circuit_breaker + hedge
 #[resilient(circuit_breaker = &BREAKER, hedge = "100ms")]
-pub fn c1332(x: u32) -> Result<u32, MatrixError> {
+pub fn c1418(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: circuit_breaker + hedge + max_hedges
 #[resilient(circuit_breaker = &BREAKER, hedge = "100ms", max_hedges = 2)]
-pub fn c1334(x: u32) -> Result<u32, MatrixError> {
+pub fn c1420(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: validate + hedge
 #[resilient(validate = is_valid, hedge = "100ms")]
-pub fn c1374(x: u32) -> Result<u32, MatrixError> {
+pub fn c1460(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: validate + hedge + max_hedges
 #[resilient(validate = is_valid, hedge = "100ms", max_hedges = 2)]
-pub fn c1376(x: u32) -> Result<u32, MatrixError> {
+pub fn c1462(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + hedge
 #[resilient(fallback = recover, hedge = "100ms")]
-pub fn c1414(x: u32) -> Result<u32, MatrixError> {
+pub fn c1500(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + hedge + max_hedges
 #[resilient(fallback = recover, hedge = "100ms", max_hedges = 2)]
-pub fn c1416(x: u32) -> Result<u32, MatrixError> {
+pub fn c1502(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + fallback_on + fallback_if
 #[resilient(fallback = recover, fallback_on = [Transient], fallback_if = is_transient)]
-pub fn c1426(x: u32) -> Result<u32, MatrixError> {
+pub fn c1512(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + fallback_on + hedge
 #[resilient(fallback = recover, fallback_on = [Transient], hedge = "100ms")]
-pub fn c1452(x: u32) -> Result<u32, MatrixError> {
+pub fn c1538(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + fallback_on + hedge + max_hedges
 #[resilient(fallback = recover, fallback_on = [Transient], hedge = "100ms", max_hedges = 2)]
-pub fn c1454(x: u32) -> Result<u32, MatrixError> {
+pub fn c1540(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + fallback_if + hedge
 #[resilient(fallback = recover, fallback_if = is_transient, hedge = "100ms")]
-pub fn c1488(x: u32) -> Result<u32, MatrixError> {
+pub fn c1574(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + fallback_if + hedge + max_hedges
 #[resilient(fallback = recover, fallback_if = is_transient, hedge = "100ms", max_hedges = 2)]
-pub fn c1490(x: u32) -> Result<u32, MatrixError> {
+pub fn c1576(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: clock + hedge
 #[resilient(clock = clock(), hedge = "100ms")]
-pub fn c1522(x: u32) -> Result<u32, MatrixError> {
+pub fn c1608(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: clock + hedge + max_hedges
 #[resilient(clock = clock(), hedge = "100ms", max_hedges = 2)]
-pub fn c1524(x: u32) -> Result<u32, MatrixError> {
+pub fn c1610(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timing + hedge
 #[resilient(timing = false, hedge = "100ms")]
-pub fn c1554(x: u32) -> Result<u32, MatrixError> {
+pub fn c1640(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timing + hedge + max_hedges
 #[resilient(timing = false, hedge = "100ms", max_hedges = 2)]
-pub fn c1556(x: u32) -> Result<u32, MatrixError> {
+pub fn c1642(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: on_retry + hedge
 #[resilient(on_retry = log_retry, hedge = "100ms")]
-pub fn c1584(x: u32) -> Result<u32, MatrixError> {
+pub fn c1670(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: on_retry + hedge + max_hedges
 #[resilient(on_retry = log_retry, hedge = "100ms", max_hedges = 2)]
-pub fn c1586(x: u32) -> Result<u32, MatrixError> {
+pub fn c1672(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: name + hedge
-#[resilient(name = "matrix.c1612", hedge = "100ms")]
-pub fn c1612(x: u32) -> Result<u32, MatrixError> {
+#[resilient(name = "matrix.c1698", hedge = "100ms")]
+pub fn c1698(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: name + hedge + max_hedges
-#[resilient(name = "matrix.c1614", hedge = "100ms", max_hedges = 2)]
-pub fn c1614(x: u32) -> Result<u32, MatrixError> {
+#[resilient(name = "matrix.c1700", hedge = "100ms", max_hedges = 2)]
+pub fn c1700(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: report + hedge
 #[resilient(report = log_report, hedge = "100ms")]
-pub fn c1638(x: u32) -> Result<u32, MatrixError> {
+pub fn c1724(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: report + hedge + max_hedges
 #[resilient(report = log_report, hedge = "100ms", max_hedges = 2)]
-pub fn c1640(x: u32) -> Result<u32, MatrixError> {
+pub fn c1726(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: throttle + hedge
 #[resilient(throttle = &THROTTLE, hedge = "100ms")]
-pub fn c1662(x: u32) -> Result<u32, MatrixError> {
+pub fn c1748(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: throttle + hedge + max_hedges
 #[resilient(throttle = &THROTTLE, hedge = "100ms", max_hedges = 2)]
-pub fn c1664(x: u32) -> Result<u32, MatrixError> {
+pub fn c1750(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: adaptive_throttle + hedge
 #[resilient(adaptive_throttle = &BACKEND, hedge = "100ms")]
-pub fn c1684(x: u32) -> Result<u32, MatrixError> {
+pub fn c1770(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: adaptive_throttle + hedge + max_hedges
 #[resilient(adaptive_throttle = &BACKEND, hedge = "100ms", max_hedges = 2)]
-pub fn c1686(x: u32) -> Result<u32, MatrixError> {
+pub fn c1772(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: limit + hedge
 #[resilient(limit = [&POOL, &ADAPTIVE], hedge = "100ms")]
-pub fn c1704(x: u32) -> Result<u32, MatrixError> {
+pub fn c1790(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: limit + hedge + max_hedges
 #[resilient(limit = [&POOL, &ADAPTIVE], hedge = "100ms", max_hedges = 2)]
-pub fn c1706(x: u32) -> Result<u32, MatrixError> {
+pub fn c1792(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: limit + limit_wait + hedge
 #[resilient(limit = [&POOL, &ADAPTIVE], limit_wait = "50ms", hedge = "100ms")]
-pub fn c1722(x: u32) -> Result<u32, MatrixError> {
+pub fn c1808(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: limit + limit_wait + hedge + max_hedges
 #[resilient(limit = [&POOL, &ADAPTIVE], limit_wait = "50ms", hedge = "100ms", max_hedges = 2)]
-pub fn c1724(x: u32) -> Result<u32, MatrixError> {
+pub fn c1810(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: chaos + chaos_latency + hedge
 #[resilient(chaos = &CHAOS, chaos_latency = "1ms", hedge = "100ms")]
-pub fn c1740(x: u32) -> Result<u32, MatrixError> {
+pub fn c1826(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: chaos + chaos_latency + hedge + max_hedges
 #[resilient(chaos = &CHAOS, chaos_latency = "1ms", hedge = "100ms", max_hedges = 2)]
-pub fn c1742(x: u32) -> Result<u32, MatrixError> {
+pub fn c1828(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: chaos + chaos_fault + chaos_outcome + chaos_latency
 #[resilient(chaos = &CHAOS, chaos_fault = MatrixError::Transient, chaos_outcome = 7, chaos_latency = "1ms")]
-pub fn c1752(x: u32) -> Result<u32, MatrixError> {
+pub fn c1838(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: chaos + chaos_fault + chaos_latency + hedge
 #[resilient(chaos = &CHAOS, chaos_fault = MatrixError::Transient, chaos_latency = "1ms", hedge = "100ms")]
-pub fn c1754(x: u32) -> Result<u32, MatrixError> {
+pub fn c1840(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: chaos + chaos_fault + chaos_latency + hedge + max_hedges
 #[resilient(chaos = &CHAOS, chaos_fault = MatrixError::Transient, chaos_latency = "1ms", hedge = "100ms", max_hedges = 2)]
-pub fn c1756(x: u32) -> Result<u32, MatrixError> {
+pub fn c1842(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: chaos + chaos_outcome + chaos_latency + hedge
 #[resilient(chaos = &CHAOS, chaos_outcome = 7, chaos_latency = "1ms", hedge = "100ms")]
-pub fn c1766(x: u32) -> Result<u32, MatrixError> {
+pub fn c1852(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: chaos + chaos_outcome + chaos_latency + hedge + max_hedges
 #[resilient(chaos = &CHAOS, chaos_outcome = 7, chaos_latency = "1ms", hedge = "100ms", max_hedges = 2)]
-pub fn c1768(x: u32) -> Result<u32, MatrixError> {
+pub fn c1854(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + max_hedges
 #[resilient(hedge = "100ms", max_hedges = 2)]
-pub fn c1778(x: u32) -> Result<u32, MatrixError> {
+pub fn c1864(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + idempotency + idempotency_key
-#[resilient(hedge = "100ms", idempotency = &STORE, idempotency_key = format!("c1780-{x}"))]
-pub fn c1780(x: u32) -> Result<u32, MatrixError> {
+#[resilient(hedge = "100ms", idempotency = &STORE, idempotency_key = format!("c1866-{x}"))]
+pub fn c1866(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + idempotency + idempotency_key + idempotency_ttl
-#[resilient(hedge = "100ms", idempotency = &STORE, idempotency_key = format!("c1782-{x}"), idempotency_ttl = "1h")]
-pub fn c1782(x: u32) -> Result<u32, MatrixError> {
+#[resilient(hedge = "100ms", idempotency = &STORE, idempotency_key = format!("c1868-{x}"), idempotency_ttl = "1h")]
+pub fn c1868(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + idempotency + idempotency_key + idempotency_fingerprint
-#[resilient(hedge = "100ms", idempotency = &STORE, idempotency_key = format!("c1784-{x}"), idempotency_fingerprint = x)]
-pub fn c1784(x: u32) -> Result<u32, MatrixError> {
+#[resilient(hedge = "100ms", idempotency = &STORE, idempotency_key = format!("c1870-{x}"), idempotency_fingerprint = x)]
+pub fn c1870(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + crate
 #[resilient(hedge = "100ms", crate = "crate::runtime")]
-pub fn c1786(x: u32) -> Result<u32, MatrixError> {
+pub fn c1872(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + max_hedges + idempotency + idempotency_key
-#[resilient(hedge = "100ms", max_hedges = 2, idempotency = &STORE, idempotency_key = format!("c1788-{x}"))]
-pub fn c1788(x: u32) -> Result<u32, MatrixError> {
+#[resilient(hedge = "100ms", max_hedges = 2, idempotency = &STORE, idempotency_key = format!("c1874-{x}"))]
+pub fn c1874(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + max_hedges + idempotency + idempotency_key + idempotency_ttl
-#[resilient(hedge = "100ms", max_hedges = 2, idempotency = &STORE, idempotency_key = format!("c1790-{x}"), idempotency_ttl = "1h")]
-pub fn c1790(x: u32) -> Result<u32, MatrixError> {
+#[resilient(hedge = "100ms", max_hedges = 2, idempotency = &STORE, idempotency_key = format!("c1876-{x}"), idempotency_ttl = "1h")]
+pub fn c1876(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + max_hedges + idempotency + idempotency_key + idempotency_fingerprint
-#[resilient(hedge = "100ms", max_hedges = 2, idempotency = &STORE, idempotency_key = format!("c1792-{x}"), idempotency_fingerprint = x)]
-pub fn c1792(x: u32) -> Result<u32, MatrixError> {
+#[resilient(hedge = "100ms", max_hedges = 2, idempotency = &STORE, idempotency_key = format!("c1878-{x}"), idempotency_fingerprint = x)]
+pub fn c1878(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + max_hedges + crate
 #[resilient(hedge = "100ms", max_hedges = 2, crate = "crate::runtime")]
-pub fn c1794(x: u32) -> Result<u32, MatrixError> {
+pub fn c1880(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_on + timeout + budget + fallback
 #[resilient(retries = 2, retry_on = [Transient], timeout = "1s", budget = "10s", fallback = recover)]
-pub fn c1810(x: u32) -> Result<u32, MatrixError> {
+pub fn c1896(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 }
@@ -929,107 +944,107 @@ pub async fn c13(x: u32) -> Result<u32, MatrixError> {
 }
 // asynchronous fn: retries + retry_on + retry_if
 #[resilient(retries = 2, retry_on = [Transient], retry_if = is_transient)]
-pub async fn c85(x: u32) -> Result<u32, MatrixError> {
+pub async fn c87(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_on + retry
 #[resilient(retry_on = [Transient], retry = POLICY)]
-pub async fn c95(x: u32) -> Result<u32, MatrixError> {
+pub async fn c97(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_if + retry
 #[resilient(retry_if = is_transient, retry = POLICY)]
-pub async fn c175(x: u32) -> Result<u32, MatrixError> {
+pub async fn c179(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: ignore_on + ignore_if
 #[resilient(ignore_on = [Transient], ignore_if = is_transient)]
-pub async fn c247(x: u32) -> Result<u32, MatrixError> {
+pub async fn c253(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: backoff + retry
 #[resilient(backoff = exponential(base = "10ms", jitter = none), retry = POLICY)]
-pub async fn c403(x: u32) -> Result<u32, MatrixError> {
+pub async fn c413(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: jitter_seed + retry
 #[resilient(jitter_seed = 7, retry = POLICY)]
-pub async fn c475(x: u32) -> Result<u32, MatrixError> {
+pub async fn c487(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry + max_delay
 #[resilient(retry = POLICY, max_delay = "5s")]
-pub async fn c553(x: u32) -> Result<u32, MatrixError> {
+pub async fn c567(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: timeout + timing
 #[resilient(timeout = "1s", timing = false)]
-pub async fn c651(x: u32) -> Result<u32, MatrixError> {
+pub async fn c669(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: budget + timing
 #[resilient(budget = "10s", timing = false)]
-pub async fn c717(x: u32) -> Result<u32, MatrixError> {
+pub async fn c737(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: max_elapsed + timing
 #[resilient(max_elapsed = "5s", timing = false)]
-pub async fn c781(x: u32) -> Result<u32, MatrixError> {
+pub async fn c803(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_after + rate_limit
 #[resilient(retry_after = retry_after, rate_limit = retry_after)]
-pub async fn c937(x: u32) -> Result<u32, MatrixError> {
+pub async fn c963(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_after + timing
 #[resilient(retry_after = retry_after, timing = false)]
-pub async fn c961(x: u32) -> Result<u32, MatrixError> {
+pub async fn c989(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: rate_limit + timing
 #[resilient(rate_limit = retry_after, timing = false)]
-pub async fn c1017(x: u32) -> Result<u32, MatrixError> {
+pub async fn c1047(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_after + max_retry_after_wait + max_rate_limit_wait
 #[resilient(retry_after = retry_after, max_retry_after_wait = "30s", max_rate_limit_wait = "30s")]
-pub async fn c1051(x: u32) -> Result<u32, MatrixError> {
+pub async fn c1081(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_after + max_retry_after_wait + timing
 #[resilient(retry_after = retry_after, max_retry_after_wait = "30s", timing = false)]
-pub async fn c1071(x: u32) -> Result<u32, MatrixError> {
+pub async fn c1103(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_after + max_rate_limit_wait + timing
 #[resilient(retry_after = retry_after, max_rate_limit_wait = "30s", timing = false)]
-pub async fn c1123(x: u32) -> Result<u32, MatrixError> {
+pub async fn c1157(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_after + max_retry_after_retries + max_rate_limit_retries
 #[resilient(retry_after = retry_after, max_retry_after_retries = 3, max_rate_limit_retries = 3)]
-pub async fn c1157(x: u32) -> Result<u32, MatrixError> {
+pub async fn c1191(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_after + max_retry_after_retries + timing
 #[resilient(retry_after = retry_after, max_retry_after_retries = 3, timing = false)]
-pub async fn c1173(x: u32) -> Result<u32, MatrixError> {
+pub async fn c1209(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_after + max_rate_limit_retries + timing
 #[resilient(retry_after = retry_after, max_rate_limit_retries = 3, timing = false)]
-pub async fn c1221(x: u32) -> Result<u32, MatrixError> {
+pub async fn c1259(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: fallback + fallback_on + fallback_if
 #[resilient(fallback = recover, fallback_on = [Transient], fallback_if = is_transient)]
-pub async fn c1427(x: u32) -> Result<u32, MatrixError> {
+pub async fn c1513(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: chaos + chaos_fault + chaos_outcome + chaos_latency
 #[resilient(chaos = &CHAOS, chaos_fault = MatrixError::Transient, chaos_outcome = 7, chaos_latency = "1ms")]
-pub async fn c1753(x: u32) -> Result<u32, MatrixError> {
+pub async fn c1839(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 }
