@@ -208,6 +208,8 @@ pub struct ConfigFileError {
     line: Option<usize>,
     reason: String,
     rule: Option<ConfigError>,
+    /// The other errors of the same text, in line order after this one.
+    more: Box<[ConfigFileError]>,
 }
 
 impl ConfigFileError {
@@ -230,14 +232,56 @@ impl ConfigFileError {
     pub fn rule(&self) -> Option<&ConfigError> {
         self.rule.as_ref()
     }
+
+    /// Every error of the text, in line order: this one (the first) and
+    /// the others. A text is read to its end, so that one reading names
+    /// everything to fix, as the attribute does at compile time.
+    ///
+    /// ```
+    /// use resilient::config::Config;
+    ///
+    /// let text = "[operations.fetch]\nretries = -1\ntimeout = \"2s\"\n\n[operations.store]\nretires = 2\n";
+    /// let error = Config::from_toml(text).unwrap_err();
+    /// let found: Vec<_> = error.all().map(|e| (e.path(), e.line())).collect();
+    /// assert_eq!(
+    ///     found,
+    ///     [("operations.fetch.retries", Some(2)), ("operations.store.retires", Some(6))]
+    /// );
+    /// ```
+    pub fn all(&self) -> impl Iterator<Item = &ConfigFileError> {
+        std::iter::once(self).chain(self.more.iter())
+    }
+
+    /// The errors in line order (those without a line last), as one: the
+    /// first, with the others after it; `None` for none.
+    pub(crate) fn all_of(mut errors: Vec<ConfigFileError>) -> Option<ConfigFileError> {
+        errors.sort_by(|a, b| {
+            (a.line.is_none(), a.line, &a.path).cmp(&(b.line.is_none(), b.line, &b.path))
+        });
+        let mut errors = errors.into_iter();
+        let mut first = errors.next()?;
+        first.more = errors.collect();
+        Some(first)
+    }
 }
 
 impl fmt::Display for ConfigFileError {
+    /// `path (line N): reason`, or the reason alone for an error of the
+    /// whole text (a syntax error, a file that can't be read); each other
+    /// error of the same text on a line of its own after it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "{} (line {line}): {}", self.path, self.reason),
-            None => write!(f, "{}: {}", self.path, self.reason),
+        for (n, error) in self.all().enumerate() {
+            if n > 0 {
+                writeln!(f)?;
+            }
+            match (error.path.is_empty(), error.line) {
+                (false, Some(line)) => write!(f, "{} (line {line}): {}", error.path, error.reason)?,
+                (false, None) => write!(f, "{}: {}", error.path, error.reason)?,
+                (true, Some(line)) => write!(f, "line {line}: {}", error.reason)?,
+                (true, None) => f.write_str(&error.reason)?,
+            }
         }
+        Ok(())
     }
 }
 
@@ -274,6 +318,7 @@ impl Config {
             line: error.span().map(|span| line_of(text, span.start)),
             reason: error.message().trim().to_owned(),
             rule: None,
+            more: Box::default(),
         })?;
         let mut sections = Sections::new();
         for (section, names) in layout {
@@ -331,6 +376,7 @@ impl Config {
             line: None,
             reason: reason.to_owned(),
             rule: None,
+            more: Box::default(),
         };
         let value: serde_json::Value =
             serde_json::from_str(text).map_err(|error| ConfigFileError {
@@ -338,6 +384,7 @@ impl Config {
                 line: Some(error.line()),
                 reason: error.to_string(),
                 rule: None,
+                more: Box::default(),
             })?;
         let serde_json::Value::Object(top) = value else {
             return Err(fail(String::new(), "expected an object of sections"));
@@ -404,6 +451,7 @@ impl Config {
                     line: None,
                     reason: "expected RESILIENT_<SECTION>__<name>__<KEY>".to_owned(),
                     rule: None,
+                    more: Box::default(),
                 });
             };
             let entry = RawEntry {

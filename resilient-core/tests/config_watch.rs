@@ -112,6 +112,51 @@ fn a_valid_change_is_installed_with_a_new_version() {
     config::clear();
 }
 
+/// An invalid file names every error, in line order, each with its path
+/// and line: here a value on line 2 and a misspelled key on line 6, which
+/// sorts first by name.
+#[test]
+fn an_invalid_file_reports_every_error_in_line_order() {
+    let _slot = slot();
+    let folder = Folder::new("errors");
+    let file = folder.join("resilient.toml");
+    fs::write(&file, entry("watch_errors", 1)).unwrap();
+    let watcher = config::watch(&file).unwrap();
+    save(
+        &file,
+        "[operations.watch_errors]\nretries = -1\ntimeout = \"2s\"\n\n[breakers.a]\nfailure_treshold = 3\n",
+    );
+    eventually("the invalid file reported", || {
+        watcher.last_error().is_some()
+    });
+    let error = watcher.last_error().unwrap();
+    let all: Vec<_> = error
+        .all()
+        .map(|e| (e.path().to_owned(), e.line()))
+        .collect();
+    assert_eq!(
+        all,
+        [
+            ("operations.watch_errors.retries".to_owned(), Some(2)),
+            ("breakers.a.failure_treshold".to_owned(), Some(6)),
+        ]
+    );
+    let text = error.to_string();
+    let lines: Vec<_> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].starts_with("operations.watch_errors.retries (line 2): "),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with("breakers.a.failure_treshold (line 6): unknown key"),
+        "{text}"
+    );
+    assert_eq!(retries("watch_errors"), Some(1));
+    drop(watcher);
+    config::clear();
+}
+
 #[test]
 fn an_invalid_change_keeps_the_configuration_and_names_its_key_and_line() {
     let _slot = slot();
@@ -249,8 +294,13 @@ fn a_deleted_file_keeps_the_configuration_until_it_is_back() {
     eventually("the deletion reported", || watcher.last_error().is_some());
     let error = watcher.last_error().unwrap();
     assert_eq!(error.path(), "");
-    assert!(error.reason().starts_with("no file at "), "{error}");
-    assert!(error.reason().contains("the configuration in force stays"));
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "there is no file at {}, so the configuration in force stays",
+            file.display()
+        )
+    );
     assert_eq!(config::version(), first);
     assert_eq!(retries("watch_deleted"), Some(3));
 
@@ -466,7 +516,7 @@ mod traced {
         assert!(
             events[1].starts_with("WARN config.file_rejected ")
                 && events[1].contains(&format!(
-                    " file={} key=\"operations.watch_traced.retries\" line=2 \
+                    " file={} key=\"operations.watch_traced.retries\" line=2 errors=1 \
                      error=operations.watch_traced.retries (line 2): ",
                     file.display()
                 )),
@@ -477,4 +527,104 @@ mod traced {
         drop(watcher);
         config::clear();
     }
+
+    #[test]
+    fn a_deleted_file_is_one_clean_sentence() {
+        let _slot = slot();
+        let folder = Folder::new("traced-deleted");
+        let file = folder.join("resilient.toml");
+        events_of(&file);
+        fs::write(&file, entry("watch_traced_deleted", 1)).unwrap();
+        let watcher = config::watch(&file).unwrap();
+        fs::remove_file(&file).unwrap();
+        eventually("the deletion reported", || watcher.last_error().is_some());
+        let events = events_of(&file);
+        assert_eq!(
+            events.last().map(String::as_str),
+            Some(
+                format!(
+                    "WARN config.file_rejected message=the configuration file was not installed \
+                     file={0} error=there is no file at {0}, so the configuration in force stays",
+                    file.display()
+                )
+                .as_str()
+            ),
+            "{events:#?}"
+        );
+        drop(watcher);
+        config::clear();
+    }
+}
+
+/// A deploy that swaps the file's directory, a link `current` to
+/// `releases/N` replaced as `ln -sfn` does (a new link renamed over it):
+/// no event names the file or happens in the folder first watched, and
+/// the watcher follows the link to the new release.
+#[cfg(unix)]
+#[test]
+fn a_swapped_directory_link_is_followed_and_read() {
+    use std::os::unix::fs::symlink;
+
+    let _slot = slot();
+    let folder = Folder::new("release-link");
+    let release = |n: u32, retries: u32| {
+        let dir = folder.join("releases").join(n.to_string());
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("resilient.toml"), entry("watch_release", retries)).unwrap();
+    };
+    release(1, 2);
+    symlink(Path::new("releases").join("1"), folder.join("current")).unwrap();
+    let watcher = config::watch(folder.join("current").join("resilient.toml")).unwrap();
+    let first = watcher.installed_version();
+    assert_eq!(retries("watch_release"), Some(2));
+
+    for (n, retries_then) in [(2, 5), (3, 7)] {
+        release(n, retries_then);
+        let next = folder.join("current.next");
+        symlink(Path::new("releases").join(n.to_string()), &next).unwrap();
+        fs::rename(&next, folder.join("current")).unwrap();
+        eventually("the new release installed", || {
+            retries("watch_release") == Some(retries_then)
+        });
+    }
+    // And a change inside the release now current is seen too.
+    save(
+        &folder.join("releases").join("3").join("resilient.toml"),
+        &entry("watch_release", 9),
+    );
+    eventually("a change in the new release installed", || {
+        retries("watch_release") == Some(9)
+    });
+    assert_eq!(watcher.installed_version(), first + 3);
+    assert_eq!(watcher.last_error(), None);
+    drop(watcher);
+    config::clear();
+}
+
+/// The file's directory removed and another renamed into its place: the
+/// watch on the old one went with it, and the new one is watched.
+#[test]
+fn a_directory_replaced_by_another_is_watched_again() {
+    let _slot = slot();
+    let folder = Folder::new("replaced-dir");
+    let conf = folder.join("conf");
+    fs::create_dir(&conf).unwrap();
+    fs::write(conf.join("resilient.toml"), entry("watch_replaced", 1)).unwrap();
+    let watcher = config::watch(conf.join("resilient.toml")).unwrap();
+    assert_eq!(retries("watch_replaced"), Some(1));
+
+    let staged = folder.join("conf.staged");
+    fs::create_dir(&staged).unwrap();
+    fs::write(staged.join("resilient.toml"), entry("watch_replaced", 4)).unwrap();
+    fs::remove_dir_all(&conf).unwrap();
+    fs::rename(&staged, &conf).unwrap();
+    eventually("the replacing directory's file installed", || {
+        retries("watch_replaced") == Some(4)
+    });
+    save(&conf.join("resilient.toml"), &entry("watch_replaced", 8));
+    eventually("a change in the replacing directory installed", || {
+        retries("watch_replaced") == Some(8)
+    });
+    drop(watcher);
+    config::clear();
 }

@@ -65,6 +65,7 @@ impl<'a> Cursor<'a> {
             line: self.line,
             reason: reason.into(),
             rule: None,
+            more: Box::default(),
         }
     }
 
@@ -287,10 +288,11 @@ pub(super) struct RawEntry {
 pub(super) fn build_operation(
     name: &str,
     entries: &[RawEntry],
-) -> Result<OperationConfig, ConfigFileError> {
+    errors: &mut Vec<ConfigFileError>,
+) -> OperationConfig {
     let mut out = OperationConfig::default();
     let mut lines: BTreeMap<&str, Option<usize>> = BTreeMap::new();
-    for entry in entries {
+    read_each(entries, errors, |entry| {
         let at = Cursor {
             path: key_path("operations", name, Some(&entry.key)),
             line: entry.line,
@@ -317,17 +319,19 @@ pub(super) fn build_operation(
                 )));
             }
         }
-    }
+        Ok(())
+    });
     let pair_error = |key: &str, reason: String, rule: ConfigError| ConfigFileError {
         path: key_path("operations", name, Some(key)),
         line: lines.get(key).copied().flatten(),
         reason,
         rule: Some(rule),
+        more: Box::default(),
     };
     if let (Some(min_retries), Some(retries)) = (out.min_retries, out.retries)
         && min_retries > retries
     {
-        return Err(pair_error(
+        errors.push(pair_error(
             "min_retries",
             format!("min_retries ({min_retries}) must not exceed retries ({retries})"),
             ConfigError::MinRetriesAboveRetries {
@@ -339,7 +343,7 @@ pub(super) fn build_operation(
     if let (Some(base), Some(max)) = (out.base_delay, out.max_delay)
         && base > max
     {
-        return Err(pair_error(
+        errors.push(pair_error(
             "base_delay",
             format!("base_delay ({base:?}) must not exceed max_delay ({max:?})"),
             ConfigError::BaseAboveMax { base, max },
@@ -348,7 +352,7 @@ pub(super) fn build_operation(
     if let (Some(budget), Some(max_elapsed)) = (out.budget, out.max_elapsed)
         && budget < max_elapsed
     {
-        return Err(pair_error(
+        errors.push(pair_error(
             "budget",
             format!("budget ({budget:?}) must not be below max_elapsed ({max_elapsed:?})"),
             ConfigError::BudgetBelowMaxElapsed {
@@ -357,15 +361,16 @@ pub(super) fn build_operation(
             },
         ));
     }
-    Ok(out)
+    out
 }
 
 pub(super) fn build_breaker(
     name: &str,
     entries: &[RawEntry],
-) -> Result<BreakerConfig, ConfigFileError> {
+    errors: &mut Vec<ConfigFileError>,
+) -> BreakerConfig {
     let mut out = BreakerConfig::default();
-    for entry in entries {
+    read_each(entries, errors, |entry| {
         let at = Cursor {
             path: key_path("breakers", name, Some(&entry.key)),
             line: entry.line,
@@ -380,16 +385,18 @@ pub(super) fn build_breaker(
                 )));
             }
         }
-    }
-    Ok(out)
+        Ok(())
+    });
+    out
 }
 
 pub(super) fn build_limit(
     name: &str,
     entries: &[RawEntry],
-) -> Result<LimitConfig, ConfigFileError> {
+    errors: &mut Vec<ConfigFileError>,
+) -> LimitConfig {
     let mut out = LimitConfig::default();
-    for entry in entries {
+    read_each(entries, errors, |entry| {
         let at = Cursor::new(key_path("limits", name, Some(&entry.key)), entry);
         match entry.key.as_str() {
             "max_concurrent" => out.max_concurrent = Some(at.count(1)?),
@@ -402,16 +409,18 @@ pub(super) fn build_limit(
                 )));
             }
         }
-    }
-    Ok(out)
+        Ok(())
+    });
+    out
 }
 
 pub(super) fn build_throttle(
     name: &str,
     entries: &[RawEntry],
-) -> Result<ThrottleConfig, ConfigFileError> {
+    errors: &mut Vec<ConfigFileError>,
+) -> ThrottleConfig {
     let mut out = ThrottleConfig::default();
-    for entry in entries {
+    read_each(entries, errors, |entry| {
         let at = Cursor::new(key_path("throttles", name, Some(&entry.key)), entry);
         match entry.key.as_str() {
             "max_tokens" => out.max_tokens = Some(at.max_tokens()?),
@@ -422,16 +431,18 @@ pub(super) fn build_throttle(
                 )));
             }
         }
-    }
-    Ok(out)
+        Ok(())
+    });
+    out
 }
 
 pub(super) fn build_adaptive_throttle(
     name: &str,
     entries: &[RawEntry],
-) -> Result<AdaptiveThrottleConfig, ConfigFileError> {
+    errors: &mut Vec<ConfigFileError>,
+) -> AdaptiveThrottleConfig {
     let mut out = AdaptiveThrottleConfig::default();
-    for entry in entries {
+    read_each(entries, errors, |entry| {
         let at = Cursor::new(
             key_path("adaptive_throttles", name, Some(&entry.key)),
             entry,
@@ -447,16 +458,18 @@ pub(super) fn build_adaptive_throttle(
                 )));
             }
         }
-    }
-    Ok(out)
+        Ok(())
+    });
+    out
 }
 
 pub(super) fn build_chaos(
     name: &str,
     entries: &[RawEntry],
-) -> Result<ChaosConfig, ConfigFileError> {
+    errors: &mut Vec<ConfigFileError>,
+) -> ChaosConfig {
     let mut out = ChaosConfig::default();
-    for entry in entries {
+    read_each(entries, errors, |entry| {
         let at = Cursor::new(key_path("chaos", name, Some(&entry.key)), entry);
         match entry.key.as_str() {
             "enabled" => out.enabled = Some(at.boolean()?),
@@ -467,51 +480,66 @@ pub(super) fn build_chaos(
                 )));
             }
         }
-    }
-    Ok(out)
+        Ok(())
+    });
+    out
+}
+
+/// Reads every entry with `read`, going on past a bad one: its error
+/// joins `errors`, so that one reading names every key to fix.
+fn read_each<'e>(
+    entries: &'e [RawEntry],
+    errors: &mut Vec<ConfigFileError>,
+    mut read: impl FnMut(&'e RawEntry) -> Result<(), ConfigFileError>,
+) {
+    errors.extend(entries.iter().filter_map(|entry| read(entry).err()));
 }
 
 pub(super) type Sections = BTreeMap<(String, String), (Option<usize>, Vec<RawEntry>)>;
 
 pub(super) fn assemble(sections: Sections) -> Result<Config, ConfigFileError> {
     let mut config = Config::default();
+    let mut errors = Vec::new();
     for ((section, name), (line, entries)) in sections {
+        let errors = &mut errors;
         match section.as_str() {
             "operations" => {
-                let built = build_operation(&name, &entries)?;
+                let built = build_operation(&name, &entries, errors);
                 config.operations.insert(name, built);
             }
             "breakers" => {
-                let built = build_breaker(&name, &entries)?;
+                let built = build_breaker(&name, &entries, errors);
                 config.breakers.insert(name, built);
             }
             "limits" => {
-                let built = build_limit(&name, &entries)?;
+                let built = build_limit(&name, &entries, errors);
                 config.limits.insert(name, built);
             }
             "throttles" => {
-                let built = build_throttle(&name, &entries)?;
+                let built = build_throttle(&name, &entries, errors);
                 config.throttles.insert(name, built);
             }
             "adaptive_throttles" => {
-                let built = build_adaptive_throttle(&name, &entries)?;
+                let built = build_adaptive_throttle(&name, &entries, errors);
                 config.adaptive_throttles.insert(name, built);
             }
             "chaos" => {
-                let built = build_chaos(&name, &entries)?;
+                let built = build_chaos(&name, &entries, errors);
                 config.chaos.insert(name, built);
             }
-            other => {
-                return Err(ConfigFileError {
-                    path: other.to_owned(),
-                    line,
-                    reason: format!("unknown section {other:?}; known: {}", SECTIONS.join(", ")),
-                    rule: None,
-                });
-            }
+            other => errors.push(ConfigFileError {
+                path: other.to_owned(),
+                line,
+                reason: format!("unknown section {other:?}; known: {}", SECTIONS.join(", ")),
+                rule: None,
+                more: Box::default(),
+            }),
         }
     }
-    Ok(config)
+    match ConfigFileError::all_of(errors) {
+        Some(error) => Err(error),
+        None => Ok(config),
+    }
 }
 
 pub(super) fn line_of(text: &str, offset: usize) -> usize {

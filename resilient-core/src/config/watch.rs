@@ -5,8 +5,13 @@
 //! It watches the file's directory, not the file: an editor that saves
 //! by renaming a new file into place, and a Kubernetes ConfigMap whose
 //! mount swaps a symbolic link, replace the file that a watch on the file
-//! itself would follow. An event is a hint; what is installed is always
-//! the file as read after the events settle.
+//! itself would follow. It watches the directory's parent too: a deploy
+//! that swaps the directory itself (`current -> releases/N`, replaced by
+//! `ln -sfn`, or a directory renamed over another) leaves the old
+//! directory's watch blind, so a change of the directory's entry there
+//! moves the watch to the new directory and reads the file again. An
+//! event is a hint; what is installed is always the file as read after
+//! the events settle.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -178,12 +183,26 @@ impl WatchBuilder {
         system
             .watch(&dir, RecursiveMode::NonRecursive)
             .map_err(|error| watch_failed(io_error(error)))?;
+        // The parent, where a swap of the directory itself shows; at the
+        // root there is none, and a parent that can't be watched leaves
+        // only the swap unseen.
+        let above = dir
+            .parent()
+            .zip(dir.file_name())
+            .and_then(|(parent, entry)| {
+                let watched = system.watch(parent, RecursiveMode::NonRecursive).is_ok();
+                watched.then(|| entry.to_os_string())
+            });
 
         let status = Arc::new(Mutex::new(Status::default()));
         let (started, start) = mpsc::sync_channel(1);
         let reader = Reader {
             path: path.clone(),
             name,
+            identity: Identity::of(&dir),
+            dir: dir.clone(),
+            above,
+            system,
             settle: self.settle,
             inbox,
             installed: None,
@@ -197,7 +216,6 @@ impl WatchBuilder {
             .map_err(watch_failed)?;
         match start.recv() {
             Ok(Ok(())) => Ok(ConfigWatcher {
-                system: Some(system),
                 stop: sender,
                 thread: Some(thread),
                 status,
@@ -222,7 +240,6 @@ impl WatchBuilder {
 /// its thread has ended when `drop` returns, and the configuration in
 /// force stays.
 pub struct ConfigWatcher {
-    system: Option<notify::RecommendedWatcher>,
     stop: Sender<Message>,
     thread: Option<JoinHandle<()>>,
     status: Arc<Mutex<Status>>,
@@ -303,8 +320,7 @@ impl fmt::Debug for ConfigWatcher {
 
 impl Drop for ConfigWatcher {
     fn drop(&mut self) {
-        // The system's watcher first, so that no event comes after the stop.
-        drop(self.system.take());
+        // The thread drops the system's watcher as it ends.
         let _ = self.stop.send(Message::Stop);
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
@@ -326,10 +342,44 @@ struct Status {
     last_error: Option<ConfigFileError>,
 }
 
+/// Which directory a path names now: its canonical path, and on Unix its
+/// device and inode, so that a directory removed and made again under the
+/// same name is another.
+#[derive(Debug, PartialEq)]
+struct Identity {
+    canonical: Option<PathBuf>,
+    #[cfg(unix)]
+    inode: Option<(u64, u64)>,
+}
+
+impl Identity {
+    fn of(dir: &Path) -> Identity {
+        #[cfg(unix)]
+        let inode = {
+            use std::os::unix::fs::MetadataExt;
+            std::fs::metadata(dir)
+                .ok()
+                .map(|meta| (meta.dev(), meta.ino()))
+        };
+        Identity {
+            canonical: std::fs::canonicalize(dir).ok(),
+            #[cfg(unix)]
+            inode,
+        }
+    }
+}
+
 /// The watching thread's state.
 struct Reader {
     path: PathBuf,
     name: OsString,
+    /// The file's directory, as given, and which directory it named when
+    /// the watch on it began.
+    dir: PathBuf,
+    identity: Identity,
+    /// The directory's name in its parent, when the parent is watched.
+    above: Option<OsString>,
+    system: notify::RecommendedWatcher,
     settle: Duration,
     inbox: Receiver<Message>,
     /// The text installed last.
@@ -359,6 +409,7 @@ impl Reader {
             if !self.settled() {
                 return;
             }
+            self.follow_the_directory();
             self.reload();
         }
     }
@@ -391,8 +442,9 @@ impl Reader {
     /// Whether `event` may have changed the file: a change (not a mere
     /// opening or reading) that names it, or any change in its directory
     /// while the file is a symbolic link, whose target a Kubernetes
-    /// ConfigMap swaps by renaming another link (`..data`) beside it. An
-    /// error of the system's watcher, or a lost event, counts too.
+    /// ConfigMap swaps by renaming another link (`..data`) beside it, or a
+    /// change of the directory's own entry in its parent. An error of the
+    /// system's watcher, or a lost event, counts too.
     fn concerns(&self, event: &notify::Result<notify::Event>) -> bool {
         let event = match event {
             Ok(event) => event,
@@ -409,11 +461,36 @@ impl Reader {
         {
             return false;
         }
-        event
+        let names = |name: &OsString| {
+            event
+                .paths
+                .iter()
+                .any(|path| path.file_name() == Some(name.as_os_str()))
+        };
+        let in_dir = event
             .paths
             .iter()
-            .any(|path| path.file_name() == Some(self.name.as_os_str()))
-            || std::fs::symlink_metadata(&self.path).is_ok_and(|meta| meta.is_symlink())
+            .any(|path| path.parent() == Some(self.dir.as_path()));
+        names(&self.name)
+            || self.above.as_ref().is_some_and(names)
+            || in_dir && std::fs::symlink_metadata(&self.path).is_ok_and(|meta| meta.is_symlink())
+    }
+
+    /// Moves the watch to the directory the file's directory names now, if
+    /// it was swapped since the watch began: the old one's watch would stay
+    /// blind. A directory that can't be watched (gone, for now) is tried
+    /// again at the next event in its parent.
+    fn follow_the_directory(&mut self) {
+        let now = Identity::of(&self.dir);
+        if now == self.identity {
+            return;
+        }
+        // The old directory may be gone: its watch went with it.
+        let _ = self.system.unwatch(&self.dir);
+        match self.system.watch(&self.dir, RecursiveMode::NonRecursive) {
+            Ok(()) => self.identity = now,
+            Err(error) => watch_failed(&self.path, &error),
+        }
     }
 
     /// Reads the file again and installs it if it is new and valid.
@@ -423,12 +500,12 @@ impl Reader {
             Err(source) => {
                 let reason = if source.kind() == io::ErrorKind::NotFound {
                     format!(
-                        "no file at {}: the configuration in force stays",
+                        "there is no file at {}, so the configuration in force stays",
                         self.path.display()
                     )
                 } else {
                     format!(
-                        "can't read {}: {source}; the configuration in force stays",
+                        "{} can't be read ({source}), so the configuration in force stays",
                         self.path.display()
                     )
                 };
@@ -437,6 +514,7 @@ impl Reader {
                     line: None,
                     reason,
                     rule: None,
+                    more: Box::default(),
                 });
             }
         };
@@ -494,15 +572,26 @@ fn installed(path: &Path, version: u64) {
 
 #[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
 fn rejected(path: &Path, error: &ConfigFileError) {
+    // A file that can't be read names no key: the warning has none, and
+    // the error is the one sentence that says why.
     #[cfg(feature = "tracing")]
-    tracing::warn!(
-        name: "config.file_rejected",
-        file = %path.display(),
-        key = error.path(),
-        line = error.line(),
-        error = %error,
-        "the configuration file was not installed: the configuration in force stays"
-    );
+    match (error.path(), error.line()) {
+        ("", _) => tracing::warn!(
+            name: "config.file_rejected",
+            file = %path.display(),
+            error = %error,
+            "the configuration file was not installed"
+        ),
+        (key, line) => tracing::warn!(
+            name: "config.file_rejected",
+            file = %path.display(),
+            key,
+            line,
+            errors = error.all().count(),
+            error = %error,
+            "the configuration file was not installed: the configuration in force stays"
+        ),
+    }
 }
 
 #[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
