@@ -282,6 +282,10 @@ async fn a_configuration_is_installed_whole_or_not_at_all() {
     let (installed, _) = resilient::config::operation_settings("control.checkout").unwrap();
     assert_eq!(installed, version);
     assert_eq!(checkout_retries(), Some(4));
+    assert_eq!(
+        resilient::config::origin(version),
+        Some(resilient::config::Origin::Panel)
+    );
 
     // A good key before a bad one: neither is applied.
     let bad = "[operations.\"control.checkout\"]\nretries = 9\ntimeout = \"soon\"\n";

@@ -190,7 +190,7 @@ async fn a_tile_shows_its_settings_as_compiled_then_as_configured_with_the_versi
     assert_eq!(
         tile["settings"],
         json!({
-            "source": "attribute", "version": null, "known": true, "configured": [],
+            "source": "attribute", "version": null, "origin": null, "known": true, "configured": [],
             "retries": 1, "min_retries": 0, "budget_ms": 5_000.0,
             "base_delay_ms": 20.0, "max_delay_ms": 20.0, "multiplier": 1.0,
             "jitter": "none", "retry_after_max_ms": 60_000.0,
@@ -211,7 +211,7 @@ async fn a_tile_shows_its_settings_as_compiled_then_as_configured_with_the_versi
     assert_eq!(
         tile["settings"],
         json!({
-            "source": "config", "version": version, "known": true,
+            "source": "config", "version": version, "origin": "code", "known": true,
             "configured": ["retries", "base_delay_ms"],
             // Configured:
             "retries": 4, "base_delay_ms": 150.0, "max_delay_ms": 150.0,
@@ -250,7 +250,7 @@ async fn a_configured_break_is_the_one_the_tile_counts_down_and_ends() {
         json!({
             "failure_threshold": 5, "break_s": 30.0, "break_in_force_s": 30.0,
             "grows": false, "max_break_s": null,
-            "source": "attribute", "version": null, "configured": [],
+            "source": "attribute", "version": null, "origin": null, "configured": [],
         })
     );
 
@@ -275,7 +275,7 @@ async fn a_configured_break_is_the_one_the_tile_counts_down_and_ends() {
         json!({
             "failure_threshold": 2, "break_s": 0.4, "break_in_force_s": 0.4,
             "grows": false, "max_break_s": null,
-            "source": "config", "version": version,
+            "source": "config", "version": version, "origin": "code",
             "configured": ["failure_threshold", "break_duration"],
         })
     );
@@ -328,7 +328,7 @@ async fn the_page_shows_a_configured_value_and_its_source_on_the_tile() {
     assert!(lookup().await.result().is_ok());
     assert!(save_item().await.result().is_ok());
     browser.open(&format!("{base}/resilience/")).await;
-    let source = format!("config v{version}");
+    let source = format!("config v{version} (code)");
     let deadline = Instant::now() + Duration::from_secs(10);
     let shown = loop {
         let shown = shown_settings(&mut browser).await;

@@ -199,6 +199,43 @@ pub struct Config {
     adaptive_throttles: BTreeMap<String, AdaptiveThrottleConfig>,
     chaos: BTreeMap<String, ChaosConfig>,
     version: u64,
+    origin: Origin,
+}
+
+/// Where an installed configuration came from, as the report, the tiles
+/// and [`origin`] say: the application's code (`install`), the file a
+/// watcher watches (feature `config-watch`), or the control panel's
+/// Install.
+///
+/// ```
+/// use resilient::config::{self, Config, Origin};
+///
+/// let version = config::install(Config::from_toml("[operations.fetch]\nretries = 2\n")?);
+/// assert_eq!(config::origin(version), Some(Origin::Code));
+/// assert_eq!(Origin::File("/etc/app/resilient.toml".into()).to_string(), "file /etc/app/resilient.toml");
+/// # config::clear();
+/// # Ok::<(), resilient::config::ConfigFileError>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Origin {
+    /// [`install`], [`install_toml`] or [`clear`] in the application's code.
+    #[default]
+    Code,
+    /// The file at this path, installed by its watcher (`config::watch`).
+    File(std::path::PathBuf),
+    /// The control panel's Install (feature `dashboard`).
+    Panel,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Code => f.write_str("code"),
+            Origin::File(path) => write!(f, "file {}", path.display()),
+            Origin::Panel => f.write_str("control panel"),
+        }
+    }
 }
 
 /// A key that failed its rule: its path, its line (TOML only) and why.
@@ -505,6 +542,44 @@ impl Config {
     pub fn version(&self) -> u64 {
         self.version
     }
+
+    /// Where it came from: [`Origin::Code`] unless said otherwise with
+    /// [`from_origin`](Self::from_origin).
+    pub fn origin(&self) -> &Origin {
+        &self.origin
+    }
+
+    /// The same configuration, said to come from `origin`: what a
+    /// watcher of a file, or a control endpoint, installs.
+    ///
+    /// ```
+    /// use resilient::config::{Config, Origin};
+    ///
+    /// let config = Config::from_toml("")?.from_origin(Origin::Panel);
+    /// assert_eq!(config.origin(), &Origin::Panel);
+    /// # Ok::<(), resilient::config::ConfigFileError>(())
+    /// ```
+    #[must_use]
+    pub fn from_origin(mut self, origin: Origin) -> Config {
+        self.origin = origin;
+        self
+    }
+}
+
+/// Where the configuration installed as `version` came from, while it is
+/// among the latest 16 versions; `Some(Origin::Code)` for a [`clear`].
+///
+/// ```
+/// use resilient::config::{self, Origin};
+///
+/// let version = config::install_toml("[operations.fetch]\nretries = 1\n")?;
+/// assert_eq!(config::origin(version), Some(Origin::Code));
+/// assert_eq!(config::origin(version + 1000), None);
+/// # config::clear();
+/// # Ok::<(), resilient::config::ConfigFileError>(())
+/// ```
+pub fn origin(version: u64) -> Option<Origin> {
+    installed_at(version).map(|config| config.map_or(Origin::Code, |config| config.origin.clone()))
 }
 
 static CURRENT: ArcSwapOption<Config> = ArcSwapOption::const_empty();
@@ -631,7 +706,8 @@ fn wake_waiters() {
 }
 
 /// The generation counter: it grows with every [`install`] and [`clear`].
-/// A cache of resolved settings is valid while it hasn't changed.
+/// A cache of resolved settings is valid while it hasn't changed; where the
+/// version came from is [`origin`]`(version)`.
 pub fn version() -> u64 {
     GENERATION.load(Ordering::Acquire)
 }

@@ -157,6 +157,46 @@ fn an_invalid_file_reports_every_error_in_line_order() {
     config::clear();
 }
 
+/// An Install from elsewhere (the control panel's) replaces the file's
+/// configuration; saving the file again, unchanged, or touching it, brings
+/// the file's back, and each version says where it came from.
+#[test]
+fn a_file_saved_again_after_another_install_is_installed_again() {
+    use resilient::config::{Config, Origin};
+
+    let _slot = slot();
+    let folder = Folder::new("panel-fight");
+    let file = folder.join("resilient.toml");
+    let text = entry("watch_fight", 3);
+    fs::write(&file, &text).unwrap();
+    let watcher = config::watch(&file).unwrap();
+    let from_file = watcher.installed_version();
+    assert_eq!(config::origin(from_file), Some(Origin::File(file.clone())));
+
+    let panel = Config::from_toml(&entry("watch_fight_other", 1)).unwrap();
+    let by_panel = config::install(panel.from_origin(Origin::Panel));
+    assert_eq!(config::origin(by_panel), Some(Origin::Panel));
+    assert_eq!(retries("watch_fight"), None, "Install replaces everything");
+
+    save(&file, &text);
+    eventually("the same text installed again", || {
+        retries("watch_fight") == Some(3)
+    });
+    let again = watcher.installed_version();
+    assert!(again > by_panel);
+    assert_eq!(config::version(), again);
+    assert_eq!(config::origin(again), Some(Origin::File(file.clone())));
+    assert_eq!(watcher.installs(), 2);
+
+    // Touched, in force: nothing to do.
+    fs::write(&file, &text).unwrap();
+    fs::write(folder.join("other"), "x").unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(watcher.installs(), 2);
+    drop(watcher);
+    config::clear();
+}
+
 #[test]
 fn an_invalid_change_keeps_the_configuration_and_names_its_key_and_line() {
     let _slot = slot();

@@ -679,6 +679,7 @@ fn the_report_shows_where_its_settings_came_from() {
         let value = serde_json::to_value(outcome.report()).unwrap();
         assert_eq!(value["settings_source"], "attribute");
         assert_eq!(value["config_version"], serde_json::Value::Null);
+        assert_eq!(value["config_origin"], serde_json::Value::Null);
     }
 
     let version = config::install_toml("[operations.cfg_shown]\nretries = 2\n").unwrap();
@@ -686,7 +687,7 @@ fn the_report_shows_where_its_settings_came_from() {
     let table = outcome.report().to_string();
     assert!(
         table.ends_with(&format!(
-            "stopped: succeeded, settings: configuration {version}"
+            "stopped: succeeded, settings: configuration {version} (code)"
         )),
         "{table}"
     );
@@ -695,7 +696,27 @@ fn the_report_shows_where_its_settings_came_from() {
         let value = serde_json::to_value(outcome.report()).unwrap();
         assert_eq!(value["settings_source"], "config");
         assert_eq!(value["config_version"], version);
+        assert_eq!(value["config_origin"], "code");
     }
+
+    // A file's version says which file.
+    let file = std::path::PathBuf::from("/etc/app/resilient.toml");
+    let from_file = Config::from_toml("[operations.cfg_shown]\nretries = 3\n")
+        .unwrap()
+        .from_origin(config::Origin::File(file.clone()));
+    let version = config::install(from_file);
+    let outcome = cfg_shown(&FakeClock::new());
+    assert_eq!(
+        outcome.report().settings_source().origin(),
+        Some(config::Origin::File(file))
+    );
+    let table = outcome.report().to_string();
+    assert!(
+        table.ends_with(&format!(
+            "settings: configuration {version} (file /etc/app/resilient.toml)"
+        )),
+        "{table}"
+    );
     config::clear();
 }
 

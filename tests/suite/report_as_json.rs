@@ -80,6 +80,7 @@ fn the_json_of_an_annotated_fn_is_named_after_it() {
         let mut expected = expected;
         expected["settings_source"] = json!("attribute");
         expected["config_version"] = json!(null);
+        expected["config_origin"] = json!(null);
         expected
     };
     assert_eq!(value, expected);

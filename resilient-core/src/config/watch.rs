@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use notify::event::{AccessKind, AccessMode};
 use notify::{EventKind, RecursiveMode, Watcher as _};
 
-use super::{Config, ConfigFileError, install};
+use super::{Config, ConfigFileError, Origin, install};
 
 /// How long the events of one save settle before the file is read.
 const SETTLE: Duration = Duration::from_millis(50);
@@ -95,8 +95,11 @@ pub enum WatchError {
 /// settle may have its half-written file read (and, if invalid,
 /// rejected until the rest arrives): writing a whole file beside it and
 /// renaming it into place never is. The text is compared with the one
-/// this watcher installed last, so an [`install`] from elsewhere (a
-/// control endpoint) stays until the file changes.
+/// this watcher installed last: an unchanged text is installed again only
+/// if another [`install`] (a control endpoint's, the code's) replaced it
+/// since, so that touching or saving the file brings the file's
+/// configuration back. Each install says it came from the file
+/// ([`Origin::File`]).
 ///
 /// The watcher has a thread of its own and needs no async runtime; it
 /// watches the file's directory, which must exist.
@@ -518,7 +521,11 @@ impl Reader {
                 });
             }
         };
-        if self.installed.as_deref() == Some(text.as_str()) {
+        // The text installed last stays, unless another install (the
+        // control panel's, the code's) has replaced it since: then the
+        // file, touched or saved again, is installed again.
+        let in_force = self.lock().version == super::version();
+        if in_force && self.installed.as_deref() == Some(text.as_str()) {
             self.lock().last_error = None;
             return;
         }
@@ -529,7 +536,7 @@ impl Reader {
     }
 
     fn installs(&mut self, config: Config, text: String) {
-        let version = install(config);
+        let version = install(config.from_origin(Origin::File(self.path.clone())));
         self.installed = Some(text);
         {
             let mut status = self.lock();

@@ -17,6 +17,7 @@
 //! | `idempotency_stored` | for an executed idempotent call, whether its value was stored and why not: `stored`, `ttl_zero`, `failure`, `fallback`, `injected`, `unserializable`, `does_not_read_back`, `store_failed`, `claim_lost`; else `null` |
 //! | `settings_source` | with the feature `config`: `attribute` (the values the operation was built with) or `config` (its entry in the installed configuration) |
 //! | `config_version` | with the feature `config`: that configuration's version, or `null` for `attribute` |
+//! | `config_origin` | with the feature `config`: where that configuration came from, `code`, `control panel` or `file <path>` (`config::Origin`), while its version is among the latest 16; else `null` |
 //!
 //! Each attempt: `number`, `kind` (`primary`, `fallback`, `hedge`),
 //! `started_ms`, `duration_ms`, `queued_ms` (the wait for the limiters'
@@ -51,7 +52,7 @@ fn millis(duration: Duration) -> f64 {
 impl Serialize for ExecutionReport {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map =
-            serializer.serialize_map(Some(if cfg!(feature = "config") { 12 } else { 10 }))?;
+            serializer.serialize_map(Some(if cfg!(feature = "config") { 13 } else { 10 }))?;
         map.serialize_entry("name", self.name())?;
         map.serialize_entry("attempt_count", &self.attempt_count())?;
         map.serialize_entry("retry_count", &self.retry_count())?;
@@ -75,6 +76,11 @@ impl Serialize for ExecutionReport {
             };
             map.serialize_entry("settings_source", source)?;
             map.serialize_entry("config_version", &version)?;
+            let origin = self
+                .settings_source()
+                .origin()
+                .map(|origin| origin.to_string());
+            map.serialize_entry("config_origin", &origin)?;
         }
         map.end()
     }

@@ -164,6 +164,31 @@ pub enum SettingsSource {
     },
 }
 
+#[cfg(feature = "config")]
+impl SettingsSource {
+    /// Where the configuration came from (the code, a watched file, the
+    /// control panel), while its version is among the latest 16 installed
+    /// ([`config::origin`](crate::config::origin)); `None` for the
+    /// attribute's values.
+    ///
+    /// ```
+    /// use resilient::SettingsSource;
+    /// use resilient::config::{self, Origin};
+    ///
+    /// let version = config::install_toml("[operations.fetch]\nretries = 2\n")?;
+    /// assert_eq!(SettingsSource::Config { version }.origin(), Some(Origin::Code));
+    /// assert_eq!(SettingsSource::Attribute.origin(), None);
+    /// # config::clear();
+    /// # Ok::<(), resilient::config::ConfigFileError>(())
+    /// ```
+    pub fn origin(&self) -> Option<crate::config::Origin> {
+        match self {
+            SettingsSource::Config { version } => crate::config::origin(*version),
+            SettingsSource::Attribute => None,
+        }
+    }
+}
+
 /// The name of an operation that was given none.
 pub(crate) const UNNAMED: &str = "operation";
 

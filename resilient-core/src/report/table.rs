@@ -137,8 +137,11 @@ impl fmt::Display for ExecutionReport {
         // Only a call that ran on an entry of the installed configuration
         // says so; one on its own values reads as without the feature.
         #[cfg(feature = "config")]
-        if let crate::report::SettingsSource::Config { version } = self.settings_source() {
+        if let source @ crate::report::SettingsSource::Config { version } = self.settings_source() {
             write!(f, ", settings: configuration {version}")?;
+            if let Some(origin) = source.origin() {
+                write!(f, " ({origin})")?;
+            }
         }
         Ok(())
     }

@@ -125,7 +125,7 @@ fn the_json_of_a_real_report_is_pinned() {
     #[cfg(feature = "config")]
     let expected = expected.replace(
         "\"idempotency_stored\": null\n}",
-        "\"idempotency_stored\": null,\n  \"settings_source\": \"attribute\",\n  \"config_version\": null\n}",
+        "\"idempotency_stored\": null,\n  \"settings_source\": \"attribute\",\n  \"config_version\": null,\n  \"config_origin\": null\n}",
     );
     assert_eq!(json, expected);
 }

@@ -257,7 +257,9 @@ async fn install(State(token): State<Token>, headers: HeaderMap, body: String) -
     if !token.admits(&headers) {
         return unauthorized();
     }
-    match crate::config::install_toml(&body) {
+    let panel = crate::config::Config::from_toml(&body)
+        .map(|config| crate::config::install(config.from_origin(crate::config::Origin::Panel)));
+    match panel {
         Ok(version) => answer(json!({ "version": version })),
         Err(error) => (StatusCode::BAD_REQUEST, error.to_string()).into_response(),
     }

@@ -20,6 +20,18 @@ fn millis(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1000.0
 }
 
+/// Where the configuration installed as `version` came from, as a tile
+/// says it: `code`, `control panel`, `file <path>`.
+fn origin(version: u64) -> Option<String> {
+    #[cfg(feature = "config")]
+    return crate::config::origin(version).map(|origin| origin.to_string());
+    #[cfg(not(feature = "config"))]
+    {
+        let _ = version;
+        None
+    }
+}
+
 fn jitter_name(jitter: Jitter) -> &'static str {
     match jitter {
         Jitter::Full => "full",
@@ -79,6 +91,7 @@ pub(super) fn operation(name: &str, built: Option<&Settings>) -> Value {
         }
         shown["source"] = "config".into();
         shown["version"] = resolved.version.into();
+        shown["origin"] = origin(resolved.version).into();
         shown["known"] = built.is_some().into();
         shown["configured"] = keys.into();
         return shown;
@@ -88,6 +101,7 @@ pub(super) fn operation(name: &str, built: Option<&Settings>) -> Value {
     let mut shown = built.map_or_else(|| json!({}), effective);
     shown["source"] = "attribute".into();
     shown["version"] = Value::Null;
+    shown["origin"] = Value::Null;
     shown["known"] = built.is_some().into();
     shown["configured"] = json!([]);
     shown
@@ -145,6 +159,7 @@ pub(super) fn breaker(view: &View) -> Value {
             .then(|| seconds(built.max_break_nanos)),
         "source": if configured.keys.is_empty() { "attribute" } else { "config" },
         "version": configured.version,
+        "origin": configured.version.and_then(origin),
         "configured": configured.keys,
     })
 }
