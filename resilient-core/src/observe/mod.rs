@@ -126,8 +126,14 @@ pub(crate) fn finished(name: &str, used: Used<'_>, report: &ExecutionReport, ok:
     {
         use std::sync::atomic::Ordering::Relaxed;
         let counts = &tally.counts;
-        let elapsed = u64::try_from(report.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        counts.latency[tally::bucket(elapsed)].fetch_add(1, Relaxed);
+        // Latencies are of calls that ran: a call that every gate refused
+        // (an open breaker, a full limit, an adaptive throttle) took no
+        // time of the dependency's, and would pull the percentiles down to
+        // a microsecond. It is counted apart (`rejected`).
+        if ran(report) {
+            let elapsed = u64::try_from(report.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            counts.latency[tally::bucket(elapsed)].fetch_add(1, Relaxed);
+        }
         if !ok {
             counts.failed.fetch_add(1, Relaxed);
         }
@@ -147,6 +153,23 @@ pub(crate) fn finished(name: &str, used: Used<'_>, report: &ExecutionReport, ok:
         }
         built_with(tally, used.settings);
     }
+}
+
+/// Whether any primary or hedged attempt of the call ran: one that no gate
+/// refused.
+#[cfg(feature = "dashboard")]
+#[inline]
+fn ran(report: &ExecutionReport) -> bool {
+    use crate::report::{AttemptKind, FailureKind};
+    report.attempts().iter().any(|attempt| {
+        attempt.kind() != AttemptKind::Fallback
+            && !attempt.error().is_some_and(|error| {
+                matches!(
+                    error.kind(),
+                    FailureKind::CircuitOpen | FailureKind::LimitExceeded | FailureKind::Rejected
+                )
+            })
+    })
 }
 
 /// Keeps the settings an operation was built with, for its tile, unless

@@ -208,15 +208,32 @@ impl History {
                 window.rejected += change.rejected;
             }
         }
-        // Calls and failures in each second, oldest first: one point per
-        // reading after the oldest.
-        let points = self.readings.len() - 1;
+        // Calls and failures in each second, oldest first. A reading
+        // covers the time since the one before: nearly always a second,
+        // but readings are taken only while a page looks, so the first
+        // after a closed page covers the whole gap. Its counts are spread
+        // evenly over the seconds it covers, the last minute of them kept:
+        // a rate, never a spike that didn't happen.
+        let spans: Vec<usize> = self
+            .readings
+            .iter()
+            .zip(self.readings.iter().skip(1))
+            .map(|(before, reading)| seconds_between(before.at, reading.at))
+            .collect();
+        let points = spans.iter().sum::<usize>().min(KEPT - 1);
         let mut sparks = vec![(vec![0; points], vec![0; points]); self.rows.len()];
-        for (point, reading) in self.readings.iter().skip(1).enumerate() {
+        // From the newest reading back, each filling its seconds.
+        let mut end = points;
+        for (reading, &span) in self.readings.iter().skip(1).zip(&spans).rev() {
+            let start = end.saturating_sub(span);
             for change in &reading.changes {
                 let (calls, errors) = &mut sparks[change.row];
-                calls[point] = change.calls;
-                errors[point] = change.failed;
+                spread(change.calls, span, &mut calls[start..end]);
+                spread(change.failed, span, &mut errors[start..end]);
+            }
+            end = start;
+            if end == 0 {
+                break;
             }
         }
         let operations: Vec<Value> = self
@@ -336,6 +353,28 @@ fn names() -> Value {
         "folded": cardinality::folded(),
         "overflow": cardinality::OVERFLOW,
     })
+}
+
+/// The whole seconds between two readings, at least one.
+fn seconds_between(before: Instant, after: Instant) -> usize {
+    let seconds = after.saturating_duration_since(before).as_secs_f64().round();
+    // A float's cast saturates; a gap past usize is no gap to draw anyway.
+    (seconds as usize).max(1)
+}
+
+/// `count`, counted over `span` seconds, as one point per second; the
+/// latest `points.len()` of them are written (a span longer than the
+/// minute shown is cut). The remainder goes to the latest seconds, so the
+/// points add up to `count` over the whole span.
+fn spread(count: u64, span: usize, points: &mut [u64]) {
+    let span = span.max(1) as u64;
+    let (each, left) = (count / span, count % span);
+    let shown = points.len() as u64;
+    for (index, point) in points.iter_mut().enumerate() {
+        // The second's place in the span, counted from its start.
+        let second = span - shown + index as u64;
+        *point = each + u64::from(second >= span - left);
+    }
 }
 
 /// One operation's tile.
@@ -541,6 +580,74 @@ mod tests {
         assert_eq!(tiles[1]["calls_per_s"], 0.0);
         assert_eq!(tiles[1]["spark_calls"], json!(vec![0u64; 15]));
         assert_eq!(tiles[1]["p50_ms"], Value::Null);
+    }
+
+    #[test]
+    fn calls_counted_while_no_page_looked_are_spread_over_the_seconds_they_cover() {
+        let entries = operations(1);
+        let (mut history, start) = (History::default(), Instant::now());
+        history.sample_of(start, &entries);
+        for s in 1..=5 {
+            call(&entries[0], 10, 19, 1);
+            history.sample_of(second(start, s), &entries);
+        }
+        // The page is closed for 150 s at 19 calls a second, 1 failing:
+        // the next reading counts them all.
+        call(&entries[0], 10, 19 * 150, 150);
+        history.sample_of(second(start, 155), &entries);
+        let tile = &history.snapshot()["operations"][0];
+        // The last minute, a point a second: 19 each, no spike.
+        assert_eq!(tile["spark_calls"], json!(vec![19u64; KEPT - 1]));
+        assert_eq!(tile["spark_errors"], json!(vec![1u64; KEPT - 1]));
+
+        // A gap of 2.5 s with 7 calls: 2, 2 and 3 (the remainder last).
+        call(&entries[0], 10, 7, 0);
+        history.sample_of(start + Duration::from_millis(157_500), &entries);
+        let spark = history.snapshot()["operations"][0]["spark_calls"].clone();
+        let spark: Vec<u64> = serde_json::from_value(spark).unwrap();
+        assert_eq!(spark.len(), KEPT - 1);
+        assert_eq!(spark[spark.len() - 4..], [19, 2, 2, 3]);
+    }
+
+    #[test]
+    fn calls_an_open_breaker_refused_are_counted_apart_from_the_latencies() {
+        use crate::breaker::CircuitBreaker;
+        #[derive(Debug)]
+        struct Down;
+        impl From<crate::CircuitOpen> for Down {
+            fn from(_: crate::CircuitOpen) -> Self {
+                Down
+            }
+        }
+        impl std::fmt::Display for Down {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("down")
+            }
+        }
+        let breaker = CircuitBreaker::builder().failure_threshold(1).build().unwrap();
+        let entries = operations(1);
+        let clock = crate::FakeClock::new();
+        let (mut history, start) = (History::default(), Instant::now());
+        history.sample_of(start, &entries);
+        // One call runs for 200 ms and fails; the breaker refuses 50 more.
+        for _ in 0..51 {
+            let _ = crate::Operation::new()
+                .tally(entries[0].tally)
+                .circuit_breaker(&breaker)
+                .clock(&clock)
+                .run(|_| {
+                    clock.advance(Duration::from_millis(200));
+                    Err::<(), _>(Down)
+                });
+        }
+        assert_eq!(clock.elapsed(), Duration::from_millis(200), "only the first ran");
+        history.sample_of(second(start, 1), &entries);
+        let tile = &history.snapshot()["operations"][0];
+        assert_eq!(tile["rejected"], 50);
+        // The one call that ran: 200 ms, whatever the refusals.
+        let p50 = tile["p50_ms"].as_f64().unwrap();
+        assert!((150.0..260.0).contains(&p50), "p50 {p50} ms");
+        assert_eq!(tile["p90_ms"], tile["p50_ms"]);
     }
 
     #[test]
