@@ -158,6 +158,8 @@ const READ_TILES: &str = r#"JSON.stringify(Array.from(document.querySelectorAll(
     limits: Array.from(tile.querySelectorAll('[data-field="limit"]')).map(row => row.textContent),
     endpoints: Array.from(tile.querySelectorAll('[data-field="endpoint-state"]'))
         .map(badge => badge.closest("[data-key]").dataset.key + "=" + badge.textContent),
+    endpoint_rule: (tile.querySelector('[data-field="endpoints-template"]') || {}).textContent || null,
+    endpoint_labels: Array.from(tile.querySelectorAll("[data-key] .what")).map(what => what.textContent),
 })))"#;
 
 async fn tiles(browser: &mut Chromium) -> Vec<Value> {
@@ -298,6 +300,16 @@ async fn the_page_shows_each_operation_its_error_rate_its_breaker_and_its_limits
     assert_eq!(
         tile(&seen, "search.by_host").unwrap()["breaker"],
         Value::Null
+    );
+    // The template's rule once, and each whole key.
+    let by_host = tile(&seen, "search.by_host").unwrap();
+    assert_eq!(
+        by_host["endpoint_rule"],
+        "opens after 3 failures, breaks for 60.0 s"
+    );
+    assert_eq!(
+        by_host["endpoint_labels"],
+        serde_json::json!([sick_key, well_key])
     );
 
     // Let the window fill with a few readings, then compare with the truth

@@ -436,6 +436,88 @@ async fn an_operator_enters_the_token_and_isolates_a_breaker_in_the_browser() {
     assert!(matches!(warehouse_stock().await.result(), Ok(12)));
 }
 
+/// Breakers per endpoint, handed over as a map: the panel lists each key's
+/// breaker and isolates or resets it by its key, behind the token; a key
+/// the map doesn't hold is not made.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_breaker_per_endpoint_is_listed_and_controlled_by_its_key() {
+    use resilient::endpoint::EndpointBreakers;
+    use std::sync::Arc;
+
+    let hosts = Arc::new(
+        EndpointBreakers::builder("control.hosts")
+            .template(CircuitBreaker::builder().failure_threshold(2))
+            .build()
+            .unwrap(),
+    );
+    let sick = hosts.get("10.0.0.7:8443");
+    hosts.get("10.0.0.8:8443");
+    resilient::dashboard::control_endpoints(&hosts);
+    let base = panel().await;
+    let now = Instant::now;
+    let path = "/endpoints/control.hosts/10.0.0.7%3A8443";
+    refused_every_way(&base, &format!("{path}/isolate"), "", || {
+        sick.state(now()) == CircuitState::Closed
+    })
+    .await;
+
+    let token = bearer(TOKEN);
+    let listed = client()
+        .get(format!("{base}/resilience/control"))
+        .header("authorization", &token)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let listed: Value = serde_json::from_str(&listed).unwrap();
+    let map = listed["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|map| map["prefix"] == "control.hosts")
+        .expect("the map listed");
+    assert_eq!(
+        map["keys"],
+        serde_json::json!([
+            { "key": "10.0.0.7:8443", "state": "closed" },
+            { "key": "10.0.0.8:8443", "state": "closed" },
+        ])
+    );
+
+    let (status, body) = post(&base, &format!("{path}/isolate"), Some(&token), "").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(answer["state"], "isolated");
+    assert_eq!(answer["key"], "10.0.0.7:8443");
+    assert_eq!(sick.state(now()), CircuitState::Isolated);
+    // The map's own breaker for the key, the one its calls get.
+    assert!(Arc::ptr_eq(&hosts.get("10.0.0.7:8443"), &sick));
+    assert_eq!(
+        hosts.get("10.0.0.8:8443").state(now()),
+        CircuitState::Closed
+    );
+
+    let (status, _) = post(&base, &format!("{path}/reset"), Some(&token), "").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(sick.state(now()), CircuitState::Closed);
+
+    // A key the map doesn't hold, and a map nobody handed over.
+    let unknown = "/endpoints/control.hosts/10.9.9.9%3A1/isolate";
+    let (status, _) = post(&base, unknown, Some(&token), "").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(hosts.len(), 2, "no key made");
+    let (status, _) = post(
+        &base,
+        "/endpoints/control.nothing/h%3A1/isolate",
+        Some(&token),
+        "",
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
 /// Types `token` into the panel's token field as a person would, and
 /// submits it.
 async fn type_token(browser: &mut Chromium, token: &str) {

@@ -230,6 +230,16 @@ impl crate::observe::dashboard::EndpointRows for EndpointBreakers {
             .map(|(key, breaker)| (key, Arc::clone(breaker.view())))
             .collect()
     }
+
+    fn control(&self, key: &str, isolate: bool, now: Instant) -> Option<CircuitState> {
+        let breaker = self.map.get(key)?;
+        if isolate {
+            breaker.isolate();
+        } else {
+            breaker.reset();
+        }
+        Some(breaker.state(now))
+    }
 }
 
 impl fmt::Debug for EndpointBreakers {

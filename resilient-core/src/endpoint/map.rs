@@ -218,6 +218,14 @@ impl<V: Clone + AtRest> KeyedMap<V> {
         value
     }
 
+    /// The state of `key` if the map holds it, as it is: neither made nor
+    /// marked used.
+    #[cfg_attr(not(feature = "dashboard"), allow(dead_code))]
+    pub(crate) fn get(&self, key: &str) -> Option<V> {
+        let index = (self.hasher.hash_one(key) as usize) % SHARDS;
+        self.shard(index).get(key).map(|slot| slot.value.clone())
+    }
+
     /// The state of `key` if the map holds it, marked used at `now`.
     fn touch(&self, index: usize, key: &str, now: Instant) -> Option<V> {
         let mut shard = self.shard(index);

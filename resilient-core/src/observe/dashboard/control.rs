@@ -52,6 +52,25 @@ pub fn control_breaker(breaker: &'static CircuitBreaker) {
     }
 }
 
+/// Lets the control panel of [`router_with_control`] list the breakers
+/// of `breakers`, one per key, and isolate or reset each by its key,
+/// before any call has used the map (a map that an operation uses through
+/// the tower layer or the reqwest middleware is listed without it). Only
+/// the keys the map holds are controlled; an isolated key's breaker is
+/// never idle and is evicted last, so the isolation holds until a reset.
+///
+/// ```
+/// use resilient::endpoint::EndpointBreakers;
+/// use std::sync::Arc;
+///
+/// let breakers = Arc::new(EndpointBreakers::builder("search").build().unwrap());
+/// resilient::dashboard::control_endpoints(&breakers);
+/// ```
+pub fn control_endpoints(breakers: &std::sync::Arc<crate::endpoint::EndpointBreakers>) {
+    let map: std::sync::Arc<dyn super::endpoints::EndpointRows> = breakers.clone();
+    super::endpoints::control_map(std::sync::Arc::downgrade(&map));
+}
+
 /// Lets the control panel of [`router_with_control`] switch `chaos` on
 /// and off, as `name`. A second switch under a name already taken is
 /// ignored.
@@ -161,7 +180,8 @@ pub fn router_with_control(token: impl Into<String>) -> Result<Router, ConfigErr
     let controls = Router::new()
         .route("/control", get(controls))
         .route("/control/breakers/{name}/{action}", post(breaker))
-        .route("/control/chaos/{name}/{switch}", post(switch));
+        .route("/control/chaos/{name}/{switch}", post(switch))
+        .route("/control/endpoints/{prefix}/{key}/{action}", post(endpoint));
     #[cfg(feature = "config")]
     let controls = controls.route("/control/config", post(install));
     Ok(super::routes(get(control_page))
@@ -231,6 +251,31 @@ async fn breaker(
     answer(json!({ "breaker": name, "state": first.state(Instant::now()).as_str() }))
 }
 
+/// Isolates or resets the breaker of `key` in the map of breakers per
+/// endpoint called `prefix`, and answers with its state.
+async fn endpoint(
+    State(token): State<Token>,
+    Path((prefix, key, action)): Path<(String, String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    if !token.admits(&headers) {
+        return unauthorized();
+    }
+    let isolate = match action.as_str() {
+        "isolate" => true,
+        "reset" => false,
+        _ => return (StatusCode::NOT_FOUND, "a breaker is `isolate`d or `reset`").into_response(),
+    };
+    let maps = super::endpoints::controlled_maps();
+    let Some(map) = maps.iter().find(|map| map.prefix() == prefix) else {
+        return no_such("map of breakers per endpoint", &prefix);
+    };
+    match map.control(&key, isolate, Instant::now()) {
+        Some(state) => answer(json!({ "endpoints": prefix, "key": key, "state": state.as_str() })),
+        None => no_such(&format!("key of {prefix:?}"), &key),
+    }
+}
+
 async fn switch(
     State(token): State<Token>,
     Path((name, switch)): Path<(String, String)>,
@@ -289,8 +334,21 @@ async fn controls(State(token): State<Token>, headers: HeaderMap) -> Response {
         .iter()
         .map(|(name, chaos)| json!({ "name": name, "enabled": chaos.is_enabled(), "rate": chaos.rate() }))
         .collect();
+    let endpoints: Vec<Value> = super::endpoints::controlled_maps()
+        .iter()
+        .map(|map| {
+            let mut keys = map.views();
+            keys.sort_by(|a, b| a.0.cmp(&b.0));
+            let keys: Vec<Value> = keys
+                .into_iter()
+                .map(|(key, view)| json!({ "key": key, "state": view.state_at(now).0.as_str() }))
+                .collect();
+            json!({ "prefix": map.prefix(), "keys": keys })
+        })
+        .collect();
     answer(json!({
         "breakers": breakers,
+        "endpoints": endpoints,
         "chaos": chaos,
         "config": cfg!(feature = "config"),
     }))

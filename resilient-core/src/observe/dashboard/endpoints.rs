@@ -26,6 +26,9 @@ pub(crate) trait EndpointRows: Send + Sync {
     fn evictions(&self) -> u64;
     /// Each key with its breaker's view.
     fn views(&self) -> Vec<(String, Arc<View>)>;
+    /// Isolates (`true`) or resets the breaker of `key`, if the map holds
+    /// it: its state after, or `None` for a key it doesn't hold.
+    fn control(&self, key: &str, isolate: bool, now: Instant) -> Option<CircuitState>;
 }
 
 /// The maps shown under one operation's tile.
@@ -44,6 +47,36 @@ pub(crate) fn show_endpoints(operation: &str, map: Weak<dyn EndpointRows>) {
     if !maps.iter().any(|known| Weak::ptr_eq(known, &map)) {
         maps.push(map);
     }
+}
+
+/// Maps handed over to the control panel before any operation used them
+/// (`dashboard::control_endpoints`).
+static CONTROLLED: Mutex<Maps> = Mutex::new(Vec::new());
+
+/// Lets the control panel list and control `map`'s breakers, by key.
+pub(crate) fn control_map(map: Weak<dyn EndpointRows>) {
+    let mut controlled = CONTROLLED.lock().unwrap_or_else(PoisonError::into_inner);
+    controlled.retain(|map| map.strong_count() > 0);
+    if !controlled.iter().any(|known| Weak::ptr_eq(known, &map)) {
+        controlled.push(map);
+    }
+}
+
+/// Every map the panel controls: those shown under a tile, and those
+/// handed over; each once, by prefix.
+pub(crate) fn controlled_maps() -> Vec<Arc<dyn EndpointRows>> {
+    let mut maps: Vec<Arc<dyn EndpointRows>> = Vec::new();
+    let shown = SHOWN.lock().unwrap_or_else(PoisonError::into_inner);
+    let controlled = CONTROLLED.lock().unwrap_or_else(PoisonError::into_inner);
+    for map in shown.values().flatten().chain(controlled.iter()) {
+        if let Some(map) = map.upgrade()
+            && !maps.iter().any(|known| Arc::ptr_eq(known, &map))
+        {
+            maps.push(map);
+        }
+    }
+    maps.sort_by(|a, b| a.prefix().cmp(b.prefix()));
+    maps
 }
 
 /// The maps of `operation`'s tile, each with its rows as of `now`.
@@ -76,8 +109,14 @@ fn rows(map: &dyn EndpointRows, now: Instant) -> Value {
         closed(a.1).cmp(&closed(b.1)).then_with(|| a.0.cmp(&b.0))
     });
     rows.truncate(ROWS);
+    // The template every key's breaker is built from, as any one shows it.
+    let template = map
+        .views()
+        .first()
+        .map(|(_, view)| super::settings::breaker(view));
     json!({
         "prefix": map.prefix(),
+        "template": template,
         "keys": map.keys(),
         "evictions": map.evictions(),
         "rows": rows

@@ -89,7 +89,7 @@ use futures_util::Stream;
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
-pub use control::{control_breaker, control_chaos, router_with_control};
+pub use control::{control_breaker, control_chaos, control_endpoints, router_with_control};
 use window::History;
 
 /// The page.

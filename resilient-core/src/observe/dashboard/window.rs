@@ -357,7 +357,10 @@ fn names() -> Value {
 
 /// The whole seconds between two readings, at least one.
 fn seconds_between(before: Instant, after: Instant) -> usize {
-    let seconds = after.saturating_duration_since(before).as_secs_f64().round();
+    let seconds = after
+        .saturating_duration_since(before)
+        .as_secs_f64()
+        .round();
     // A float's cast saturates; a gap past usize is no gap to draw anyway.
     (seconds as usize).max(1)
 }
@@ -624,7 +627,10 @@ mod tests {
                 f.write_str("down")
             }
         }
-        let breaker = CircuitBreaker::builder().failure_threshold(1).build().unwrap();
+        let breaker = CircuitBreaker::builder()
+            .failure_threshold(1)
+            .build()
+            .unwrap();
         let entries = operations(1);
         let clock = crate::FakeClock::new();
         let (mut history, start) = (History::default(), Instant::now());
@@ -640,7 +646,11 @@ mod tests {
                     Err::<(), _>(Down)
                 });
         }
-        assert_eq!(clock.elapsed(), Duration::from_millis(200), "only the first ran");
+        assert_eq!(
+            clock.elapsed(),
+            Duration::from_millis(200),
+            "only the first ran"
+        );
         history.sample_of(second(start, 1), &entries);
         let tile = &history.snapshot()["operations"][0];
         assert_eq!(tile["rejected"], 50);
