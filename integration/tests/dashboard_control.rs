@@ -452,7 +452,7 @@ async fn a_breaker_per_endpoint_is_listed_and_controlled_by_its_key() {
     );
     let sick = hosts.get("10.0.0.7:8443");
     hosts.get("10.0.0.8:8443");
-    resilient::dashboard::control_endpoints(&hosts);
+    hosts.under_control();
     let base = panel().await;
     let now = Instant::now;
     let path = "/endpoints/control.hosts/10.0.0.7%3A8443";

@@ -121,7 +121,6 @@
 //! `tracing`, a `config.file_rejected` warning).
 
 use std::collections::{BTreeMap, VecDeque};
-use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
@@ -129,19 +128,23 @@ use std::time::Duration;
 use arc_swap::ArcSwapOption;
 use toml::Spanned;
 
-use crate::{ConfigError, Jitter};
+use crate::Jitter;
 
+mod file_error;
 mod live;
 mod orders;
+mod origin;
 mod parse;
 mod sections;
 #[cfg(feature = "config-watch")]
 mod watch;
+pub use file_error::ConfigFileError;
 pub(crate) use live::{
     BreakerCache, Cache, First, Resolved, UNKNOWN, first, packed, resolve, resolve_read, version_of,
 };
 pub(crate) use orders::BreakerOrders;
 pub use orders::{isolate, reset};
+pub use origin::Origin;
 use parse::{Raw, RawEntry, Sections, assemble, key_path, line_of};
 pub use sections::{
     AdaptiveThrottleConfig, ChaosConfig, LimitConfig, ThrottleConfig, adaptive_throttle_settings,
@@ -201,128 +204,6 @@ pub struct Config {
     version: u64,
     origin: Origin,
 }
-
-/// Where an installed configuration came from, as the report, the tiles
-/// and [`origin`] say: the application's code (`install`), the file a
-/// watcher watches (feature `config-watch`), or the control panel's
-/// Install.
-///
-/// ```
-/// use resilient::config::{self, Config, Origin};
-///
-/// let version = config::install(Config::from_toml("[operations.fetch]\nretries = 2\n")?);
-/// assert_eq!(config::origin(version), Some(Origin::Code));
-/// assert_eq!(Origin::File("/etc/app/resilient.toml".into()).to_string(), "file /etc/app/resilient.toml");
-/// # config::clear();
-/// # Ok::<(), resilient::config::ConfigFileError>(())
-/// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Origin {
-    /// [`install`], [`install_toml`] or [`clear`] in the application's code.
-    #[default]
-    Code,
-    /// The file at this path, installed by its watcher (`config::watch`).
-    File(std::path::PathBuf),
-    /// The control panel's Install (feature `dashboard`).
-    Panel,
-}
-
-impl fmt::Display for Origin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Origin::Code => f.write_str("code"),
-            Origin::File(path) => write!(f, "file {}", path.display()),
-            Origin::Panel => f.write_str("control panel"),
-        }
-    }
-}
-
-/// A key that failed its rule: its path, its line (TOML only) and why.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ConfigFileError {
-    path: String,
-    line: Option<usize>,
-    reason: String,
-    rule: Option<ConfigError>,
-    /// The other errors of the same text, in line order after this one.
-    more: Box<[ConfigFileError]>,
-}
-
-impl ConfigFileError {
-    /// The key's path, as in `operations."payments.charge".retries`.
-    pub fn path(&self) -> &str {
-        &self.path
-    }
-
-    /// The 1-based line of the key in the TOML text; `None` for pairs.
-    pub fn line(&self) -> Option<usize> {
-        self.line
-    }
-
-    /// What is wrong with the value.
-    pub fn reason(&self) -> &str {
-        &self.reason
-    }
-
-    /// The builder rule that failed, when one did (as `base_delay` above `max_delay`).
-    pub fn rule(&self) -> Option<&ConfigError> {
-        self.rule.as_ref()
-    }
-
-    /// Every error of the text, in line order: this one (the first) and
-    /// the others. A text is read to its end, so that one reading names
-    /// everything to fix, as the attribute does at compile time.
-    ///
-    /// ```
-    /// use resilient::config::Config;
-    ///
-    /// let text = "[operations.fetch]\nretries = -1\ntimeout = \"2s\"\n\n[operations.store]\nretires = 2\n";
-    /// let error = Config::from_toml(text).unwrap_err();
-    /// let found: Vec<_> = error.all().map(|e| (e.path(), e.line())).collect();
-    /// assert_eq!(
-    ///     found,
-    ///     [("operations.fetch.retries", Some(2)), ("operations.store.retires", Some(6))]
-    /// );
-    /// ```
-    pub fn all(&self) -> impl Iterator<Item = &ConfigFileError> {
-        std::iter::once(self).chain(self.more.iter())
-    }
-
-    /// The errors in line order (those without a line last), as one: the
-    /// first, with the others after it; `None` for none.
-    pub(crate) fn all_of(mut errors: Vec<ConfigFileError>) -> Option<ConfigFileError> {
-        errors.sort_by(|a, b| {
-            (a.line.is_none(), a.line, &a.path).cmp(&(b.line.is_none(), b.line, &b.path))
-        });
-        let mut errors = errors.into_iter();
-        let mut first = errors.next()?;
-        first.more = errors.collect();
-        Some(first)
-    }
-}
-
-impl fmt::Display for ConfigFileError {
-    /// `path (line N): reason`, or the reason alone for an error of the
-    /// whole text (a syntax error, a file that can't be read); each other
-    /// error of the same text on a line of its own after it.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (n, error) in self.all().enumerate() {
-            if n > 0 {
-                writeln!(f)?;
-            }
-            match (error.path.is_empty(), error.line) {
-                (false, Some(line)) => write!(f, "{} (line {line}): {}", error.path, error.reason)?,
-                (false, None) => write!(f, "{}: {}", error.path, error.reason)?,
-                (true, Some(line)) => write!(f, "line {line}: {}", error.reason)?,
-                (true, None) => f.write_str(&error.reason)?,
-            }
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for ConfigFileError {}
 
 type TomlLayout = BTreeMap<
     Spanned<String>,
@@ -584,6 +465,8 @@ pub fn origin(version: u64) -> Option<Origin> {
 
 static CURRENT: ArcSwapOption<Config> = ArcSwapOption::const_empty();
 static GENERATION: AtomicU64 = AtomicU64::new(0);
+/// The generation of the latest [`clear`].
+static CLEARED_AT: AtomicU64 = AtomicU64::new(0);
 static INSTALLING: Mutex<()> = Mutex::new(());
 
 /// How many of the latest generations are remembered with their
@@ -669,6 +552,9 @@ pub fn clear() -> u64 {
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let version = GENERATION.load(Ordering::Relaxed).saturating_add(1);
     remember(version, None);
+    // Before `CURRENT`: whoever finds none there finds this clear's
+    // version, or a later clear's, here.
+    CLEARED_AT.store(version, Ordering::Release);
     CURRENT.store(None);
     GENERATION.store(version, Ordering::Release);
     wake_waiters();
@@ -744,6 +630,7 @@ pub fn limit_settings(name: &str) -> Option<LimitConfig> {
 mod tests {
     use super::parse::parse_duration;
     use super::*;
+    use crate::ConfigError;
 
     fn error(text: &str) -> ConfigFileError {
         Config::from_toml(text).unwrap_err()
@@ -1089,7 +976,49 @@ mod tests {
     }
 
     // The tests that install share the process-wide slot: one at a time.
-    static SLOT: Mutex<()> = Mutex::new(());
+    pub(super) static SLOT: Mutex<()> = Mutex::new(());
+
+    /// Threads reading a bulkhead's and a breaker's cached entries while
+    /// another installs sizes back and forth: once the installs stop, every
+    /// cache holds the last one's values, whatever refreshes raced.
+    #[test]
+    fn caches_read_across_installs_end_on_the_last_one() {
+        use std::sync::Arc;
+        use std::sync::atomic::AtomicBool;
+
+        let _slot = SLOT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let limit = Arc::new(sections::LimitCache::new());
+        let breaker = Arc::new(live::BreakerCache::new());
+        let done = Arc::new(AtomicBool::new(false));
+        let readers: Vec<_> = (0..4)
+            .map(|_| {
+                let (limit, breaker, done) = (limit.clone(), breaker.clone(), done.clone());
+                std::thread::spawn(move || {
+                    while !done.load(Ordering::Relaxed) {
+                        let _ = limit.max_concurrent("hammer.pool");
+                        let _ = breaker.read("hammer.breaker");
+                    }
+                })
+            })
+            .collect();
+        for round in 0..300u32 {
+            let size = 1 + round % 7;
+            install_toml(&format!(
+                "[limits.\"hammer.pool\"]\nmax_concurrent = {size}\n\
+                 [breakers.\"hammer.breaker\"]\nfailure_threshold = {size}\n"
+            ))
+            .unwrap();
+        }
+        done.store(true, Ordering::Relaxed);
+        for reader in readers {
+            reader.join().unwrap();
+        }
+        let last = 1 + 299 % 7;
+        assert_eq!(limit.max_concurrent("hammer.pool"), Some(last));
+        assert_eq!(breaker.read("hammer.breaker").0, Some(last));
+        clear();
+        assert_eq!(limit.max_concurrent("hammer.pool"), None);
+    }
 
     #[test]
     fn install_swaps_whole_and_a_bad_text_changes_nothing() {

@@ -242,6 +242,30 @@ impl crate::observe::dashboard::EndpointRows for EndpointBreakers {
     }
 }
 
+#[cfg(feature = "dashboard")]
+impl EndpointBreakers {
+    /// Lets the control panel of
+    /// [`dashboard::router_with_control`](crate::dashboard::router_with_control)
+    /// list this map's breakers, one per key, and isolate or reset each by
+    /// its key (`control/endpoints/{prefix}/{key}/isolate`), before any
+    /// call has used the map: a map an operation uses through the tower
+    /// layer or the reqwest middleware is listed without it. Only the keys
+    /// the map holds are controlled. An isolated key's breaker is never
+    /// idle and is evicted last, so the isolation holds until a reset.
+    ///
+    /// ```
+    /// use resilient::endpoint::EndpointBreakers;
+    /// use std::sync::Arc;
+    ///
+    /// let breakers = Arc::new(EndpointBreakers::builder("search").build().unwrap());
+    /// breakers.under_control();
+    /// ```
+    pub fn under_control(self: &Arc<Self>) {
+        let map: Arc<dyn crate::observe::dashboard::EndpointRows> = Arc::clone(self) as _;
+        crate::observe::dashboard::control_map(Arc::downgrade(&map));
+    }
+}
+
 impl fmt::Debug for EndpointBreakers {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("EndpointBreakers")

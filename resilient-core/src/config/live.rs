@@ -242,7 +242,11 @@ pub(crate) fn first(name: &str, cache: Option<&Cache>) -> First {
 #[cold]
 #[inline(never)]
 fn first_slow(generation: u64, name: &str, cache: Option<&Cache>) -> First {
-    match (resolve_at(generation, name, cache), cache) {
+    // The generation the configuration consulted was installed as, which
+    // may be newer than `generation`: the retries read that one, where the
+    // first attempt found what it found.
+    let (generation, resolved) = resolve_at(generation, name, cache);
+    match (resolved, cache) {
         (None, _) => First::fast(packed(generation, false), Bounds::KEPT),
         (Some(resolved), Some(_)) if resolved.version == resolved.generation => First::fast(
             packed(resolved.generation, true),
@@ -289,28 +293,37 @@ pub(crate) fn resolve(name: &str, cache: Option<&Cache>) -> Option<Arc<Resolved>
     if generation == 0 {
         return None;
     }
-    resolve_at(generation, name, cache)
+    resolve_at(generation, name, cache).1
 }
 
+/// The entry of the operation `name` in the configuration installed now,
+/// `generation` or a newer one, with the generation of the configuration
+/// it consulted: what a first attempt records as read.
 #[cold]
 #[inline(never)]
-fn resolve_at(generation: u64, name: &str, cache: Option<&Cache>) -> Option<Arc<Resolved>> {
+fn resolve_at(generation: u64, name: &str, cache: Option<&Cache>) -> (u64, Option<Arc<Resolved>>) {
     let Some(cache) = cache else {
         let config = CURRENT.load();
-        let config = config.as_ref()?;
-        return Some(Arc::new(Resolved {
-            generation,
-            version: config.version,
-            entry: config.operation(name)?.clone(),
-        }));
+        let Some(config) = config.as_ref() else {
+            // A clear's: the latest, which no entry can be in.
+            return (super::CLEARED_AT.load(Ordering::Acquire), None);
+        };
+        let resolved = config.operation(name).map(|entry| {
+            Arc::new(Resolved {
+                generation: config.version,
+                version: config.version,
+                entry: entry.clone(),
+            })
+        });
+        return (config.version, resolved);
     };
     if cache.absent_at.load(Ordering::Relaxed) == generation {
-        return None;
+        return (generation, None);
     }
     if let Some(found) = cache.found.load().as_ref()
         && found.generation == generation
     {
-        return Some(Arc::clone(found));
+        return (generation, Some(Arc::clone(found)));
     }
     // Under the lock that installs, the generation and the configuration
     // are one install's, and the cache has one writer.
@@ -336,7 +349,7 @@ fn resolve_at(generation: u64, name: &str, cache: Option<&Cache>) -> Option<Arc<
         }
         None => cache.absent_at.store(generation, Ordering::Relaxed),
     }
-    resolved
+    (generation, resolved)
 }
 
 /// A named breaker's memory of its entry (`[breakers.NAME]`), read on its
@@ -365,7 +378,7 @@ impl BreakerCache {
     pub(crate) fn read(&self, name: &str) -> (Option<u32>, Option<u64>) {
         let generation = GENERATION.load(Ordering::Acquire);
         if generation != self.generation.load(Ordering::Acquire) {
-            self.refresh(generation, name);
+            self.refresh(name);
         }
         let threshold = self.failure_threshold.load(Ordering::Relaxed);
         let break_nanos = self.break_nanos.load(Ordering::Relaxed);
@@ -377,15 +390,16 @@ impl BreakerCache {
 
     #[cold]
     #[inline(never)]
-    fn refresh(&self, generation: u64, name: &str) {
-        let entry = super::breaker_settings(name).unwrap_or_default();
-        let threshold = entry.failure_threshold.unwrap_or(0);
-        let break_nanos = entry
-            .break_duration
-            .map_or(0, |duration| crate::time::duration_nanos(duration).max(1));
-        self.failure_threshold.store(threshold, Ordering::Relaxed);
-        self.break_nanos.store(break_nanos, Ordering::Relaxed);
-        self.generation.store(generation, Ordering::Release);
+    fn refresh(&self, name: &str) {
+        super::sections::refresh_stamped(&self.generation, || {
+            let entry = super::breaker_settings(name).unwrap_or_default();
+            let threshold = entry.failure_threshold.unwrap_or(0);
+            let break_nanos = entry
+                .break_duration
+                .map_or(0, |duration| crate::time::duration_nanos(duration).max(1));
+            self.failure_threshold.store(threshold, Ordering::Relaxed);
+            self.break_nanos.store(break_nanos, Ordering::Relaxed);
+        });
     }
 }
 
@@ -452,6 +466,33 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+
+    /// A first attempt that read generation `g`, while a newer install
+    /// without its entry landed before it looked: it records the newer
+    /// generation, the one it ran under, so that its retries don't apply
+    /// `g`'s entry. With a `static` cache and without.
+    #[test]
+    fn a_first_attempt_records_the_generation_it_found_its_entry_absent_in() {
+        let _slot = crate::config::tests::SLOT
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let with = crate::config::install_toml("[operations.live_race]\nretries = 5\n").unwrap();
+        let without = crate::config::install_toml("[operations.other]\nretries = 1\n").unwrap();
+        assert!(without > with);
+        let cache = Cache::new();
+        for cache in [None, Some(&cache)] {
+            // Loaded `with` before the second install: found none.
+            let first = first_slow(with, "live_race", cache);
+            assert_eq!(generation_of(first.read), without, "{cache:?}");
+            assert_eq!(version_of(first.read), None);
+            // The retries read what the first attempt ran under: no entry.
+            assert!(resolve_read("live_race", cache, first.read).is_none());
+        }
+        // After a clear, a call finds none at the clear's generation.
+        let cleared = crate::config::clear();
+        let first = first_slow(without, "live_race", None);
+        assert_eq!(generation_of(first.read), cleared);
+    }
 
     fn resolved(entry: OperationConfig) -> Resolved {
         Resolved {

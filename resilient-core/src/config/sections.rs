@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use super::{CURRENT, Config, GENERATION};
 use crate::a6::{self, MILLI};
+use std::sync::{Mutex, PoisonError};
 
 /// The overrides of one named limiter (`[limits.NAME]`); `None` keeps the
 /// builder's value.
@@ -240,6 +241,28 @@ pub fn adaptive_throttle_settings(name: &str) -> Option<AdaptiveThrottleConfig> 
     config.as_ref()?.adaptive_throttle(name).cloned()
 }
 
+/// Held by the refresh of any cache of named settings (a bulkhead's, a
+/// rate limiter's, a throttle's, a breaker's).
+static REFRESHING: Mutex<()> = Mutex::new(());
+
+/// Refreshes a cache whose generation is `stamp`: under [`REFRESHING`],
+/// loads the generation, then (in `store`) reads the configuration and
+/// stores the values, and last stamps them with that generation. The
+/// configuration is stored before its generation is, so what `store`
+/// reads is that generation's or a newer one's: never older than its
+/// stamp, which a newer stamp would hide until the next install. Without
+/// the lock, two refreshes across an install could interleave their
+/// stores and leave the older one's values under the newer one's stamp.
+pub(crate) fn refresh_stamped(stamp: &AtomicU64, store: impl FnOnce()) {
+    let _one = REFRESHING.lock().unwrap_or_else(PoisonError::into_inner);
+    let generation = GENERATION.load(Ordering::Acquire);
+    if stamp.load(Ordering::Acquire) == generation {
+        return;
+    }
+    store();
+    stamp.store(generation, Ordering::Release);
+}
+
 /// A named bulkhead's memory of its entry (`[limits.NAME]`): the size it
 /// found at a generation, 0 for the builder's. One atomic load on each
 /// admission while the generation stays.
@@ -264,7 +287,7 @@ impl LimitCache {
     pub(crate) fn max_concurrent(&self, name: &str) -> Option<u32> {
         let generation = GENERATION.load(Ordering::Acquire);
         if generation != self.generation.load(Ordering::Acquire) {
-            self.refresh(generation, name);
+            self.refresh(name);
         }
         let max = self.max_concurrent.load(Ordering::Relaxed);
         (max != 0).then_some(max)
@@ -272,11 +295,12 @@ impl LimitCache {
 
     #[cold]
     #[inline(never)]
-    fn refresh(&self, generation: u64, name: &str) {
-        let entry = super::limit_settings(name).unwrap_or_default();
-        self.max_concurrent
-            .store(entry.max_concurrent.unwrap_or(0), Ordering::Relaxed);
-        self.generation.store(generation, Ordering::Release);
+    fn refresh(&self, name: &str) {
+        refresh_stamped(&self.generation, || {
+            let entry = super::limit_settings(name).unwrap_or_default();
+            self.max_concurrent
+                .store(entry.max_concurrent.unwrap_or(0), Ordering::Relaxed);
+        });
     }
 }
 
@@ -328,7 +352,7 @@ impl RateCache {
     ) -> Option<(u64, u32, u64)> {
         let generation = GENERATION.load(Ordering::Acquire);
         if generation != self.generation.load(Ordering::Acquire) {
-            self.refresh(generation, name, built, cell_of);
+            self.refresh(name, built, cell_of);
         }
         let per_cell = self.per_cell.load(Ordering::Relaxed);
         (per_cell != 0).then(|| {
@@ -342,23 +366,24 @@ impl RateCache {
 
     #[cold]
     #[inline(never)]
-    fn refresh(&self, generation: u64, name: &str, built: BuiltRate, cell_of: CellOf) {
-        let entry = super::limit_settings(name).unwrap_or_default();
-        let (per_cell, burst, tolerance) =
-            if entry.rate.is_none() && entry.per.is_none() && entry.burst.is_none() {
-                (0, 0, 0)
-            } else {
-                let period = entry.per.map_or(built.period, crate::time::duration_nanos);
-                cell_of(
-                    entry.rate.unwrap_or(built.rate),
-                    period,
-                    entry.burst.unwrap_or(built.burst),
-                )
-            };
-        self.burst.store(burst, Ordering::Relaxed);
-        self.tolerance.store(tolerance, Ordering::Relaxed);
-        self.per_cell.store(per_cell, Ordering::Relaxed);
-        self.generation.store(generation, Ordering::Release);
+    fn refresh(&self, name: &str, built: BuiltRate, cell_of: CellOf) {
+        refresh_stamped(&self.generation, || {
+            let entry = super::limit_settings(name).unwrap_or_default();
+            let (per_cell, burst, tolerance) =
+                if entry.rate.is_none() && entry.per.is_none() && entry.burst.is_none() {
+                    (0, 0, 0)
+                } else {
+                    let period = entry.per.map_or(built.period, crate::time::duration_nanos);
+                    cell_of(
+                        entry.rate.unwrap_or(built.rate),
+                        period,
+                        entry.burst.unwrap_or(built.burst),
+                    )
+                };
+            self.burst.store(burst, Ordering::Relaxed);
+            self.tolerance.store(tolerance, Ordering::Relaxed);
+            self.per_cell.store(per_cell, Ordering::Relaxed);
+        });
     }
 }
 
@@ -389,7 +414,7 @@ impl ThrottleCache {
     pub(crate) fn read(&self, name: &str, built: (u32, u32), tokens: &AtomicU32) -> (u32, u32) {
         let generation = GENERATION.load(Ordering::Acquire);
         if generation != self.generation.load(Ordering::Acquire) {
-            self.refresh(generation, name, built, tokens);
+            self.refresh(name, built, tokens);
         }
         match self.max.load(Ordering::Relaxed) {
             0 => built,
@@ -399,21 +424,22 @@ impl ThrottleCache {
 
     #[cold]
     #[inline(never)]
-    fn refresh(&self, generation: u64, name: &str, built: (u32, u32), tokens: &AtomicU32) {
-        let entry = throttle_settings(name).unwrap_or_default();
-        let max = entry
-            .max_tokens
-            .map_or(built.0, |max_tokens| max_tokens.saturating_mul(MILLI));
-        let refill = entry
-            .token_ratio
-            .map_or(built.1.min(max), |ratio| a6::refill_of(ratio, max));
-        let configured = entry.max_tokens.is_some() || entry.token_ratio.is_some();
-        self.refill.store(refill, Ordering::Relaxed);
-        self.max
-            .store(if configured { max } else { 0 }, Ordering::Relaxed);
-        // The count survives, within the new maximum.
-        tokens.fetch_min(max, Ordering::Relaxed);
-        self.generation.store(generation, Ordering::Release);
+    fn refresh(&self, name: &str, built: (u32, u32), tokens: &AtomicU32) {
+        refresh_stamped(&self.generation, || {
+            let entry = throttle_settings(name).unwrap_or_default();
+            let max = entry
+                .max_tokens
+                .map_or(built.0, |max_tokens| max_tokens.saturating_mul(MILLI));
+            let refill = entry
+                .token_ratio
+                .map_or(built.1.min(max), |ratio| a6::refill_of(ratio, max));
+            let configured = entry.max_tokens.is_some() || entry.token_ratio.is_some();
+            self.refill.store(refill, Ordering::Relaxed);
+            self.max
+                .store(if configured { max } else { 0 }, Ordering::Relaxed);
+            // The count survives, within the new maximum.
+            tokens.fetch_min(max, Ordering::Relaxed);
+        });
     }
 }
 

@@ -52,25 +52,6 @@ pub fn control_breaker(breaker: &'static CircuitBreaker) {
     }
 }
 
-/// Lets the control panel of [`router_with_control`] list the breakers
-/// of `breakers`, one per key, and isolate or reset each by its key,
-/// before any call has used the map (a map that an operation uses through
-/// the tower layer or the reqwest middleware is listed without it). Only
-/// the keys the map holds are controlled; an isolated key's breaker is
-/// never idle and is evicted last, so the isolation holds until a reset.
-///
-/// ```
-/// use resilient::endpoint::EndpointBreakers;
-/// use std::sync::Arc;
-///
-/// let breakers = Arc::new(EndpointBreakers::builder("search").build().unwrap());
-/// resilient::dashboard::control_endpoints(&breakers);
-/// ```
-pub fn control_endpoints(breakers: &std::sync::Arc<crate::endpoint::EndpointBreakers>) {
-    let map: std::sync::Arc<dyn super::endpoints::EndpointRows> = breakers.clone();
-    super::endpoints::control_map(std::sync::Arc::downgrade(&map));
-}
-
 /// Lets the control panel of [`router_with_control`] switch `chaos` on
 /// and off, as `name`. A second switch under a name already taken is
 /// ignored.

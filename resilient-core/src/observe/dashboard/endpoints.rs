@@ -50,7 +50,7 @@ pub(crate) fn show_endpoints(operation: &str, map: Weak<dyn EndpointRows>) {
 }
 
 /// Maps handed over to the control panel before any operation used them
-/// (`dashboard::control_endpoints`).
+/// (`EndpointBreakers::under_control`).
 static CONTROLLED: Mutex<Maps> = Mutex::new(Vec::new());
 
 /// Lets the control panel list and control `map`'s breakers, by key.

@@ -69,9 +69,9 @@ mod endpoints;
 mod settings;
 mod window;
 
-pub(crate) use endpoints::EndpointRows;
 #[cfg(feature = "tower")]
 pub(crate) use endpoints::show_endpoints;
+pub(crate) use endpoints::{EndpointRows, control_map};
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -89,7 +89,7 @@ use futures_util::Stream;
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
-pub use control::{control_breaker, control_chaos, control_endpoints, router_with_control};
+pub use control::{control_breaker, control_chaos, router_with_control};
 use window::History;
 
 /// The page.

@@ -247,6 +247,7 @@ mod tests {
             json!({
                 "source": "attribute",
                 "version": null,
+                "origin": null,
                 "known": true,
                 "configured": [],
                 "retries": 2,
@@ -262,7 +263,7 @@ mod tests {
         // An operation no call built yet says so, and shows no value.
         assert_eq!(
             operation("tile.settings.unbuilt", None),
-            json!({ "source": "attribute", "version": null, "known": false, "configured": [] })
+            json!({ "source": "attribute", "version": null, "origin": null, "known": false, "configured": [] })
         );
     }
 
@@ -303,6 +304,7 @@ mod tests {
                 "max_break_s": 5.0,
                 "source": "attribute",
                 "version": null,
+                "origin": null,
                 "configured": [],
             })
         );
