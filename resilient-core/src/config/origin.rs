@@ -3,7 +3,7 @@
 use std::fmt;
 
 /// Where an installed configuration came from, as the report, the tiles
-/// and [`origin`] say: the application's code (`install`), the file a
+/// and [`origin`](super::origin) say: the application's code (`install`), the file a
 /// watcher watches (feature `config-watch`), or the control panel's
 /// Install.
 ///
@@ -19,7 +19,8 @@ use std::fmt;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Origin {
-    /// [`install`], [`install_toml`] or [`clear`] in the application's code.
+    /// [`install`](super::install), [`install_toml`](super::install_toml) or
+    /// [`clear`](super::clear) in the application's code.
     #[default]
     Code,
     /// The file at this path, installed by its watcher (`config::watch`).
