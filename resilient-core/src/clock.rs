@@ -97,6 +97,7 @@ pub trait Clock: Send + Sync {
             Mark(Reading::Instant(then)) => {
                 duration_nanos(self.now().saturating_duration_since(then))
             }
+            Mark(Reading::None) => 0,
         }
     }
 
@@ -133,9 +134,16 @@ pub struct Mark(Reading);
 enum Reading {
     Nanos(u64),
     Instant(Instant),
+    /// No reading: a mark not taken yet (see [`Mark::NONE`]).
+    None,
 }
 
 impl Mark {
+    /// No reading yet: what a first attempt's guard holds until the attempt
+    /// begins, and again once it ended. In the niche of a mark's readings,
+    /// so it costs no byte.
+    pub(crate) const NONE: Mark = Mark(Reading::None);
+
     /// A reading of [`Clock::now_nanos`].
     #[inline]
     pub const fn nanos(nanos: u64) -> Mark {
@@ -154,7 +162,7 @@ impl Mark {
     pub(crate) fn nanos_until(self, now: u64) -> u64 {
         match self.0 {
             Reading::Nanos(then) => now.saturating_sub(then),
-            Reading::Instant(_) => 0,
+            Reading::Instant(_) | Reading::None => 0,
         }
     }
 }

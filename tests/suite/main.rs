@@ -9,6 +9,7 @@ mod adaptive_throttle;
 mod attribute;
 mod breaker_attribute;
 mod built_on_demand;
+mod cancelled;
 mod chaos_attribute;
 mod closure;
 #[cfg(feature = "config")]

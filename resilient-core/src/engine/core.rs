@@ -66,6 +66,8 @@ pub(crate) struct Core<'o> {
     /// How long the latest attempt waited for its gates' permits.
     pub(crate) queued: u64,
     pub(crate) stop: Option<StopReason>,
+    /// Its report was made: finished, or cancelled.
+    pub(crate) finished: bool,
     pub(crate) name: &'o Cow<'static, str>,
     /// The operation's tally, where the keys of its series are kept.
     #[cfg(feature = "metrics")]
@@ -513,9 +515,10 @@ impl<'o> Core<'o> {
     }
 
     #[inline]
-    pub(crate) fn finish(self, deferred: bool) -> ExecutionReport {
-        let (elapsed, tally) = (self.elapsed(), self.tally());
-        let report = match self.slow {
+    pub(crate) fn finish(&mut self, deferred: bool) -> ExecutionReport {
+        self.finished = true;
+        let elapsed = self.elapsed();
+        let report = match self.slow.take() {
             None => {
                 let first = Open {
                     injected: self.first_injected,
@@ -527,6 +530,58 @@ impl<'o> Core<'o> {
             }
             Some(slow) => finish_slow(*slow, elapsed, self.stop),
         };
+        self.report_made(report, deferred)
+    }
+
+    /// The report of a call its caller dropped at `now`, before it ended:
+    /// the attempts made so far, those still running ended now with a
+    /// [`Cancelled`](FailureKind::Cancelled) error, and the stop reason
+    /// [`StopReason::Cancelled`].
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn cancelled(&mut self, now: u64) -> ExecutionReport {
+        self.finished = true;
+        self.now = now;
+        let elapsed = self.elapsed();
+        let mut report = match self.slow.take() {
+            Some(slow) => slow.report,
+            None => {
+                let mut report = ExecutionReport::new(self.name.clone());
+                if self.begun {
+                    let first = Open {
+                        injected: self.first_injected,
+                        status: self.first_status,
+                        inherited: self.first_inherited,
+                        ..Open::first(self.first_deadline, self.queued)
+                    };
+                    report.push(first.close(), u16::MAX);
+                }
+                report
+            }
+        };
+        // An attempt that ended without an error succeeded, and a call
+        // with a success is not cancelled: every record without an error
+        // is of an attempt still running.
+        for record in report.records.as_mut_slice() {
+            if record.error().is_none() {
+                record.end_at(elapsed);
+                record.set_error(ExecutionError::new(
+                    FailureKind::Cancelled,
+                    false,
+                    "cancelled: its caller dropped the call".into(),
+                ));
+            }
+        }
+        report.elapsed = Nanos::from_u64(elapsed);
+        report.stop_reason = StopReason::Cancelled;
+        self.report_made(report, false)
+    }
+
+    /// `report`, made: with the configuration its call read, and told to
+    /// the events unless its caller tells them (`deferred`).
+    #[inline]
+    fn report_made(&self, report: ExecutionReport, deferred: bool) -> ExecutionReport {
+        let tally = self.tally();
         #[cfg(feature = "config")]
         let report = match &self.configured {
             Some(configured) => report.configured(configured.version),

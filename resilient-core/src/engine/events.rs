@@ -222,7 +222,8 @@ pub(crate) fn limit_queued(operation: &Name, queued: Duration) {
 
 /// The call ended: `call.failed` at `WARN` if it failed for good, with no
 /// attempt and no fallback answering, and its error is not one the
-/// operation ignores (`DEBUG` then). A call that succeeded says nothing.
+/// operation ignores, nor its caller's giving up (`DEBUG` then). A call
+/// that succeeded says nothing.
 #[inline]
 pub(crate) fn call_ended(report: &crate::ExecutionReport) {
     #[cfg(feature = "tracing")]
@@ -246,7 +247,10 @@ fn call_failed(report: &crate::ExecutionReport) {
     let error = last
         .and_then(|last| last.error())
         .map(|error| error.message());
-    if report.stop_reason() == StopReason::Ignored {
+    if matches!(
+        report.stop_reason(),
+        StopReason::Ignored | StopReason::Cancelled
+    ) {
         tracing::debug!(name: "call.failed", operation, stop_reason, attempt_count, elapsed_ms, error);
     } else {
         tracing::warn!(name: "call.failed", operation, stop_reason, attempt_count, elapsed_ms, error);

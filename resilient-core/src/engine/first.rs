@@ -6,6 +6,7 @@
 //! protocol of `#[resilient]` (`crate::__private`) is made of it.
 
 use std::future::{Future, poll_fn};
+use std::marker::PhantomData;
 use std::pin::{Pin, pin};
 use std::time::Duration;
 
@@ -94,6 +95,132 @@ pub trait FirstReads<T, E> {
 
     /// Who hears of a first success, if nothing else needs telling.
     fn named_listeners(&self) -> Option<NamedListeners>;
+
+    /// Reports the call whose first attempt, begun `elapsed` nanoseconds
+    /// ago, its caller dropped while it ran (see `Running`).
+    fn cancelled(self, elapsed: u64);
+}
+
+/// What a first attempt's caller reports it by, if it drops the call while
+/// the attempt runs.
+pub(crate) trait Cancel {
+    /// The call was dropped `mark`'s time after the attempt began.
+    fn cancelled(&self, mark: Mark);
+}
+
+/// A first attempt on the fast path, in flight: what the future keeps of
+/// it (who to tell, when it began, what configuration it read) held so
+/// that a drop while it runs reports the call
+/// [cancelled](crate::StopReason::Cancelled), as an execution dropped on
+/// the general path does. The future keeps these anyway: held here, they
+/// cost it nothing, the state living in the mark ([`Mark::NONE`] while
+/// the attempt hasn't begun or has ended). What configuration the attempt
+/// read stays beside it, where the future packs it with its small fields:
+/// a cancelled call's report names the configuration installed when it
+/// was dropped.
+pub(crate) struct Running<X: Cancel, S: Began = Mark> {
+    pub(crate) on: X,
+    /// When the attempt began: its mark, or the grant that holds it.
+    pub(crate) began: S,
+}
+
+/// What says when a first attempt began: its mark, or its grant's.
+pub(crate) trait Began {
+    fn mark(&self) -> Mark;
+    fn set(&mut self, mark: Mark);
+}
+
+impl Began for Mark {
+    #[inline(always)]
+    fn mark(&self) -> Mark {
+        *self
+    }
+
+    #[inline(always)]
+    fn set(&mut self, mark: Mark) {
+        *self = mark;
+    }
+}
+
+impl<E> Began for Grant<E> {
+    #[inline(always)]
+    fn mark(&self) -> Mark {
+        self.started
+    }
+
+    #[inline(always)]
+    fn set(&mut self, mark: Mark) {
+        self.started = mark;
+    }
+}
+
+impl<X: Cancel, S: Began> Running<X, S> {
+    /// Made before the call's future is, so that the future holds `on`
+    /// and `read` here only; `began` holds no mark yet, and until
+    /// [`began`](Running::began) a drop (of a future never polled, or of
+    /// a call that took the general path) reports nothing.
+    #[inline(always)]
+    pub(crate) fn idle(on: X, mut began: S) -> Self {
+        began.set(Mark::NONE);
+        Running { on, began }
+    }
+
+    /// The attempt began at `mark`: from now on a drop reports the call
+    /// cancelled.
+    #[inline(always)]
+    pub(crate) fn began(&mut self, mark: Mark) {
+        self.began.set(mark);
+    }
+
+    /// The attempt ended: its result goes on, and a drop says nothing.
+    /// When it began.
+    #[inline(always)]
+    pub(crate) fn ended(&mut self) -> Mark {
+        let mark = self.began.mark();
+        self.began.set(Mark::NONE);
+        mark
+    }
+}
+
+impl<X: Cancel, S: Began> Drop for Running<X, S> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        let mark = self.began.mark();
+        if mark != Mark::NONE && !std::thread::panicking() {
+            self.on.cancelled(mark);
+        }
+    }
+}
+
+/// The operation a `make` builds, and its clock: what a first attempt of
+/// [`first_attempt_async_of`] reports its cancellation by.
+pub(crate) struct Made<'m, M, C, T, E> {
+    pub(crate) make: &'m M,
+    pub(crate) clock: C,
+    of: PhantomData<fn() -> (T, E)>,
+}
+
+impl<'m, M, C, T, E> Made<'m, M, C, T, E> {
+    #[inline(always)]
+    fn new(make: &'m M, clock: C) -> Self {
+        Made {
+            make,
+            clock,
+            of: PhantomData,
+        }
+    }
+}
+
+impl<M, R, C, T, E> Cancel for Made<'_, M, C, T, E>
+where
+    M: Fn() -> R,
+    R: FirstReads<T, E>,
+    C: Clock,
+{
+    #[cold]
+    fn cancelled(&self, mark: Mark) {
+        (self.make)().cancelled(self.clock.nanos_since(mark));
+    }
 }
 
 /// The first async attempt of the operation `make` builds (an
@@ -131,26 +258,31 @@ where
         },
         clock,
     ) = first_terms_of(make);
+    let grant = Grant::first(deadline, Mark::NONE, timed_out);
+    let mut running = Running::idle(Made::new(make, clock), grant);
     async move {
         if general {
             return Err(FirstFailure::NOT_RUN);
         }
-        let grant = Grant::first(deadline, clock.mark(), timed_out);
-        let mut work = pin!(f(grant.attempt));
+        running.began(running.on.clock.mark());
+        let mut work = pin!(f(running.began.attempt));
         // Without a deadline that cuts it, the attempt is awaited right
         // here, with no timer around it.
         let output = if timed_out.is_none() {
             Some(work.await)
         } else {
             let mut timer = pin!(None);
+            let (grant, clock) = (&running.began, &running.on.clock);
             poll_fn(|cx| {
                 let work: Pin<&mut dyn Future<Output = Result<T, E>>> = work.as_mut();
-                grant.poll(&clock, cx, work, timer.as_mut(), Clock::deadline_async)
+                grant.poll(clock, cx, work, timer.as_mut(), Clock::deadline_async)
             })
             .await
         };
-        let result = grant.ended(output);
-        first_ended(make, &clock, grant.started, (deadline, read), result)
+        let mark = running.ended();
+        let result = running.began.ended(output);
+        let (make, clock) = (running.on.make, &running.on.clock);
+        first_ended(make, clock, mark, (deadline, read), result)
     }
 }
 
@@ -176,18 +308,22 @@ where
     // has a timer to cut the attempt at it.
     let general = terms.general || terms.deadline.is_some();
     let read = terms.read;
+    let mut running = Running::idle(Made::new(make, clock), Mark::NONE);
     async move {
         if general {
             return Err(FirstFailure::NOT_RUN);
         }
         // Only the mark is kept across the body: the grant has nothing
         // else to say of an attempt that no deadline cuts.
-        let (attempt, started) = {
-            let grant = Grant::<E>::first(None, clock.mark(), None);
-            (grant.attempt, grant.started)
+        let attempt = {
+            let grant = Grant::<E>::first(None, running.on.clock.mark(), None);
+            running.began(grant.started);
+            grant.attempt
         };
         let result = f(attempt).await;
-        first_returned(make, &clock, started, read, result)
+        let mark = running.ended();
+        let (make, clock) = (running.on.make, &running.on.clock);
+        first_returned(make, clock, mark, read, result)
     }
 }
 

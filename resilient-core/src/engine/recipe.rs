@@ -228,7 +228,10 @@ impl<T, E, K, C: Clock> Recipe<T, E, K, C> {
     }
 }
 
-impl<T, E, K, C: Clock> FirstReads<T, E> for Recipe<T, E, K, C> {
+impl<T, E, K: ErrorTest<E>, C: Clock> FirstReads<T, E> for Recipe<T, E, K, C>
+where
+    K::Hooks: HookSet<T, E>,
+{
     type Clock = C;
 
     #[inline(always)]
@@ -251,6 +254,11 @@ impl<T, E, K, C: Clock> FirstReads<T, E> for Recipe<T, E, K, C> {
     #[inline(always)]
     fn named_listeners(&self) -> Option<NamedListeners> {
         Some(self.named_listeners())
+    }
+
+    #[cold]
+    fn cancelled(self, elapsed: u64) {
+        self.build().cancelled(elapsed);
     }
 }
 

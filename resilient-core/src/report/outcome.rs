@@ -50,6 +50,13 @@ pub enum StopReason {
     /// attempt counted as neither a success nor a failure for the circuit
     /// breaker, the retry throttle and the adaptive limits.
     Ignored,
+    /// The call was dropped before it ended: its caller gave up (a cut
+    /// connection, a `timeout` around it). Its report, with the attempts
+    /// made so far (those still running failed with
+    /// [`FailureKind::Cancelled`](crate::FailureKind::Cancelled)), is the
+    /// one the report hook, the metrics and the dashboard get; the caller
+    /// gets none.
+    Cancelled,
 }
 
 impl StopReason {
@@ -67,6 +74,7 @@ impl StopReason {
             StopReason::LimitExceeded => "limit_exceeded",
             StopReason::LeftToCaller => "left_to_caller",
             StopReason::Ignored => "ignored",
+            StopReason::Cancelled => "cancelled",
         }
     }
 }
@@ -84,6 +92,7 @@ impl fmt::Display for StopReason {
             StopReason::LimitExceeded => "limit exceeded",
             StopReason::LeftToCaller => "retry left to the caller",
             StopReason::Ignored => "error ignored",
+            StopReason::Cancelled => "cancelled by its caller",
         })
     }
 }

@@ -6,6 +6,7 @@ use crate::attempt::Attempt;
 use crate::clock::Clock;
 use crate::engine::gates::{Interference, Permits};
 use crate::engine::hooks::HookSet;
+use crate::engine::plan::{Plan, Read};
 use crate::report::{Outcome, StopReason};
 
 impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
@@ -97,10 +98,13 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     ///
     /// If no attempt was run: `next_*` always allows the first one.
     #[inline]
-    pub fn finish(self) -> Outcome<T, E> {
-        let Execution { plan, core, result } = self;
-        let result = result.expect("Execution::finish called before any attempt ran");
-        let mut report = core.finish(plan.settings.report_deferred);
+    pub fn finish(mut self) -> Outcome<T, E> {
+        let result = self
+            .result
+            .take()
+            .expect("Execution::finish called before any attempt ran");
+        let plan = self.plan;
+        let mut report = self.core.finish(plan.settings.report_deferred);
         if let Some(endpoint) = plan.hooks.endpoint() {
             report.went_to(&endpoint);
         }
@@ -125,6 +129,33 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         Some(injection)
     }
 
+    /// Reports the call whose first attempt, begun `elapsed` nanoseconds
+    /// ago, its caller dropped while it ran: an execution of that attempt,
+    /// on the configuration installed now, dropped unfinished.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn first_cancelled(plan: &'o Plan<'b, T, E, C, H>, elapsed: u64) {
+        let end = plan.clock.now_nanos();
+        let mut exec = Execution::started(plan, end.saturating_sub(elapsed), Read::UNREAD);
+        exec.core.begun = true;
+        exec.core.now = end;
+    }
+
+    /// Tells the report of a call dropped before it ended (see
+    /// [`Core::cancelled`]) to the metrics, the dashboard and the report
+    /// hook.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn cancelled(&mut self) {
+        let plan = self.plan;
+        let mut report = self.core.cancelled(plan.clock.now_nanos());
+        if let Some(endpoint) = plan.hooks.endpoint() {
+            report.went_to(&endpoint);
+        }
+        plan.observe(&report, false);
+        plan.hooks.on_report(&report);
+    }
+
     fn settle_fallback(&mut self, result: Result<T, E>) {
         let failed = result.as_ref().err().map(|error| {
             (
@@ -134,5 +165,19 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         });
         self.core.end_fallback(self.plan.clock.now_nanos(), failed);
         self.result = Some(result);
+    }
+}
+
+/// A call dropped before it ended (its caller gave up: a cut connection, a
+/// `timeout` around it) still leaves its report, with the attempts made so
+/// far and [`StopReason::Cancelled`](crate::StopReason::Cancelled), to the
+/// metrics, the dashboard and the report hook. Not while unwinding: a
+/// panic is not a cancellation.
+impl<T, E, C: Clock, H: HookSet<T, E>> Drop for Execution<'_, '_, T, E, C, H> {
+    #[inline]
+    fn drop(&mut self) {
+        if !self.core.finished && !std::thread::panicking() {
+            self.cancelled();
+        }
     }
 }

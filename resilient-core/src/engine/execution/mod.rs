@@ -60,7 +60,7 @@ mod end;
 /// let outcome = exec.finish();
 /// assert_eq!(outcome.report().attempt_count(), 3);
 /// ```
-pub struct Execution<'o, 'b, T, E, C, H> {
+pub struct Execution<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> {
     plan: &'o Plan<'b, T, E, C, H>,
     core: Core<'o>,
     result: Option<Result<T, E>>,
@@ -144,6 +144,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
             cap: Nanos::optional(crate::deadline::remaining()),
             queued: 0,
             stop: None,
+            finished: false,
             name: &plan.name,
             #[cfg(feature = "metrics")]
             tally: plan.tally,

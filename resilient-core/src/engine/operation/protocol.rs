@@ -7,11 +7,13 @@ use std::time::Duration;
 
 use super::Operation;
 use crate::attempt::Attempt;
-use crate::clock::Clock;
+use crate::clock::{Clock, Mark};
 use crate::engine::attempt::run::{AttemptContext, Grant};
 use crate::engine::attempt::terms::FirstTerms;
 use crate::engine::execution::Execution;
-use crate::engine::first::{FirstFailure, FirstReads, FirstSuccess, MakeOperation, timed_first};
+use crate::engine::first::{
+    Cancel, FirstFailure, FirstReads, FirstSuccess, MakeOperation, Running, timed_first,
+};
 use crate::engine::hooks::HookSet;
 use crate::engine::plan::{self, NamedListeners};
 use crate::report::{ExecutionReport, Outcome};
@@ -221,22 +223,27 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
             timed_out,
             read,
         } = self.first_async_terms();
+        let mut running = Running::idle(self, Mark::NONE);
         async move {
             if general {
-                let mut exec = self.start();
+                let mut exec = running.on.start();
                 exec.attempt_async(f).await;
                 return Err(exec);
             }
-            let grant = Grant::first(deadline, self.plan.clock.mark(), timed_out);
-            let mark = grant.started;
-            let result = AttemptContext::plain(grant).run_async(&self.plan, f).await;
-            let elapsed = self.plan.clock.nanos_since(mark);
+            let grant = Grant::first(deadline, running.on.plan.clock.mark(), timed_out);
+            running.began(grant.started);
+            let result = AttemptContext::plain(grant)
+                .run_async(&running.on.plan, f)
+                .await;
+            let mark = running.ended();
+            let op = running.on;
+            let elapsed = op.plan.clock.nanos_since(mark);
             match result {
-                Ok(value) if self.plan.hooks.is_valid(&value) => {
-                    let heard = self.named_listeners().map(|heard| heard.from(read));
+                Ok(value) if op.plan.hooks.is_valid(&value) => {
+                    let heard = op.named_listeners().map(|heard| heard.from(read));
                     Ok(FirstSuccess::of(value, elapsed, deadline, heard))
                 }
-                result => Err(Execution::after_first(&self.plan, elapsed, result, read)),
+                result => Err(Execution::after_first(&op.plan, elapsed, result, read)),
             }
         }
     }
@@ -319,5 +326,17 @@ impl<T, E, C: Clock, H: HookSet<T, E>> FirstReads<T, E> for Operation<'_, T, E, 
     #[inline(always)]
     fn named_listeners(&self) -> Option<NamedListeners> {
         Operation::named_listeners(self)
+    }
+
+    #[cold]
+    fn cancelled(self, elapsed: u64) {
+        Execution::first_cancelled(&self.plan, elapsed);
+    }
+}
+
+impl<T, E, C: Clock, H: HookSet<T, E>> Cancel for &Operation<'_, T, E, C, H> {
+    #[cold]
+    fn cancelled(&self, mark: Mark) {
+        Execution::first_cancelled(&self.plan, self.plan.clock.nanos_since(mark));
     }
 }
