@@ -179,6 +179,7 @@ impl Backoff {
     /// The same schedule with a multiplier below 1 (or NaN) counted as 1,
     /// as an operation built without validation treats it.
     pub(crate) const fn clamped(mut self) -> Backoff {
+        // `<` and `<=` are the same here: 1 is replaced by 1.
         if self.multiplier.is_nan() || self.multiplier < 1.0 {
             self.multiplier = 1.0;
         }
@@ -307,6 +308,16 @@ mod tests {
 
     const fn secs(n: u64) -> Duration {
         Duration::from_secs(n)
+    }
+
+    #[test]
+    fn clamped_counts_a_multiplier_below_one_or_nan_as_one_and_keeps_the_rest() {
+        let b = Backoff::exponential(secs(1), secs(10));
+        for (given, kept) in [(0.5, 1.0), (-3.0, 1.0), (f64::NAN, 1.0), (1.0, 1.0), (1.5, 1.5)] {
+            let clamped = b.multiplier(given).clamped();
+            assert_eq!(clamped, b.multiplier(kept), "multiplier {given}");
+        }
+        assert_eq!(b.multiplier(f64::INFINITY).clamped().multiplier, f64::INFINITY);
     }
 
     #[test]

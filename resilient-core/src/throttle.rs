@@ -242,7 +242,8 @@ impl RetryThrottle {
         // Relaxed suffices: the count publishes no other data, and
         // read-modify-writes on one atomic never lose each other's updates
         // whatever their ordering. Declining to write at zero keeps a
-        // drained throttle's failures from contending for its cache line.
+        // drained throttle's failures from contending for its cache line
+        // (so `>` and `>=` count alike: zero less a token is zero).
         let _ = self
             .tokens
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |tokens| {
