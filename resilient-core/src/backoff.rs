@@ -313,11 +313,20 @@ mod tests {
     #[test]
     fn clamped_counts_a_multiplier_below_one_or_nan_as_one_and_keeps_the_rest() {
         let b = Backoff::exponential(secs(1), secs(10));
-        for (given, kept) in [(0.5, 1.0), (-3.0, 1.0), (f64::NAN, 1.0), (1.0, 1.0), (1.5, 1.5)] {
+        for (given, kept) in [
+            (0.5, 1.0),
+            (-3.0, 1.0),
+            (f64::NAN, 1.0),
+            (1.0, 1.0),
+            (1.5, 1.5),
+        ] {
             let clamped = b.multiplier(given).clamped();
             assert_eq!(clamped, b.multiplier(kept), "multiplier {given}");
         }
-        assert_eq!(b.multiplier(f64::INFINITY).clamped().multiplier, f64::INFINITY);
+        assert_eq!(
+            b.multiplier(f64::INFINITY).clamped().multiplier,
+            f64::INFINITY
+        );
     }
 
     #[test]

@@ -8,6 +8,8 @@
 mod adaptive_throttle;
 mod attribute;
 mod breaker_attribute;
+#[cfg(feature = "serde")]
+mod breaker_snapshot;
 mod built_on_demand;
 mod cancelled;
 mod chaos_attribute;

@@ -82,6 +82,9 @@ mod permit;
 #[cfg(feature = "redis")]
 mod redis_state;
 mod shared;
+mod snapshot;
+#[cfg(all(test, not(loom)))]
+mod snapshot_tests;
 mod state;
 #[cfg(all(test, not(loom)))]
 mod tests;
@@ -102,6 +105,7 @@ pub use permit::CircuitPermit;
 pub use redis_state::RedisBreakerState;
 pub use shared::FleetState;
 use shared::{Admission, Fleet};
+pub use snapshot::{BreakerSnapshot, SnapshotError};
 pub use state::CircuitState;
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
 pub(crate) use view::View;

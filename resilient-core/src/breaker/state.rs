@@ -12,6 +12,11 @@ use std::fmt;
 /// assert_eq!(breaker.state(Instant::now()), CircuitState::Closed);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
 pub enum CircuitState {
     /// Calls run; failures are counted.
     Closed,

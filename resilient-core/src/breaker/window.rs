@@ -139,6 +139,30 @@ impl Window {
         }
     }
 
+    /// The calls and failures counted in the current window of the closed
+    /// period `generation`; none for another period.
+    pub(super) fn counted(&self, generation: u32) -> (u32, u32) {
+        let counts = self.counts.load();
+        if counts.period == period(generation) {
+            (counts.calls, counts.failures)
+        } else {
+            (0, 0)
+        }
+    }
+
+    /// Starts a window of the closed period `generation` at `now` that has
+    /// already counted `calls` and `failures` (capped like any window).
+    /// Only the thread closing the breaker calls it, before the period opens.
+    pub(super) fn resume(&self, generation: u32, now: u64, calls: u32, failures: u32) {
+        let calls = calls.min(MAX_WINDOW_CALLS);
+        self.counts.replace(Counts {
+            period: period(generation),
+            calls,
+            failures: failures.min(calls),
+        });
+        self.start.swap(now, Ordering::AcqRel);
+    }
+
     /// Starts an empty window of the closed period `generation` at `now`.
     /// Only the thread closing the breaker calls it, before the period opens.
     pub(super) fn reset(&self, generation: u32, now: u64) {
