@@ -192,6 +192,8 @@ pub use limit::{LimitExceeded, LimitExceededError};
 pub use observe::cardinality;
 #[cfg(feature = "dashboard")]
 pub use observe::dashboard;
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+pub use observe::health;
 #[cfg(feature = "metrics")]
 pub use observe::series as metrics;
 pub use policy::{RetryPolicy, RetryPolicyBuilder};

@@ -73,8 +73,7 @@ pub(super) fn level_of(limiter: &dyn Limiter) -> &'static Level {
 }
 
 /// Every limiter seen so far.
-#[cfg(feature = "metrics")]
-pub(crate) fn levels() -> Vec<&'static Level> {
+pub(crate) fn all() -> Vec<&'static Level> {
     LEVELS
         .lock()
         .unwrap_or_else(PoisonError::into_inner)

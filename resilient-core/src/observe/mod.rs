@@ -14,6 +14,8 @@
 //! * `limits.rs`: the limiters in use, which enter with the first call
 //!   that uses them: their latest in-flight count and limit, and each
 //!   operation's refusals;
+//! * `health.rs`: the breakers' and limiters' health for readiness
+//!   probes; public as [`resilient::health`](crate::health);
 //! * `series.rs`: the series, their help text and units, the keys a call
 //!   records them with, and the refresh of breaker gauges; public as
 //!   [`resilient::metrics`](crate::metrics);
@@ -27,6 +29,8 @@
 pub mod cardinality;
 #[cfg(feature = "dashboard")]
 pub mod dashboard;
+#[cfg(any(feature = "metrics", feature = "dashboard"))]
+pub mod health;
 #[cfg(feature = "metrics")]
 pub(crate) mod keys;
 #[cfg(any(feature = "metrics", feature = "dashboard"))]

@@ -170,7 +170,7 @@ pub fn refresh_at(now: Instant) {
     for breaker in View::live() {
         breaker.gauge(breaker.state_at(now).0);
     }
-    for level in levels::levels() {
+    for level in levels::all() {
         gauge_level(level);
     }
     super::cardinality::folded_gauge(super::cardinality::folded());

@@ -66,6 +66,7 @@
 
 mod control;
 mod endpoints;
+mod health;
 mod settings;
 mod window;
 
@@ -90,6 +91,7 @@ use serde_json::{Value, json};
 use tokio::sync::watch;
 
 pub use control::{control_breaker, control_chaos, router_with_control};
+pub use health::health;
 use window::History;
 
 /// The page.
