@@ -538,17 +538,15 @@ async fn a_rate_limiter_refuses_or_queues_requests_before_they_are_sent() {
     assert_eq!(hits.count("/limited/3"), 1);
 }
 
-/// 200 requests at once through one client: each fails once and then
-/// succeeds, each makes exactly two attempts, and its report says so.
-#[tokio::test(start_paused = true)]
-async fn two_hundred_concurrent_requests_each_make_exactly_two_attempts() {
+/// Sends 200 requests at once through `middleware` to `/status/503/{id}`
+/// (the server fails each id's first request): each request's id, its
+/// answer's status, its report's stop reason and attempt count, and how
+/// many requests the server received for it.
+async fn two_hundred_at_once(
+    middleware: ResilientMiddleware,
+) -> Vec<(u32, u16, StopReason, u32, usize)> {
     let (addr, hits) = http_server::start().await;
-    let client = client(
-        ResilientMiddleware::new()
-            .retries(3)
-            .backoff(Backoff::constant(Duration::from_millis(10))),
-    );
-
+    let client = client(middleware);
     let mut calls = tokio::task::JoinSet::new();
     for id in 0..200 {
         let client = client.clone();
@@ -558,17 +556,67 @@ async fn two_hundred_concurrent_requests_each_make_exactly_two_attempts() {
                 .send()
                 .await
                 .unwrap();
-            (id, response.status(), report(&response).attempt_count())
+            let report = report(&response);
+            (
+                id,
+                response.status().as_u16(),
+                report.stop_reason(),
+                report.attempt_count(),
+            )
         });
     }
-    let mut done = 0;
+    let mut seen = Vec::new();
     while let Some(call) = calls.join_next().await {
-        let (id, status, attempts) = call.unwrap();
-        assert_eq!((status.as_u16(), attempts), (200, 2), "request {id}");
-        assert_eq!(hits.count(&format!("/status/503/{id}")), 2, "request {id}");
-        done += 1;
+        let (id, status, stop, attempts) = call.unwrap();
+        seen.push((
+            id,
+            status,
+            stop,
+            attempts,
+            hits.count(&format!("/status/503/{id}")),
+        ));
     }
-    assert_eq!(done, 200);
+    seen.sort_by_key(|call| call.0);
+    seen
+}
+
+fn retrying() -> ResilientMiddleware {
+    ResilientMiddleware::new()
+        .retries(3)
+        .backoff(Backoff::constant(Duration::from_millis(10)))
+}
+
+/// 200 requests at once through one client without a retry budget: each
+/// fails once and then succeeds, each makes exactly two attempts, and its
+/// report says so. (The default budget would let 100 of them retry: the
+/// next test.)
+#[tokio::test(start_paused = true)]
+async fn two_hundred_concurrent_requests_each_make_exactly_two_attempts() {
+    let seen = two_hundred_at_once(retrying().no_retry_budget()).await;
+    assert_eq!(seen.len(), 200);
+    for (id, status, stop, attempts, received) in seen {
+        assert_eq!(
+            (status, stop, attempts, received),
+            (200, StopReason::Succeeded, 2, 2),
+            "request {id}"
+        );
+    }
+}
+
+/// 200 requests failing at once through one client with the default
+/// retry budget: its reserve lets 100 of them retry, the others end
+/// `Throttled` with the server's 503, so the server receives 300 requests,
+/// not 400.
+#[tokio::test(start_paused = true)]
+async fn the_default_budget_lets_a_hundred_of_two_hundred_failing_requests_retry() {
+    let seen = two_hundred_at_once(retrying()).await;
+    let retried = seen.iter().filter(|call| call.1 == 200).count();
+    let throttled = seen
+        .iter()
+        .filter(|call| (call.1, call.2, call.3) == (503, StopReason::Throttled, 1))
+        .count();
+    assert_eq!((retried, throttled), (100, 100));
+    assert_eq!(seen.iter().map(|call| call.4).sum::<usize>(), 300);
 }
 
 /// A streaming body can't be cloned: the request is sent once, whole, and

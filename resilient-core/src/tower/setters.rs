@@ -149,7 +149,8 @@ macro_rules! resilient_setters {
         /// Shares a retry budget with other calls: a
         /// [`RetryThrottle`](crate::RetryThrottle) as a `&'static` or in an
         /// `Arc`, or, since this feature is on, tower's `TpsBudget`. A refused
-        /// retry ends the call with stop reason `Throttled`.
+        /// retry ends the call with stop reason `Throttled`. It replaces
+        /// the default budget (see [`no_retry_budget`](Self::no_retry_budget)).
         ///
         /// ```
         /// use resilient::RetryThrottle;
@@ -165,6 +166,29 @@ macro_rules! resilient_setters {
             B: $crate::RetryBudget + 'static,
         {
             self.shared.throttle = Some(::std::sync::Arc::new(budget));
+            self
+        }
+
+        /// Retries and hedges without the default retry budget, as many
+        /// as the settings allow: for a client whose backend is known to
+        /// take them, or whose calls are throttled elsewhere.
+        ///
+        /// By default each layer (each client: its clones share it) keeps
+        /// them within Finagle's budget, tower's `TpsBudget::default()`:
+        /// 20 % of the successes of the last 10 s plus 10 a second (a
+        /// reserve of 100), so a failing backend receives at most that
+        /// beyond its first attempts; a refused retry ends the call with
+        /// stop reason `Throttled`. [`throttle`](Self::throttle) sets
+        /// another budget.
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().retries(3).no_retry_budget();")]
+        /// # let _ = layer;
+        /// ```
+        pub fn no_retry_budget(mut self) -> Self {
+            self.shared.throttle = None;
             self
         }
 

@@ -26,8 +26,8 @@ pub(crate) type ReportHook = Arc<dyn Fn(&ExecutionReport) + Send + Sync>;
 
 /// What a layer's (or a middleware's) calls share whatever its type
 /// parameters: the name, the breaker, the throttle, the limiters and the
-/// hooks.
-#[derive(Clone, Default)]
+/// hooks. By default, a retry budget of its own (see [`default_budget`]).
+#[derive(Clone)]
 pub(crate) struct Shared {
     pub(crate) name: Option<Cow<'static, str>>,
     pub(crate) breaker: Option<SharedBreaker>,
@@ -67,6 +67,38 @@ pub(crate) struct ChaosSpec {
 }
 
 pub(crate) type FaultMaker = Arc<dyn Fn() -> ::tower::BoxError + Send + Sync>;
+
+/// The retry budget of a layer or middleware that sets none: Finagle's
+/// default, tower's `TpsBudget::default()`. Retries and hedges within
+/// 20 % of the successes of the last 10 s, plus 10 a second (a reserve of
+/// 100 over those 10 s), so that a client of a failing backend adds at
+/// most that to its load; `no_retry_budget` opts out.
+pub(crate) fn default_budget() -> Arc<dyn RetryBudget> {
+    Arc::new(::tower::retry::budget::TpsBudget::default())
+}
+
+impl Default for Shared {
+    fn default() -> Self {
+        Shared {
+            name: None,
+            breaker: None,
+            throttle: Some(default_budget()),
+            adaptive: None,
+            on_retry: None,
+            on_report: None,
+            limiters: Vec::new(),
+            limit_wait: Duration::ZERO,
+            hedge: None,
+            max_hedges: None,
+            chaos: None,
+            per_key: crate::endpoint::PerKey::default(),
+            #[cfg(feature = "http")]
+            send_deadline: None,
+            #[cfg(feature = "http")]
+            send_hold: None,
+        }
+    }
+}
 
 impl Shared {
     /// A copy of these with the state of `request`'s endpoint, when

@@ -20,6 +20,7 @@ mod metrics;
 mod module_cycles;
 mod properties;
 mod report_json;
+mod retry_budget_default;
 mod send;
 mod throttle;
 mod throttle_operation;
