@@ -481,6 +481,47 @@ async fn an_open_breaker_rejects_without_reaching_the_server() {
     assert_eq!(hits.count("/down/2"), 0, "rejected before it was sent");
 }
 
+/// A request's `Priority` rides in its extensions: with one permit of
+/// two kept for critical requests, a low request that hangs holds the
+/// other, a high request is shed (`LimitExceeded::shed_priority`), and a
+/// critical one gets the reserved permit.
+#[tokio::test(start_paused = true)]
+async fn the_middleware_reads_each_requests_priority_from_its_extensions() {
+    use resilient::limit::{Bulkhead, Priorities, Priority};
+    static API: Bulkhead = Bulkhead::new(2)
+        .named("api")
+        .shed_by_priority(Priorities::none().reserve(Priority::Critical, 0.5));
+    let (addr, _hits) = http_server::start().await;
+    let client = client(ResilientMiddleware::new().limit(&API));
+    let low = client
+        .get(format!("http://{addr}/hang/low"))
+        .with_extension(Priority::Low)
+        .send();
+    let hanging = tokio::spawn(low);
+    while API.available() == 2 {
+        tokio::task::yield_now().await;
+    }
+    let shed = client
+        .get(format!("http://{addr}/ok/high"))
+        .with_extension(Priority::High)
+        .send()
+        .await
+        .unwrap_err();
+    let reqwest_middleware::Error::Middleware(shed) = shed else {
+        panic!("the engine's error: {shed:?}");
+    };
+    let refusal = shed.downcast_ref::<LimitExceeded>().copied().unwrap();
+    assert_eq!(refusal.shed_priority(), Some(Priority::High));
+    let critical = client
+        .get(format!("http://{addr}/ok/critical"))
+        .with_extension(Priority::Critical)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(critical.status(), 200);
+    hanging.abort();
+}
+
 /// A rate limiter shared by two clients: a request beyond its quota is
 /// refused before it leaves the client, or waits for its cell with
 /// `limit_wait`, the wait in its report.

@@ -49,6 +49,10 @@ pub const ADAPTIVE_PROBABILITY: &str = "resilient_adaptive_throttle_probability"
 /// `limiter`.
 pub(crate) const LIMIT_REJECTIONS: &str = "resilient_limit_rejections_total";
 
+/// The counter of attempts a limiter shed for their priority, labelled
+/// `operation`, `limiter` and `priority`.
+pub(crate) const LIMIT_SHED: &str = "resilient_limit_shed_total";
+
 /// The counter of attempts, labelled `operation`, `kind` and `outcome`.
 pub(crate) const ATTEMPTS: &str = "resilient_attempts_total";
 
@@ -142,6 +146,13 @@ pub const SERIES: &[Series] = &[
         unit: Unit::Count,
         labels: &["operation", "limiter"],
         help: "Attempts a limiter refused to admit, by operation and limiter.",
+    },
+    Series {
+        name: LIMIT_SHED,
+        kind: SeriesKind::Counter,
+        unit: Unit::Count,
+        labels: &["operation", "limiter", "priority"],
+        help: "Attempts a limiter shed for their priority, keeping its last permits for higher ones; counted among its rejections too.",
     },
     Series {
         name: "resilient_limit_queued_seconds",

@@ -206,18 +206,51 @@ pub struct ValidationFailed;
 /// assert_eq!(refusal.retry_after(), Some(Duration::from_millis(250)));
 /// assert_eq!(refusal.to_string(), "limiter `provider` refused the attempt (retry after 250ms)");
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct LimitExceeded {
     limiter: &'static str,
-    retry_after: Option<Duration>,
+    why: Why,
+}
+
+/// Why a limiter refused: in 16 bytes, as a bare `Option<Duration>` was,
+/// so that every future holding a refusal stays its size.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Why {
+    /// Full, with no word of when it may admit again.
+    Full,
+    /// It may admit again after this.
+    After(Duration),
+    /// Its last permits are kept for priorities above this one.
+    Shed(crate::priority::Priority),
 }
 
 impl LimitExceeded {
     /// A refusal by `limiter`, which may admit again after `retry_after`.
     pub const fn new(limiter: &'static str, retry_after: Option<Duration>) -> Self {
+        let why = match retry_after {
+            Some(after) => Why::After(after),
+            None => Why::Full,
+        };
+        Self { limiter, why }
+    }
+
+    /// A refusal by `limiter` of a call of `priority`, while permits were
+    /// still free for higher priorities (see
+    /// [`Priorities`](crate::limit::Priorities)).
+    ///
+    /// ```
+    /// use resilient::LimitExceeded;
+    /// use resilient::limit::Priority;
+    ///
+    /// let shed = LimitExceeded::shed("db", Priority::Low);
+    /// assert_eq!(shed.shed_priority(), Some(Priority::Low));
+    /// assert_eq!(shed.retry_after(), None);
+    /// assert_eq!(shed.to_string(), "limiter `db` shed a `low` priority attempt, keeping its reserve for higher priorities");
+    /// ```
+    pub const fn shed(limiter: &'static str, priority: crate::priority::Priority) -> Self {
         Self {
             limiter,
-            retry_after,
+            why: Why::Shed(priority),
         }
     }
 
@@ -228,14 +261,47 @@ impl LimitExceeded {
 
     /// How long until the limiter may admit again, where it knows.
     pub const fn retry_after(&self) -> Option<Duration> {
-        self.retry_after
+        match self.why {
+            Why::After(after) => Some(after),
+            Why::Full | Why::Shed(_) => None,
+        }
+    }
+
+    /// The priority of the call it shed, when it refused that call for
+    /// its priority: the limit was not full, but what was left was
+    /// reserved for higher priorities. `None` for a full limit's refusal.
+    pub const fn shed_priority(&self) -> Option<crate::priority::Priority> {
+        match self.why {
+            Why::Shed(priority) => Some(priority),
+            Why::Full | Why::After(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Debug for LimitExceeded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut debug = f.debug_struct("LimitExceeded");
+        debug
+            .field("limiter", &self.limiter)
+            .field("retry_after", &self.retry_after());
+        if let Some(priority) = self.shed_priority() {
+            debug.field("shed", &priority);
+        }
+        debug.finish()
     }
 }
 
 impl std::fmt::Display for LimitExceeded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(priority) = self.shed_priority() {
+            return write!(
+                f,
+                "limiter `{}` shed a `{priority}` priority attempt, keeping its reserve for higher priorities",
+                self.limiter
+            );
+        }
         write!(f, "limiter `{}` refused the attempt", self.limiter)?;
-        if let Some(after) = self.retry_after {
+        if let Some(after) = self.retry_after() {
             write!(f, " (retry after {after:?})")?;
         }
         Ok(())

@@ -132,6 +132,7 @@ pub mod idempotency;
 pub mod limit;
 mod observe;
 mod policy;
+mod priority;
 mod race;
 mod report;
 #[cfg(feature = "reqwest")]

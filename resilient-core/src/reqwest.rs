@@ -492,6 +492,7 @@ where
             classifier: &self.classifier,
             clock: &self.clock,
             endpoint: None,
+            priority: None,
         }
     }
 
@@ -539,9 +540,11 @@ where
         let last = Mutex::new(None);
         let send = sender!(next, given, last, shared);
         let endpoint = self.endpoint_of(&request);
+        let priority = given.get::<crate::limit::Priority>().copied();
         let (response, report) = self
             .call_with(shared)
             .at(endpoint)
+            .of_priority(priority)
             .run(
                 request,
                 &Request::try_clone,

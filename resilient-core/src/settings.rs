@@ -67,6 +67,8 @@ pub(crate) struct Settings {
     /// that hold settings stay their size.
     pub(crate) max_records: u16,
     pub(crate) seeded: bool,
+    /// The call's priority, for the limiters that shed by priority.
+    pub(crate) priority: crate::priority::Priority,
 }
 
 impl Settings {
@@ -89,6 +91,7 @@ impl Settings {
         spans_elsewhere: false,
         max_records: DEFAULT_MAX_RECORDS,
         seeded: false,
+        priority: crate::priority::Priority::Medium,
     };
 
     /// Checks every value a builder must reject. `const`, so that a
@@ -246,6 +249,15 @@ macro_rules! settings_setters {
         #[inline]
         pub const fn max_rate_limit_retries(self, retries: u32) -> Self {
             self.max_retry_after_retries(retries)
+        }
+
+        /// The call's priority (default [`Medium`](crate::priority::Priority::Medium)):
+        /// a limiter that sheds by priority refuses the lowest first as
+        /// it fills (see [`Priorities`](crate::priority::Priorities)).
+        #[inline]
+        pub const fn priority(mut self, priority: $crate::priority::Priority) -> Self {
+            self.$($settings).+.priority = priority;
+            self
         }
 
         /// The most attempt records the report keeps (64 by default; 0

@@ -126,7 +126,7 @@ const CORPUS: &[(&str, &str)] = &[
         "async fn bump(mut self, step: u32) -> Result<u32, Error> { self.count += step; Ok(self.count) }",
     ),
     (
-        r#"retries = 2, limit = [&POOL, &self.quota], limit_wait = "250ms""#,
+        r#"retries = 2, limit = [&POOL, &self.quota], limit_wait = "250ms", priority = "very_low""#,
         "async fn limited_call(&self, id: u32) -> Result<u32, Busy> { Ok(id) }",
     ),
     (

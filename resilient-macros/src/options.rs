@@ -304,6 +304,27 @@ pub(crate) const LIMIT_WAIT: OptionSpec =
         how: "add `limit = &BULKHEAD`, the limiter whose permits to wait for",
     });
 
+/// The call's priority, for the limiters that shed by priority.
+pub(crate) const PRIORITY: OptionSpec = OptionSpec::call(
+    "priority",
+    Kind::Choice {
+        of: &["limit", "Priority"],
+        choices: &[
+            ("critical", "Critical"),
+            ("high", "High"),
+            ("medium", "Medium"),
+            ("low", "Low"),
+            ("very_low", "VeryLow"),
+        ],
+    },
+    "\"high\"",
+)
+.needs(Need {
+    any_of: &["limit"],
+    how: "add `limit = &BULKHEAD`, a limiter that sheds by priority",
+})
+.in_recipe();
+
 pub(crate) const HEDGE: OptionSpec = OptionSpec {
     async_only: Some(
         "a hedge is an attempt started beside one still running, and a blocking fn runs one attempt at a time: `hedge` needs an `async fn`",
@@ -503,6 +524,7 @@ pub(crate) const OPTIONS: &[OptionSpec] = &[
     ADAPTIVE_THROTTLE,
     LIMIT,
     LIMIT_WAIT,
+    PRIORITY,
     CHAOS,
     CHAOS_FAULT,
     CHAOS_OUTCOME,

@@ -180,18 +180,45 @@ pub(crate) fn circuit_rejected(operation: &Name, attempt: u32) {
         .increment(1);
 }
 
-/// The limiter called `limiter` refused an attempt.
+/// The limiter called `limiter` refused an attempt; `shed`, the call's
+/// priority, when it kept its last permits for higher ones.
 #[cold]
-pub(crate) fn limit_refused(operation: &Name, limiter: &'static str) {
+pub(crate) fn limit_refused(
+    operation: &Name,
+    limiter: &'static str,
+    shed: Option<crate::limit::Priority>,
+) {
     #[cfg(feature = "tracing")]
-    tracing::debug!(name: "limit.refused", operation = operation.as_ref(), limiter);
+    match shed {
+        Some(priority) => tracing::debug!(
+            name: "limit.refused",
+            operation = operation.as_ref(),
+            limiter,
+            shed = priority.as_str()
+        ),
+        None => tracing::debug!(name: "limit.refused", operation = operation.as_ref(), limiter),
+    }
     #[cfg(feature = "metrics")]
-    metrics::counter!(
-        "resilient_limit_rejections_total",
-        "operation" => crate::observe::cardinality::label(operation),
-        "limiter" => limiter
-    )
-    .increment(1);
+    {
+        let operation = crate::observe::cardinality::label(operation);
+        metrics::counter!(
+            "resilient_limit_rejections_total",
+            "operation" => operation.clone(),
+            "limiter" => limiter
+        )
+        .increment(1);
+        if let Some(priority) = shed {
+            metrics::counter!(
+                crate::catalog::LIMIT_SHED,
+                "operation" => operation,
+                "limiter" => limiter,
+                "priority" => priority.as_str()
+            )
+            .increment(1);
+        }
+    }
+    #[cfg(not(any(feature = "tracing", feature = "metrics")))]
+    let _ = (operation, limiter, shed);
 }
 
 /// The adaptive throttle called `throttle` refused an attempt locally.

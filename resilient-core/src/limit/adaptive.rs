@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use super::atomic::{AtomicU32, Ordering, const_unless_loom};
 use super::bulkhead::InFlight;
-use super::{Completion, LimitExceeded, Limiter, Waiters};
+use super::{Completion, LimitExceeded, Limiter, Priorities, Priority, Waiters};
 
 /// A concurrency limit that finds itself: it grows while attempts come
 /// back fast and shrinks when they slow down or are dropped (time out, or
@@ -56,6 +56,8 @@ pub struct AdaptiveLimit {
     algorithm: Algorithm,
     estimator: Mutex<Estimator>,
     name: &'static str,
+    /// The shares each priority may fill, when it sheds by priority.
+    priorities: Option<Priorities>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -163,6 +165,7 @@ impl AdaptiveLimit {
                     long_rtt_count: 0,
                 }),
                 name: "adaptive_limit",
+                priorities: None,
             }
         }
     }
@@ -236,6 +239,28 @@ impl AdaptiveLimit {
     /// ```
     pub const fn named(mut self, name: &'static str) -> AdaptiveLimit {
         self.name = name;
+        self
+    }
+
+    /// The same limit, shedding by priority as its limit moves: a call
+    /// may take a permit only while fewer are held than the limit in
+    /// force less the reserves of the priorities above its own (see
+    /// [`Priorities`], and [`Bulkhead::shed_by_priority`](super::Bulkhead::shed_by_priority)).
+    ///
+    /// ```
+    /// use resilient::limit::{AdaptiveLimit, Limiter, Priorities, Priority};
+    /// use std::time::Instant;
+    ///
+    /// let limit = AdaptiveLimit::aimd().initial(10).shed_by_priority(Priorities::new());
+    /// let now = Instant::now();
+    /// for _ in 0..8 {
+    ///     limit.try_acquire_as(now, Priority::Medium).unwrap();
+    /// }
+    /// assert!(limit.try_acquire_as(now, Priority::Medium).unwrap_err().shed_priority().is_some());
+    /// assert!(limit.try_acquire_as(now, Priority::High).is_ok());
+    /// ```
+    pub const fn shed_by_priority(mut self, priorities: Priorities) -> AdaptiveLimit {
+        self.priorities = Some(priorities);
         self
     }
 
@@ -401,15 +426,20 @@ fn gradient2(state: &mut Estimator, rtt: u64, in_flight: u32, min: f64, max: f64
 
 impl Limiter for AdaptiveLimit {
     #[inline]
-    fn try_acquire(&self, _now: Instant) -> Result<(), LimitExceeded> {
+    fn try_acquire(&self, now: Instant) -> Result<(), LimitExceeded> {
+        self.try_acquire_as(now, Priority::Medium)
+    }
+
+    fn try_acquire_as(&self, _now: Instant, priority: Priority) -> Result<(), LimitExceeded> {
         // The limit may move between its load and the count's swap; an
         // attempt admitted under the old limit is one sample late, as in
         // Netflix's limiters.
-        if self.in_flight.enter(|| self.limit.load(Ordering::SeqCst)) {
-            Ok(())
-        } else {
-            Err(LimitExceeded::new(self.name, None))
-        }
+        self.in_flight.enter_as(
+            self.name,
+            || self.limit.load(Ordering::SeqCst),
+            self.priorities.as_ref(),
+            priority,
+        )
     }
 
     fn release(&self, _now: Instant, rtt: Duration, completion: Completion) {

@@ -9,7 +9,7 @@ use std::pin::pin;
 use std::sync::PoisonError;
 use std::time::{Duration, Instant};
 
-use super::{Completion, LimitExceeded, Limiter, Waiters};
+use super::{Completion, LimitExceeded, Limiter, Priority, Waiters};
 use crate::clock::{Clock, Mark};
 use crate::race::race;
 
@@ -103,10 +103,11 @@ fn release_all(limiters: &[&dyn Limiter], now: Instant, rtt: Duration, completio
 fn try_all<'a>(
     limiters: &'a [&'a dyn Limiter],
     now: Instant,
+    priority: Priority,
 ) -> Result<LimitPermits<'a>, (usize, LimitExceeded)> {
     let mut permits = LimitPermits::none();
     for (index, limiter) in limiters.iter().enumerate() {
-        permits.count(limiters, index, limiter.try_acquire(now), now)?;
+        permits.count(limiters, index, limiter.try_acquire_as(now, priority), now)?;
     }
     Ok(permits)
 }
@@ -117,12 +118,13 @@ fn try_all<'a>(
 async fn try_all_async<'a>(
     limiters: &'a [&'a dyn Limiter],
     now: Instant,
+    priority: Priority,
 ) -> Result<LimitPermits<'a>, (usize, LimitExceeded)> {
     let mut permits = LimitPermits::none();
     for (index, limiter) in limiters.iter().enumerate() {
         let answer = match limiter.try_acquire_async(now) {
             Some(answer) => answer.await,
-            None => limiter.try_acquire(now),
+            None => limiter.try_acquire_as(now, priority),
         };
         permits.count(limiters, index, answer, now)?;
     }
@@ -207,15 +209,26 @@ impl Tries {
 }
 
 /// Takes a permit from every limiter, waiting up to `wait` on `clock`.
+#[cfg(test)]
 pub(crate) async fn admit_async<'a, C: Clock>(
     limiters: &'a [&'a dyn Limiter],
     clock: &C,
     wait: Duration,
 ) -> Result<LimitPermits<'a>, LimitExceeded> {
+    admit_async_as(limiters, clock, wait, Priority::default()).await
+}
+
+/// [`admit_async`] for a call of `priority`.
+pub(crate) async fn admit_async_as<'a, C: Clock>(
+    limiters: &'a [&'a dyn Limiter],
+    clock: &C,
+    wait: Duration,
+    priority: Priority,
+) -> Result<LimitPermits<'a>, LimitExceeded> {
     let mut tries = Tries::new(clock, wait);
     let start = tries.start;
     loop {
-        let tried = try_all_async(limiters, clock.now()).await;
+        let tried = try_all_async(limiters, clock.now(), priority).await;
         match tries.next(limiters, clock, tried) {
             Step::Admitted(permits) => return Ok(permits),
             Step::Refused(refusal) => return Err(refusal),
@@ -231,7 +244,7 @@ pub(crate) async fn admit_async<'a, C: Clock>(
                 woken.as_mut().enable();
                 // Registered: a permit returned from here on wakes us; one
                 // returned before is seen by this try.
-                match try_all_async(limiters, clock.now()).await {
+                match try_all_async(limiters, clock.now(), priority).await {
                     Ok(permits) => return Ok(queued(permits, clock, start)),
                     Err((again, _)) if again != index => continue,
                     Err(_) => {}
@@ -245,15 +258,26 @@ pub(crate) async fn admit_async<'a, C: Clock>(
 /// Takes a permit from every limiter, blocking up to `wait`. A wait for a
 /// permit another thread returns is bounded on the OS clock (a condition
 /// variable's timeout); waits on a `retry_after` hint sleep on `clock`.
+#[cfg(test)]
 pub(crate) fn admit_blocking<'a, C: Clock>(
     limiters: &'a [&'a dyn Limiter],
     clock: &C,
     wait: Duration,
 ) -> Result<LimitPermits<'a>, LimitExceeded> {
+    admit_blocking_as(limiters, clock, wait, Priority::default())
+}
+
+/// [`admit_blocking`] for a call of `priority`.
+pub(crate) fn admit_blocking_as<'a, C: Clock>(
+    limiters: &'a [&'a dyn Limiter],
+    clock: &C,
+    wait: Duration,
+    priority: Priority,
+) -> Result<LimitPermits<'a>, LimitExceeded> {
     let mut tries = Tries::new(clock, wait);
     let start = tries.start;
     loop {
-        let tried = try_all(limiters, clock.now());
+        let tried = try_all(limiters, clock.now(), priority);
         match tries.next(limiters, clock, tried) {
             Step::Admitted(permits) => return Ok(permits),
             Step::Refused(refusal) => return Err(refusal),
@@ -266,7 +290,7 @@ pub(crate) fn admit_blocking<'a, C: Clock>(
             } => {
                 let deadline = Instant::now().checked_add(left);
                 let taken = waiters.wait_blocking(deadline, || {
-                    try_all(limiters, clock.now()).map_err(|(_, refusal)| refusal)
+                    try_all(limiters, clock.now(), priority).map_err(|(_, refusal)| refusal)
                 });
                 return match taken {
                     Ok(permits) => Ok(queued(permits, clock, start)),

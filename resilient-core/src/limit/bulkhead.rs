@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use super::atomic::{AtomicU32, Ordering, const_unless_loom};
-use super::{Completion, LimitExceeded, Limiter, Waiters};
+use super::{Completion, LimitExceeded, Limiter, Priorities, Priority, Waiters};
 
 /// At most `max` attempts in flight at once; the others are refused, or
 /// wait for a permit up to the call's `limit_wait`.
@@ -34,6 +34,8 @@ pub struct Bulkhead {
     in_flight: InFlight,
     max: u32,
     name: &'static str,
+    /// The shares each priority may fill, when it sheds by priority.
+    priorities: Option<Priorities>,
     /// Its entry in the installed configuration (`[limits.NAME]`).
     #[cfg(feature = "config")]
     configured: crate::config::LimitCache,
@@ -54,6 +56,40 @@ impl InFlight {
                 count: AtomicU32::new(0),
                 waiters: Waiters::new(),
             }
+        }
+    }
+
+    /// Counts one more attempt of `priority` if fewer than `limit()` are
+    /// in flight, less what `priorities` reserve above it; else the
+    /// refusal by `name`, a shed one if only the reserve was left.
+    #[inline]
+    pub(super) fn enter_as(
+        &self,
+        name: &'static str,
+        limit: impl Fn() -> u32,
+        priorities: Option<&Priorities>,
+        priority: Priority,
+    ) -> Result<(), LimitExceeded> {
+        let Some(priorities) = priorities else {
+            return if self.enter(limit) {
+                Ok(())
+            } else {
+                Err(LimitExceeded::new(name, None))
+            };
+        };
+        let mut reserved = false;
+        let entered = self
+            .count
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |held| {
+                let limit = limit();
+                let most = priorities.most(priority, limit);
+                reserved = held >= most && held < limit;
+                (held < most).then_some(held + 1)
+            });
+        match entered {
+            Ok(_) => Ok(()),
+            Err(_) if reserved => Err(LimitExceeded::shed(name, priority)),
+            Err(_) => Err(LimitExceeded::new(name, None)),
         }
     }
 
@@ -98,6 +134,7 @@ impl Bulkhead {
                 in_flight: InFlight::new(),
                 max,
                 name: "bulkhead",
+                priorities: None,
                 #[cfg(feature = "config")]
                 configured: crate::config::LimitCache::new(),
             }
@@ -115,6 +152,33 @@ impl Bulkhead {
     /// ```
     pub const fn named(mut self, name: &'static str) -> Bulkhead {
         self.name = name;
+        self
+    }
+
+    /// The same bulkhead, shedding by priority: a call may take a permit
+    /// only while fewer are held than `max` less the reserves of the
+    /// priorities above its own, so as it fills the lowest priority is
+    /// refused first ([`LimitExceeded::shed`]), and each level keeps its
+    /// reserve (see [`Priorities`]).
+    ///
+    /// ```
+    /// use resilient::limit::{Bulkhead, Limiter, Priorities, Priority};
+    /// use std::time::Instant;
+    ///
+    /// static POOL: Bulkhead = Bulkhead::new(10).named("pool").shed_by_priority(Priorities::new());
+    ///
+    /// let now = Instant::now();
+    /// for _ in 0..6 {
+    ///     POOL.try_acquire_as(now, Priority::VeryLow).unwrap();
+    /// }
+    /// // 6 held: very low calls are shed, the 4 left are kept for the rest.
+    /// let shed = POOL.try_acquire_as(now, Priority::VeryLow).unwrap_err();
+    /// assert_eq!(shed.shed_priority(), Some(Priority::VeryLow));
+    /// assert!(POOL.try_acquire_as(now, Priority::Low).is_ok());
+    /// assert!(POOL.try_acquire_as(now, Priority::Critical).is_ok());
+    /// ```
+    pub const fn shed_by_priority(mut self, priorities: Priorities) -> Bulkhead {
+        self.priorities = Some(priorities);
         self
     }
 
@@ -157,12 +221,18 @@ impl Bulkhead {
 
 impl Limiter for Bulkhead {
     #[inline]
-    fn try_acquire(&self, _now: Instant) -> Result<(), LimitExceeded> {
-        if self.in_flight.enter(|| self.limit()) {
-            Ok(())
-        } else {
-            Err(LimitExceeded::new(self.name, None))
-        }
+    fn try_acquire(&self, now: Instant) -> Result<(), LimitExceeded> {
+        self.try_acquire_as(now, Priority::Medium)
+    }
+
+    #[inline]
+    fn try_acquire_as(&self, _now: Instant, priority: Priority) -> Result<(), LimitExceeded> {
+        self.in_flight.enter_as(
+            self.name,
+            || self.limit(),
+            self.priorities.as_ref(),
+            priority,
+        )
     }
 
     #[inline]

@@ -52,6 +52,9 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 pub use crate::error::{LimitExceeded, LimitExceededError};
+#[cfg(feature = "http")]
+pub use crate::priority::priority_extension;
+pub use crate::priority::{Priorities, Priority};
 pub use adaptive::AdaptiveLimit;
 pub use bulkhead::Bulkhead;
 pub use cubic::AdaptiveRate;
@@ -98,6 +101,16 @@ pub use redis::{RedisRateLimiter, WhenUnreachable};
 pub trait Limiter: Send + Sync {
     /// Takes a permit at `now`, or says why not.
     fn try_acquire(&self, now: Instant) -> Result<(), LimitExceeded>;
+
+    /// Takes a permit at `now` for a call of `priority`, or says why not.
+    /// The default ignores the priority: [`try_acquire`](Limiter::try_acquire).
+    /// A limiter that sheds by priority refuses a lower one while it
+    /// keeps permits for higher ones (see [`Priorities`]), with
+    /// [`LimitExceeded::shed`].
+    fn try_acquire_as(&self, now: Instant, priority: Priority) -> Result<(), LimitExceeded> {
+        let _ = priority;
+        self.try_acquire(now)
+    }
 
     /// Returns a permit taken by [`try_acquire`](Limiter::try_acquire):
     /// the attempt ran for `rtt` and ended as `completion`.
@@ -157,6 +170,10 @@ macro_rules! forward_limiter {
             #[inline]
             fn try_acquire(&self, now: Instant) -> Result<(), LimitExceeded> {
                 (**self).try_acquire(now)
+            }
+            #[inline]
+            fn try_acquire_as(&self, now: Instant, priority: Priority) -> Result<(), LimitExceeded> {
+                (**self).try_acquire_as(now, priority)
             }
             #[inline]
             fn release(&self, now: Instant, rtt: Duration, completion: Completion) {

@@ -25,7 +25,7 @@ use crate::engine::hooks::{
     RetryListener, Validator,
 };
 use crate::error::{CircuitOpenError, RejectedError, TimeoutError, ValidationError};
-use crate::limit::{LimitExceededError, Limiter};
+use crate::limit::{LimitExceededError, Limiter, Priority};
 use crate::policy::RetryPolicy;
 use crate::report::ExecutionReport;
 use crate::throttle::{AdaptiveThrottle, RetryBudget};
@@ -734,6 +734,33 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
     #[inline]
     pub fn max_records(self, records: u32) -> Self {
         with!(self, op: self.op.max_records(records))
+    }
+
+    /// The call's priority, for the limiters that shed by priority (see
+    /// [`Priorities`](crate::limit::Priorities)); default
+    /// [`Medium`](Priority::Medium).
+    ///
+    /// ```
+    /// use resilient::limit::{Bulkhead, Limiter, Priorities, Priority};
+    /// use resilient::{LimitExceeded, RetryPolicy, Retryable};
+    ///
+    /// #[derive(Debug)]
+    /// struct Busy(LimitExceeded);
+    /// impl From<LimitExceeded> for Busy {
+    ///     fn from(refusal: LimitExceeded) -> Self { Busy(refusal) }
+    /// }
+    ///
+    /// static POOL: Bulkhead = Bulkhead::new(1).shed_by_priority(Priorities::none().reserve(Priority::High, 1.0));
+    /// let limiters: [&dyn Limiter; 1] = [&POOL];
+    /// let policy = RetryPolicy::builder().build().unwrap();
+    /// let low = (|| Ok::<_, Busy>(1)).retry(&policy).limit(&limiters).priority(Priority::Low).call();
+    /// assert_eq!(low.into_result().unwrap_err().0.shed_priority(), Some(Priority::Low));
+    /// let high = (|| Ok::<_, Busy>(2)).retry(&policy).limit(&limiters).priority(Priority::High).call();
+    /// assert_eq!(high.into_result().unwrap(), 2);
+    /// ```
+    #[inline]
+    pub fn priority(self, priority: Priority) -> Self {
+        with!(self, op: self.op.priority(priority))
     }
 
     gate_forwarders! {

@@ -49,12 +49,19 @@ pub(crate) struct Call<'a, Cl, C> {
     /// Where the request goes, if known: each attempt's record and span
     /// say so.
     pub(crate) endpoint: Option<Arc<str>>,
+    /// The request's own priority, in place of the settings', if it has one.
+    pub(crate) priority: Option<crate::limit::Priority>,
 }
 
 impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
     /// The call, sent to `endpoint`.
     pub(crate) fn at(self, endpoint: Option<Arc<str>>) -> Self {
         Call { endpoint, ..self }
+    }
+
+    /// The call, of the request's own `priority` if it has one.
+    pub(crate) fn of_priority(self, priority: Option<crate::limit::Priority>) -> Self {
+        Call { priority, ..self }
     }
 
     /// Runs the attempts, each sending its copy of `request` with `send`,
@@ -153,6 +160,9 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
         let mut settings = *self.settings;
         // Each attempt's span is the layer's own (`span.rs`).
         settings.spans_elsewhere = true;
+        if let Some(priority) = self.priority {
+            settings.priority = priority;
+        }
         if !cloneable {
             settings.max_attempts = 1;
             settings.max_retry_after_retries = 0;

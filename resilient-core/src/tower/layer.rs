@@ -423,6 +423,7 @@ impl<Cl, C, A, R, H, P> ResilientLayer<Cl, C, A, R, H, P> {
             classifier: &self.classifier,
             clock: &self.clock,
             endpoint: None,
+            priority: None,
         }
     }
 }

@@ -17,6 +17,7 @@ use super::layer::ResilientLayer;
 use super::replay::{ByClassifier, Resendable};
 use super::request::{CloneRequest, UseClone};
 use crate::clock::Clock;
+use crate::limit::Priority;
 
 /// The future of a call to a [`Resilient`] service: boxed, `Send` and
 /// `'static`, so that the service fits behind `BoxService` and in spawned
@@ -227,25 +228,22 @@ where
         // others carry none of its state.
         // The endpoint the key function names, if the layer has one.
         let endpoint = layer.shared.per_key.key_of(&request).map(Arc::from);
-        match layer.shared.for_endpoint(&request, |_| None) {
-            Some(shared) => {
-                Box::pin(async move { run(ready, (request, endpoint), &layer, &shared).await })
-            }
-            None => {
-                Box::pin(
-                    async move { run(ready, (request, endpoint), &layer, &layer.shared).await },
-                )
-            }
+        let priority = layer.shared.priority_of(&request);
+        let call = (request, endpoint, priority);
+        match layer.shared.for_endpoint(&call.0, |_| None) {
+            Some(shared) => Box::pin(async move { run(ready, call, &layer, &shared).await }),
+            None => Box::pin(async move { run(ready, call, &layer, &layer.shared).await }),
         }
     }
 }
 
-/// One call of `request`, sent to `endpoint` if it is known, with
-/// `shared` for the layer's own: the attempts through the engine, then the
-/// result as the service's caller expects it.
+/// One call of `request`, sent to `endpoint` if it is known, at its own
+/// `priority` if it has one, with `shared` for the layer's own: the
+/// attempts through the engine, then the result as the service's caller
+/// expects it.
 async fn run<S, Req, Cl, C, A, R, H, P>(
     ready: S,
-    (request, endpoint): (Req, Option<Arc<str>>),
+    (request, endpoint, priority): (Req, Option<Arc<str>>, Option<Priority>),
     layer: &ResilientLayer<Cl, C, A, R, H, P>,
     shared: &super::shared::Shared,
 ) -> Result<S::Response, BoxError>
@@ -283,6 +281,7 @@ where
     let (response, report) = layer
         .call_with(shared)
         .at(endpoint)
+        .of_priority(priority)
         .run(
             request,
             &layer.clone_request,

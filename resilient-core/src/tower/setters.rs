@@ -243,6 +243,35 @@ macro_rules! resilient_setters {
             self
         }
 
+        /// Each request's [`Priority`](crate::limit::Priority), by `priority`,
+        /// a function of the request, for the limiters that shed by
+        /// priority; in place of the one set with `.priority(…)` for every
+        /// request. [`priority_extension`](crate::limit::priority_extension)
+        /// reads it from an `http::Request`'s extensions. (The reqwest
+        /// middleware reads a `Priority` from the request's extensions
+        /// itself: `.with_extension(Priority::High)`.)
+        ///
+        /// ```
+        /// use resilient::limit::Priority;
+        #[doc = concat!("use ", $path, ";")]
+        ///
+        /// // Requests to /admin are critical; the others say nothing.
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().priority_of(|path: &String| {")]
+        ///     path.starts_with("/admin").then_some(Priority::Critical)
+        /// });
+        /// # let _ = layer;
+        /// ```
+        pub fn priority_of<Req, F>(mut self, priority: F) -> Self
+        where
+            Req: 'static,
+            F: Fn(&Req) -> Option<$crate::limit::Priority> + Send + Sync + 'static,
+        {
+            self.shared.priority_of = Some(::std::sync::Arc::new(move |request: &dyn ::std::any::Any| {
+                request.downcast_ref::<Req>().and_then(&priority)
+            }));
+            self
+        }
+
         /// Injects chaos into the attempts, as the attribute's `chaos`: `switches`
         /// (a `&'static` [`Chaos`](crate::chaos::Chaos), or an array of one per
         /// kind, in the order fault, latency) decide attempt by attempt, and

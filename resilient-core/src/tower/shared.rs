@@ -12,7 +12,7 @@ use std::time::Duration;
 use crate::breaker::CircuitBreaker;
 use crate::chaos::Switches;
 use crate::engine::hooks::RetryEvent;
-use crate::limit::Limiter;
+use crate::limit::{Limiter, Priority};
 use crate::report::ExecutionReport;
 use crate::throttle::{AdaptiveThrottle, RetryBudget};
 
@@ -23,6 +23,8 @@ pub(crate) type SharedBreaker = Arc<dyn Deref<Target = CircuitBreaker> + Send + 
 pub(crate) type SharedAdaptive = Arc<dyn Deref<Target = AdaptiveThrottle> + Send + Sync>;
 pub(crate) type RetryHook = Arc<dyn Fn(&RetryEvent<'_>) + Send + Sync>;
 pub(crate) type ReportHook = Arc<dyn Fn(&ExecutionReport) + Send + Sync>;
+/// A request's priority, by the user's function of a `Req`.
+pub(crate) type PriorityFn = Arc<dyn Fn(&dyn std::any::Any) -> Option<Priority> + Send + Sync>;
 
 /// What a layer's (or a middleware's) calls share whatever its type
 /// parameters: the name, the breaker, the throttle, the limiters and the
@@ -38,6 +40,8 @@ pub(crate) struct Shared {
     /// Taken in order before each attempt.
     pub(crate) limiters: Vec<Arc<dyn Limiter>>,
     pub(crate) limit_wait: Duration,
+    /// Each request's priority, by the user's function.
+    pub(crate) priority_of: Option<PriorityFn>,
     /// The hedge delay, and how many hedges may run beside an attempt
     /// (`None`: one).
     pub(crate) hedge: Option<Duration>,
@@ -88,6 +92,7 @@ impl Default for Shared {
             on_report: None,
             limiters: Vec::new(),
             limit_wait: Duration::ZERO,
+            priority_of: None,
             hedge: None,
             max_hedges: None,
             chaos: None,
@@ -101,6 +106,12 @@ impl Default for Shared {
 }
 
 impl Shared {
+    /// `request`'s priority by the user's function, if it has one that
+    /// takes a `Req`.
+    pub(crate) fn priority_of<Req: 'static>(&self, request: &Req) -> Option<Priority> {
+        self.priority_of.as_ref().and_then(|of| of(request))
+    }
+
     /// A copy of these with the state of `request`'s endpoint, when
     /// state is kept per endpoint: its key by the user's key function, or
     /// else by `default_key`, or else `""`. The key's breaker and throttle

@@ -18,6 +18,7 @@ mod idempotency_memory;
 mod limit_cancellation;
 mod metrics;
 mod module_cycles;
+mod priority_shedding;
 mod properties;
 mod report_json;
 mod retry_budget_default;

@@ -12,7 +12,9 @@ use std::time::Duration;
 use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
 use resilient::resilient;
 use resilient_core::__private::Tally;
-use resilient_core::limit::{AdaptiveLimit, Bulkhead, Completion, Limiter, RateLimiter};
+use resilient_core::limit::{
+    AdaptiveLimit, Bulkhead, Completion, Limiter, Priorities, Priority, RateLimiter,
+};
 use resilient_core::metrics::SERIES;
 use resilient_core::{
     Backoff, CircuitBreaker, CircuitOpen, FakeClock, LimitExceeded, Operation, StopReason,
@@ -136,6 +138,64 @@ impl From<LimitExceeded> for ApiError {
     fn from(_: LimitExceeded) -> Self {
         ApiError::Open
     }
+}
+
+/// A call shed for its priority is counted by operation, limiter and
+/// priority, and among the limiter's rejections; a full limit's refusal
+/// only there.
+#[test]
+fn a_shed_call_is_counted_with_its_priority() {
+    static SHEDDING: Bulkhead = Bulkhead::new(2)
+        .named("shed.pool")
+        .shed_by_priority(Priorities::none().reserve(Priority::Critical, 0.5));
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let limiters: [&dyn Limiter; 1] = [&SHEDDING];
+    let clock = FakeClock::new();
+    let call = |priority: Priority| {
+        Operation::new()
+            .name("limits.shed")
+            .clock(&clock)
+            .limit(&limiters)
+            .priority(priority)
+            .run(|_| Ok::<_, ApiError>(()))
+    };
+    metrics::with_local_recorder(&recorder, || {
+        SHEDDING.try_acquire(clock.now()).unwrap();
+        assert_eq!(
+            call(Priority::Low).report().stop_reason(),
+            StopReason::LimitExceeded
+        );
+        SHEDDING
+            .try_acquire_as(clock.now(), Priority::Critical)
+            .unwrap();
+        assert_eq!(
+            call(Priority::Critical).report().stop_reason(),
+            StopReason::LimitExceeded
+        );
+        for _ in 0..2 {
+            SHEDDING.release(clock.now(), Duration::ZERO, Completion::Unused);
+        }
+    });
+    let recorded: BTreeMap<String, String> = series(&snapshotter)
+        .into_iter()
+        .filter(|(key, _)| {
+            key.starts_with("resilient_limit_") && key.contains("operation=limits.shed")
+        })
+        .collect();
+    assert_eq!(
+        recorded,
+        expected(&[
+            (
+                "resilient_limit_rejections_total{limiter=shed.pool,operation=limits.shed}",
+                "2"
+            ),
+            (
+                "resilient_limit_shed_total{limiter=shed.pool,operation=limits.shed,priority=low}",
+                "1"
+            ),
+        ])
+    );
 }
 
 /// A limiter's refusals are counted by operation and limiter, from zero;
@@ -547,6 +607,8 @@ fn every_series_recorded_is_listed_and_described_with_a_unit() {
         "resilient_idempotent_calls_total",
         "resilient_chaos_injections_total",
         "resilient_limit_rejections_total",
+        // A limiter that sheds by priority (the test below).
+        "resilient_limit_shed_total",
         "resilient_limit_queued_seconds",
         "resilient_limit_in_flight",
         "resilient_limit_current",

@@ -99,6 +99,7 @@ pub const OPTIONS: &[Row] = &[
     row("adaptive_throttle", "&BACKEND"),
     row("limit", "[&POOL, &ADAPTIVE]"),
     needs(row("limit_wait", "\"50ms\""), &["limit"]),
+    needs(row("priority", "\"high\""), &["limit"]),
     needs(row("chaos", "&CHAOS"), &["chaos_latency"]),
     needs(row("chaos_fault", "MatrixError::Transient"), &["chaos"]),
     needs(row("chaos_outcome", "7"), &["chaos"]),

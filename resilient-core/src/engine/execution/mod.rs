@@ -244,10 +244,12 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     pub(crate) fn admission(&self, kind: AttemptKind) -> Admission {
         let elapsed = Duration::from_nanos(self.core.elapsed());
         let left = |bound: Duration| bound.saturating_sub(elapsed);
-        let budget = self.core.own(&self.plan.settings).budget.map(left);
+        let own = self.core.own(&self.plan.settings);
+        let budget = own.budget.map(left);
         let enclosing = self.core.cap.get_optional().map(left);
         Admission {
             kind,
+            priority: own.priority,
             remaining: match (budget, enclosing) {
                 (Some(budget), Some(enclosing)) => Some(budget.min(enclosing)),
                 (budget, enclosing) => budget.or(enclosing),
@@ -372,7 +374,7 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     /// limiter.
     #[cold]
     fn limit_refused(&self, exceeded: &LimitExceeded) {
-        events::limit_refused(self.core.name, exceeded.limiter());
+        events::limit_refused(self.core.name, exceeded.limiter(), exceeded.shed_priority());
         #[cfg(any(feature = "metrics", feature = "dashboard"))]
         if let Some(gate) = &self.plan.gates.limit {
             crate::observe::limits::refused(self.core.name, gate.limiters(), exceeded);

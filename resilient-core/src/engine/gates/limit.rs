@@ -70,8 +70,9 @@ impl<'b, T, E> Gate<T, E> for LimitGate<'b, E> {
     type Permit = LimitPermits<'b>;
 
     #[inline]
-    fn admit<C: Clock>(&self, clock: &C, _: &Admission) -> Result<LimitPermits<'b>, Refusal<E>> {
-        admit::admit_blocking(self.limiters, clock, Duration::ZERO).map_err(|r| self.refused(r))
+    fn admit<C: Clock>(&self, clock: &C, at: &Admission) -> Result<LimitPermits<'b>, Refusal<E>> {
+        admit::admit_blocking_as(self.limiters, clock, Duration::ZERO, at.priority)
+            .map_err(|r| self.refused(r))
     }
 
     fn admit_blocking<C: Clock>(
@@ -79,7 +80,8 @@ impl<'b, T, E> Gate<T, E> for LimitGate<'b, E> {
         clock: &C,
         at: &Admission,
     ) -> Result<LimitPermits<'b>, Refusal<E>> {
-        admit::admit_blocking(self.limiters, clock, self.wait(at)).map_err(|r| self.refused(r))
+        admit::admit_blocking_as(self.limiters, clock, self.wait(at), at.priority)
+            .map_err(|r| self.refused(r))
     }
 
     async fn admit_async<C: Clock>(
@@ -87,7 +89,7 @@ impl<'b, T, E> Gate<T, E> for LimitGate<'b, E> {
         clock: &C,
         at: &Admission,
     ) -> Result<LimitPermits<'b>, Refusal<E>> {
-        admit::admit_async(self.limiters, clock, self.wait(at))
+        admit::admit_async_as(self.limiters, clock, self.wait(at), at.priority)
             .await
             .map_err(|r| self.refused(r))
     }

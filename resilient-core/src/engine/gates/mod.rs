@@ -133,6 +133,8 @@ pub(crate) struct Admission {
     /// What is left of the operation's budget, if it has one: the longest
     /// a gate may make the attempt wait.
     pub(crate) remaining: Option<Duration>,
+    /// The call's priority, which a limiter that sheds by priority reads.
+    pub(crate) priority: crate::limit::Priority,
 }
 
 /// A gate's refusal of an attempt.

@@ -203,732 +203,747 @@ pub fn c14(x: u32) -> Result<u32, MatrixError> {
 }
 // blocking fn: retries + hedge
 #[resilient(retries = 2, hedge = "100ms")]
-pub fn c74(x: u32) -> Result<u32, MatrixError> {
+pub fn c76(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + hedge + max_hedges
 #[resilient(retries = 2, hedge = "100ms", max_hedges = 2)]
-pub fn c76(x: u32) -> Result<u32, MatrixError> {
+pub fn c78(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_on + retry_if
 #[resilient(retries = 2, retry_on = [Transient], retry_if = is_transient)]
-pub fn c86(x: u32) -> Result<u32, MatrixError> {
+pub fn c88(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_on + retry
 #[resilient(retry_on = [Transient], retry = POLICY)]
-pub fn c96(x: u32) -> Result<u32, MatrixError> {
+pub fn c98(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_on + timeout
 #[resilient(retries = 2, retry_on = [Transient], timeout = "1s")]
-pub fn c98(x: u32) -> Result<u32, MatrixError> {
+pub fn c100(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_on + hedge
 #[resilient(retries = 2, retry_on = [Transient], hedge = "100ms")]
-pub fn c158(x: u32) -> Result<u32, MatrixError> {
+pub fn c162(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_on + hedge + max_hedges
 #[resilient(retries = 2, retry_on = [Transient], hedge = "100ms", max_hedges = 2)]
-pub fn c160(x: u32) -> Result<u32, MatrixError> {
+pub fn c164(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_if + retry
 #[resilient(retry_if = is_transient, retry = POLICY)]
-pub fn c178(x: u32) -> Result<u32, MatrixError> {
+pub fn c182(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_if + timeout
 #[resilient(retries = 2, retry_if = is_transient, timeout = "1s")]
-pub fn c180(x: u32) -> Result<u32, MatrixError> {
+pub fn c184(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_if + hedge
 #[resilient(retries = 2, retry_if = is_transient, hedge = "100ms")]
-pub fn c240(x: u32) -> Result<u32, MatrixError> {
+pub fn c246(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_if + hedge + max_hedges
 #[resilient(retries = 2, retry_if = is_transient, hedge = "100ms", max_hedges = 2)]
-pub fn c242(x: u32) -> Result<u32, MatrixError> {
+pub fn c248(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: ignore_on + ignore_if
 #[resilient(ignore_on = [Transient], ignore_if = is_transient)]
-pub fn c252(x: u32) -> Result<u32, MatrixError> {
+pub fn c258(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: ignore_on + timeout
 #[resilient(ignore_on = [Transient], timeout = "1s")]
-pub fn c260(x: u32) -> Result<u32, MatrixError> {
+pub fn c266(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: ignore_on + hedge
 #[resilient(ignore_on = [Transient], hedge = "100ms")]
-pub fn c320(x: u32) -> Result<u32, MatrixError> {
+pub fn c328(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: ignore_on + hedge + max_hedges
 #[resilient(ignore_on = [Transient], hedge = "100ms", max_hedges = 2)]
-pub fn c322(x: u32) -> Result<u32, MatrixError> {
+pub fn c330(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: ignore_if + timeout
 #[resilient(ignore_if = is_transient, timeout = "1s")]
-pub fn c338(x: u32) -> Result<u32, MatrixError> {
+pub fn c346(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: ignore_if + hedge
 #[resilient(ignore_if = is_transient, hedge = "100ms")]
-pub fn c398(x: u32) -> Result<u32, MatrixError> {
+pub fn c408(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: ignore_if + hedge + max_hedges
 #[resilient(ignore_if = is_transient, hedge = "100ms", max_hedges = 2)]
-pub fn c400(x: u32) -> Result<u32, MatrixError> {
+pub fn c410(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: backoff + retry
 #[resilient(backoff = exponential(base = "10ms", jitter = none), retry = POLICY)]
-pub fn c412(x: u32) -> Result<u32, MatrixError> {
+pub fn c422(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + backoff + timeout
 #[resilient(retries = 2, backoff = exponential(base = "10ms", jitter = none), timeout = "1s")]
-pub fn c414(x: u32) -> Result<u32, MatrixError> {
+pub fn c424(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + backoff + hedge
 #[resilient(retries = 2, backoff = exponential(base = "10ms", jitter = none), hedge = "100ms")]
-pub fn c474(x: u32) -> Result<u32, MatrixError> {
+pub fn c486(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + backoff + hedge + max_hedges
 #[resilient(retries = 2, backoff = exponential(base = "10ms", jitter = none), hedge = "100ms", max_hedges = 2)]
-pub fn c476(x: u32) -> Result<u32, MatrixError> {
+pub fn c488(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: jitter_seed + retry
 #[resilient(jitter_seed = 7, retry = POLICY)]
-pub fn c486(x: u32) -> Result<u32, MatrixError> {
+pub fn c498(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + jitter_seed + timeout
 #[resilient(retries = 2, jitter_seed = 7, timeout = "1s")]
-pub fn c488(x: u32) -> Result<u32, MatrixError> {
+pub fn c500(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + jitter_seed + hedge
 #[resilient(retries = 2, jitter_seed = 7, hedge = "100ms")]
-pub fn c548(x: u32) -> Result<u32, MatrixError> {
+pub fn c562(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + jitter_seed + hedge + max_hedges
 #[resilient(retries = 2, jitter_seed = 7, hedge = "100ms", max_hedges = 2)]
-pub fn c550(x: u32) -> Result<u32, MatrixError> {
+pub fn c564(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry + timeout
 #[resilient(retry = POLICY, timeout = "1s")]
-pub fn c560(x: u32) -> Result<u32, MatrixError> {
+pub fn c574(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry + max_delay
 #[resilient(retry = POLICY, max_delay = "5s")]
-pub fn c566(x: u32) -> Result<u32, MatrixError> {
+pub fn c580(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry + hedge
 #[resilient(retry = POLICY, hedge = "100ms")]
-pub fn c620(x: u32) -> Result<u32, MatrixError> {
+pub fn c636(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry + hedge + max_hedges
 #[resilient(retry = POLICY, hedge = "100ms", max_hedges = 2)]
-pub fn c622(x: u32) -> Result<u32, MatrixError> {
+pub fn c638(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + budget
 #[resilient(timeout = "1s", budget = "10s")]
-pub fn c632(x: u32) -> Result<u32, MatrixError> {
+pub fn c648(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + max_elapsed
 #[resilient(timeout = "1s", max_elapsed = "5s")]
-pub fn c634(x: u32) -> Result<u32, MatrixError> {
+pub fn c650(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + timeout + max_delay
 #[resilient(retries = 2, timeout = "1s", max_delay = "5s")]
-pub fn c636(x: u32) -> Result<u32, MatrixError> {
+pub fn c652(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + timeout + min_retries
 #[resilient(retries = 2, timeout = "1s", min_retries = 1)]
-pub fn c638(x: u32) -> Result<u32, MatrixError> {
+pub fn c654(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + retry_after
 #[resilient(timeout = "1s", retry_after = retry_after)]
-pub fn c640(x: u32) -> Result<u32, MatrixError> {
+pub fn c656(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + rate_limit
 #[resilient(timeout = "1s", rate_limit = retry_after)]
-pub fn c642(x: u32) -> Result<u32, MatrixError> {
+pub fn c658(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + retry_after + max_retry_after_wait
 #[resilient(timeout = "1s", retry_after = retry_after, max_retry_after_wait = "30s")]
-pub fn c644(x: u32) -> Result<u32, MatrixError> {
+pub fn c660(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + retry_after + max_rate_limit_wait
 #[resilient(timeout = "1s", retry_after = retry_after, max_rate_limit_wait = "30s")]
-pub fn c646(x: u32) -> Result<u32, MatrixError> {
+pub fn c662(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + retry_after + max_retry_after_retries
 #[resilient(timeout = "1s", retry_after = retry_after, max_retry_after_retries = 3)]
-pub fn c648(x: u32) -> Result<u32, MatrixError> {
+pub fn c664(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + retry_after + max_rate_limit_retries
 #[resilient(timeout = "1s", retry_after = retry_after, max_rate_limit_retries = 3)]
-pub fn c650(x: u32) -> Result<u32, MatrixError> {
+pub fn c666(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + max_records
 #[resilient(timeout = "1s", max_records = 8)]
-pub fn c652(x: u32) -> Result<u32, MatrixError> {
+pub fn c668(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + nested
 #[resilient(timeout = "1s", nested = "no_retry")]
-pub fn c654(x: u32) -> Result<u32, MatrixError> {
+pub fn c670(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + circuit_breaker
 #[resilient(timeout = "1s", circuit_breaker = &BREAKER)]
-pub fn c656(x: u32) -> Result<u32, MatrixError> {
+pub fn c672(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + validate
 #[resilient(timeout = "1s", validate = is_valid)]
-pub fn c658(x: u32) -> Result<u32, MatrixError> {
+pub fn c674(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + fallback
 #[resilient(timeout = "1s", fallback = recover)]
-pub fn c660(x: u32) -> Result<u32, MatrixError> {
+pub fn c676(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + fallback + fallback_on
 #[resilient(timeout = "1s", fallback = recover, fallback_on = [Transient])]
-pub fn c662(x: u32) -> Result<u32, MatrixError> {
+pub fn c678(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + fallback + fallback_if
 #[resilient(timeout = "1s", fallback = recover, fallback_if = is_transient)]
-pub fn c664(x: u32) -> Result<u32, MatrixError> {
+pub fn c680(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + clock
 #[resilient(timeout = "1s", clock = clock())]
-pub fn c666(x: u32) -> Result<u32, MatrixError> {
+pub fn c682(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + timing
 #[resilient(timeout = "1s", timing = false)]
-pub fn c668(x: u32) -> Result<u32, MatrixError> {
+pub fn c684(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + on_retry
 #[resilient(timeout = "1s", on_retry = log_retry)]
-pub fn c670(x: u32) -> Result<u32, MatrixError> {
+pub fn c686(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + name
-#[resilient(timeout = "1s", name = "matrix.c672")]
-pub fn c672(x: u32) -> Result<u32, MatrixError> {
+#[resilient(timeout = "1s", name = "matrix.c688")]
+pub fn c688(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + report
 #[resilient(timeout = "1s", report = log_report)]
-pub fn c674(x: u32) -> Result<u32, MatrixError> {
+pub fn c690(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + throttle
 #[resilient(timeout = "1s", throttle = &THROTTLE)]
-pub fn c676(x: u32) -> Result<u32, MatrixError> {
+pub fn c692(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + adaptive_throttle
 #[resilient(timeout = "1s", adaptive_throttle = &BACKEND)]
-pub fn c678(x: u32) -> Result<u32, MatrixError> {
+pub fn c694(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + limit
 #[resilient(timeout = "1s", limit = [&POOL, &ADAPTIVE])]
-pub fn c680(x: u32) -> Result<u32, MatrixError> {
+pub fn c696(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + limit + limit_wait
 #[resilient(timeout = "1s", limit = [&POOL, &ADAPTIVE], limit_wait = "50ms")]
-pub fn c682(x: u32) -> Result<u32, MatrixError> {
+pub fn c698(x: u32) -> Result<u32, MatrixError> {
+    Ok(x)
+}
+// blocking fn: timeout + limit + priority
+#[resilient(timeout = "1s", limit = [&POOL, &ADAPTIVE], priority = "high")]
+pub fn c700(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + chaos + chaos_latency
 #[resilient(timeout = "1s", chaos = &CHAOS, chaos_latency = "1ms")]
-pub fn c684(x: u32) -> Result<u32, MatrixError> {
+pub fn c702(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + chaos + chaos_fault + chaos_latency
 #[resilient(timeout = "1s", chaos = &CHAOS, chaos_fault = MatrixError::Transient, chaos_latency = "1ms")]
-pub fn c686(x: u32) -> Result<u32, MatrixError> {
+pub fn c704(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + chaos + chaos_outcome + chaos_latency
 #[resilient(timeout = "1s", chaos = &CHAOS, chaos_outcome = 7, chaos_latency = "1ms")]
-pub fn c688(x: u32) -> Result<u32, MatrixError> {
+pub fn c706(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + hedge
 #[resilient(timeout = "1s", hedge = "100ms")]
-pub fn c690(x: u32) -> Result<u32, MatrixError> {
+pub fn c708(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + hedge + max_hedges
 #[resilient(timeout = "1s", hedge = "100ms", max_hedges = 2)]
-pub fn c692(x: u32) -> Result<u32, MatrixError> {
+pub fn c710(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + idempotency + idempotency_key
-#[resilient(timeout = "1s", idempotency = &STORE, idempotency_key = format!("c694-{x}"))]
-pub fn c694(x: u32) -> Result<u32, MatrixError> {
+#[resilient(timeout = "1s", idempotency = &STORE, idempotency_key = format!("c712-{x}"))]
+pub fn c712(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + idempotency + idempotency_key + idempotency_ttl
-#[resilient(timeout = "1s", idempotency = &STORE, idempotency_key = format!("c696-{x}"), idempotency_ttl = "1h")]
-pub fn c696(x: u32) -> Result<u32, MatrixError> {
+#[resilient(timeout = "1s", idempotency = &STORE, idempotency_key = format!("c714-{x}"), idempotency_ttl = "1h")]
+pub fn c714(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + idempotency + idempotency_key + idempotency_fingerprint
-#[resilient(timeout = "1s", idempotency = &STORE, idempotency_key = format!("c698-{x}"), idempotency_fingerprint = x)]
-pub fn c698(x: u32) -> Result<u32, MatrixError> {
+#[resilient(timeout = "1s", idempotency = &STORE, idempotency_key = format!("c716-{x}"), idempotency_fingerprint = x)]
+pub fn c716(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timeout + crate
 #[resilient(timeout = "1s", crate = "crate::runtime")]
-pub fn c700(x: u32) -> Result<u32, MatrixError> {
+pub fn c718(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: budget + timing
 #[resilient(budget = "10s", timing = false)]
-pub fn c736(x: u32) -> Result<u32, MatrixError> {
+pub fn c754(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: budget + hedge
 #[resilient(budget = "10s", hedge = "100ms")]
-pub fn c758(x: u32) -> Result<u32, MatrixError> {
+pub fn c778(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: budget + hedge + max_hedges
 #[resilient(budget = "10s", hedge = "100ms", max_hedges = 2)]
-pub fn c760(x: u32) -> Result<u32, MatrixError> {
+pub fn c780(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: max_elapsed + timing
 #[resilient(max_elapsed = "5s", timing = false)]
-pub fn c802(x: u32) -> Result<u32, MatrixError> {
+pub fn c822(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: max_elapsed + hedge
 #[resilient(max_elapsed = "5s", hedge = "100ms")]
-pub fn c824(x: u32) -> Result<u32, MatrixError> {
+pub fn c846(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: max_elapsed + hedge + max_hedges
 #[resilient(max_elapsed = "5s", hedge = "100ms", max_hedges = 2)]
-pub fn c826(x: u32) -> Result<u32, MatrixError> {
+pub fn c848(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + max_delay + hedge
 #[resilient(retries = 2, max_delay = "5s", hedge = "100ms")]
-pub fn c888(x: u32) -> Result<u32, MatrixError> {
+pub fn c912(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + max_delay + hedge + max_hedges
 #[resilient(retries = 2, max_delay = "5s", hedge = "100ms", max_hedges = 2)]
-pub fn c890(x: u32) -> Result<u32, MatrixError> {
+pub fn c914(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + min_retries + hedge
 #[resilient(retries = 2, min_retries = 1, hedge = "100ms")]
-pub fn c950(x: u32) -> Result<u32, MatrixError> {
+pub fn c976(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + min_retries + hedge + max_hedges
 #[resilient(retries = 2, min_retries = 1, hedge = "100ms", max_hedges = 2)]
-pub fn c952(x: u32) -> Result<u32, MatrixError> {
+pub fn c978(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + rate_limit
 #[resilient(retry_after = retry_after, rate_limit = retry_after)]
-pub fn c962(x: u32) -> Result<u32, MatrixError> {
+pub fn c988(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + timing
 #[resilient(retry_after = retry_after, timing = false)]
-pub fn c988(x: u32) -> Result<u32, MatrixError> {
+pub fn c1014(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + hedge
 #[resilient(retry_after = retry_after, hedge = "100ms")]
-pub fn c1010(x: u32) -> Result<u32, MatrixError> {
+pub fn c1038(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + hedge + max_hedges
 #[resilient(retry_after = retry_after, hedge = "100ms", max_hedges = 2)]
-pub fn c1012(x: u32) -> Result<u32, MatrixError> {
+pub fn c1040(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: rate_limit + timing
 #[resilient(rate_limit = retry_after, timing = false)]
-pub fn c1046(x: u32) -> Result<u32, MatrixError> {
+pub fn c1074(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: rate_limit + hedge
 #[resilient(rate_limit = retry_after, hedge = "100ms")]
-pub fn c1068(x: u32) -> Result<u32, MatrixError> {
+pub fn c1098(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: rate_limit + hedge + max_hedges
 #[resilient(rate_limit = retry_after, hedge = "100ms", max_hedges = 2)]
-pub fn c1070(x: u32) -> Result<u32, MatrixError> {
+pub fn c1100(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_retry_after_wait + max_rate_limit_wait
 #[resilient(retry_after = retry_after, max_retry_after_wait = "30s", max_rate_limit_wait = "30s")]
-pub fn c1080(x: u32) -> Result<u32, MatrixError> {
+pub fn c1110(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_retry_after_wait + timing
 #[resilient(retry_after = retry_after, max_retry_after_wait = "30s", timing = false)]
-pub fn c1102(x: u32) -> Result<u32, MatrixError> {
+pub fn c1132(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_retry_after_wait + hedge
 #[resilient(retry_after = retry_after, max_retry_after_wait = "30s", hedge = "100ms")]
-pub fn c1124(x: u32) -> Result<u32, MatrixError> {
+pub fn c1156(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_retry_after_wait + hedge + max_hedges
 #[resilient(retry_after = retry_after, max_retry_after_wait = "30s", hedge = "100ms", max_hedges = 2)]
-pub fn c1126(x: u32) -> Result<u32, MatrixError> {
+pub fn c1158(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_rate_limit_wait + timing
 #[resilient(retry_after = retry_after, max_rate_limit_wait = "30s", timing = false)]
-pub fn c1156(x: u32) -> Result<u32, MatrixError> {
+pub fn c1188(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_rate_limit_wait + hedge
 #[resilient(retry_after = retry_after, max_rate_limit_wait = "30s", hedge = "100ms")]
-pub fn c1178(x: u32) -> Result<u32, MatrixError> {
+pub fn c1212(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_rate_limit_wait + hedge + max_hedges
 #[resilient(retry_after = retry_after, max_rate_limit_wait = "30s", hedge = "100ms", max_hedges = 2)]
-pub fn c1180(x: u32) -> Result<u32, MatrixError> {
+pub fn c1214(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_retry_after_retries + max_rate_limit_retries
 #[resilient(retry_after = retry_after, max_retry_after_retries = 3, max_rate_limit_retries = 3)]
-pub fn c1190(x: u32) -> Result<u32, MatrixError> {
+pub fn c1224(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_retry_after_retries + timing
 #[resilient(retry_after = retry_after, max_retry_after_retries = 3, timing = false)]
-pub fn c1208(x: u32) -> Result<u32, MatrixError> {
+pub fn c1242(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_retry_after_retries + hedge
 #[resilient(retry_after = retry_after, max_retry_after_retries = 3, hedge = "100ms")]
-pub fn c1230(x: u32) -> Result<u32, MatrixError> {
+pub fn c1266(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_retry_after_retries + hedge + max_hedges
 #[resilient(retry_after = retry_after, max_retry_after_retries = 3, hedge = "100ms", max_hedges = 2)]
-pub fn c1232(x: u32) -> Result<u32, MatrixError> {
+pub fn c1268(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_rate_limit_retries + timing
 #[resilient(retry_after = retry_after, max_rate_limit_retries = 3, timing = false)]
-pub fn c1258(x: u32) -> Result<u32, MatrixError> {
+pub fn c1294(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_rate_limit_retries + hedge
 #[resilient(retry_after = retry_after, max_rate_limit_retries = 3, hedge = "100ms")]
-pub fn c1280(x: u32) -> Result<u32, MatrixError> {
+pub fn c1318(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retry_after + max_rate_limit_retries + hedge + max_hedges
 #[resilient(retry_after = retry_after, max_rate_limit_retries = 3, hedge = "100ms", max_hedges = 2)]
-pub fn c1282(x: u32) -> Result<u32, MatrixError> {
+pub fn c1320(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: max_records + hedge
 #[resilient(max_records = 8, hedge = "100ms")]
-pub fn c1328(x: u32) -> Result<u32, MatrixError> {
+pub fn c1368(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: max_records + hedge + max_hedges
 #[resilient(max_records = 8, hedge = "100ms", max_hedges = 2)]
-pub fn c1330(x: u32) -> Result<u32, MatrixError> {
+pub fn c1370(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: nested + hedge
 #[resilient(nested = "no_retry", hedge = "100ms")]
-pub fn c1374(x: u32) -> Result<u32, MatrixError> {
+pub fn c1416(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: nested + hedge + max_hedges
 #[resilient(nested = "no_retry", hedge = "100ms", max_hedges = 2)]
-pub fn c1376(x: u32) -> Result<u32, MatrixError> {
+pub fn c1418(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: circuit_breaker + hedge
 #[resilient(circuit_breaker = &BREAKER, hedge = "100ms")]
-pub fn c1418(x: u32) -> Result<u32, MatrixError> {
+pub fn c1462(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: circuit_breaker + hedge + max_hedges
 #[resilient(circuit_breaker = &BREAKER, hedge = "100ms", max_hedges = 2)]
-pub fn c1420(x: u32) -> Result<u32, MatrixError> {
+pub fn c1464(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: validate + hedge
 #[resilient(validate = is_valid, hedge = "100ms")]
-pub fn c1460(x: u32) -> Result<u32, MatrixError> {
+pub fn c1506(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: validate + hedge + max_hedges
 #[resilient(validate = is_valid, hedge = "100ms", max_hedges = 2)]
-pub fn c1462(x: u32) -> Result<u32, MatrixError> {
+pub fn c1508(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + hedge
 #[resilient(fallback = recover, hedge = "100ms")]
-pub fn c1500(x: u32) -> Result<u32, MatrixError> {
+pub fn c1548(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + hedge + max_hedges
 #[resilient(fallback = recover, hedge = "100ms", max_hedges = 2)]
-pub fn c1502(x: u32) -> Result<u32, MatrixError> {
+pub fn c1550(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + fallback_on + fallback_if
 #[resilient(fallback = recover, fallback_on = [Transient], fallback_if = is_transient)]
-pub fn c1512(x: u32) -> Result<u32, MatrixError> {
+pub fn c1560(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + fallback_on + hedge
 #[resilient(fallback = recover, fallback_on = [Transient], hedge = "100ms")]
-pub fn c1538(x: u32) -> Result<u32, MatrixError> {
+pub fn c1588(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + fallback_on + hedge + max_hedges
 #[resilient(fallback = recover, fallback_on = [Transient], hedge = "100ms", max_hedges = 2)]
-pub fn c1540(x: u32) -> Result<u32, MatrixError> {
+pub fn c1590(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + fallback_if + hedge
 #[resilient(fallback = recover, fallback_if = is_transient, hedge = "100ms")]
-pub fn c1574(x: u32) -> Result<u32, MatrixError> {
+pub fn c1626(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: fallback + fallback_if + hedge + max_hedges
 #[resilient(fallback = recover, fallback_if = is_transient, hedge = "100ms", max_hedges = 2)]
-pub fn c1576(x: u32) -> Result<u32, MatrixError> {
+pub fn c1628(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: clock + hedge
 #[resilient(clock = clock(), hedge = "100ms")]
-pub fn c1608(x: u32) -> Result<u32, MatrixError> {
+pub fn c1662(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: clock + hedge + max_hedges
 #[resilient(clock = clock(), hedge = "100ms", max_hedges = 2)]
-pub fn c1610(x: u32) -> Result<u32, MatrixError> {
+pub fn c1664(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timing + hedge
 #[resilient(timing = false, hedge = "100ms")]
-pub fn c1640(x: u32) -> Result<u32, MatrixError> {
+pub fn c1696(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: timing + hedge + max_hedges
 #[resilient(timing = false, hedge = "100ms", max_hedges = 2)]
-pub fn c1642(x: u32) -> Result<u32, MatrixError> {
+pub fn c1698(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: on_retry + hedge
 #[resilient(on_retry = log_retry, hedge = "100ms")]
-pub fn c1670(x: u32) -> Result<u32, MatrixError> {
+pub fn c1728(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: on_retry + hedge + max_hedges
 #[resilient(on_retry = log_retry, hedge = "100ms", max_hedges = 2)]
-pub fn c1672(x: u32) -> Result<u32, MatrixError> {
+pub fn c1730(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: name + hedge
-#[resilient(name = "matrix.c1698", hedge = "100ms")]
-pub fn c1698(x: u32) -> Result<u32, MatrixError> {
+#[resilient(name = "matrix.c1758", hedge = "100ms")]
+pub fn c1758(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: name + hedge + max_hedges
-#[resilient(name = "matrix.c1700", hedge = "100ms", max_hedges = 2)]
-pub fn c1700(x: u32) -> Result<u32, MatrixError> {
+#[resilient(name = "matrix.c1760", hedge = "100ms", max_hedges = 2)]
+pub fn c1760(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: report + hedge
 #[resilient(report = log_report, hedge = "100ms")]
-pub fn c1724(x: u32) -> Result<u32, MatrixError> {
+pub fn c1786(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: report + hedge + max_hedges
 #[resilient(report = log_report, hedge = "100ms", max_hedges = 2)]
-pub fn c1726(x: u32) -> Result<u32, MatrixError> {
+pub fn c1788(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: throttle + hedge
 #[resilient(throttle = &THROTTLE, hedge = "100ms")]
-pub fn c1748(x: u32) -> Result<u32, MatrixError> {
+pub fn c1812(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: throttle + hedge + max_hedges
 #[resilient(throttle = &THROTTLE, hedge = "100ms", max_hedges = 2)]
-pub fn c1750(x: u32) -> Result<u32, MatrixError> {
+pub fn c1814(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: adaptive_throttle + hedge
 #[resilient(adaptive_throttle = &BACKEND, hedge = "100ms")]
-pub fn c1770(x: u32) -> Result<u32, MatrixError> {
+pub fn c1836(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: adaptive_throttle + hedge + max_hedges
 #[resilient(adaptive_throttle = &BACKEND, hedge = "100ms", max_hedges = 2)]
-pub fn c1772(x: u32) -> Result<u32, MatrixError> {
+pub fn c1838(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: limit + hedge
 #[resilient(limit = [&POOL, &ADAPTIVE], hedge = "100ms")]
-pub fn c1790(x: u32) -> Result<u32, MatrixError> {
+pub fn c1858(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: limit + hedge + max_hedges
 #[resilient(limit = [&POOL, &ADAPTIVE], hedge = "100ms", max_hedges = 2)]
-pub fn c1792(x: u32) -> Result<u32, MatrixError> {
+pub fn c1860(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: limit + limit_wait + hedge
 #[resilient(limit = [&POOL, &ADAPTIVE], limit_wait = "50ms", hedge = "100ms")]
-pub fn c1808(x: u32) -> Result<u32, MatrixError> {
+pub fn c1878(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: limit + limit_wait + hedge + max_hedges
 #[resilient(limit = [&POOL, &ADAPTIVE], limit_wait = "50ms", hedge = "100ms", max_hedges = 2)]
-pub fn c1810(x: u32) -> Result<u32, MatrixError> {
+pub fn c1880(x: u32) -> Result<u32, MatrixError> {
+    Ok(x)
+}
+// blocking fn: limit + priority + hedge
+#[resilient(limit = [&POOL, &ADAPTIVE], priority = "high", hedge = "100ms")]
+pub fn c1896(x: u32) -> Result<u32, MatrixError> {
+    Ok(x)
+}
+// blocking fn: limit + priority + hedge + max_hedges
+#[resilient(limit = [&POOL, &ADAPTIVE], priority = "high", hedge = "100ms", max_hedges = 2)]
+pub fn c1898(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: chaos + chaos_latency + hedge
 #[resilient(chaos = &CHAOS, chaos_latency = "1ms", hedge = "100ms")]
-pub fn c1826(x: u32) -> Result<u32, MatrixError> {
+pub fn c1914(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: chaos + chaos_latency + hedge + max_hedges
 #[resilient(chaos = &CHAOS, chaos_latency = "1ms", hedge = "100ms", max_hedges = 2)]
-pub fn c1828(x: u32) -> Result<u32, MatrixError> {
+pub fn c1916(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: chaos + chaos_fault + chaos_outcome + chaos_latency
 #[resilient(chaos = &CHAOS, chaos_fault = MatrixError::Transient, chaos_outcome = 7, chaos_latency = "1ms")]
-pub fn c1838(x: u32) -> Result<u32, MatrixError> {
+pub fn c1926(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: chaos + chaos_fault + chaos_latency + hedge
 #[resilient(chaos = &CHAOS, chaos_fault = MatrixError::Transient, chaos_latency = "1ms", hedge = "100ms")]
-pub fn c1840(x: u32) -> Result<u32, MatrixError> {
+pub fn c1928(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: chaos + chaos_fault + chaos_latency + hedge + max_hedges
 #[resilient(chaos = &CHAOS, chaos_fault = MatrixError::Transient, chaos_latency = "1ms", hedge = "100ms", max_hedges = 2)]
-pub fn c1842(x: u32) -> Result<u32, MatrixError> {
+pub fn c1930(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: chaos + chaos_outcome + chaos_latency + hedge
 #[resilient(chaos = &CHAOS, chaos_outcome = 7, chaos_latency = "1ms", hedge = "100ms")]
-pub fn c1852(x: u32) -> Result<u32, MatrixError> {
+pub fn c1940(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: chaos + chaos_outcome + chaos_latency + hedge + max_hedges
 #[resilient(chaos = &CHAOS, chaos_outcome = 7, chaos_latency = "1ms", hedge = "100ms", max_hedges = 2)]
-pub fn c1854(x: u32) -> Result<u32, MatrixError> {
+pub fn c1942(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + max_hedges
 #[resilient(hedge = "100ms", max_hedges = 2)]
-pub fn c1864(x: u32) -> Result<u32, MatrixError> {
+pub fn c1952(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + idempotency + idempotency_key
-#[resilient(hedge = "100ms", idempotency = &STORE, idempotency_key = format!("c1866-{x}"))]
-pub fn c1866(x: u32) -> Result<u32, MatrixError> {
+#[resilient(hedge = "100ms", idempotency = &STORE, idempotency_key = format!("c1954-{x}"))]
+pub fn c1954(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + idempotency + idempotency_key + idempotency_ttl
-#[resilient(hedge = "100ms", idempotency = &STORE, idempotency_key = format!("c1868-{x}"), idempotency_ttl = "1h")]
-pub fn c1868(x: u32) -> Result<u32, MatrixError> {
+#[resilient(hedge = "100ms", idempotency = &STORE, idempotency_key = format!("c1956-{x}"), idempotency_ttl = "1h")]
+pub fn c1956(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + idempotency + idempotency_key + idempotency_fingerprint
-#[resilient(hedge = "100ms", idempotency = &STORE, idempotency_key = format!("c1870-{x}"), idempotency_fingerprint = x)]
-pub fn c1870(x: u32) -> Result<u32, MatrixError> {
+#[resilient(hedge = "100ms", idempotency = &STORE, idempotency_key = format!("c1958-{x}"), idempotency_fingerprint = x)]
+pub fn c1958(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + crate
 #[resilient(hedge = "100ms", crate = "crate::runtime")]
-pub fn c1872(x: u32) -> Result<u32, MatrixError> {
+pub fn c1960(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + max_hedges + idempotency + idempotency_key
-#[resilient(hedge = "100ms", max_hedges = 2, idempotency = &STORE, idempotency_key = format!("c1874-{x}"))]
-pub fn c1874(x: u32) -> Result<u32, MatrixError> {
+#[resilient(hedge = "100ms", max_hedges = 2, idempotency = &STORE, idempotency_key = format!("c1962-{x}"))]
+pub fn c1962(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + max_hedges + idempotency + idempotency_key + idempotency_ttl
-#[resilient(hedge = "100ms", max_hedges = 2, idempotency = &STORE, idempotency_key = format!("c1876-{x}"), idempotency_ttl = "1h")]
-pub fn c1876(x: u32) -> Result<u32, MatrixError> {
+#[resilient(hedge = "100ms", max_hedges = 2, idempotency = &STORE, idempotency_key = format!("c1964-{x}"), idempotency_ttl = "1h")]
+pub fn c1964(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + max_hedges + idempotency + idempotency_key + idempotency_fingerprint
-#[resilient(hedge = "100ms", max_hedges = 2, idempotency = &STORE, idempotency_key = format!("c1878-{x}"), idempotency_fingerprint = x)]
-pub fn c1878(x: u32) -> Result<u32, MatrixError> {
+#[resilient(hedge = "100ms", max_hedges = 2, idempotency = &STORE, idempotency_key = format!("c1966-{x}"), idempotency_fingerprint = x)]
+pub fn c1966(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: hedge + max_hedges + crate
 #[resilient(hedge = "100ms", max_hedges = 2, crate = "crate::runtime")]
-pub fn c1880(x: u32) -> Result<u32, MatrixError> {
+pub fn c1968(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // blocking fn: retries + retry_on + timeout + budget + fallback
 #[resilient(retries = 2, retry_on = [Transient], timeout = "1s", budget = "10s", fallback = recover)]
-pub fn c1896(x: u32) -> Result<u32, MatrixError> {
+pub fn c1984(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 }
@@ -944,107 +959,107 @@ pub async fn c13(x: u32) -> Result<u32, MatrixError> {
 }
 // asynchronous fn: retries + retry_on + retry_if
 #[resilient(retries = 2, retry_on = [Transient], retry_if = is_transient)]
-pub async fn c87(x: u32) -> Result<u32, MatrixError> {
+pub async fn c89(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_on + retry
 #[resilient(retry_on = [Transient], retry = POLICY)]
-pub async fn c97(x: u32) -> Result<u32, MatrixError> {
+pub async fn c99(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_if + retry
 #[resilient(retry_if = is_transient, retry = POLICY)]
-pub async fn c179(x: u32) -> Result<u32, MatrixError> {
+pub async fn c183(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: ignore_on + ignore_if
 #[resilient(ignore_on = [Transient], ignore_if = is_transient)]
-pub async fn c253(x: u32) -> Result<u32, MatrixError> {
+pub async fn c259(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: backoff + retry
 #[resilient(backoff = exponential(base = "10ms", jitter = none), retry = POLICY)]
-pub async fn c413(x: u32) -> Result<u32, MatrixError> {
+pub async fn c423(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: jitter_seed + retry
 #[resilient(jitter_seed = 7, retry = POLICY)]
-pub async fn c487(x: u32) -> Result<u32, MatrixError> {
+pub async fn c499(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry + max_delay
 #[resilient(retry = POLICY, max_delay = "5s")]
-pub async fn c567(x: u32) -> Result<u32, MatrixError> {
+pub async fn c581(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: timeout + timing
 #[resilient(timeout = "1s", timing = false)]
-pub async fn c669(x: u32) -> Result<u32, MatrixError> {
+pub async fn c685(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: budget + timing
 #[resilient(budget = "10s", timing = false)]
-pub async fn c737(x: u32) -> Result<u32, MatrixError> {
+pub async fn c755(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: max_elapsed + timing
 #[resilient(max_elapsed = "5s", timing = false)]
-pub async fn c803(x: u32) -> Result<u32, MatrixError> {
+pub async fn c823(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_after + rate_limit
 #[resilient(retry_after = retry_after, rate_limit = retry_after)]
-pub async fn c963(x: u32) -> Result<u32, MatrixError> {
+pub async fn c989(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_after + timing
 #[resilient(retry_after = retry_after, timing = false)]
-pub async fn c989(x: u32) -> Result<u32, MatrixError> {
+pub async fn c1015(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: rate_limit + timing
 #[resilient(rate_limit = retry_after, timing = false)]
-pub async fn c1047(x: u32) -> Result<u32, MatrixError> {
+pub async fn c1075(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_after + max_retry_after_wait + max_rate_limit_wait
 #[resilient(retry_after = retry_after, max_retry_after_wait = "30s", max_rate_limit_wait = "30s")]
-pub async fn c1081(x: u32) -> Result<u32, MatrixError> {
+pub async fn c1111(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_after + max_retry_after_wait + timing
 #[resilient(retry_after = retry_after, max_retry_after_wait = "30s", timing = false)]
-pub async fn c1103(x: u32) -> Result<u32, MatrixError> {
+pub async fn c1133(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_after + max_rate_limit_wait + timing
 #[resilient(retry_after = retry_after, max_rate_limit_wait = "30s", timing = false)]
-pub async fn c1157(x: u32) -> Result<u32, MatrixError> {
+pub async fn c1189(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_after + max_retry_after_retries + max_rate_limit_retries
 #[resilient(retry_after = retry_after, max_retry_after_retries = 3, max_rate_limit_retries = 3)]
-pub async fn c1191(x: u32) -> Result<u32, MatrixError> {
+pub async fn c1225(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_after + max_retry_after_retries + timing
 #[resilient(retry_after = retry_after, max_retry_after_retries = 3, timing = false)]
-pub async fn c1209(x: u32) -> Result<u32, MatrixError> {
+pub async fn c1243(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: retry_after + max_rate_limit_retries + timing
 #[resilient(retry_after = retry_after, max_rate_limit_retries = 3, timing = false)]
-pub async fn c1259(x: u32) -> Result<u32, MatrixError> {
+pub async fn c1295(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: fallback + fallback_on + fallback_if
 #[resilient(fallback = recover, fallback_on = [Transient], fallback_if = is_transient)]
-pub async fn c1513(x: u32) -> Result<u32, MatrixError> {
+pub async fn c1561(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 // asynchronous fn: chaos + chaos_fault + chaos_outcome + chaos_latency
 #[resilient(chaos = &CHAOS, chaos_fault = MatrixError::Transient, chaos_outcome = 7, chaos_latency = "1ms")]
-pub async fn c1839(x: u32) -> Result<u32, MatrixError> {
+pub async fn c1927(x: u32) -> Result<u32, MatrixError> {
     Ok(x)
 }
 }
