@@ -201,6 +201,8 @@ impl Backoff {
 
     /// The delay before retry `retry` (1-based), before jitter.
     pub fn nominal_delay(&self, retry: u32) -> Duration {
+        // A shortcut: with `&&`, a zero base still grows to zero and a
+        // zero max still caps at zero.
         if self.base.is_zero() || self.max.is_zero() {
             return Duration::ZERO;
         }
@@ -327,6 +329,22 @@ mod tests {
             b.multiplier(f64::INFINITY).clamped().multiplier,
             f64::INFINITY
         );
+    }
+
+    #[test]
+    fn a_zero_delay_stays_zero_whatever_the_jitter_and_the_delay_before() {
+        for jitter in [
+            Jitter::Full,
+            Jitter::Equal,
+            Jitter::Decorrelated,
+            Jitter::Additive,
+        ] {
+            let b = Backoff::exponential(Duration::ZERO, secs(10)).jitter(jitter);
+            for previous in [None, Some(secs(2))] {
+                let delay = b.jitter_nominal(Duration::ZERO, previous, 0.5);
+                assert_eq!(delay, Duration::ZERO, "{jitter:?} after {previous:?}");
+            }
+        }
     }
 
     #[test]

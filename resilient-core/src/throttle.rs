@@ -517,6 +517,28 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
+    fn a_throttle_keeps_its_name_and_ratio_and_a_budget_without_a_count_shows_none() {
+        assert_eq!(
+            RetryThrottle::new(10, 0.1).named("payments").name(),
+            Some("payments")
+        );
+        assert_eq!(RetryThrottle::new(10, 0.1).name(), None);
+        assert_eq!(RetryThrottle::new(10, 0.25).token_ratio(), 0.25);
+        struct Always;
+        impl RetryBudget for Always {
+            fn record_failure(&self) {}
+            fn record_success(&self) {}
+            fn allows_retry(&self) -> bool {
+                true
+            }
+        }
+        assert_eq!(Always.level(), None);
+        let throttle = RetryThrottle::new(10, 0.1);
+        throttle.record_failure();
+        assert_eq!(RetryBudget::level(&throttle), Some((9.0, 10.0)));
+    }
+
+    #[test]
     fn new_clamps_max_tokens_into_a6_range() {
         let cases = [(0, 1), (1, 1), (10, 10), (1000, 1000), (1001, 1000)];
         for (given, kept) in cases.into_iter().chain([(u32::MAX, 1000)]) {
