@@ -120,6 +120,7 @@ pub mod breaker;
 mod catalog;
 pub mod chaos;
 mod clock;
+pub mod coalesce;
 #[cfg(feature = "config")]
 pub mod config;
 pub mod deadline;

@@ -12,6 +12,7 @@
 //! | `fallback_used` | bool |
 //! | `elapsed_ms` | float, milliseconds |
 //! | `attempts` | one object per attempt kept, below |
+//! | `coalesced_ms` | present only for a call that joined another's execution of its key (`coalesce::Coalesce`): how long it waited |
 //! | `records_left_out` | how many attempts' records were left out past `max_records` (the first half and the latest are kept), 0 for most calls |
 //! | `idempotency` | `replayed`, `joined`, `executed`, or `null` without an idempotency key (or when the call got no result from it: in flight, conflict, store error) |
 //! | `idempotency_stored` | for an executed idempotent call, whether its value was stored and why not: `stored`, `ttl_zero`, `failure`, `fallback`, `injected`, `unserializable`, `does_not_read_back`, `store_failed`, `claim_lost`; else `null` |
@@ -51,8 +52,8 @@ fn millis(duration: Duration) -> f64 {
 
 impl Serialize for ExecutionReport {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map =
-            serializer.serialize_map(Some(if cfg!(feature = "config") { 13 } else { 10 }))?;
+        let entries = if cfg!(feature = "config") { 13 } else { 10 };
+        let mut map = serializer.serialize_map(Some(entries + usize::from(self.coalesced)))?;
         map.serialize_entry("name", self.name())?;
         map.serialize_entry("attempt_count", &self.attempt_count())?;
         map.serialize_entry("retry_count", &self.retry_count())?;
@@ -63,6 +64,11 @@ impl Serialize for ExecutionReport {
         map.serialize_entry("records_left_out", &self.records_left_out())?;
         map.serialize_entry("idempotency", &self.idempotency())?;
         map.serialize_entry("idempotency_stored", &self.idempotency_stored())?;
+        // Only for a call that joined another's execution, so that every
+        // other report's keys stay as they were.
+        if let Some(waited) = self.coalesced() {
+            map.serialize_entry("coalesced_ms", &millis(waited))?;
+        }
         #[cfg(feature = "config")]
         {
             let version = match self.settings_source() {

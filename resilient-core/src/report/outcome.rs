@@ -133,6 +133,9 @@ pub struct ExecutionReport {
     pub(crate) name: Cow<'static, str>,
     pub(crate) idempotency: Option<IdempotencyStatus>,
     pub(crate) idempotency_stored: Option<IdempotencyStored>,
+    /// The call joined another's execution (`coalesce`): its `elapsed` is
+    /// its own wait. 1 byte, in what was padding.
+    pub(crate) coalesced: bool,
     /// The installed configuration the call read, packed
     /// (`config::packed`): whether its operation had an entry there, and
     /// that configuration's version. 4 bytes, in what was padding, so that
@@ -211,6 +214,7 @@ impl ExecutionReport {
             name,
             idempotency: None,
             idempotency_stored: None,
+            coalesced: false,
             #[cfg(feature = "config")]
             config_read: 0,
         }
@@ -234,6 +238,7 @@ impl ExecutionReport {
             name,
             idempotency: None,
             idempotency_stored: None,
+            coalesced: false,
             #[cfg(feature = "config")]
             config_read: 0,
         }
@@ -437,6 +442,29 @@ impl ExecutionReport {
     /// ran). A replayed or joined call made no attempt.
     pub fn idempotency(&self) -> Option<IdempotencyStatus> {
         self.idempotency
+    }
+
+    /// For a call that joined another's execution of the same key
+    /// ([`Coalesce`](crate::coalesce::Coalesce)), how long it waited for
+    /// it; `None` for a call that ran its own. A joined call's report is
+    /// the execution's (its attempts, its stop reason), with this wait as
+    /// its [`elapsed`](Self::elapsed).
+    ///
+    /// ```
+    /// use resilient::Operation;
+    ///
+    /// let outcome = Operation::new().run(|_| Ok::<_, String>(1));
+    /// assert_eq!(outcome.report().coalesced(), None);
+    /// ```
+    pub fn coalesced(&self) -> Option<Duration> {
+        self.coalesced.then(|| self.elapsed())
+    }
+
+    /// Marks the report of a call that joined another's execution, after
+    /// waiting `waited` for it.
+    pub(crate) fn mark_coalesced(&mut self, waited: Duration) {
+        self.coalesced = true;
+        self.elapsed = Nanos::from_duration(waited);
     }
 
     /// Whether an executed idempotent call's value was stored for later

@@ -10,6 +10,7 @@ mod breaker;
 mod cancellation;
 mod chaos;
 mod chaos_layer;
+mod coalesce;
 mod engine;
 mod fake_clock_async;
 mod file_sizes;
