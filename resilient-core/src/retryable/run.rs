@@ -185,3 +185,46 @@ where
         Box::pin(self.call())
     }
 }
+
+impl<F, Fut, T, E, H, K, W, B, G, GF> Retry<'static, F, Async<T, E>, H, K, W, B, G>
+where
+    F: FnMut() -> Fut + Send + 'static,
+    Fut: Future<Output = Result<T, E>> + Send + 'static,
+    T: Clone + Send + 'static,
+    E: Clone + Send + Sync + 'static,
+    H: HookSet<T, E> + Send + Sync + 'static,
+    K: ClockFor + Send + 'static,
+    W: Classify<E> + Send + Sync + 'static,
+    B: BeforeAttempt<E> + Send + 'static,
+    G: FnOnce(&E) -> GF + Send + 'static,
+    GF: Future<Output = Result<T, E>> + Send + 'static,
+{
+    /// Runs this retry for `key` in `group`, or joins the run of `key`
+    /// already in flight there: concurrent calls of a key share one run,
+    /// and each gets a clone of its outcome (see
+    /// [`Coalesce`](crate::coalesce::Coalesce)). The closure, its
+    /// settings and its hooks are `'static`, since the run may outlive
+    /// this caller while others wait on it.
+    ///
+    /// ```
+    /// use resilient::coalesce::Coalesce;
+    /// use resilient::{RetryPolicy, Retryable};
+    ///
+    /// static POLICY: RetryPolicy = RetryPolicy::builder().max_attempts(3).build_const();
+    /// static PRICES: Coalesce<u32, String> = Coalesce::new();
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() {
+    /// let price = |sku: u32| (move || async move { Ok::<_, String>(sku * 100) }).retry(&POLICY).coalesce(&PRICES, sku.to_string());
+    /// let (a, b) = tokio::join!(price(7), price(7));
+    /// assert_eq!((a.into_result(), b.into_result()), (Ok(700), Ok(700)));
+    /// # }
+    /// ```
+    pub fn coalesce(
+        self,
+        group: &crate::coalesce::Coalesce<T, E>,
+        key: impl Into<String>,
+    ) -> crate::coalesce::Joined<T, E> {
+        group.run(key, move || self.into_future())
+    }
+}

@@ -198,3 +198,40 @@ async fn a_panicking_execution_fails_every_caller_instead_of_leaving_them_waitin
         .await;
     assert_eq!(after.result(), &Ok(3));
 }
+
+#[tokio::test(start_paused = true)]
+async fn the_closure_api_coalesces_a_retry_by_key() {
+    use resilient_core::{Backoff, RetryPolicy, Retryable};
+    static POLICY: RetryPolicy = RetryPolicy::builder()
+        .max_attempts(3)
+        .backoff(Backoff::constant(Duration::from_secs(1)))
+        .build_const();
+    static GROUP: Coalesce<u32, String> = Coalesce::new();
+    static CALLS: AtomicU32 = AtomicU32::new(0);
+    let price = |sku: u32| {
+        (move || async move {
+            // Fails once, then answers after a second.
+            if CALLS.fetch_add(1, Ordering::Relaxed) == 0 {
+                return Err("busy".to_owned());
+            }
+            tokio::time::sleep(secs(1)).await;
+            Ok(sku * 100)
+        })
+        .retry(&POLICY)
+        .coalesce(&GROUP, sku.to_string())
+    };
+    let (a, b, c) = tokio::join!(price(7), price(7), price(7));
+    assert_eq!(
+        CALLS.load(Ordering::Relaxed),
+        2,
+        "one run of two attempts for all three"
+    );
+    for outcome in [&a, &b, &c] {
+        assert_eq!(outcome.result(), &Ok(700));
+        assert_eq!(outcome.report().attempt_count(), 2);
+        assert_eq!(outcome.report().delays(), [secs(1)]);
+    }
+    assert_eq!(a.report().coalesced(), None);
+    assert_eq!(b.report().coalesced(), Some(secs(2)));
+    assert_eq!(c.report().coalesced(), Some(secs(2)));
+}
