@@ -134,3 +134,38 @@ fn loom_adaptive_limit_never_admits_more_than_its_limit() {
         },
     );
 }
+
+/// (e) A bulkhead of 3 that keeps a third for critical calls: two very
+/// low calls and a critical one race for its permits, and keep them. The
+/// critical call is admitted in every interleaving, and the very low
+/// ones never take the reserved permit.
+#[test]
+fn loom_a_reserve_is_kept_for_the_priority_it_is_for() {
+    use super::{Priorities, Priority};
+    let mut builder = ::loom::model::Builder::new();
+    builder.preemption_bound.get_or_insert(2);
+    builder.check(|| {
+        let bulkhead = Arc::new(
+            Bulkhead::new(3).shed_by_priority(Priorities::none().reserve(Priority::Critical, 0.34)),
+        );
+        let low: Vec<_> = (0..2)
+            .map(|_| {
+                let bulkhead = bulkhead.clone();
+                thread::spawn(move || {
+                    bulkhead
+                        .try_acquire_as(Instant::now(), Priority::VeryLow)
+                        .is_ok()
+                })
+            })
+            .collect();
+        let critical = bulkhead.try_acquire_as(Instant::now(), Priority::Critical);
+        let low_admitted = low
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .filter(|ok| *ok)
+            .count();
+        assert_eq!(critical, Ok(()), "the reserve was there for it");
+        assert!(low_admitted <= 2);
+        assert_eq!(bulkhead.in_flight(), Some(1 + low_admitted as u32));
+    });
+}
