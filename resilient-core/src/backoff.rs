@@ -36,9 +36,25 @@ pub enum Jitter {
     /// ```
     Decorrelated,
     /// Uniform in `[delay, 2 × delay]`, cut at `max`: the delay plus up to
-    /// as much again, backon's jitter. A delay at the cap is the cap; for
-    /// jitter up to a largest delay `m`, give `max = 2m`.
+    /// as much again. A delay at the cap is the cap; for jitter up to a
+    /// largest delay `m`, give `max = 2m`, or see
+    /// [`AdditiveUncapped`](Jitter::AdditiveUncapped).
     Additive,
+    /// Uniform in `[delay, 2 × delay]` with the delay capped at `max` (and
+    /// `max_delay`) *before* the jitter, so a jittered delay **may exceed
+    /// the cap**, up to twice it: backon's `with_jitter()` exactly, whose
+    /// delays at a 180 s cap spread over 180–360 s. For a loop that
+    /// retries for ever at the cap and must keep spreading its callers.
+    ///
+    /// ```
+    /// use resilient::{Backoff, Jitter};
+    /// use std::time::Duration;
+    ///
+    /// let at_the_cap = Backoff::exponential(Duration::from_secs(180), Duration::from_secs(180))
+    ///     .jitter(Jitter::AdditiveUncapped);
+    /// assert_eq!(at_the_cap.delay(9, 0.5), Duration::from_secs(270));
+    /// ```
+    AdditiveUncapped,
 }
 
 /// The delay schedule between retries.
@@ -276,6 +292,7 @@ impl Backoff {
             }
             Jitter::Decorrelated => self.delay_after(previous, sample),
             Jitter::Additive => nominal.saturating_add(scale(nominal, sample)).min(self.max),
+            Jitter::AdditiveUncapped => nominal.saturating_add(scale(nominal, sample)),
         }
     }
 }
@@ -338,6 +355,7 @@ mod tests {
             Jitter::Equal,
             Jitter::Decorrelated,
             Jitter::Additive,
+            Jitter::AdditiveUncapped,
         ] {
             let b = Backoff::exponential(Duration::ZERO, secs(10)).jitter(jitter);
             for previous in [None, Some(secs(2))] {

@@ -174,7 +174,8 @@ pub struct OperationConfig {
     pub max_delay: Option<Duration>,
     /// `multiplier`: the backoff's growth, finite and at least 1.
     pub multiplier: Option<f64>,
-    /// `jitter`: `"full"`, `"equal"`, `"none"` or `"decorrelated"`.
+    /// `jitter`: `"full"`, `"equal"`, `"none"`, `"decorrelated"`,
+    /// `"additive"` or `"additive_uncapped"`.
     pub jitter: Option<Jitter>,
     /// `retry_after_max`: the longest Retry-After the call waits for.
     pub retry_after_max: Option<Duration>,
@@ -660,6 +661,27 @@ mod tests {
         let breaker = config.breaker("payments").unwrap();
         assert_eq!(breaker.failure_threshold, Some(4));
         assert_eq!(breaker.break_duration, Some(Duration::from_secs(30)));
+    }
+
+    #[test]
+    fn every_jitter_has_its_name() {
+        let jitters = [
+            ("full", Jitter::Full),
+            ("equal", Jitter::Equal),
+            ("none", Jitter::None),
+            ("decorrelated", Jitter::Decorrelated),
+            ("additive", Jitter::Additive),
+            ("additive_uncapped", Jitter::AdditiveUncapped),
+        ];
+        for (name, jitter) in jitters {
+            let config =
+                Config::from_toml(&format!("[operations.f]\njitter = \"{name}\"\n")).unwrap();
+            assert_eq!(
+                config.operation("f").unwrap().jitter,
+                Some(jitter),
+                "{name}"
+            );
+        }
     }
 
     #[test]

@@ -84,6 +84,7 @@ pub(crate) enum Jitter {
     None,
     Decorrelated,
     Additive,
+    AdditiveUncapped,
 }
 
 /// Declares [`Value`] and, for the type of each of its variants, how to
@@ -668,9 +669,10 @@ fn jitter(value: &Expr) -> syn::Result<Jitter> {
         Some("none") => Ok(Jitter::None),
         Some("decorrelated") => Ok(Jitter::Decorrelated),
         Some("additive") => Ok(Jitter::Additive),
+        Some("additive_uncapped") => Ok(Jitter::AdditiveUncapped),
         _ => Err(Error::new_spanned(
             value,
-            "`jitter` is `full`, `equal`, `none`, `decorrelated` or `additive`, as in `jitter = full`",
+            "`jitter` is `full`, `equal`, `none`, `decorrelated`, `additive` or `additive_uncapped`, as in `jitter = full`",
         )),
     }
 }

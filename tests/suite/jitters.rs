@@ -86,6 +86,77 @@ fn additive_jitter_draws_from_the_delay_to_twice_it() {
     }
 }
 
+/// backon's `with_jitter()` (`backon/src/backoff/exponential.rs`: the
+/// delay, capped at `max_delay`, plus a uniform draw of up to as much
+/// again) at a 180 s cap: for each sample, the delay backon computes,
+/// `d + d × sample`, exactly; so a loop at the cap keeps spreading its
+/// callers over 180–360 s.
+#[test]
+fn uncapped_additive_jitter_is_backons_and_may_pass_the_cap() {
+    let backoff = Backoff::exponential(Duration::from_secs(45), Duration::from_secs(180))
+        .jitter(Jitter::AdditiveUncapped);
+    let samples = [0.0, 0.25, 0.5, 0.75, 0.999];
+    let nominal = [45, 90, 180, 180, 180].map(Duration::from_secs);
+    for (retry, (sample, d)) in (1..).zip(samples.into_iter().zip(nominal)) {
+        let backons = d + d.mul_f64(sample);
+        assert_eq!(backoff.delay(retry, sample), backons, "retry {retry}");
+    }
+    assert_eq!(backoff.delay(100, 0.5), Duration::from_secs(270));
+}
+
+/// Through the engine, seeded: every delay at the cap lies in
+/// `[cap, 2 × cap)`, most of them past it, where `Additive` would cut
+/// each to the cap.
+#[test]
+fn an_operation_retrying_at_the_cap_keeps_its_jitter() {
+    let run = |jitter| {
+        let clock = FakeClock::new();
+        let _ = Operation::new()
+            .max_attempts(12)
+            .backoff(Backoff::exponential(ms(100), ms(400)).jitter(jitter))
+            .jitter_seed(7)
+            .clock(&clock)
+            .run(|_| Err::<(), _>("busy"));
+        clock.slept()
+    };
+    let uncapped = run(Jitter::AdditiveUncapped);
+    let at_the_cap = &uncapped[2..];
+    assert!(
+        at_the_cap.iter().all(|d| *d >= ms(400) && *d < ms(800)),
+        "{uncapped:?}"
+    );
+    assert!(
+        at_the_cap.iter().filter(|d| **d > ms(400)).count() >= 8,
+        "{uncapped:?}"
+    );
+    assert!(run(Jitter::Additive)[2..].iter().all(|d| *d == ms(400)));
+}
+
+#[resilient(
+    retries = 3,
+    backoff = exponential(base = "1s", max = "1s", jitter = additive_uncapped),
+    jitter_seed = 7,
+    clock = clock
+)]
+fn uncapped(clock: &FakeClock) -> Result<(), &'static str> {
+    let _ = clock;
+    Err("busy")
+}
+
+#[test]
+fn the_attribute_names_it_additive_uncapped() {
+    let clock = FakeClock::new();
+    let _ = uncapped(&clock);
+    assert_eq!(clock.slept().len(), 3);
+    assert!(
+        clock
+            .slept()
+            .iter()
+            .all(|d| *d >= ms(1_000) && *d < ms(2_000))
+    );
+    assert!(clock.slept().iter().any(|d| *d > ms(1_000)));
+}
+
 #[test]
 fn an_operation_s_max_delay_caps_additive_jitter_too() {
     let clock = FakeClock::new();

@@ -193,19 +193,22 @@ impl<'a> Cursor<'a> {
 
     fn jitter(&self) -> Result<Jitter, ConfigFileError> {
         let Raw::Str(text) = self.raw else {
-            return Err(self.fail("expected \"full\", \"equal\", \"none\" or \"decorrelated\""));
+            return Err(self.fail(JITTERS));
         };
         match text.trim().to_ascii_lowercase().as_str() {
             "full" => Ok(Jitter::Full),
             "equal" => Ok(Jitter::Equal),
             "none" => Ok(Jitter::None),
             "decorrelated" => Ok(Jitter::Decorrelated),
-            _ => Err(self.fail(format!(
-                "unknown jitter {text:?}: expected \"full\", \"equal\", \"none\" or \"decorrelated\""
-            ))),
+            "additive" => Ok(Jitter::Additive),
+            "additive_uncapped" => Ok(Jitter::AdditiveUncapped),
+            _ => Err(self.fail(format!("unknown jitter {text:?}: {JITTERS}"))),
         }
     }
 }
+
+/// What a jitter may be, for the error that names another.
+const JITTERS: &str = "expected \"full\", \"equal\", \"none\", \"decorrelated\", \"additive\" or \"additive_uncapped\"";
 
 pub(super) const NANOS_PER_SEC: u128 = 1_000_000_000;
 

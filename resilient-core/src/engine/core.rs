@@ -637,9 +637,10 @@ fn jittered(
     });
     let sample: f64 = rng.random();
     // Additive and decorrelated jitter may pass the nominal delay, and
-    // so the cap applied to it.
-    settings
-        .backoff
-        .jitter_nominal(nominal, previous, sample)
-        .min(cap)
+    // so the cap applied to it; uncapped additive jitter may, by design.
+    let jittered = settings.backoff.jitter_nominal(nominal, previous, sample);
+    match settings.backoff.jitter_kind() {
+        Jitter::AdditiveUncapped => jittered,
+        _ => jittered.min(cap),
+    }
 }

@@ -347,6 +347,8 @@ fn delay_bounds(p: &Policy, retry: u32) -> (Duration, Duration) {
         Jitter::Decorrelated => (p.base.min(p.max), p.max),
         // Up to twice the nominal delay, cut at the max.
         Jitter::Additive => (lo, hi.saturating_mul(2).min(p.max)),
+        // Up to twice the nominal delay, which the max caps first.
+        Jitter::AdditiveUncapped => (lo, hi.saturating_mul(2)),
         _ => (Duration::ZERO, Duration::MAX),
     }
 }
@@ -1090,6 +1092,7 @@ fn jitter() -> impl Strategy<Value = Jitter> {
         Just(Jitter::None),
         Just(Jitter::Decorrelated),
         Just(Jitter::Additive),
+        Just(Jitter::AdditiveUncapped),
     ]
 }
 

@@ -440,6 +440,7 @@ fn backoff_value(spec: &BackoffSpec, root: &TokenStream, span: Span) -> TokenStr
                     Jitter::None => quote_spanned!(jitter_span=> None),
                     Jitter::Decorrelated => quote_spanned!(jitter_span=> Decorrelated),
                     Jitter::Additive => quote_spanned!(jitter_span=> Additive),
+                    Jitter::AdditiveUncapped => quote_spanned!(jitter_span=> AdditiveUncapped),
                 };
                 quote_spanned!(span=> .jitter(#root::__private::Jitter::#variant))
             });

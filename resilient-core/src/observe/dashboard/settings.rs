@@ -39,6 +39,7 @@ fn jitter_name(jitter: Jitter) -> &'static str {
         Jitter::None => "none",
         Jitter::Decorrelated => "decorrelated",
         Jitter::Additive => "additive",
+        Jitter::AdditiveUncapped => "additive, uncapped",
     }
 }
 
