@@ -88,9 +88,45 @@ use crate::throttle::{AdaptiveThrottle, RetryBudget};
 /// ```
 pub trait Retryable<S: Shape>: Sized {
     /// Starts a [`Retry`] of this closure under `policy`, by value or by
-    /// reference: its attempts, backoff, jitter and caps.
-    fn retry<P: PolicyArg<Hooks = Hooks>>(self, policy: P) -> Retry<'static, Self, S, P::Hooks>;
+    /// reference: its attempts, backoff, jitter and caps. The report
+    /// records each failed attempt's error by its `Debug` text.
+    fn retry<P: PolicyArg<Hooks = Hooks>>(self, policy: P) -> Retry<'static, Self, S, P::Hooks>
+    where
+        S::Err: DebugError;
+
+    /// [`retry`](Retryable::retry) for an error that isn't `Debug`, or
+    /// whose report text should be another: `describe` renders each
+    /// failed attempt's error for the report.
+    ///
+    /// ```
+    /// use resilient::{RetryPolicy, Retryable};
+    ///
+    /// struct Opaque(u16); // no Debug
+    ///
+    /// static POLICY: RetryPolicy = RetryPolicy::builder().max_attempts(2).build_const();
+    /// let outcome = (|| Err::<(), _>(Opaque(503)))
+    ///     .retry_described_by(&POLICY, |e: &Opaque| format!("status {}", e.0))
+    ///     .call();
+    /// assert_eq!(outcome.report().attempts()[0].error().unwrap().message(), "status 503");
+    /// ```
+    fn retry_described_by<P: PolicyArg<Hooks = Hooks>>(
+        self,
+        policy: P,
+        describe: fn(&S::Err) -> String,
+    ) -> Retry<'static, Self, S, P::Hooks>;
 }
+
+/// An error the closure API can describe in the report: every `Debug`
+/// type. Named in [`Retryable::retry`]'s bound so that a generic caller
+/// that leaves out `E: Debug` is told so, where the closure is retried.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not `Debug`, and `.retry(…)` records each failed attempt's error in the report by its `Debug` text",
+    label = "the closure's error type must be `Debug` here",
+    note = "add `{Self}: std::fmt::Debug` to the bounds of the function that calls `.retry(…)`, or describe the error yourself: `.retry_described_by(&POLICY, |error| …)`"
+)]
+pub trait DebugError: fmt::Debug {}
+
+impl<E: fmt::Debug> DebugError for E {}
 
 /// A [`RetryPolicy`] by value or by reference, what
 /// [`Retryable::retry`] takes: `policy`, `&policy`, or a reference to the
@@ -195,14 +231,25 @@ mod sealed {
 impl<F, T, E> Retryable<Blocking<T, E>> for F
 where
     F: FnMut() -> Result<T, E>,
-    E: fmt::Debug,
 {
     #[inline]
     fn retry<P: PolicyArg<Hooks = Hooks>>(
         self,
         policy: P,
+    ) -> Retry<'static, F, Blocking<T, E>, P::Hooks>
+    where
+        E: DebugError,
+    {
+        Retry::new(self, policy.policy(), crate::error::debug_text::<E>)
+    }
+
+    #[inline]
+    fn retry_described_by<P: PolicyArg<Hooks = Hooks>>(
+        self,
+        policy: P,
+        describe: fn(&E) -> String,
     ) -> Retry<'static, F, Blocking<T, E>, P::Hooks> {
-        Retry::new(self, policy.policy())
+        Retry::new(self, policy.policy(), describe)
     }
 }
 
@@ -210,14 +257,25 @@ impl<F, Fut, T, E> Retryable<Async<T, E>> for F
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, E>>,
-    E: fmt::Debug,
 {
     #[inline]
     fn retry<P: PolicyArg<Hooks = Hooks>>(
         self,
         policy: P,
+    ) -> Retry<'static, F, Async<T, E>, P::Hooks>
+    where
+        E: DebugError,
+    {
+        Retry::new(self, policy.policy(), crate::error::debug_text::<E>)
+    }
+
+    #[inline]
+    fn retry_described_by<P: PolicyArg<Hooks = Hooks>>(
+        self,
+        policy: P,
+        describe: fn(&E) -> String,
     ) -> Retry<'static, F, Async<T, E>, P::Hooks> {
-        Retry::new(self, policy.policy())
+        Retry::new(self, policy.policy(), describe)
     }
 }
 
@@ -347,14 +405,11 @@ pub struct Retry<
     fallback: Option<G>,
 }
 
-impl<F, S: Shape> Retry<'static, F, S>
-where
-    S::Err: fmt::Debug,
-{
-    fn new(body: F, policy: &RetryPolicy) -> Self {
+impl<F, S: Shape> Retry<'static, F, S> {
+    fn new(body: F, policy: &RetryPolicy, describe: fn(&S::Err) -> String) -> Self {
         Retry {
             body,
-            op: Operation::described_by_debug().policy(policy),
+            op: Operation::described_by(describe).policy(policy),
             clock: DefaultClock,
             when: RetryAll,
             before: NoCheck,
