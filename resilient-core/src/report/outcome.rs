@@ -564,6 +564,29 @@ impl<T, E> Outcome<T, E> {
         (self.result, self.report)
     }
 
+    /// The outcome with its error made into another by `f`, which sees the
+    /// report: the caller's own error type, carrying what the report
+    /// knows (how many attempts, why it stopped), before it is returned.
+    ///
+    /// ```
+    /// use resilient::{Operation, StopReason};
+    ///
+    /// #[derive(Debug, PartialEq)]
+    /// enum Failed { GaveUp { attempts: u32, reason: StopReason } }
+    ///
+    /// let outcome = Operation::new().max_attempts(3).run(|_| Err::<(), _>("busy"));
+    /// let mapped = outcome.map_err(|_, report| Failed::GaveUp {
+    ///     attempts: report.attempt_count(),
+    ///     reason: report.stop_reason(),
+    /// });
+    /// assert_eq!(mapped.into_result(), Err(Failed::GaveUp { attempts: 3, reason: StopReason::AttemptsExhausted }));
+    /// ```
+    pub fn map_err<E2>(self, f: impl FnOnce(E, &ExecutionReport) -> E2) -> Outcome<T, E2> {
+        let Outcome { result, report } = self;
+        let result = result.map_err(|error| f(error, &report));
+        Outcome { result, report }
+    }
+
     /// Whether the operation succeeded.
     pub fn is_ok(&self) -> bool {
         self.result.is_ok()
