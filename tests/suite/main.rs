@@ -25,6 +25,7 @@ mod debug_errors;
 mod engine_failure;
 mod fallback_chain;
 mod fallback_selection;
+mod figures;
 mod future_size;
 mod hedging;
 mod idempotency;
