@@ -89,6 +89,10 @@ fn every_bench_binary_and_path_a_figure_names_exists() {
         }
     }
     assert!(
+        named >= 10,
+        "the documents name {named} benches and binaries: is the scan blind?"
+    );
+    assert!(
         missing.is_empty(),
         "figures name what no longer exists:\n{}",
         missing.join("\n")
