@@ -11,7 +11,6 @@
 //! check is never retried), and the default clock of each kind of closure.
 
 use std::borrow::Cow;
-use std::fmt;
 use std::future::{Future, Ready};
 use std::marker::PhantomData;
 use std::time::Duration;
@@ -114,77 +113,6 @@ pub trait Retryable<S: Shape>: Sized {
         policy: P,
         describe: fn(&S::Err) -> String,
     ) -> Retry<'static, Self, S, P::Hooks>;
-}
-
-/// An error the closure API can describe in the report: every `Debug`
-/// type. Named in [`Retryable::retry`]'s bound so that a generic caller
-/// that leaves out `E: Debug` is told so, where the closure is retried.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not `Debug`, and `.retry(…)` records each failed attempt's error in the report by its `Debug` text",
-    label = "the closure's error type must be `Debug` here",
-    note = "add `{Self}: std::fmt::Debug` to the bounds of the function that calls `.retry(…)`, or describe the error yourself: `.retry_described_by(&POLICY, |error| …)`"
-)]
-pub trait DebugError: fmt::Debug {}
-
-impl<E: fmt::Debug> DebugError for E {}
-
-/// A [`RetryPolicy`] by value or by reference, what
-/// [`Retryable::retry`] takes: `policy`, `&policy`, or a reference to the
-/// `static` a library keeps it in, a `LazyLock` (a policy is built by a
-/// builder that checks it, at run time) or an `Arc`.
-///
-/// ```
-/// use resilient::{RetryPolicy, Retryable};
-/// use std::sync::LazyLock;
-///
-/// static POLICY: LazyLock<RetryPolicy> =
-///     LazyLock::new(|| RetryPolicy::builder().max_attempts(3).build().expect("a valid policy"));
-///
-/// let outcome = (|| Ok::<_, std::io::Error>(7)).retry(&POLICY).call();
-/// assert_eq!(outcome.into_result().unwrap(), 7);
-/// ```
-pub trait PolicyArg: sealed::Policy {
-    /// The hooks a retry starts with: none. Named in `retry`'s return
-    /// type, so that `.retry(&POLICY)` reads as a borrow that matters
-    /// (clippy's `needless_borrows_for_generic_args` leaves it alone), as
-    /// it does for a policy that isn't `'static`.
-    type Hooks;
-
-    /// The policy.
-    #[doc(hidden)]
-    fn policy(&self) -> &RetryPolicy;
-}
-
-impl PolicyArg for RetryPolicy {
-    type Hooks = Hooks;
-
-    fn policy(&self) -> &RetryPolicy {
-        self
-    }
-}
-
-impl PolicyArg for &RetryPolicy {
-    type Hooks = Hooks;
-
-    fn policy(&self) -> &RetryPolicy {
-        self
-    }
-}
-
-impl PolicyArg for &std::sync::LazyLock<RetryPolicy> {
-    type Hooks = Hooks;
-
-    fn policy(&self) -> &RetryPolicy {
-        self
-    }
-}
-
-impl PolicyArg for &std::sync::Arc<RetryPolicy> {
-    type Hooks = Hooks;
-
-    fn policy(&self) -> &RetryPolicy {
-        self
-    }
 }
 
 /// What a [`Retryable`] closure returns: [`Blocking`] or [`Async`], with
@@ -845,4 +773,7 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
 }
 
 // After `with!`, which its setters use.
+mod bounds;
 mod run;
+
+pub use bounds::{DebugError, PolicyArg};
