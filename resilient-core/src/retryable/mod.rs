@@ -20,8 +20,8 @@ use crate::breaker::CircuitBreaker;
 use crate::clock::{Clock, SystemClock, TokioClock};
 use crate::engine::Operation;
 use crate::engine::hooks::{
-    ErrorListener, Hooks, IgnoreIf, Notify, ReportHook, RetryAfter, RetryAll, RetryEvent,
-    RetryListener, Validator,
+    ErrorListener, Hooks, IgnoreIf, ReportHook, RetryAfter, RetryAll, RetryEvent, RetryListener,
+    Validator,
 };
 use crate::error::{CircuitOpenError, RejectedError, TimeoutError, ValidationError};
 use crate::limit::{LimitExceededError, Limiter, Priority};
@@ -438,11 +438,11 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
     /// # Ok::<(), resilient::ConfigError>(())
     /// ```
     #[inline]
-    pub fn when<W2>(self, when: W2) -> Retry<'b, F, S, H, K, W2, B, G>
+    pub fn when<W2>(self, when: W2) -> Retry<'b, F, S, H, K, Exclusive<W2>, B, G>
     where
-        W2: Fn(&S::Err) -> bool,
+        W2: FnMut(&S::Err) -> bool,
     {
-        with!(self, when: when)
+        with!(self, when: Exclusive::new(when))
     }
 
     /// Which errors are ignored (default: none): such an error ends the
@@ -498,11 +498,14 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
     /// # Ok::<(), resilient::ConfigError>(())
     /// ```
     #[inline]
-    pub fn notify<N>(self, listener: N) -> Retry<'b, F, S, ErrorListener<Notify<N>, H>, K, W, B, G>
+    pub fn notify<N>(
+        self,
+        listener: N,
+    ) -> Retry<'b, F, S, ErrorListener<Exclusive<N>, H>, K, W, B, G>
     where
-        N: Fn(&S::Err, Duration),
+        N: FnMut(&S::Err, Duration),
     {
-        with!(self, op: self.op.notify(listener))
+        with!(self, op: self.op.error_listener(Exclusive::new(listener)))
     }
 
     /// Calls `listener` before each wait with the engine's [`RetryEvent`]
@@ -774,6 +777,8 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
 
 // After `with!`, which its setters use.
 mod bounds;
+mod exclusive;
 mod run;
 
 pub use bounds::{DebugError, PolicyArg};
+pub use exclusive::Exclusive;

@@ -126,6 +126,18 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         with_part!(self, push ErrorListener(listener))
     }
 
+    /// Pushes a typed listener of any kind (the closure API's `FnMut` ones).
+    #[inline]
+    pub(crate) fn error_listener<L>(
+        self,
+        listener: L,
+    ) -> Operation<'b, T, E, C, ErrorListener<L, H>>
+    where
+        L: crate::engine::hooks::OnRetryError<E>,
+    {
+        with_part!(self, push ErrorListener(listener))
+    }
+
     /// Calls `listener` before each wait: a function of the event, as
     /// [`on_retry`](Operation::on_retry) takes, or of the event and the
     /// error, as [`on_retry_error`](Operation::on_retry_error) takes; which
