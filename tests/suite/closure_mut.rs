@@ -38,7 +38,7 @@ fn a_blocking_retry_takes_an_fnmut_notify_and_when() {
         asked += 1;
         matches!(error, Failure::Busy(_))
     })
-    .notify(|error: &Failure, delay| heard.push((error.clone(), delay)))
+    .notify(|error: &Failure, delay| heard.push((*error, delay)))
     .call();
     assert_eq!(outcome.into_result(), Err(Failure::Gone));
     assert_eq!(asked, 3, "asked of every failure");
@@ -67,7 +67,7 @@ async fn an_async_retry_takes_them_too_and_its_future_is_send() {
                 asked += 1;
                 true
             })
-            .notify(|error: &Failure, delay| heard.push((error.clone(), delay)))
+            .notify(|error: &Failure, delay| heard.push((*error, delay)))
             .into_future(),
     )
     .await;
