@@ -12,7 +12,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::http::StatusCode;
 use resilient::health::Probe;
-use resilient::{CircuitBreaker, CircuitOpen, resilient};
+use resilient::{CircuitBreaker, CircuitOpen, RetryThrottle, resilient};
 use serde_json::Value;
 
 static LEDGER: LazyLock<CircuitBreaker> = LazyLock::new(|| {
@@ -32,6 +32,8 @@ static REPORTS: LazyLock<CircuitBreaker> = LazyLock::new(|| {
         .expect("a valid breaker")
 });
 
+static LEDGER_RETRIES: RetryThrottle = RetryThrottle::new(10, 0.1);
+
 #[derive(Debug, thiserror::Error)]
 enum LedgerError {
     #[error("ledger unavailable")]
@@ -40,7 +42,7 @@ enum LedgerError {
     Open(#[from] CircuitOpen),
 }
 
-#[resilient(circuit_breaker = &LEDGER)]
+#[resilient(circuit_breaker = &LEDGER, throttle = &LEDGER_RETRIES)]
 async fn post_entry(fail: bool) -> Result<(), LedgerError> {
     if fail {
         Err(LedgerError::Unavailable)
@@ -103,6 +105,10 @@ async fn the_readiness_route_follows_the_breaker_it_watches() {
     assert_eq!(ledger(&body)["status"], "DOWN");
     assert_eq!(ledger(&body)["details"]["state"], "open");
     assert_eq!(ledger(&body)["details"]["decides"], true);
+    // The operation's retry throttle is listed as its last call left it.
+    let throttle = &body["components"]["throttles"]["components"]["post_entry"];
+    assert_eq!(throttle["details"]["tokens"], 8.0, "{body}");
+    assert_eq!(throttle["details"]["max"], 10.0);
 
     // The break ends: half-open is up, and a successful probe closes it.
     tokio::time::sleep(Duration::from_millis(250)).await;

@@ -6,7 +6,9 @@
 //! in the process, and a breaker that is open or isolated makes the
 //! process unhealthy. Half-open counts as up (trial calls are going
 //! through) unless [`Probe::half_open_is_down`] says otherwise. Limiters
-//! are listed with what they hold and never decide.
+//! are listed with what they hold, and (feature `dashboard`, which keeps
+//! each operation's latest reading) retry throttles with their tokens,
+//! by operation; neither decides.
 //!
 //! With the `dashboard` feature, [`dashboard::health`](crate::dashboard::health)
 //! serves a probe as a route answering `200` or `503` with JSON in the
@@ -146,6 +148,7 @@ impl Probe {
             status: if down { Status::Down } else { Status::Up },
             breakers,
             limits,
+            throttles: throttles(),
         }
     }
 }
@@ -161,12 +164,43 @@ fn state_of(view: &View, now: Instant) -> CircuitState {
     }
 }
 
-/// What a [`Probe`] found: up or down, each breaker, each limiter.
+/// Each operation's retry throttle as its latest call left it, by the
+/// operation's name (the dashboard's readings); none without `dashboard`.
+fn throttles() -> Vec<ThrottleHealth> {
+    #[cfg(feature = "dashboard")]
+    {
+        use std::sync::atomic::Ordering::Relaxed;
+        let mut throttles: Vec<ThrottleHealth> = Vec::new();
+        for operation in super::registry::operations() {
+            let counts = &operation.tally.counts;
+            let (tokens, max) = (
+                counts.throttle_milli.load(Relaxed),
+                counts.throttle_max.load(Relaxed),
+            );
+            if tokens == u64::MAX || max == u64::MAX {
+                continue;
+            }
+            throttles.retain(|known| known.operation != operation.name);
+            throttles.push(ThrottleHealth {
+                operation: operation.name.clone(),
+                tokens_milli: tokens,
+                max_milli: max,
+            });
+        }
+        throttles
+    }
+    #[cfg(not(feature = "dashboard"))]
+    Vec::new()
+}
+
+/// What a [`Probe`] found: up or down, each breaker, each limiter, each
+/// operation's retry throttle.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Health {
     status: Status,
     breakers: Vec<BreakerHealth>,
     limits: Vec<LimitHealth>,
+    throttles: Vec<ThrottleHealth>,
 }
 
 impl Health {
@@ -183,6 +217,36 @@ impl Health {
     /// Every limiter a call has used, in the order first used.
     pub fn limits(&self) -> &[LimitHealth] {
         &self.limits
+    }
+
+    /// The retry throttle of each operation that has one, as its latest
+    /// call left it (feature `dashboard`; empty without it).
+    pub fn throttles(&self) -> &[ThrottleHealth] {
+        &self.throttles
+    }
+}
+
+/// One operation's retry throttle in a [`Health`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThrottleHealth {
+    operation: Cow<'static, str>,
+    tokens_milli: u64,
+    max_milli: u64,
+}
+
+impl ThrottleHealth {
+    /// The operation's name.
+    pub fn operation(&self) -> &str {
+        &self.operation
+    }
+
+    /// Its tokens, and the most it holds: retries run while the tokens
+    /// are above half the most.
+    pub fn tokens(&self) -> (f64, f64) {
+        (
+            self.tokens_milli as f64 / 1000.0,
+            self.max_milli as f64 / 1000.0,
+        )
     }
 }
 

@@ -82,6 +82,18 @@ fn body(health: &Health) -> Value {
             )
         })
         .collect();
+    let throttles: Map<String, Value> = health
+        .throttles()
+        .iter()
+        .map(|throttle| {
+            let (tokens, max) = throttle.tokens();
+            let details = json!({ "tokens": tokens, "max": max });
+            (
+                throttle.operation().to_owned(),
+                json!({ "status": "UP", "details": details }),
+            )
+        })
+        .collect();
     json!({
         "status": health.status().as_str(),
         "components": {
@@ -90,6 +102,7 @@ fn body(health: &Health) -> Value {
                 "components": breakers,
             },
             "limits": { "status": "UP", "components": limits },
+            "throttles": { "status": "UP", "components": throttles },
         },
     })
 }
