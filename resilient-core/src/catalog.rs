@@ -49,6 +49,10 @@ pub const ADAPTIVE_PROBABILITY: &str = "resilient_adaptive_throttle_probability"
 /// `limiter`.
 pub(crate) const LIMIT_REJECTIONS: &str = "resilient_limit_rejections_total";
 
+/// The counter of calls of a coalescing group, labelled `group` and
+/// `joined` (`true` for a call that joined an execution in flight).
+pub(crate) const COALESCED: &str = "resilient_coalesced_calls_total";
+
 /// The counter of attempts a limiter shed for their priority, labelled
 /// `operation`, `limiter` and `priority`.
 pub(crate) const LIMIT_SHED: &str = "resilient_limit_shed_total";
@@ -146,6 +150,13 @@ pub const SERIES: &[Series] = &[
         unit: Unit::Count,
         labels: &["operation", "limiter"],
         help: "Attempts a limiter refused to admit, by operation and limiter.",
+    },
+    Series {
+        name: COALESCED,
+        kind: SeriesKind::Counter,
+        unit: Unit::Count,
+        labels: &["group", "joined"],
+        help: "Calls of a coalescing group, by group: joined (true) an execution of their key in flight, or started their own (false).",
     },
     Series {
         name: LIMIT_SHED,

@@ -67,6 +67,7 @@ type Execution<T, E> = Pin<Box<dyn Future<Output = Outcome<T, E>> + Send>>;
 /// ```
 pub struct Coalesce<T, E> {
     flights: Mutex<BTreeMap<String, Weak<Flight<T, E>>>>,
+    name: &'static str,
 }
 
 impl<T, E> Default for Coalesce<T, E> {
@@ -78,17 +79,39 @@ impl<T, E> Default for Coalesce<T, E> {
 impl<T, E> std::fmt::Debug for Coalesce<T, E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Coalesce")
+            .field("name", &self.name)
             .field("in_flight", &self.in_flight())
             .finish()
     }
 }
 
 impl<T, E> Coalesce<T, E> {
-    /// No execution in flight. `const`, for a `static`.
+    /// No execution in flight, named `"coalesce"`. `const`, for a `static`.
     pub const fn new() -> Coalesce<T, E> {
         Coalesce {
             flights: Mutex::new(BTreeMap::new()),
+            name: "coalesce",
         }
+    }
+
+    /// The same group under another name: the `group` label of the
+    /// counter of its calls (feature `metrics`),
+    /// `resilient_coalesced_calls_total{group, joined}`.
+    ///
+    /// ```
+    /// use resilient::coalesce::Coalesce;
+    ///
+    /// static PROFILES: Coalesce<String, String> = Coalesce::new().named("profiles");
+    /// assert_eq!(PROFILES.name(), "profiles");
+    /// ```
+    pub const fn named(mut self, name: &'static str) -> Coalesce<T, E> {
+        self.name = name;
+        self
+    }
+
+    /// Its name.
+    pub const fn name(&self) -> &'static str {
+        self.name
     }
 
     /// The keys whose execution is in flight.
@@ -124,6 +147,7 @@ where
         if let Some(flight) = flights.get(&key).and_then(Weak::upgrade)
             && flight.running()
         {
+            counted(self.name, true);
             return Joined {
                 flight,
                 joined: Some(Instant::now()),
@@ -138,10 +162,27 @@ where
             wakers: Arc::new(Wakers::default()),
         });
         flights.insert(key, Arc::downgrade(&flight));
+        counted(self.name, false);
         Joined {
             flight,
             joined: None,
         }
+    }
+}
+
+/// Counts a call of the group `name`: one that joined an execution in
+/// flight, or one that started its own.
+#[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+fn counted(name: &'static str, joined: bool) {
+    #[cfg(feature = "metrics")]
+    {
+        crate::catalog::describe();
+        metrics::counter!(
+            crate::catalog::COALESCED,
+            "group" => name,
+            "joined" => if joined { "true" } else { "false" }
+        )
+        .increment(1);
     }
 }
 

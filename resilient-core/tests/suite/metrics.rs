@@ -140,6 +140,55 @@ impl From<LimitExceeded> for ApiError {
     }
 }
 
+/// A coalescing group counts its calls by whether they joined an
+/// execution in flight.
+#[test]
+fn a_coalescing_group_counts_calls_that_joined_and_calls_that_ran() {
+    use resilient_core::coalesce::Coalesce;
+    static GROUP: Coalesce<u32, String> = Coalesce::new().named("metrics.group");
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    metrics::with_local_recorder(&recorder, || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let slow = || async {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                Operation::new().run(|_| Ok::<u32, String>(1))
+            };
+            let (a, b, c) = tokio::join!(
+                GROUP.run("k", slow),
+                GROUP.run("k", slow),
+                GROUP.run("k", slow)
+            );
+            assert_eq!(
+                (a.into_result(), b.into_result(), c.into_result()),
+                (Ok(1), Ok(1), Ok(1))
+            );
+        });
+    });
+    let recorded: BTreeMap<String, String> = series(&snapshotter)
+        .into_iter()
+        .filter(|(key, _)| key.starts_with("resilient_coalesced_calls_total"))
+        .collect();
+    assert_eq!(
+        recorded,
+        expected(&[
+            (
+                "resilient_coalesced_calls_total{group=metrics.group,joined=false}",
+                "1"
+            ),
+            (
+                "resilient_coalesced_calls_total{group=metrics.group,joined=true}",
+                "2"
+            ),
+        ])
+    );
+}
+
 /// A call shed for its priority is counted by operation, limiter and
 /// priority, and among the limiter's rejections; a full limit's refusal
 /// only there.
@@ -607,8 +656,9 @@ fn every_series_recorded_is_listed_and_described_with_a_unit() {
         "resilient_idempotent_calls_total",
         "resilient_chaos_injections_total",
         "resilient_limit_rejections_total",
-        // A limiter that sheds by priority (the test below).
+        // A limiter that sheds by priority, a coalescing group (the tests below).
         "resilient_limit_shed_total",
+        "resilient_coalesced_calls_total",
         "resilient_limit_queued_seconds",
         "resilient_limit_in_flight",
         "resilient_limit_current",
