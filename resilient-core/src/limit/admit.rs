@@ -209,7 +209,7 @@ impl Tries {
 }
 
 /// Takes a permit from every limiter, waiting up to `wait` on `clock`.
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 pub(crate) async fn admit_async<'a, C: Clock>(
     limiters: &'a [&'a dyn Limiter],
     clock: &C,
@@ -258,7 +258,7 @@ pub(crate) async fn admit_async_as<'a, C: Clock>(
 /// Takes a permit from every limiter, blocking up to `wait`. A wait for a
 /// permit another thread returns is bounded on the OS clock (a condition
 /// variable's timeout); waits on a `retry_after` hint sleep on `clock`.
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 pub(crate) fn admit_blocking<'a, C: Clock>(
     limiters: &'a [&'a dyn Limiter],
     clock: &C,

@@ -149,12 +149,7 @@ fn a_coalescing_group_counts_calls_that_joined_and_calls_that_ran() {
     let recorder = DebuggingRecorder::new();
     let snapshotter = recorder.snapshotter();
     metrics::with_local_recorder(&recorder, || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
-            .start_paused(true)
-            .build()
-            .unwrap();
-        runtime.block_on(async {
+        crate::common::paused_runtime().block_on(async {
             let slow = || async {
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 Operation::new().run(|_| Ok::<u32, String>(1))

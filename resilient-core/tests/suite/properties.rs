@@ -487,11 +487,7 @@ fn run_async(
     script: &[Scripted],
     fallback: Option<Scripted>,
 ) -> Result<Observed, TestCaseError> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .start_paused(true)
-        .build()
-        .unwrap();
+    let runtime = crate::common::paused_runtime();
     runtime.block_on(async {
         let clock = RecordingTokioClock::default();
         let seen = RefCell::new(Vec::new());

@@ -51,6 +51,17 @@ impl From<ValidationFailed> for Fail {
 }
 
 /// The Retry-After hint of a `Limited` failure.
+/// A current-thread runtime on paused time, for a test that runs its
+/// async part inside a synchronous one (a local metrics recorder, a
+/// proptest case).
+pub fn paused_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .unwrap()
+}
+
 pub fn hint(e: &Fail) -> Option<Duration> {
     match e {
         Fail::Limited(d) => Some(*d),
