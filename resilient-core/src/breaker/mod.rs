@@ -404,15 +404,7 @@ impl CircuitBreaker {
     /// assert_eq!(breaker.state(t0 + Duration::from_secs(1)), CircuitState::HalfOpen);
     /// ```
     pub fn state(&self, now: Instant) -> CircuitState {
-        let local = self.local_state(now);
-        match self.fleet_state() {
-            // Isolation is this instance's own decision; the fleet can't lift it.
-            _ if local == CircuitState::Isolated => local,
-            Some(FleetState::Joined(state @ (CircuitState::Open | CircuitState::HalfOpen))) => {
-                state
-            }
-            _ => local,
-        }
+        as_seen(self.local_state(now), self.fleet_state())
     }
 
     /// Where this instance's own breaker stands at `now`, whatever its
@@ -771,6 +763,17 @@ fn on_scale(anchor: Instant, now: Instant) -> u64 {
     let after = saturating_nanos(now.saturating_duration_since(anchor));
     let before = saturating_nanos(anchor.saturating_duration_since(now));
     ANCHOR.saturating_add(after).saturating_sub(before)
+}
+
+/// A breaker's state as its calls see it: its own `local` one, or the
+/// open or half-open state its `fleet` holds it in.
+pub(crate) fn as_seen(local: CircuitState, fleet: Option<FleetState>) -> CircuitState {
+    match fleet {
+        // Isolation is this instance's own decision; the fleet can't lift it.
+        _ if local == CircuitState::Isolated => local,
+        Some(FleetState::Joined(state @ (CircuitState::Open | CircuitState::HalfOpen))) => state,
+        _ => local,
+    }
 }
 
 fn saturating_nanos(duration: Duration) -> u64 {

@@ -35,7 +35,7 @@ use std::fmt;
 use std::time::Instant;
 
 use super::levels;
-use crate::breaker::{CircuitState, FleetState, View};
+use crate::breaker::{CircuitState, View, as_seen};
 
 /// Up or down, as a readiness probe reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -115,7 +115,7 @@ impl Probe {
         let breakers: Vec<BreakerHealth> = View::live()
             .iter()
             .map(|view| {
-                let state = state_of(view, now);
+                let state = as_seen(view.state_at(now).0, view.fleet_state());
                 let decides = self
                     .breakers
                     .as_ref()
@@ -150,17 +150,6 @@ impl Probe {
             limits,
             throttles: throttles(),
         }
-    }
-}
-
-/// A breaker's state as its calls see it: its own, or the open or
-/// half-open state its fleet holds it in (an isolation is its own).
-fn state_of(view: &View, now: Instant) -> CircuitState {
-    let (local, _) = view.state_at(now);
-    match view.fleet_state() {
-        _ if local == CircuitState::Isolated => local,
-        Some(FleetState::Joined(state @ (CircuitState::Open | CircuitState::HalfOpen))) => state,
-        _ => local,
     }
 }
 
