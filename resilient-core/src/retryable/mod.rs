@@ -89,9 +89,13 @@ pub trait Retryable<S: Shape>: Sized {
     /// Starts a [`Retry`] of this closure under `policy`, by value or by
     /// reference: its attempts, backoff, jitter and caps. The report
     /// records each failed attempt's error by its `Debug` text.
+    #[inline]
     fn retry<P: PolicyArg<Hooks = Hooks>>(self, policy: P) -> Retry<'static, Self, S, P::Hooks>
     where
-        S::Err: DebugError;
+        S::Err: DebugError,
+    {
+        self.retry_described_by(policy, crate::error::debug_text::<S::Err>)
+    }
 
     /// [`retry`](Retryable::retry) for an error that isn't `Debug`, or
     /// whose report text should be another: `describe` renders each
@@ -161,17 +165,6 @@ where
     F: FnMut() -> Result<T, E>,
 {
     #[inline]
-    fn retry<P: PolicyArg<Hooks = Hooks>>(
-        self,
-        policy: P,
-    ) -> Retry<'static, F, Blocking<T, E>, P::Hooks>
-    where
-        E: DebugError,
-    {
-        Retry::new(self, policy.policy(), crate::error::debug_text::<E>)
-    }
-
-    #[inline]
     fn retry_described_by<P: PolicyArg<Hooks = Hooks>>(
         self,
         policy: P,
@@ -186,17 +179,6 @@ where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, E>>,
 {
-    #[inline]
-    fn retry<P: PolicyArg<Hooks = Hooks>>(
-        self,
-        policy: P,
-    ) -> Retry<'static, F, Async<T, E>, P::Hooks>
-    where
-        E: DebugError,
-    {
-        Retry::new(self, policy.policy(), crate::error::debug_text::<E>)
-    }
-
     #[inline]
     fn retry_described_by<P: PolicyArg<Hooks = Hooks>>(
         self,
