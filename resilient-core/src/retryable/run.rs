@@ -186,18 +186,11 @@ where
     }
 }
 
-impl<F, Fut, T, E, H, K, W, B, G, GF> Retry<'static, F, Async<T, E>, H, K, W, B, G>
+impl<F, T, E, H, K, W, B, G> Retry<'static, F, Async<T, E>, H, K, W, B, G>
 where
-    F: FnMut() -> Fut + Send + 'static,
-    Fut: Future<Output = Result<T, E>> + Send + 'static,
+    Self: IntoFuture<Output = Outcome<T, E>, IntoFuture: Send + 'static>,
     T: Clone + Send + 'static,
-    E: Clone + Send + Sync + 'static,
-    H: HookSet<T, E> + Send + Sync + 'static,
-    K: ClockFor + Send + 'static,
-    W: Classify<E> + Send + Sync + 'static,
-    B: BeforeAttempt<E> + Send + 'static,
-    G: FnOnce(&E) -> GF + Send + 'static,
-    GF: Future<Output = Result<T, E>> + Send + 'static,
+    E: Clone + Send + 'static,
 {
     /// Runs this retry for `key` in `group`, or joins the run of `key`
     /// already in flight there: concurrent calls of a key share one run,
