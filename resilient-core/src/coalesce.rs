@@ -8,9 +8,10 @@
 //! with how long that caller waited. Whichever caller is polled drives
 //! the execution, so a caller that gives up (its future dropped at any
 //! await) doesn't cancel it while others wait; the last one to give up
-//! does, and a later caller of the key starts afresh. A key is forgotten
-//! as soon as its execution ends, so memory is bounded by the executions
-//! in flight.
+//! does, and a later caller of the key starts afresh. A key whose
+//! execution ended is never joined again, and its entry goes when the
+//! next execution starts, so memory is bounded by the executions in
+//! flight and those ended since the last one started.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -120,7 +121,8 @@ impl<T, E> Coalesce<T, E> {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .values()
-            .filter(|flight| flight.strong_count() > 0)
+            .filter_map(Weak::upgrade)
+            .filter(|flight| flight.running())
             .count()
     }
 }
@@ -211,8 +213,8 @@ enum State<T, E> {
     Panicked,
 }
 
-/// Marks the flight panicked unless defused: held while a caller polls
-/// the execution outside the lock.
+/// Marks the flight panicked if the execution panics: held while a
+/// caller polls it outside the lock.
 struct Polling<'f, T, E>(&'f Flight<T, E>);
 
 impl<T, E> Drop for Polling<'_, T, E> {
