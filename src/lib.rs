@@ -78,6 +78,8 @@ pub use resilient_core::*;
 pub use resilient_core::http;
 pub use resilient_macros::resilient;
 
+pub mod guide;
+
 /// README.md's examples, compiled and run as doctests so that the first
 /// code a newcomer reads stays true.
 #[cfg(doctest)]

@@ -2,8 +2,8 @@
 //! (`breaker_child`) and a real `redis-server`: Redis killed and paused,
 //! an instance cut from Redis by a proxy, an instance killed while it
 //! holds the fleet's probe, and a poisoned instance that fails every call
-//! while the others succeed. README's table of the fleet's faults is this
-//! file. Real time, with breaks of 600 ms, leases of 300 ms, a report
+//! while the others succeed. The guide's table of the fleet's faults
+//! (`src/guide/breaker.md`) is this file. Real time, with breaks of 600 ms, leases of 300 ms, a report
 //! every 50 ms, and bounded waits.
 
 #[path = "support/child.rs"]

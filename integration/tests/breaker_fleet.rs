@@ -5,7 +5,7 @@
 //! and the time until every instance is closed once it is back; shared
 //! breakers against local ones, with the same local rule.
 //!
-//! The CI test holds the gain with a short outage; the table of README
+//! The CI test holds the gain with a short outage; the table of the guide
 //! and BENCHMARKS.md comes from the ignored one:
 //!
 //! ```sh
@@ -152,7 +152,7 @@ fn eight_shared_instances_send_a_dead_dependency_fewer_calls_than_eight_local_on
     );
 }
 
-/// README's and BENCHMARKS.md's table: two paces of calls, each local
+/// The guide's and BENCHMARKS.md's table: two paces of calls, each local
 /// rule, local and shared, a 5 s outage.
 #[test]
 #[ignore = "a measurement of about a minute: run it with --ignored --nocapture"]

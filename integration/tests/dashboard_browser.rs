@@ -398,7 +398,7 @@ async fn the_page_shows_each_operation_its_error_rate_its_breaker_and_its_limits
 }
 
 /// Without a browser: the page at both addresses, and the stream under
-/// the slash form, from a real server mounted as the README mounts it.
+/// the slash form, from a real server mounted as the guide mounts it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_and_its_stream_answer_with_and_without_a_trailing_slash() {
     let service =

@@ -369,7 +369,7 @@ async fn the_page_shows_a_configured_value_and_its_source_on_the_tile() {
     config::clear();
 }
 
-/// Saves `png` to `target/` and, for the README, to `docs/`.
+/// Saves `png` to `target/` and, for the guide, to `docs/`.
 fn save_png(name: &str, png: &[u8]) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     for dir in [root.join("target"), root.join("docs")] {

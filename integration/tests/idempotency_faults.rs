@@ -2,7 +2,7 @@
 //! and a real `redis-server`: a holder killed or paused mid-body, the
 //! server restarted, the connection cut or blackholed through a proxy the
 //! test controls, and a fleet killed at random. Each test counts the body's
-//! runs and the values returned; README's table of faults is this file.
+//! runs and the values returned; the guide's table of faults (`src/guide/idempotency.md`) is this file.
 //! Real time, with leases of 300 ms and bounded waits.
 
 #[path = "support/child.rs"]

@@ -174,7 +174,7 @@ async fn the_engine_awaits_redis_and_a_blocking_call_asks_it_too() {
     );
 }
 
-/// The README's shape, `limit = [&CONNECTIONS, &QUOTA]` with the quota on
+/// The guide's shape, `limit = [&CONNECTIONS, &QUOTA]` with the quota on
 /// Redis: two calls cut at 50 ms while Redis is paused (`CLIENT PAUSE
 /// 400`) give back the bulkhead's permits they took before asking Redis,
 /// and once the pause is over the calls after them are admitted.

@@ -45,7 +45,7 @@ fn report(response: &reqwest::Response) -> &ExecutionReport {
 /// `assert_retry_succeeds!` and `assert_no_retry!`): a status that fails
 /// once and then answers 200 makes two calls when it is retried, one when
 /// it isn't. Where this library's table differs on purpose (501, 505 and
-/// 511 are not retried; 410 is), the row says so; README lists them.
+/// 511 are not retried; 410 is), the row says so; the guide's HTTP chapter lists them.
 #[tokio::test(start_paused = true)]
 async fn the_status_matrix_of_reqwest_retry() {
     const RETRIED: &[u16] = &[

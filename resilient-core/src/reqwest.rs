@@ -7,7 +7,7 @@
 //! the layer's names.
 //!
 //! It takes the place of reqwest-retry's `RetryTransientMiddleware` in a
-//! chain; what the two classify differently is listed in the README.
+//! chain; what the two classify differently is listed in the guide's HTTP chapter (`resilient::guide::http`).
 
 use std::fmt;
 use std::future::Future;

@@ -1,5 +1,6 @@
 //! Tables of figures name what made them: every `--bench`, `--bin` and
-//! `benches/…` path that BENCHMARKS.md and README.md name still exists,
+//! `benches/…` path that BENCHMARKS.md, README.md and the guide
+//! (`src/guide/`) name still exists,
 //! so that a bench renamed or deleted fails here instead of leaving a
 //! table no command can regenerate.
 
@@ -65,7 +66,12 @@ fn every_bench_binary_and_path_a_figure_names_exists() {
     );
     let mut missing = Vec::new();
     let mut named = 0;
-    for doc in ["BENCHMARKS.md", "README.md"] {
+    let mut docs = vec!["BENCHMARKS.md".to_owned(), "README.md".to_owned()];
+    for entry in std::fs::read_dir(root().join("src/guide")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        docs.push(format!("src/guide/{name}"));
+    }
+    for doc in &docs {
         let text = std::fs::read_to_string(root().join(doc)).unwrap();
         named += after(&text, "--bench ").len() + after(&text, "--bin ").len();
         for (line, name) in after(&text, "--bench ") {

@@ -28,6 +28,7 @@ mod fallback_chain;
 mod fallback_selection;
 mod figures;
 mod future_size;
+mod guide;
 mod hedging;
 mod idempotency;
 mod idempotency_guarantees;

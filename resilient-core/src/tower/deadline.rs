@@ -157,8 +157,8 @@ stamping_service! {
 /// # }
 /// ```
 ///
-/// With axum, it is a layer of the router: see the README's "Calls
-/// inside calls".
+/// With axum, it is a layer of the router: see the guide's chapter
+/// "Calls inside calls" (`resilient::guide::across_services`).
 #[derive(Debug, Clone)]
 pub struct ServerDeadlineLayer<C = TokioClock> {
     header: DeadlineHeader,

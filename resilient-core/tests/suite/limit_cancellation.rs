@@ -117,7 +117,7 @@ fn around<'a>(
     })
 }
 
-/// The README's case at every position of the slow limiter: two calls cut
+/// The guide's case at every position of the slow limiter: two calls cut
 /// at 50 ms while its check is pending give back every permit, and the
 /// calls after them are admitted.
 #[tokio::test(start_paused = true)]

@@ -1,5 +1,5 @@
 //! Properties of the engine over random policies and random scripts of
-//! attempts, checked against a model of the behaviour README states, on
+//! attempts, checked against a model of the behaviour the guide states, on
 //! virtual clocks: `FakeClock` for blocking runs, paused tokio time for async ones.
 
 use std::cell::{Cell, RefCell};

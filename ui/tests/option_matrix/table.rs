@@ -1,5 +1,5 @@
 //! The option matrix: every pair of the attribute's options (and the sets of
-//! options README's examples use), on a blocking fn and on an `async fn`.
+//! options the guide's examples use), on a blocking fn and on an `async fn`.
 //! Each combination either compiles and runs one successful call, or is
 //! rejected with the targeted error that [`REJECTED`] gives it: never a
 //! compiler error from inside the expansion.
@@ -11,7 +11,7 @@
 //!    a `static` or an error conversion), and the options it needs.
 //! 2. If the option can't be combined with another, or not on a blocking
 //!    fn, add a rule to [`REJECTED`] with the message the attribute gives,
-//!    and a line to README's list of rejected pairs.
+//!    and a line to the guide's list of rejected pairs (`src/guide/retries.md`).
 //!
 //!    An option renamed keeps its old name (`.formerly(…)` in `options.rs`)
 //!    as a row of its own, right after the option's, with the same value
@@ -116,7 +116,7 @@ pub const OPTIONS: &[Row] = &[
     row("crate", "\"crate::runtime\""),
 ];
 
-/// The sets of options README's examples use, beyond pairs.
+/// The sets of options the guide's examples use, beyond pairs.
 pub const README_SETS: &[&[&str]] = &[
     &["retries", "retry_on", "timeout", "budget", "fallback"],
     &["retries", "backoff", "report"],
@@ -303,7 +303,7 @@ fn find(name: &str) -> &'static Row {
         .unwrap_or_else(|| panic!("`{name}` has no row in OPTIONS"))
 }
 
-/// Every pair, then README's sets, each with what its options need, once
+/// Every pair, then the guide's sets, each with what its options need, once
 /// per flavour; a set reached twice (a pair whose options need each other)
 /// is kept once.
 pub fn combos() -> Vec<Combo> {
