@@ -29,4 +29,6 @@ pub mod guide {
     pub struct Operating;
     #[doc = include_str!("../src/guide/features.md")]
     pub struct Features;
+    #[doc = include_str!("../src/guide/figures.md")]
+    pub struct Figures;
 }

@@ -20,6 +20,7 @@
 //! | [`idempotency`] | an operation at most once per key, on Redis across a fleet |
 //! | [`operating`] | the dashboard, metrics, configuration, manual control, readiness probes, spans |
 //! | [`features`] | the crate's features, its examples, what a call costs |
+//! | [`figures`] | the backoff schedules of each jitter mode and the breaker's states, drawn |
 
 #[cfg_attr(not(doctest), doc = include_str!("guide/retries.md"))]
 #[cfg_attr(doctest, doc = "Run as doctests of `resilient-integration`.")]
@@ -38,6 +39,8 @@ pub mod coming_from {}
 pub mod testing {}
 
 #[cfg_attr(not(doctest), doc = include_str!("guide/breaker.md"))]
+#[cfg_attr(not(doctest), doc = "\n\n## The states, drawn\n\n")]
+#[cfg_attr(not(doctest), doc = include_str!("guide/figures/breaker.svg"))]
 #[cfg_attr(doctest, doc = "Run as doctests of `resilient-integration`.")]
 pub mod breaker {}
 
@@ -64,3 +67,11 @@ pub mod operating {}
 #[cfg_attr(not(doctest), doc = include_str!("guide/features.md"))]
 #[cfg_attr(doctest, doc = "Run as doctests of `resilient-integration`.")]
 pub mod features {}
+
+#[cfg_attr(not(doctest), doc = include_str!("guide/figures.md"))]
+#[cfg_attr(not(doctest), doc = "\n\n## Jitter\n\n")]
+#[cfg_attr(not(doctest), doc = include_str!("guide/figures/jitter.svg"))]
+#[cfg_attr(not(doctest), doc = "\n\n## The breaker's states\n\n")]
+#[cfg_attr(not(doctest), doc = include_str!("guide/figures/breaker.svg"))]
+#[cfg_attr(doctest, doc = "Run as doctests of `resilient-integration`.")]
+pub mod figures {}

@@ -27,6 +27,7 @@ mod engine_failure;
 mod fallback_chain;
 mod fallback_selection;
 mod figures;
+mod figures_drawn;
 mod future_size;
 mod guide;
 mod hedging;
