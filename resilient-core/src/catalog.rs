@@ -13,11 +13,11 @@ pub const CIRCUIT_STATE: &str = "resilient_circuit_state";
 /// The gauge of a shared breaker's fleet state, labelled `breaker`: 0
 /// closed, 1 half-open, 2 open, as of the breaker's latest word with its
 /// fleet.
-pub const CIRCUIT_FLEET_STATE: &str = "resilient_circuit_fleet_state";
+pub(crate) const CIRCUIT_FLEET_STATE: &str = "resilient_circuit_fleet_state";
 
 /// The gauge of whether a shared breaker reaches its fleet, labelled
 /// `breaker`: 1 joined, 0 alone (it decides on its own).
-pub const CIRCUIT_FLEET_JOINED: &str = "resilient_circuit_fleet_joined";
+pub(crate) const CIRCUIT_FLEET_JOINED: &str = "resilient_circuit_fleet_joined";
 
 /// The gauge of the attempts holding a limiter's permits, labelled
 /// `limiter`.

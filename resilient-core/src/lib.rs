@@ -176,7 +176,7 @@ pub mod __private {
     pub use crate::engine::expansion::{
         chosen_fallback_due, drive, finish_after, first_attempt, first_attempt_async, next_running,
         outcome_from, outcome_of, resume, resume_async, run_after, run_blocking_on_demand,
-        run_blocking_recipe, run_blocking_unbuilt,
+        run_blocking_recipe, run_blocking_unbuilt, with_expiring, with_tally,
     };
     pub use crate::engine::{
         Fingerprint, FirstFailure, FirstReads, FirstSuccess, IdempotentCall, MakeOperation, Next,
@@ -184,6 +184,12 @@ pub mod __private {
         first_attempt_unbuilt, first_untimed_async_of,
     };
     pub use crate::observe::Tally;
+    // Named by `MakeOperation`'s methods, which the expansion implements.
+    pub use crate::engine::attempt::terms::FirstTerms;
+    pub use crate::engine::plan::NamedListeners;
+    // The idempotent run's claims, and a store behind one trait object.
+    pub use crate::idempotency::coordinator::{Held, HeldInMemory};
+    pub use crate::idempotency::erased::{ErasedStore, erase};
 }
 pub use error::{
     CircuitOpen, CircuitOpenError, ConfigError, EngineFailure, Rejected, RejectedError,

@@ -1181,7 +1181,9 @@ fn whole_expansions() {
 const BLOCKING: &str = "\
      fn fetch (clock : & FakeClock , id : u32) -> :: resilient :: Outcome < String , FetchError > { \
      static __RESILIENT_TALLY : :: resilient :: __private :: Tally = :: resilient :: __private :: Tally :: named (\"fetch\") ; \
-     let __resilient_op = :: resilient :: __private :: operation :: < String , FetchError > ({ # [allow (unused_imports)] use :: resilient :: __private :: { ByDebug as _ , ByDisplay as _ } ; (&& :: resilient :: __private :: Describe :: < FetchError > :: NEW) . describer () }) . clock (clock) . expiring ({ # [allow (unused_imports)] use :: resilient :: __private :: { MakesNoTimeout as _ , MakesTimeout as _ } ; (&& :: resilient :: __private :: TimeoutProbe :: < FetchError > :: NEW) . maker () }) . max_attempts (3u32) . retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , FetchError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (1u64 , 0u32) , :: resilient :: __private :: Backoff :: DEFAULT_MAX)) . name (\"fetch\") . tally (& __RESILIENT_TALLY) ; \
+     let __resilient_op = :: resilient :: __private :: operation :: < String , FetchError > ({ # [allow (unused_imports)] use :: resilient :: __private :: { ByDebug as _ , ByDisplay as _ } ; (&& :: resilient :: __private :: Describe :: < FetchError > :: NEW) . describer () }) . clock (clock) . max_attempts (3u32) . retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , FetchError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (1u64 , 0u32) , :: resilient :: __private :: Backoff :: DEFAULT_MAX)) . name (\"fetch\") ; \
+     let __resilient_op = :: resilient :: __private :: with_expiring (__resilient_op , { # [allow (unused_imports)] use :: resilient :: __private :: { MakesNoTimeout as _ , MakesTimeout as _ } ; (&& :: resilient :: __private :: TimeoutProbe :: < FetchError > :: NEW) . maker () }) ; \
+     let __resilient_op = :: resilient :: __private :: with_tally (__resilient_op , & __RESILIENT_TALLY) ; \
      :: resilient :: __private :: built_blocking ! (__resilient_op , | _ : :: resilient :: Attempt | -> Result < String , FetchError > { let mut id = :: resilient :: __private :: FreshPerAttempt :: fresh (:: resilient :: __private :: Argument :: of (& id)) ; \
      { id += 1 ; \
      lookup (id) } } , [] , [| __resilient_error : & FetchError , __resilient_attempt : :: resilient :: Attempt | -> Result < String , FetchError > { :: resilient :: __private :: BlockingFallback :: < _ , FetchError , Result < String , FetchError > , _ > :: call ((clock , id ,) , cached , __resilient_error , __resilient_attempt) }]) }";
@@ -1281,7 +1283,8 @@ fn a_blocking_first_attempt_runs_unbuilt_only_where_it_reads_nothing_of_the_oper
         .iter()
         .any(|call| out.contains(call))
             && out.contains(". name (\"call\")")
-            && out.contains(". tally (& __RESILIENT_TALLY)")
+            && (out.contains(". tally (& __RESILIENT_TALLY)")
+                || out.contains("with_tally (__resilient_op , & __RESILIENT_TALLY)"))
     };
     // Of those, the ones of `retries`, `retry_on`, `backoff`,
     // `jitter_seed` and `min_retries` alone are built by the shared

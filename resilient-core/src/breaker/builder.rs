@@ -356,7 +356,7 @@ impl CircuitBreakerBuilder {
     }
 
     /// Shares the breaker's state with every instance of the service that
-    /// attaches a [`RedisBreakerState`](super::RedisBreakerState) of the
+    /// attaches a `RedisBreakerState` of the
     /// same Redis server and breaker name (feature `redis`).
     ///
     /// Each call is still decided by this breaker, with no I/O on its way:
@@ -435,8 +435,8 @@ impl CircuitBreakerBuilder {
     /// [`ConfigError::ZeroFailureThreshold`], [`ConfigError::InvalidFailureRatio`]
     /// (NaN, not above 0 or above 1), [`ConfigError::ZeroHalfOpenProbes`], or
     /// [`ConfigError::ZeroDuration`] naming `break_duration`, `probe_timeout`
-    /// or `sampling_window`; for a [shared](Self::shared) breaker, those
-    /// of [`RedisBreakerState`](super::RedisBreakerState)'s settings too.
+    /// or `sampling_window`; for a shared (`shared`, feature `redis`) breaker, those
+    /// of `RedisBreakerState`'s settings too.
     ///
     /// ```
     /// use resilient::{CircuitBreaker, ConfigError};

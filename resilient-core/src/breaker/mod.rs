@@ -61,13 +61,13 @@
 //!
 //! # A breaker shared by a fleet
 //!
-//! With the `redis` feature, [`CircuitBreakerBuilder::shared`] attaches a
-//! [`RedisBreakerState`]: the instances of a service that call one
+//! With the `redis` feature, `CircuitBreakerBuilder::shared` attaches a
+//! `RedisBreakerState`: the instances of a service that call one
 //! dependency then also open, and probe, as one. The local breaker stays
 //! the source of truth for each call, and the success path does no I/O: a
 //! background publisher sends this instance's counts to Redis every 100 ms
 //! and reads back the fleet's verdict, which the call path reads from an
-//! atomic. See [`RedisBreakerState`] for the rule that opens the fleet's
+//! atomic. See `RedisBreakerState` for the rule that opens the fleet's
 //! breaker, and why one instance can't open it alone.
 
 mod atomic;
@@ -282,7 +282,7 @@ impl CircuitBreaker {
     /// permit without reporting (the call was cancelled) counts as neither
     /// success nor failure and frees its probe slot.
     ///
-    /// A [shared](CircuitBreakerBuilder::shared) breaker asks its fleet
+    /// A shared (`CircuitBreakerBuilder::shared`, feature `redis`) breaker asks its fleet
     /// too, once the local breaker has admitted the call: while the fleet
     /// holds it open the call is rejected, and in the fleet's half-open
     /// period it runs only as the probe the fleet granted this instance.
@@ -385,7 +385,7 @@ impl CircuitBreaker {
     ///
     /// An open breaker whose break has elapsed reports
     /// [`HalfOpen`](CircuitState::HalfOpen): the next call would run as a probe.
-    /// A [shared](CircuitBreakerBuilder::shared) breaker that its fleet
+    /// A shared (`CircuitBreakerBuilder::shared`, feature `redis`) breaker that its fleet
     /// holds open or half-open reports the fleet's state; otherwise, as
     /// [`local_state`](Self::local_state), its own.
     ///
@@ -441,7 +441,7 @@ impl CircuitBreaker {
     /// failures to open. Calls already admitted run on; their outcomes no
     /// longer count. Isolating an isolated breaker changes nothing.
     ///
-    /// A [shared](CircuitBreakerBuilder::shared) breaker is isolated on
+    /// A shared (`CircuitBreakerBuilder::shared`, feature `redis`) breaker is isolated on
     /// this instance only: the fleet's verdict never lifts it, and since an
     /// isolated instance runs no call, it reports neither failures nor
     /// successes to the fleet. Isolate every instance (through each one's
@@ -533,7 +533,7 @@ impl CircuitBreaker {
         }
     }
 
-    /// What a [shared](CircuitBreakerBuilder::shared) breaker knows of its
+    /// What a shared (`CircuitBreakerBuilder::shared`, feature `redis`) breaker knows of its
     /// fleet; `None` for a breaker that is not shared.
     ///
     /// ```

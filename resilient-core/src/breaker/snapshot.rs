@@ -209,7 +209,7 @@ impl CircuitBreaker {
     ///
     /// For a breaker that has just been built, before it takes calls:
     /// calls admitted before the restore no longer count, as after a
-    /// [`reset`](Self::reset). A [shared](super::CircuitBreakerBuilder::shared)
+    /// [`reset`](Self::reset). A shared (feature `redis`)
     /// breaker restores its own state; the fleet's comes from Redis.
     ///
     /// # Errors

@@ -346,3 +346,23 @@ pub fn chosen_fallback_due<T, E, C: Clock, H: HookSet<T, E>>(
 ) -> bool {
     exec.needs_chosen_fallback()
 }
+
+/// Counts `op`'s calls in `tally`, the `static` the expansion writes beside
+/// each function, rather than in the counts found by its name.
+#[inline]
+pub fn with_tally<'b, T, E, C, H>(
+    op: Operation<'b, T, E, C, H>,
+    tally: &'static Tally,
+) -> Operation<'b, T, E, C, H> {
+    op.tally(tally)
+}
+
+/// Gives `op` the error an attempt fails with when a deadline it inherited
+/// cuts it, where the function's error type makes one (`maker`).
+#[inline]
+pub fn with_expiring<'b, T, E, C, H>(
+    op: Operation<'b, T, E, C, H>,
+    maker: Option<fn() -> E>,
+) -> Operation<'b, T, E, C, H> {
+    op.expiring(maker)
+}

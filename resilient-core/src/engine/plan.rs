@@ -21,7 +21,7 @@ use crate::time::Nanos;
 
 /// Everything one run of an operation reads; built by
 /// [`Operation`](crate::Operation)'s setters, which hold it.
-pub struct Plan<'b, T, E, C, H> {
+pub(crate) struct Plan<'b, T, E, C, H> {
     pub(crate) settings: Settings,
     pub(crate) name: Cow<'static, str>,
     pub(crate) clock: C,
@@ -198,12 +198,12 @@ impl<T, E, C: Clock> Listeners<'_, '_, T, E, C> {
     }
 }
 
-/// The [`Listeners`] of an operation without gates or a report hook,
+/// The `Listeners` of an operation without gates or a report hook,
 /// named by a `&'static str`, reduced to what they are: its name and its
 /// tally. What a first success keeps of its operation, copied into its
 /// value before any plan exists, so that its outcome
-/// ([`NamedListeners::outcome`]) needn't build the operation; the outcome
-/// is written by the [`Listeners`] they stand for.
+/// (`NamedListeners::outcome`) needn't build the operation; the outcome
+/// is written by the `Listeners` they stand for.
 #[derive(Debug, Clone, Copy)]
 pub struct NamedListeners {
     pub(crate) name: &'static str,

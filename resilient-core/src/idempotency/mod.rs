@@ -66,8 +66,8 @@
 //! examples of it, in memory and on Redis.
 
 mod claim;
-mod coordinator;
-mod erased;
+pub(crate) mod coordinator;
+pub(crate) mod erased;
 mod error;
 mod fingerprint;
 mod memory;
@@ -82,12 +82,9 @@ pub use claim::{ClaimInfo, current_claim};
 pub(crate) use coordinator::{
     Acquired, Refused, Request, acquire, acquire_blocking, run_held, run_held_blocking,
 };
-#[doc(hidden)]
-pub use coordinator::{Held, HeldInMemory};
+pub(crate) use coordinator::{Held, HeldInMemory};
 // What `#[resilient(idempotency = …)]` runs an async call on.
 pub use coordinator::{run_idempotent, run_idempotent_blocking};
-#[doc(hidden)]
-pub use erased::{ErasedStore, erase};
 pub use error::{
     IdempotencyConflict, IdempotencyConflictFailure, IdempotencyError, IdempotencyFailure,
     IdempotencyInFlight, StoreError,

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
 use resilient::resilient;
-use resilient_core::__private::Tally;
+use resilient_core::__private::{Tally, with_tally};
 use resilient_core::limit::{
     AdaptiveLimit, Bulkhead, Completion, Limiter, Priorities, Priority, RateLimiter,
 };
@@ -624,9 +624,7 @@ fn every_series_recorded_is_listed_and_described_with_a_unit() {
     metrics::with_local_recorder(&recorder, || {
         let clock = FakeClock::new();
         // Fails, retries, falls back; the failure opens the breaker...
-        let operation = Operation::new()
-            .name("lifecycle.all")
-            .tally(&TALLY)
+        let operation = with_tally(Operation::new().name("lifecycle.all"), &TALLY)
             .max_attempts(2)
             .backoff(Backoff::none())
             .circuit_breaker(&LIFECYCLE_BREAKER)
@@ -696,9 +694,7 @@ fn the_keys_kept_for_an_operation_follow_its_name() {
     let snapshotter = recorder.snapshotter();
     metrics::with_local_recorder(&recorder, || {
         for name in ["renamed.first", "renamed.second", "renamed.second"] {
-            let outcome = Operation::new()
-                .name(name)
-                .tally(&TALLY)
+            let outcome = with_tally(Operation::new().name(name), &TALLY)
                 .clock(FakeClock::new())
                 .run(|_| Ok::<_, String>(1));
             assert_eq!(outcome.into_result(), Ok(1));

@@ -59,20 +59,19 @@ pub(super) fn build(
     // Asked only of an error type written out (`Result<T, E>`): behind an
     // alias, a type that is not a `Result` is reported where the alias is
     // resolved, and asking again would report it twice.
-    let expiring = match names.written_error() {
-        Some(error) => quote! {
-            .expiring({
-                #[allow(unused_imports)]
-                use #root::__private::{MakesNoTimeout as _, MakesTimeout as _};
-                (&&#root::__private::TimeoutProbe::<#error>::NEW).maker()
-            })
-        },
-        None => TokenStream::new(),
-    };
+    let expiring = names.written_error().map(|error| {
+        quote! {{
+            #[allow(unused_imports)]
+            use #root::__private::{MakesNoTimeout as _, MakesTimeout as _};
+            (&&#root::__private::TimeoutProbe::<#error>::NEW).maker()
+        }}
+    });
     let mut chain = quote!(#new #clock);
-    if !recipe {
+    // What the attribute alone sets on an operation, after its options.
+    let mut protocol = TokenStream::new();
+    if !recipe && let Some(maker) = &expiring {
         // A `Recipe`'s may be written in a `const` block: set after.
-        chain.extend(expiring.clone());
+        protocol.extend(quote!(let #op = #root::__private::with_expiring(#op, #maker);));
     }
     // The statements that build the operation itself.
     let mut steps = TokenStream::new();
@@ -112,10 +111,11 @@ pub(super) fn build(
         // A `Recipe`'s values may be written in a `const` block, which
         // can't borrow the `static`: its tally is set after.
         if !recipe {
-            chain.extend(quote!(.tally(&#tally)));
+            protocol.extend(quote!(let #op = #root::__private::with_tally(#op, &#tally);));
         }
     }
     steps.extend(quote!(let #op = #chain;));
+    steps.extend(protocol);
     if recipe {
         // The values, which the run builds the operation from once the
         // first attempt failed (see `run.rs`): evaluated by the compiler where
@@ -134,6 +134,7 @@ pub(super) fn build(
             quote!({ #steps #op })
         };
         let make = &names.make;
+        let expiring = expiring.map(|maker| quote!(.expiring(#maker)));
         statements
             .extend(quote!(let #make = || #values.describe(#describe).tally(&#tally) #expiring;));
         return statements;

@@ -145,7 +145,7 @@ pub(crate) fn entry(name: &str, tally: Option<&'static Tally>) -> Entry {
 /// for its retries, which read the same configuration. Four bytes
 /// (`config::packed`); nothing without the feature.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Read {
+pub(crate) struct Read {
     #[cfg(feature = "config")]
     pub(crate) packed: u32,
 }

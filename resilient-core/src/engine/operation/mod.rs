@@ -245,10 +245,8 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// Counts the operation's calls in `tally` rather than in the one
     /// found by its name: what the attribute does, with a `static` per
     /// function, so that a call spends no lookup on its counts.
-    #[doc(hidden)]
     #[inline]
-    #[doc(hidden)]
-    pub fn tally(mut self, tally: &'static Tally) -> Self {
+    pub(crate) fn tally(mut self, tally: &'static Tally) -> Self {
         self.plan.tally = Some(tally);
         self
     }
@@ -271,8 +269,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     /// error type makes one (`maker`) and nothing set it yet: what
     /// `#[resilient]` passes for an error that converts `TimedOut`.
     #[inline]
-    #[doc(hidden)]
-    pub fn expiring(mut self, maker: Option<fn() -> E>) -> Self {
+    pub(crate) fn expiring(mut self, maker: Option<fn() -> E>) -> Self {
         if self.plan.timed_out.is_none() {
             self.plan.timed_out = maker;
         }
