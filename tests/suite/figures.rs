@@ -11,6 +11,19 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The documents that hold figures: BENCHMARKS.md, README.md and the
+/// guide's chapters.
+fn documents() -> Vec<String> {
+    let mut docs = vec!["BENCHMARKS.md".to_owned(), "README.md".to_owned()];
+    for entry in std::fs::read_dir(root().join("src/guide")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if name.ends_with(".md") {
+            docs.push(format!("src/guide/{name}"));
+        }
+    }
+    docs
+}
+
 /// The benches the benches' workspace declares, by name.
 fn benches() -> BTreeSet<String> {
     let mut names = BTreeSet::new();
@@ -66,13 +79,7 @@ fn every_bench_binary_and_path_a_figure_names_exists() {
     );
     let mut missing = Vec::new();
     let mut named = 0;
-    let mut docs = vec!["BENCHMARKS.md".to_owned(), "README.md".to_owned()];
-    for entry in std::fs::read_dir(root().join("src/guide")).unwrap() {
-        let name = entry.unwrap().file_name().into_string().unwrap();
-        if name.ends_with(".md") {
-            docs.push(format!("src/guide/{name}"));
-        }
-    }
+    let docs = documents();
     for doc in &docs {
         let text = std::fs::read_to_string(root().join(doc)).unwrap();
         named += after(&text, "--bench ").len() + after(&text, "--bin ").len();
@@ -192,13 +199,7 @@ fn names_a_command(text: &str) -> bool {
 
 #[test]
 fn every_table_of_figures_names_its_commit_and_command() {
-    let mut docs = vec!["BENCHMARKS.md".to_owned(), "README.md".to_owned()];
-    for entry in std::fs::read_dir(root().join("src/guide")).unwrap() {
-        let name = entry.unwrap().file_name().into_string().unwrap();
-        if name.ends_with(".md") {
-            docs.push(format!("src/guide/{name}"));
-        }
-    }
+    let docs = documents();
     let (mut checked, mut unnamed) = (0, Vec::new());
     for doc in &docs {
         let text = std::fs::read_to_string(root().join(doc)).unwrap();
