@@ -129,3 +129,64 @@ fn the_anchor_rule_is_githubs() {
         "coalescing-one-execution-for-identical-concurrent-calls"
     );
 }
+
+/// The lines of a code block that a reader counts: neither blank, nor
+/// hidden (`# `), nor a comment.
+fn counted_lines(block: &str) -> usize {
+    block
+        .lines()
+        .filter(|line| {
+            let trimmed = line.trim();
+            !trimmed.is_empty()
+                && !line.starts_with("# ")
+                && *line != "#"
+                && !trimmed.starts_with("//")
+        })
+        .count()
+}
+
+#[test]
+fn the_side_by_side_with_backon_counts_its_lines_right() {
+    let text = read("src/guide/coming_from.md");
+    let section = &text[text.find("## Side by side with backon").unwrap()..];
+    let section = &section[..section.find("\n## ").unwrap()];
+    // The loops' blocks, in pairs after the declarations' block.
+    let blocks: Vec<&str> = section
+        .split("```rust")
+        .skip(1)
+        .map(|block| {
+            let body = &block[block.find('\n').unwrap() + 1..];
+            &body[..body.find("```").unwrap()]
+        })
+        .collect();
+    let loops: Vec<(usize, usize)> = blocks[1..]
+        .chunks(2)
+        .map(|pair| {
+            assert!(pair[0].contains("// backon") && pair[1].contains("// resilient"));
+            (counted_lines(pair[0]), counted_lines(pair[1]))
+        })
+        .collect();
+    assert_eq!(loops.len(), 4, "four loops side by side");
+    // The table's rows, in the same order, then the total.
+    let rows: Vec<(usize, usize)> = section
+        .lines()
+        .filter(|line| line.starts_with("| ") && !line.starts_with("| loop"))
+        .map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let number = |cell: &str| cell.split(' ').next().unwrap().parse::<usize>().unwrap();
+            (number(cells[2]), number(cells[3]))
+        })
+        .collect();
+    let total = loops
+        .iter()
+        .fold((0, 0), |(b, r), (lb, lr)| (b + lb, r + lr));
+    assert_eq!(rows[..4], loops[..], "the table's counts");
+    assert_eq!(rows[4], total, "the table's total");
+    for (backon, ours) in &loops {
+        assert!(ours <= backon, "a loop longer with us: {ours} > {backon}");
+    }
+    assert!(
+        total.1 * 10 <= total.0 * 8,
+        "at most 0.8× backon's lines: {total:?}"
+    );
+}

@@ -14,6 +14,7 @@ mod built_on_demand;
 mod cancelled;
 mod chaos_attribute;
 mod closure;
+mod closure_handover;
 mod closure_mut;
 #[cfg(feature = "config")]
 mod config_bounds;

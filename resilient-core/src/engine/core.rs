@@ -25,6 +25,10 @@ use crate::settings::{Settings, deadline};
 use crate::time::Nanos;
 
 /// What a failed attempt told the shell, in terms the core understands.
+/// A custom schedule's answer for retry number `n`: its delay, `Some(None)`
+/// once it has ended, or `None` where the backoff decides.
+pub(crate) type CustomDelay<'a> = &'a dyn Fn(u32) -> Option<Option<Duration>>;
+
 pub(crate) struct AttemptFailure {
     pub(crate) kind: FailureKind,
     pub(crate) retryable: bool,
@@ -128,6 +132,15 @@ impl<'o> Core<'o> {
         return self.tally;
         #[cfg(not(feature = "metrics"))]
         None
+    }
+
+    /// How many attempts the report holds so far: the number of the
+    /// latest one.
+    #[inline]
+    pub(crate) fn attempts_recorded(&self) -> u32 {
+        self.slow
+            .as_ref()
+            .map_or(1, |slow| slow.report.attempt_count())
     }
 
     /// The wait decided before the next attempt, if any.
@@ -355,13 +368,16 @@ impl<'o> Core<'o> {
     /// was the `last` of its round (no hedge of it still runs), or when no
     /// attempt of the round could change the answer (a refusal, or an
     /// error that is not retried). `allows_retry` asks the gates, last,
-    /// whether a retry may start.
+    /// whether a retry may start; `delays` gives a custom schedule's delay
+    /// before retry number `n` (`Some(None)`: it has ended), or `None` for
+    /// the backoff's.
     pub(crate) fn fail_at(
         &mut self,
         index: usize,
         failed: AttemptFailure,
         on_retry: &dyn OnRetry,
         allows_retry: &mut dyn FnMut() -> bool,
+        delays: CustomDelay<'_>,
         last: bool,
     ) {
         let AttemptFailure {
@@ -416,7 +432,10 @@ impl<'o> Core<'o> {
             counters,
             elapsed,
             failure,
-            |nominal| jittered(settings, rng, report.last_backoff(), nominal),
+            |retry, nominal| match delays(retry) {
+                Some(custom) => custom,
+                None => Some(jittered(settings, rng, report.last_backoff(), nominal)),
+            },
             allows_retry,
         );
         match decision {

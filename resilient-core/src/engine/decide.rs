@@ -51,12 +51,12 @@ pub(crate) fn after_round(
     counters: &Counters,
     elapsed: Duration,
     failure: LastFailure,
-    jitter: impl FnOnce(Duration) -> Duration,
+    delay: impl FnOnce(u32, Duration) -> Option<Duration>,
     allows_retry: impl FnOnce() -> bool,
 ) -> Result<Delay, Stop> {
     match failure.ends {
         Some(reason) => Err(Stop::Reason(reason)),
-        None => schedule(settings, counters, elapsed, failure, jitter, allows_retry),
+        None => schedule(settings, counters, elapsed, failure, delay, allows_retry),
     }
 }
 
@@ -117,8 +117,10 @@ pub(crate) struct RateLimitRefused {
 /// The decision after a failure at `elapsed`: the wait before the next
 /// attempt, or why the operation stops.
 ///
-/// `jitter` turns the backoff's nominal delay into the one to sleep; it is
-/// asked only when the backoff path is taken. `throttle` says whether a
+/// `delay` turns the backoff's nominal delay before retry number `n` into
+/// the one to sleep (the jitter), or says that the schedule has ended
+/// (`None`: a custom schedule ran out); it is asked only when the backoff
+/// path is taken. `throttle` says whether a
 /// retry throttle lets the retry start; it is asked last, only when every
 /// other rule allows a retry (a budget may spend a token when it says yes).
 /// Checks run in this order: not retryable; the hard budget already spent;
@@ -133,7 +135,7 @@ pub(crate) fn schedule(
     counters: &Counters,
     elapsed: Duration,
     failure: LastFailure,
-    jitter: impl FnOnce(Duration) -> Duration,
+    delay: impl FnOnce(u32, Duration) -> Option<Duration>,
     throttle: impl FnOnce() -> bool,
 ) -> Result<Delay, Stop> {
     if !failure.retryable {
@@ -177,7 +179,10 @@ pub(crate) fn schedule(
         if backoff_attempts >= settings.max_attempts {
             return Err(Stop::Reason(StopReason::AttemptsExhausted));
         }
-        let wait = jitter(settings.backoff.nominal_delay(backoff_attempts));
+        let nominal = settings.backoff.nominal_delay(backoff_attempts);
+        let Some(wait) = delay(backoff_attempts, nominal) else {
+            return Err(Stop::Reason(StopReason::AttemptsExhausted));
+        };
         if starts_too_late(wait) {
             return Err(Stop::Reason(StopReason::BudgetExhausted));
         }
@@ -250,7 +255,15 @@ mod tests {
         elapsed: Duration,
         failure: LastFailure,
     ) -> Result<Delay, StopReason> {
-        schedule(settings, counters, elapsed, failure, |d| d, || true).map_err(Stop::reason)
+        schedule(
+            settings,
+            counters,
+            elapsed,
+            failure,
+            |_, d| Some(d),
+            || true,
+        )
+        .map_err(Stop::reason)
     }
 
     fn backoff(d: Duration) -> Result<Delay, StopReason> {
@@ -372,7 +385,7 @@ mod tests {
         };
         let refused = |hint, waited| Err(Stop::RateLimit(RateLimitRefused { hint, waited }));
         let run = |counters: &Counters, elapsed, failure| {
-            schedule(&s, counters, elapsed, failure, |d| d, || true)
+            schedule(&s, counters, elapsed, failure, |_, d| Some(d), || true)
         };
         assert_eq!(
             run(&used(2, secs(2)), secs(2), hint(secs(1))),
@@ -398,7 +411,15 @@ mod tests {
             false
         };
         let run = |counters: &Counters, failure| {
-            schedule(&s, counters, Duration::ZERO, failure, |d| d, refuse).map_err(Stop::reason)
+            schedule(
+                &s,
+                counters,
+                Duration::ZERO,
+                failure,
+                |_, d| Some(d),
+                refuse,
+            )
+            .map_err(Stop::reason)
         };
         assert_eq!(run(&after(1), RETRYABLE), Err(StopReason::Throttled));
         assert_eq!(asked.get(), 1);
@@ -440,7 +461,7 @@ mod tests {
             true
         };
         let run = |counters: &Counters, elapsed, failure| {
-            schedule(&s, counters, elapsed, failure, |d| d, throttle).map_err(Stop::reason)
+            schedule(&s, counters, elapsed, failure, |_, d| Some(d), throttle).map_err(Stop::reason)
         };
         assert_eq!(run(&after(1), secs(0), held), Err(StopReason::LeftToCaller));
         assert_eq!(asked.get(), 0, "a retry left to the caller spends no token");
@@ -477,10 +498,46 @@ mod tests {
             budget: Some(secs(10)),
             ..settings(4)
         };
-        let halved = schedule(&s, &after(2), Duration::ZERO, RETRYABLE, |d| d / 2, || true);
+        let halved = schedule(
+            &s,
+            &after(2),
+            Duration::ZERO,
+            RETRYABLE,
+            |_, d| Some(d / 2),
+            || true,
+        );
         assert_eq!(halved, Ok(Delay::new(secs(1), DelaySource::Backoff)));
-        let long = schedule(&s, &after(2), secs(9), RETRYABLE, |_| secs(1), || true);
+        let long = schedule(
+            &s,
+            &after(2),
+            secs(9),
+            RETRYABLE,
+            |_, _| Some(secs(1)),
+            || true,
+        );
         assert_eq!(long, Err(Stop::Reason(StopReason::BudgetExhausted)));
+    }
+
+    #[test]
+    fn a_schedule_that_ends_ends_the_attempts_and_is_asked_with_the_retry_number() {
+        let s = settings(10);
+        let mut asked = None;
+        let ended = schedule(
+            &s,
+            &after(3),
+            Duration::ZERO,
+            RETRYABLE,
+            |retry, _| {
+                asked = Some(retry);
+                None
+            },
+            || true,
+        );
+        assert_eq!(
+            ended.map_err(Stop::reason),
+            Err(StopReason::AttemptsExhausted)
+        );
+        assert_eq!(asked, Some(3));
     }
 
     #[test]
@@ -570,7 +627,7 @@ mod tests {
                 fraction in 0.0f64..=1.0,
                 allows in any::<bool>(),
             ) {
-                let jitter = |nominal: Duration| s.backoff.jitter_nominal(nominal, None, fraction);
+                let jitter = |_, nominal: Duration| Some(s.backoff.jitter_nominal(nominal, None, fraction));
                 let decision = schedule(&s, &c, elapsed, f, jitter, || allows);
                 let budget_passed = s.budget.is_some_and(|b| elapsed >= b);
                 let backoff_attempts = c.primaries.saturating_sub(c.rate_limit_retries);

@@ -127,6 +127,22 @@ pub trait HookSet<T, E>: sealed::Layer<T, E> {
         self.rest().on_retry_error(event, error);
     }
 
+    /// The delay before retry number `retry` from a custom schedule
+    /// (`Some(None)`: the schedule has ended, and so have the retries), or
+    /// `None` where the policy's backoff decides.
+    #[inline]
+    fn next_delay(&self, retry: u32) -> Option<Option<Duration>> {
+        self.rest().next_delay(retry)
+    }
+
+    /// Hands a retried `error` over by value, once the engine is done with
+    /// it: as the attempt after it begins, `waited` after the failure of
+    /// attempt number `attempt`.
+    #[inline]
+    fn take_retried(&self, error: E, attempt: u32, waited: Duration) {
+        self.rest().take_retried(error, attempt, waited);
+    }
+
     /// Hands the finished report to its hook.
     #[inline]
     fn on_report(&self, report: &ExecutionReport) {
@@ -150,6 +166,12 @@ pub trait HookSet<T, E>: sealed::Layer<T, E> {
     /// Whether a report hook is set: `false` when
     /// [`on_report`](HookSet::on_report) does nothing.
     const REPORTS: bool = <Self::Rest as HookSet<T, E>>::REPORTS;
+
+    /// Whether a listener takes retried errors: `false` when
+    /// [`take_retried`](HookSet::take_retried) would only drop them, and
+    /// the engine then keeps each until the next attempt's result
+    /// replaces it.
+    const TAKES_RETRIED: bool = <Self::Rest as HookSet<T, E>>::TAKES_RETRIED;
 }
 
 /// The bottom of every stack: the defaults' answers. It answers every
@@ -186,6 +208,14 @@ impl<T, E> HookSet<T, E> for Hooks {
     }
 
     #[inline]
+    fn take_retried(&self, _: E, _: u32, _: Duration) {}
+
+    #[inline]
+    fn next_delay(&self, _: u32) -> Option<Option<Duration>> {
+        None
+    }
+
+    #[inline]
     fn on_report(&self, report: &ExecutionReport) {
         Unobserved.on_report(report);
     }
@@ -201,6 +231,8 @@ impl<T, E> HookSet<T, E> for Hooks {
     }
 
     const REPORTS: bool = Unobserved::REPORTS;
+
+    const TAKES_RETRIED: bool = false;
 }
 
 /// Declares each layer: a hook `F` on top of `Rest`, the hooks below it,
@@ -250,6 +282,13 @@ layers! {
     /// and [`notify`](crate::Operation::notify) push: it hears about each
     /// retry with the error that caused it.
     ErrorListener;
+    /// The listener the closure API's
+    /// [`take_retried`](crate::Retry::take_retried) pushes: it takes each
+    /// retried error by value once the engine is done with it.
+    RetriedListener;
+    /// The schedule the closure API's [`delays`](crate::Retry::delays)
+    /// pushes: the delay before each retry, in place of the backoff's.
+    CustomDelays;
     /// The report hook [`on_report`](crate::Operation::on_report) pushes:
     /// it receives each run's report.
     ReportHook;
@@ -302,6 +341,22 @@ impl<T, E, F: OnRetryError<E>, Rest: HookSet<T, E>> HookSet<T, E> for ErrorListe
     #[inline]
     fn on_retry_error(&self, event: &RetryEvent<'_>, error: &E) {
         self.hook.on_retry(event, error);
+    }
+}
+
+impl<T, E, F: TakeRetried<E>, Rest: HookSet<T, E>> HookSet<T, E> for RetriedListener<F, Rest> {
+    #[inline]
+    fn take_retried(&self, error: E, attempt: u32, waited: Duration) {
+        self.hook.take(error, attempt, waited);
+    }
+
+    const TAKES_RETRIED: bool = true;
+}
+
+impl<T, E, F: NextDelay, Rest: HookSet<T, E>> HookSet<T, E> for CustomDelays<F, Rest> {
+    #[inline]
+    fn next_delay(&self, retry: u32) -> Option<Option<Duration>> {
+        Some(self.hook.next_delay(retry))
     }
 }
 
@@ -589,6 +644,32 @@ impl<T, E, H: HookSet<T, E>> OnRetry for Listening<'_, T, E, H> {
             self.hooks.on_retry_error(event, error);
         }
     }
+}
+
+/// Takes each retried error by value, once the engine is done with it:
+/// the closure API's [`take_retried`](crate::Retry::take_retried).
+/// Implemented by `Fn(E, u32, Duration)`, and by the closure API's
+/// `FnMut` of the same.
+pub trait TakeRetried<E> {
+    /// Takes `error`, the error attempt number `attempt` failed with,
+    /// `waited` after it, as the next attempt begins.
+    fn take(&self, error: E, attempt: u32, waited: Duration);
+}
+
+impl<E, F: Fn(E, u32, Duration)> TakeRetried<E> for F {
+    #[inline]
+    fn take(&self, error: E, attempt: u32, waited: Duration) {
+        self(error, attempt, waited);
+    }
+}
+
+/// A schedule of delays in place of a backoff's: the closure API's
+/// [`delays`](crate::Retry::delays), which takes any iterator of
+/// `Duration`s, as backon's backoffs are.
+pub trait NextDelay {
+    /// The delay before retry number `retry` (1 for the first), or `None`
+    /// once the schedule has ended: then no retry follows.
+    fn next_delay(&self, retry: u32) -> Option<Duration>;
 }
 
 /// Receives the report of each run, before the result is returned.

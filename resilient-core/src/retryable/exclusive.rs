@@ -5,7 +5,7 @@
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use crate::engine::hooks::{Classify, OnRetryError, RetryEvent};
+use crate::engine::hooks::{Classify, NextDelay, OnRetryError, RetryEvent, TakeRetried};
 
 /// An `FnMut` the engine calls through a shared reference: kept in a
 /// `Mutex`, so that a closure that counts or collects needs no `Cell` or
@@ -43,5 +43,20 @@ impl<E, F: FnMut(&E) -> bool> Classify<E> for Exclusive<F> {
 impl<E, F: FnMut(&E, Duration)> OnRetryError<E> for Exclusive<F> {
     fn on_retry(&self, event: &RetryEvent<'_>, error: &E) {
         self.with(|notify| notify(error, event.delay()));
+    }
+}
+
+/// `take_retried`: each retried error by value, the attempt it ended and
+/// the wait after it.
+impl<E, F: FnMut(E, u32, Duration)> TakeRetried<E> for Exclusive<F> {
+    fn take(&self, error: E, attempt: u32, waited: Duration) {
+        self.with(|take| take(error, attempt, waited));
+    }
+}
+
+/// `delays`: the schedule's iterator, one delay per retry, in order.
+impl<I: Iterator<Item = Duration>> NextDelay for Exclusive<I> {
+    fn next_delay(&self, _: u32) -> Option<Duration> {
+        self.with(Iterator::next)
     }
 }

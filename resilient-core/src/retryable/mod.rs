@@ -19,14 +19,10 @@ use crate::attempt::Attempt;
 use crate::breaker::CircuitBreaker;
 use crate::clock::{Clock, SystemClock, TokioClock};
 use crate::engine::Operation;
-use crate::engine::hooks::{
-    ErrorListener, Hooks, IgnoreIf, ReportHook, RetryAfter, RetryAll, RetryEvent, RetryListener,
-    Validator,
-};
+use crate::engine::hooks::{Hooks, IgnoreIf, RetryAfter, RetryAll, Validator};
 use crate::error::{CircuitOpenError, RejectedError, TimeoutError, ValidationError};
 use crate::limit::{LimitExceededError, Limiter, Priority};
 use crate::policy::RetryPolicy;
-use crate::report::ExecutionReport;
 use crate::throttle::{AdaptiveThrottle, RetryBudget};
 
 /// Retries a closure: `.retry(&POLICY)`, then the settings by the
@@ -158,6 +154,14 @@ mod sealed {
     pub trait Sealed {}
     impl<T, E> Sealed for super::Blocking<T, E> {}
     impl<T, E> Sealed for super::Async<T, E> {}
+
+    /// The checks that run before the body is called, at once: none, or
+    /// [`before_attempt`](super::Retry::before_attempt)'s. An
+    /// [`AsyncCheck`](super::AsyncCheck) is not one, which keeps its run
+    /// apart from theirs.
+    pub trait SyncCheck {}
+    impl<F, R> SyncCheck for F where F: FnMut(&crate::attempt::Attempt) -> R {}
+    impl SyncCheck for super::NoCheck {}
 }
 
 impl<F, T, E> Retryable<Blocking<T, E>> for F
@@ -250,6 +254,12 @@ impl<E, F: FnMut(&Attempt) -> Result<(), E>> BeforeAttempt<E> for F {
         self(attempt)
     }
 }
+
+/// An async check before each attempt of an async closure,
+/// [`before_attempt_async`](Retry::before_attempt_async); named only in
+/// types.
+#[derive(Debug, Clone, Copy)]
+pub struct AsyncCheck<C>(pub(super) C);
 
 /// No check before attempts: the default of a [`Retry`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -454,72 +464,6 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
         I: Fn(&S::Err) -> bool,
     {
         with!(self, op: self.op.ignore_if(ignore))
-    }
-
-    /// Calls `listener` before each wait with the error that caused the
-    /// retry and the delay about to be slept; never after the final
-    /// attempt.
-    ///
-    /// ```
-    /// use resilient::{Backoff, FakeClock, RetryPolicy, Retryable};
-    /// use std::cell::RefCell;
-    /// use std::time::Duration;
-    ///
-    /// let policy = RetryPolicy::builder()
-    ///     .max_attempts(3)
-    ///     .backoff(Backoff::constant(Duration::from_secs(1)))
-    ///     .build()?;
-    /// let heard = RefCell::new(Vec::new());
-    /// let mut status = 500;
-    /// let _ = (|| { status += 1; Err::<(), _>(status) })
-    ///     .retry(&policy)
-    ///     .notify(|status: &u16, next| heard.borrow_mut().push((*status, next)))
-    ///     .clock(FakeClock::new())
-    ///     .call();
-    /// assert_eq!(*heard.borrow(), [(501, Duration::from_secs(1)), (502, Duration::from_secs(1))]);
-    /// # Ok::<(), resilient::ConfigError>(())
-    /// ```
-    #[inline]
-    pub fn notify<N>(
-        self,
-        listener: N,
-    ) -> Retry<'b, F, S, ErrorListener<Exclusive<N>, H>, K, W, B, G>
-    where
-        N: FnMut(&S::Err, Duration),
-    {
-        with!(self, op: self.op.error_listener(Exclusive::new(listener)))
-    }
-
-    /// Calls `listener` before each wait with the engine's [`RetryEvent`]
-    /// (the attempt, the delay and its source, the recorded error), as
-    /// the attribute's `on_retry` does.
-    #[inline]
-    pub fn on_retry<L>(self, listener: L) -> Retry<'b, F, S, RetryListener<L, H>, K, W, B, G>
-    where
-        L: Fn(&RetryEvent<'_>),
-    {
-        with!(self, op: self.op.on_retry(listener))
-    }
-
-    /// Calls `listener` before each wait with the event (the attempt that
-    /// failed, the delay, its source) and the typed error that caused the
-    /// retry: [`notify`](Retry::notify) with the attempt's number.
-    #[inline]
-    pub fn on_retry_error<L>(self, listener: L) -> Retry<'b, F, S, ErrorListener<L, H>, K, W, B, G>
-    where
-        L: Fn(&RetryEvent<'_>, &S::Err),
-    {
-        with!(self, op: self.op.on_retry_error(listener))
-    }
-
-    /// Hands the report to `hook` when the call ends, before the outcome
-    /// is returned.
-    #[inline]
-    pub fn on_report<R>(self, hook: R) -> Retry<'b, F, S, ReportHook<R, H>, K, W, B, G>
-    where
-        R: Fn(&ExecutionReport),
-    {
-        with!(self, op: self.op.on_report(hook))
     }
 
     /// Reads a server's Retry-After hint from a retryable error: the
@@ -760,6 +704,7 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
 // After `with!`, which its setters use.
 mod bounds;
 mod exclusive;
+mod listeners;
 mod run;
 
 pub use bounds::{DebugError, PolicyArg};

@@ -38,6 +38,7 @@ use crate::limit::LimitExceeded;
 use crate::report::{AttemptKind, FailureKind, Outcome, StopReason};
 use crate::time::Nanos;
 
+mod between;
 mod end;
 
 /// A running operation: decides, after each attempt, whether to stop, wait
@@ -412,11 +413,13 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
                 .and_then(|result| result.as_ref().err()),
             value: PhantomData,
         };
+        let hooks = &self.plan.hooks;
         self.core.fail_at(
             index,
             failed,
             &listening,
             &mut || gates.allows_retry(),
+            &|retry| hooks.next_delay(retry),
             last,
         );
     }
@@ -484,38 +487,6 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
     #[inline]
     pub fn stopped(&self) -> bool {
         self.core.stop.is_some()
-    }
-
-    /// Waits (blocking) for the pending delay, if any, and says whether
-    /// another attempt should run.
-    #[inline]
-    pub fn next_blocking(&mut self) -> bool {
-        if self.stopped() {
-            return false;
-        }
-        match self.core.pending() {
-            Some(delay) => {
-                self.plan.clock.sleep(delay);
-                self.core.after_wait(self.plan.clock.now_nanos())
-            }
-            None => true,
-        }
-    }
-
-    /// Waits (async) for the pending delay, if any, and says whether
-    /// another attempt should run.
-    #[inline]
-    pub async fn next_async(&mut self) -> bool {
-        if self.stopped() {
-            return false;
-        }
-        match self.core.pending() {
-            Some(delay) => {
-                self.plan.clock.sleep_async(delay).await;
-                self.core.after_wait(self.plan.clock.now_nanos())
-            }
-            None => true,
-        }
     }
 
     /// Runs one blocking primary attempt and records it.

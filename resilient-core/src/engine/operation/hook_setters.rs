@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use super::Operation;
 use crate::engine::hooks::{
-    ErrorListener, IgnoreIf, Listener, Notify, ReportHook, RetryAfter, RetryEvent, RetryIf,
-    RetryListener, Validator,
+    CustomDelays, ErrorListener, IgnoreIf, Listener, Notify, ReportHook, RetriedListener,
+    RetryAfter, RetryEvent, RetryIf, RetryListener, Validator,
 };
 use crate::error::ValidationError;
 use crate::report::ExecutionReport;
@@ -136,6 +136,28 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         L: crate::engine::hooks::OnRetryError<E>,
     {
         with_part!(self, push ErrorListener(listener))
+    }
+
+    /// Pushes a custom schedule of delays (the closure API's `delays`).
+    #[inline]
+    pub(crate) fn custom_delays<D>(self, delays: D) -> Operation<'b, T, E, C, CustomDelays<D, H>>
+    where
+        D: crate::engine::hooks::NextDelay,
+    {
+        with_part!(self, push CustomDelays(delays))
+    }
+
+    /// Pushes the taker of retried errors (the closure API's
+    /// `take_retried`).
+    #[inline]
+    pub(crate) fn retried_listener<L>(
+        self,
+        listener: L,
+    ) -> Operation<'b, T, E, C, RetriedListener<L, H>>
+    where
+        L: crate::engine::hooks::TakeRetried<E>,
+    {
+        with_part!(self, push RetriedListener(listener))
     }
 
     /// Calls `listener` before each wait: a function of the event, as
