@@ -76,6 +76,7 @@ pub use resilient_core::*;
 /// HTTP status classification and Retry-After parsing (feature `http`).
 #[cfg(feature = "http")]
 pub use resilient_core::http;
+#[cfg(feature = "macros")]
 pub use resilient_macros::resilient;
 
 pub mod guide;

@@ -543,7 +543,7 @@ fn unit(bits: u64) -> f64 {
 
 thread_local! {
     /// The default randomizer's state, seeded once per thread.
-    static STATE: Cell<u64> = Cell::new(rand::random::<u64>());
+    static STATE: Cell<u64> = Cell::new(crate::seed::random_u64());
 }
 
 /// The default randomizer: SplitMix64 over a per-thread state, a few

@@ -139,6 +139,7 @@ mod report;
 #[cfg(feature = "reqwest")]
 pub mod reqwest;
 pub mod retryable;
+mod seed;
 mod settings;
 #[cfg(any(feature = "config", all(test, loom)))]
 mod stamped;

@@ -510,7 +510,11 @@ impl Publishing {
             client: state.client,
             name: breaker.name.clone(),
             keys: ["fleet", "counts", "seen", "probes"].map(|key| format!("{base}{key}")),
-            id: format!("{}-{:08x}", std::process::id(), rand::random::<u32>()),
+            id: format!(
+                "{}-{:08x}",
+                std::process::id(),
+                crate::seed::random_u64() as u32
+            ),
             rule: state.rule,
             window_ms,
             break_ms,

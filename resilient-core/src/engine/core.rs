@@ -652,7 +652,7 @@ fn jittered(
     }
     let rng = rng.get_or_insert_with(|| match settings.seeded {
         true => SmallRng::seed_from_u64(settings.seed),
-        false => SmallRng::from_rng(&mut rand::rng()),
+        false => SmallRng::seed_from_u64(crate::seed::random_u64()),
     });
     let sample: f64 = rng.random();
     // Additive and decorrelated jitter may pass the nominal delay, and

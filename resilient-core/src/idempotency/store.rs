@@ -309,7 +309,9 @@ impl ClaimToken {
     /// A token from a random 128-bit value: unique across processes, for
     /// stores shared between them.
     pub fn random() -> ClaimToken {
-        ClaimToken(rand::random())
+        ClaimToken(
+            u128::from(crate::seed::random_u64()) << 64 | u128::from(crate::seed::random_u64()),
+        )
     }
 
     /// A token from a known value, for stores that number their claims or

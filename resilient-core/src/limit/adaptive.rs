@@ -356,13 +356,13 @@ fn vegas(
 ) -> f64 {
     let estimate = state.estimate;
     if state.probe_jitter == 0.0 {
-        state.probe_jitter = rand::random_range(0.5..1.0);
+        state.probe_jitter = crate::seed::random_in(0.5, 1.0);
     }
     state.probe_count += 1;
     if state.probe_jitter * VEGAS_PROBE_MULTIPLIER * estimate <= state.probe_count as f64 {
         // Probe: take this RTT as the no-load one, in case the lowest seen
         // is stale (the dependency got slower for good).
-        state.probe_jitter = rand::random_range(0.5..1.0);
+        state.probe_jitter = crate::seed::random_in(0.5, 1.0);
         state.probe_count = 0;
         state.no_load_rtt = rtt;
         return estimate;

@@ -32,8 +32,6 @@ use std::fmt;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use rand::RngExt;
-
 /// Buckets of the sliding window.
 const BUCKETS: usize = 16;
 
@@ -459,11 +457,11 @@ impl State {
     }
 
     /// A uniform draw in `[0, 1)`: splitmix64, seeded with `seed` or from
-    /// the thread's generator.
+    /// the process's random keys.
     fn draw(&mut self, seed: Option<u64>) -> f64 {
         let state = self
             .rng
-            .get_or_insert_with(|| seed.unwrap_or_else(|| rand::rng().random()));
+            .get_or_insert_with(|| seed.unwrap_or_else(crate::seed::random_u64));
         *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = *state;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
