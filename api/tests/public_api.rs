@@ -521,26 +521,12 @@ impl<'w> Listing<'w> {
                 if prefix.is_empty() {
                     return unresolved(self);
                 }
-                let target = self.target(&from, &prefix);
-                if target.is_some() {
-                    let mut listing_place = from;
-                    listing_place.public = place.public.clone();
-                    return self.resolve_from(&listing_place, notes, prefix, ident, alias);
+                if self.target(&from, &prefix).is_some() {
+                    return self.resolve(&from, notes, prefix, ident, alias);
                 }
             }
         }
         unresolved(self)
-    }
-
-    fn resolve_from(
-        &mut self,
-        from: &Place<'w>,
-        notes: &str,
-        prefix: Vec<String>,
-        ident: &str,
-        alias: &str,
-    ) {
-        self.resolve(from, notes, prefix, ident, alias);
     }
 }
 
