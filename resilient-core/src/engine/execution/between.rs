@@ -15,13 +15,18 @@ impl<T, E, C: Clock, H: HookSet<T, E>> Execution<'_, '_, T, E, C, H> {
         if self.stopped() {
             return false;
         }
-        match self.core.pending() {
+        let waited = match self.core.pending() {
             Some(delay) => {
                 self.plan.clock.sleep(delay);
-                self.core.after_wait(self.plan.clock.now_nanos()) && self.hand_over(delay)
+                if !self.core.after_wait(self.plan.clock.now_nanos()) {
+                    return false;
+                }
+                delay
             }
-            None => self.hand_over(Duration::ZERO),
-        }
+            None => Duration::ZERO,
+        };
+        self.hand_over(waited);
+        true
     }
 
     /// Waits (async) for the pending delay, if any, and says whether
@@ -31,25 +36,29 @@ impl<T, E, C: Clock, H: HookSet<T, E>> Execution<'_, '_, T, E, C, H> {
         if self.stopped() {
             return false;
         }
-        match self.core.pending() {
+        let waited = match self.core.pending() {
             Some(delay) => {
                 self.plan.clock.sleep_async(delay).await;
-                self.core.after_wait(self.plan.clock.now_nanos()) && self.hand_over(delay)
+                if !self.core.after_wait(self.plan.clock.now_nanos()) {
+                    return false;
+                }
+                delay
             }
-            None => self.hand_over(Duration::ZERO),
-        }
+            None => Duration::ZERO,
+        };
+        self.hand_over(waited);
+        true
     }
 
     /// Hands the error the last attempt failed with to the listener that
     /// takes retried errors, if one does, as the next attempt is about to
     /// begin `waited` later: nothing reads it any more, since that
-    /// attempt's result replaces it. Always `true`: the next attempt runs.
+    /// attempt's result replaces it.
     #[inline]
-    fn hand_over(&mut self, waited: Duration) -> bool {
+    fn hand_over(&mut self, waited: Duration) {
         if H::TAKES_RETRIED && matches!(self.result, Some(Err(_))) {
             self.hand_over_error(waited);
         }
-        true
     }
 
     #[cold]
