@@ -15,9 +15,9 @@ use crate::duration::{self, Nanos};
 use crate::errors::Errors;
 use crate::options::{self, EXPONENTIAL_ARGS, Kind, OptionSpec};
 use crate::options::{
-    BACKOFF, BUDGET, CHAOS, CLOCK, CRATE, FALLBACK, FALLBACK_IF, FALLBACK_ON, HEDGE, IDEMPOTENCY,
-    IDEMPOTENCY_FINGERPRINT, IDEMPOTENCY_KEY, IDEMPOTENCY_TTL, LIMIT, MAX_ELAPSED, MAX_HEDGES,
-    MIN_RETRIES, NAME, REPORT, RETRIES, RETRY, TIMEOUT,
+    BACKOFF, BUDGET, CHAOS, CLOCK, COALESCE, CRATE, FALLBACK, FALLBACK_IF, FALLBACK_ON, HEDGE,
+    IDEMPOTENCY, IDEMPOTENCY_FINGERPRINT, IDEMPOTENCY_KEY, IDEMPOTENCY_TTL, LIMIT, MAX_ELAPSED,
+    MAX_HEDGES, MIN_RETRIES, NAME, REPORT, RETRIES, RETRY, TIMEOUT,
 };
 use crate::suggest;
 
@@ -258,6 +258,7 @@ attrs! {
     idempotency_key: Expr = IDEMPOTENCY_KEY,
     idempotency_ttl: Dur = IDEMPOTENCY_TTL,
     idempotency_fingerprint: Expr = IDEMPOTENCY_FINGERPRINT,
+    coalesce: Expr = COALESCE,
 }
 
 /// Reads the attribute's tokens. Never fails as a whole: each bad option is

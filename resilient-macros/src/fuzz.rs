@@ -42,6 +42,10 @@ const CORPUS: &[(&str, &str)] = &[
         "async fn chaotic(id: u32) -> Result<u32, Error> { Ok(id) }",
     ),
     (
+        r#"retries = 1, coalesce = format!("user-{id}")"#,
+        "async fn shared(id: u32) -> Result<u32, Error> { Ok(id) }",
+    ),
+    (
         r#"retries = 1, hedge = "200ms", max_hedges = 2, timing = false"#,
         "async fn hedged(id: u32) -> Result<u32, Error> { Ok(id) }",
     ),

@@ -398,6 +398,23 @@ pub(crate) const IDEMPOTENCY_FINGERPRINT: OptionSpec = OptionSpec::new(
 })
 .run(Run::Keyed);
 
+/// Concurrent calls with the same key share one execution, each handed a
+/// clone of its outcome (`resilient::coalesce::Coalesce`, in a `static` of
+/// the function's own).
+pub(crate) const COALESCE: OptionSpec = OptionSpec {
+    async_only: Some(
+        "concurrent calls share one execution by awaiting it, and a blocking fn can't await: `coalesce` needs an `async fn`",
+    ),
+    ..OptionSpec::new(
+        "coalesce",
+        Kind::Expression,
+        "id.to_string()",
+        Expand::Elsewhere,
+    )
+    .read(ReadWhen::Never)
+    .in_recipe()
+};
+
 const NEEDS_CHAOS: Need = Need {
     any_of: &["chaos"],
     how: "add `chaos = &CHAOS`, the switch (a `static` `resilient::chaos::Chaos`) that decides which attempts are injected",
@@ -535,6 +552,7 @@ pub(crate) const OPTIONS: &[OptionSpec] = &[
     IDEMPOTENCY_KEY,
     IDEMPOTENCY_TTL,
     IDEMPOTENCY_FINGERPRINT,
+    COALESCE,
     CRATE,
 ];
 

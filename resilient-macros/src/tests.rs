@@ -600,7 +600,7 @@ fn unknown_options_list_the_valid_ones() {
     let message = error(quote!(colour = 1), blocking_fn());
     assert_eq!(
         message,
-        "unknown option `colour`\nthe options are: retries, retry_on, retry_if, ignore_on, ignore_if, backoff, jitter_seed, retry, timeout, budget, max_elapsed, max_delay, min_retries, retry_after, max_retry_after_wait, max_retry_after_retries, max_records, nested, circuit_breaker, validate, fallback, fallback_on, fallback_if, clock, timing, on_retry, name, report, throttle, adaptive_throttle, limit, limit_wait, priority, chaos, chaos_fault, chaos_outcome, chaos_latency, hedge, max_hedges, idempotency, idempotency_key, idempotency_ttl, idempotency_fingerprint, crate"
+        "unknown option `colour`\nthe options are: retries, retry_on, retry_if, ignore_on, ignore_if, backoff, jitter_seed, retry, timeout, budget, max_elapsed, max_delay, min_retries, retry_after, max_retry_after_wait, max_retry_after_retries, max_records, nested, circuit_breaker, validate, fallback, fallback_on, fallback_if, clock, timing, on_retry, name, report, throttle, adaptive_throttle, limit, limit_wait, priority, chaos, chaos_fault, chaos_outcome, chaos_latency, hedge, max_hedges, idempotency, idempotency_key, idempotency_ttl, idempotency_fingerprint, coalesce, crate"
     );
     let message = error(quote!(max_attempts = 3), blocking_fn());
     assert!(message.contains("write `retries = N`"), "{message}");

@@ -8,8 +8,8 @@ use crate::attr::{Attrs, BackoffSpec, Dur, Options, Value};
 use crate::duration::Nanos;
 use crate::errors::Errors;
 use crate::options::{
-    self, BUDGET, CHAOS_FAULT, CHAOS_LATENCY, CHAOS_OUTCOME, DEFAULT_BASE, DEFAULT_MAX, FALLBACK,
-    HEDGE, REPORT, RETRY_ON, TIMEOUT,
+    self, BUDGET, CHAOS_FAULT, CHAOS_LATENCY, CHAOS_OUTCOME, COALESCE, DEFAULT_BASE, DEFAULT_MAX,
+    FALLBACK, HEDGE, REPORT, RETRY_ON, TIMEOUT,
 };
 use crate::signature::{Arg, Function, NonEnum, Ret, ToldBy};
 
@@ -28,6 +28,7 @@ pub(crate) fn check(options: &Options, function: &Function, errors: &mut Errors)
     retry_on_names(&attrs, function, errors);
     fallback_args(options, function, errors);
     hedged_borrows(options, function, errors);
+    coalesced_types(options, function, errors);
     instrument_below(options, function, errors);
     chaos_switches(&attrs, errors);
 }
@@ -122,6 +123,47 @@ fn hedged_borrows(options: &Options, function: &Function, errors: &mut Errors) {
         errors.push(Error::new(
             key.span(),
             "hedged attempts run at the same time, and each one borrows the arguments: `hedge` can't take `&mut self`, `mut self` or a `&mut` parameter; hedge a function that takes `&self` and shared references",
+        ));
+    }
+}
+
+/// The calls of a coalesced function share a `static` group of one value
+/// and one error type, which a type parameter would make many; and their
+/// one execution may outlive the caller that started it, so it can't hold
+/// a borrow of `self` or of the caller's arguments.
+fn coalesced_types(options: &Options, function: &Function, errors: &mut Errors) {
+    let Some(key) = options.key(&COALESCE) else {
+        return;
+    };
+    let generics = &function.item.sig.generics;
+    let generic = generics
+        .params
+        .iter()
+        .any(|param| !matches!(param, syn::GenericParam::Lifetime(_)));
+    let impl_trait = function.item.sig.inputs.iter().any(|input| {
+        matches!(input, syn::FnArg::Typed(typed) if matches!(*typed.ty, syn::Type::ImplTrait(_)))
+    });
+    if generic || impl_trait {
+        errors.push(Error::new(
+            key.span(),
+            "coalesced calls share one `static` group, of one value and one error type: `coalesce` needs a function without type parameters or `impl Trait` arguments",
+        ));
+    }
+    let borrowed = function.item.sig.inputs.iter().any(|input| {
+        let ty = match input {
+            syn::FnArg::Receiver(receiver) => &receiver.ty,
+            syn::FnArg::Typed(typed) => &typed.ty,
+        };
+        matches!(**ty, syn::Type::Reference(_))
+    });
+    let lifetime = generics
+        .params
+        .iter()
+        .any(|param| matches!(param, syn::GenericParam::Lifetime(_)));
+    if borrowed || lifetime {
+        errors.push(Error::new(
+            key.span(),
+            "a coalesced execution may outlive the caller that started it, while others wait on it, so it owns what it runs on: `coalesce` needs a function of owned arguments, without `&self` or borrows (take a `String`, not a `&str`; `self: Arc<Self>` or an `Arc` for shared state)",
         ));
     }
 }

@@ -16,6 +16,7 @@ mod chaos_attribute;
 mod closure;
 mod closure_handover;
 mod closure_mut;
+mod coalesce_attribute;
 #[cfg(feature = "config")]
 mod config_bounds;
 #[cfg(feature = "config")]

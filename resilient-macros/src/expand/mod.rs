@@ -33,6 +33,7 @@ mod run;
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{Ident, ItemFn, ReturnType, Type};
 
 use crate::attr::{self, Attrs, Given, Options};
@@ -127,17 +128,19 @@ fn generate(options: &Options, function: &Function, ret: &Ret) -> TokenStream {
     let fallbacks = closures::fallback_closures(&attrs, function, &names);
     let fallbacks = run::fallbacks(&attrs, &names, &fallbacks);
     let run = run::run(&attrs, shape, &names, &attempt, &fallbacks);
+    let run = match attrs.coalesce {
+        Some(key) => coalesced(key.value, &names, quote!(#checks #build #run)),
+        None => quote!(#checks #build #run),
+    };
     // The run is the body's value, moved nowhere on the way out.
     let finish = if keeps_signature {
-        quote!(#run.into_result())
+        quote!({ #run }.into_result())
     } else {
         run
     };
 
     let body = quote! {
         #(#inner_attrs)*
-        #checks
-        #build
         #finish
     };
     let mut braced = TokenStream::new();
@@ -147,6 +150,25 @@ fn generate(options: &Options, function: &Function, ret: &Ret) -> TokenStream {
     quote! {
         #(#outer_attrs)*
         #vis #sig #braced
+    }
+}
+
+/// The `run` of a coalesced function (`coalesce = key`): the key read
+/// from the arguments, then the run moved into the one execution that
+/// the calls of that key share, through a `static` group of the
+/// function's own.
+fn coalesced(key: &syn::Expr, names: &Names, run: TokenStream) -> TokenStream {
+    let span = key.span();
+    let at = names.root_at(span);
+    let (ok, error) = (names.ok_at(span), names.error_at(span));
+    let name = proc_macro2::Literal::string(&names.function_name);
+    let group = Ident::new("__RESILIENT_COALESCED", proc_macro2::Span::mixed_site());
+    let shared = Ident::new("key", proc_macro2::Span::mixed_site());
+    quote_spanned! {span=>
+        static #group: #at::coalesce::Coalesce<#ok, #error> =
+            #at::coalesce::Coalesce::new().named(#name);
+        let #shared = ::core::convert::Into::<::std::string::String>::into(#key);
+        #group.run(#shared, move || async move { #run }).await
     }
 }
 

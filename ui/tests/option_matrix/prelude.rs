@@ -14,7 +14,7 @@ use resilient::{
 use std::sync::LazyLock;
 use std::time::Duration;
 
-#[derive(Debug, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MatrixError {
     #[error("transient")]
     Transient,

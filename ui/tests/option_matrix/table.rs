@@ -113,6 +113,7 @@ pub const OPTIONS: &[Row] = &[
     ),
     needs(row("idempotency_ttl", "\"1h\""), &["idempotency"]),
     needs(row("idempotency_fingerprint", "x"), &["idempotency"]),
+    row("coalesce", "format!(\"$fn-{x}\")"),
     row("crate", "\"crate::runtime\""),
 ];
 
@@ -170,6 +171,7 @@ const fn on_blocking_fn(option: &'static [&'static str], message: &'static str) 
 pub const REJECTED: &[Rejection] = &[
     on_blocking_fn(&["timeout"], "`timeout` needs an `async fn`"),
     on_blocking_fn(&["hedge"], "`hedge` needs an `async fn`"),
+    on_blocking_fn(&["coalesce"], "`coalesce` needs an `async fn`"),
     rejected(
         &["retries", "retry"],
         "`retries` can't be combined with `retry`",
