@@ -121,7 +121,7 @@
 //! `tracing`, a `config.file_rejected` warning).
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
@@ -466,6 +466,21 @@ pub fn origin(version: u64) -> Option<Origin> {
 
 static CURRENT: ArcSwapOption<Config> = ArcSwapOption::const_empty();
 static GENERATION: AtomicU64 = AtomicU64::new(0);
+/// Whether the installed configuration has a `[throttles.default]`
+/// entry, which turns on the process's retry budget
+/// ([`budget_default`](crate::throttle::budget_default)).
+static BUDGET_DEFAULT: AtomicBool = AtomicBool::new(false);
+
+/// The name of the throttle entry that turns the process's retry budget on.
+pub(crate) const BUDGET_DEFAULT_NAME: &str = "default";
+
+/// Whether the installed configuration turns the process's retry budget
+/// on: one relaxed load.
+#[inline(always)]
+pub(crate) fn budget_default_configured() -> bool {
+    BUDGET_DEFAULT.load(Ordering::Relaxed)
+}
+
 /// The generation of the latest [`clear`].
 static CLEARED_AT: AtomicU64 = AtomicU64::new(0);
 static INSTALLING: Mutex<()> = Mutex::new(());
@@ -524,6 +539,10 @@ pub fn install(mut config: Config) -> u64 {
     config.version = version;
     let config = Arc::new(config);
     remember(version, Some(Arc::clone(&config)));
+    BUDGET_DEFAULT.store(
+        config.throttle(BUDGET_DEFAULT_NAME).is_some(),
+        Ordering::Release,
+    );
     CURRENT.store(Some(config));
     GENERATION.store(version, Ordering::Release);
     wake_waiters();
@@ -556,6 +575,7 @@ pub fn clear() -> u64 {
     // Before `CURRENT`: whoever finds none there finds this clear's
     // version, or a later clear's, here.
     CLEARED_AT.store(version, Ordering::Release);
+    BUDGET_DEFAULT.store(false, Ordering::Release);
     CURRENT.store(None);
     GENERATION.store(version, Ordering::Release);
     wake_waiters();

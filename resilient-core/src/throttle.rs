@@ -6,7 +6,9 @@
 //!   standing in its place provides;
 //! * [`AdaptiveThrottle`]: client-side adaptive throttling after the
 //!   Google SRE book, which refuses a share of the calls themselves, the
-//!   first attempts included, as the backend accepts fewer of them.
+//!   first attempts included, as the backend accepts fewer of them;
+//! * [`budget_default`]: one budget for every operation of the process
+//!   that has none of its own (or a configuration's `[throttles.default]`).
 //!
 //! `retries = N` bounds what one call may do, not what all calls do
 //! together. When a dependency browns out, every instance of every caller
@@ -36,12 +38,15 @@ use crate::a6::{self, MAX_TOKENS_LIMIT, MILLI};
 use crate::error::ConfigError;
 
 mod adaptive;
+mod default;
 
 pub use crate::error::Rejected;
 pub use adaptive::AdaptiveThrottle;
 pub(crate) use adaptive::Admitted;
 #[cfg(any(feature = "metrics", feature = "dashboard"))]
 pub(crate) use adaptive::Reading;
+pub(crate) use default::in_force as default_in_force;
+pub use default::{Unlimited, budget_default, budget_default_in_force, clear_budget_default};
 
 /// Shared state that refuses retries while most recent attempts against one
 /// dependency fail: gRPC proposal A6, "client retry throttling".

@@ -64,6 +64,11 @@ pub struct LimitConfig {
 /// `None` keeps the builder's value. Each value passes
 /// `RetryThrottle::try_new`'s rules.
 ///
+/// The entry `[throttles.default]` turns on the process's retry budget
+/// ([`budget_default`](crate::throttle::budget_default)): a throttle of
+/// 10 tokens and 0.1 a success, or the entry's own values, for every
+/// operation without a throttle of its own, while it is installed.
+///
 /// ```
 /// use resilient::config::Config;
 ///

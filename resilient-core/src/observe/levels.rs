@@ -48,6 +48,9 @@ impl Level {
 pub(crate) struct Row {
     pub(crate) level: &'static Level,
     pub(crate) rejections: AtomicU64,
+    /// Of the rejections, those shed for their priority, by level
+    /// (`Priority::ALL`'s order, lowest first).
+    pub(crate) shed: [AtomicU64; 5],
 }
 
 /// Every limiter seen, by name, in the order seen. Each lives as long as

@@ -35,6 +35,7 @@ fn row_of(operation: &str, limiter: &dyn Limiter) -> &'static Row {
     let row: &'static Row = Box::leak(Box::new(Row {
         level: level_of(limiter),
         rejections: AtomicU64::new(0),
+        shed: Default::default(),
     }));
     rows.insert(key, row);
     #[cfg(feature = "metrics")]
@@ -89,6 +90,9 @@ pub(crate) fn refused(
     };
     let row = row_of(&super::cardinality::label(operation), *limiter);
     row.rejections.fetch_add(1, Relaxed);
+    if let Some(priority) = refusal.shed_priority() {
+        row.shed[priority as usize].fetch_add(1, Relaxed);
+    }
     row.level.sample(*limiter);
 }
 
@@ -106,5 +110,9 @@ impl super::dashboard::LimitGauge for Row {
 
     fn rejections(&self) -> Option<u64> {
         Some(self.rejections.load(Relaxed))
+    }
+
+    fn shed(&self) -> [u64; 5] {
+        self.shed.each_ref().map(|count| count.load(Relaxed))
     }
 }

@@ -179,7 +179,9 @@ macro_rules! resilient_setters {
         /// reserve of 100), so a failing backend receives at most that
         /// beyond its first attempts; a refused retry ends the call with
         /// stop reason `Throttled`. [`throttle`](Self::throttle) sets
-        /// another budget.
+        /// another budget. The process's
+        /// [`budget_default`]($crate::throttle::budget_default) doesn't
+        /// apply to a layer, with its own budget or without.
         ///
         /// ```
         #[doc = concat!("use ", $path, ";")]
@@ -188,7 +190,7 @@ macro_rules! resilient_setters {
         /// # let _ = layer;
         /// ```
         pub fn no_retry_budget(mut self) -> Self {
-            self.shared.throttle = None;
+            self.shared.throttle = Some(::std::sync::Arc::new($crate::throttle::Unlimited));
             self
         }
 

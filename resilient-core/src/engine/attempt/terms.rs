@@ -63,11 +63,19 @@ impl<E> FirstTerms<E> {
 ///   tells them so from the engine;
 /// * `configured`: an entry of the installed configuration that the fast
 ///   path can't apply ([`Entry::general`]);
+/// * the process's retry budget is in force
+///   ([`budget_default`](crate::throttle::budget_default)): the engine
+///   tells it of every result;
 /// * `spans`: the attempt's `tracing` span is the engine's to make, and a
 ///   subscriber wants it (a layer makes its own: `false`).
 #[inline(always)]
 pub(crate) fn engaged(gated: bool, holds_nested: bool, configured: bool, spans: bool) -> bool {
-    gated || crate::deadline::enclosed() || holds_nested || configured || (spans && span::enabled())
+    gated
+        || crate::deadline::enclosed()
+        || holds_nested
+        || configured
+        || crate::throttle::default_in_force()
+        || (spans && span::enabled())
 }
 
 /// What a first attempt on the fast path reads of the installed

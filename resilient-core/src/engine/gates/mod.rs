@@ -293,7 +293,7 @@ macro_rules! gates {
             /// telling how an attempt ended.
             #[inline]
             pub(crate) fn is_empty(&self) -> bool {
-                true $(&& self.$name.is_none())*
+                true $(&& self.$name.is_none())* && !crate::throttle::default_in_force()
             }
 
             /// Whether every gate grants a call's first attempt without
@@ -387,6 +387,7 @@ macro_rules! gates {
             #[inline]
             pub(crate) fn allows_retry(&self) -> bool {
                 true $(&& self.$name.as_ref().is_none_or(<$gate as Gate<T, E>>::allows_retry))*
+                    && self.default_budget().is_none_or(|budget| budget.allows_retry())
             }
 
             /// Hands each permit back to its gate with how the attempt
@@ -401,9 +402,26 @@ macro_rules! gates {
                 $(if let (Some(gate), Some(permit)) = (&self.$name, permits.$name) {
                     <$gate as Gate<T, E>>::settle(gate, clock, permit, ended);
                 })*
+                if let Some(budget) = self.default_budget() {
+                    <&dyn crate::throttle::RetryBudget as Gate<T, E>>::settle(&budget, clock, (), ended);
+                }
             }
         }
     };
+}
+
+impl<T, E> Gates<'_, T, E> {
+    /// The process's retry budget
+    /// ([`budget_default`](crate::throttle::budget_default)), for an
+    /// operation without a throttle of its own: asked and told as its own
+    /// would be.
+    #[inline]
+    fn default_budget(&self) -> Option<&'static dyn crate::throttle::RetryBudget> {
+        if self.throttle.is_some() || !crate::throttle::default_in_force() {
+            return None;
+        }
+        crate::throttle::budget_default_in_force()
+    }
 }
 
 gates! {

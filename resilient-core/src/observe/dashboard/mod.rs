@@ -304,6 +304,12 @@ pub trait LimitGauge: Send + Sync {
     fn rejections(&self) -> Option<u64> {
         None
     }
+    /// Of the calls refused, those shed for their priority, by
+    /// [`Priority`](crate::limit::Priority) (in `Priority::ALL`'s order,
+    /// lowest first); none by default.
+    fn shed(&self) -> [u64; 5] {
+        [0; 5]
+    }
 }
 
 impl<L: crate::limit::Limiter + ?Sized> LimitGauge for L {
@@ -353,6 +359,19 @@ pub fn show_limit(
     }
 }
 
+/// The calls `gauge` shed, by priority, highest first: only the
+/// priorities it shed any of.
+fn shed_of(gauge: &dyn LimitGauge) -> Vec<Value> {
+    let counts = gauge.shed();
+    crate::limit::Priority::ALL
+        .iter()
+        .zip(counts)
+        .rev()
+        .filter(|(_, count)| *count > 0)
+        .map(|(priority, count)| json!({ "priority": priority.as_str(), "count": count }))
+        .collect()
+}
+
 /// The limits shown on the tile of `operation`.
 fn limits_of(operation: &str) -> Vec<Value> {
     let limits = LIMITS.lock().unwrap_or_else(PoisonError::into_inner);
@@ -366,6 +385,7 @@ fn limits_of(operation: &str) -> Vec<Value> {
                 "in_flight": limit.gauge.in_flight(),
                 "limit": limit.gauge.limit(),
                 "rejections": limit.gauge.rejections(),
+                "shed": shed_of(limit.gauge),
             })
         })
         .collect()
@@ -474,7 +494,7 @@ mod tests {
         LIMIT.try_acquire(Instant::now()).unwrap();
         assert_eq!(
             limits_of("dashboard.limited"),
-            [json!({ "name": "pool", "in_flight": 1, "limit": 4, "rejections": null })]
+            [json!({ "name": "pool", "in_flight": 1, "limit": 4, "rejections": null, "shed": [] })]
         );
         assert_eq!(limits_of("dashboard.unlimited"), Vec::<Value>::new());
     }
@@ -511,7 +531,7 @@ mod tests {
         assert!(call("tile.second").is_ok());
         POOL.try_acquire(Instant::now()).unwrap();
         assert!(!call("tile.first").is_ok());
-        let row = |name, in_flight, limit: Option<u64>, rejections| json!({ "name": name, "in_flight": in_flight, "limit": limit, "rejections": rejections });
+        let row = |name, in_flight, limit: Option<u64>, rejections| json!({ "name": name, "in_flight": in_flight, "limit": limit, "rejections": rejections, "shed": [] });
         assert_eq!(
             limits_of("tile.first"),
             [
@@ -527,5 +547,47 @@ mod tests {
             ],
             "the limiter's level is shared, its refusals are the operation's"
         );
+    }
+
+    #[test]
+    fn a_limiter_that_sheds_by_priority_shows_whom_it_shed() {
+        use crate::limit::{Bulkhead, Priorities, Priority};
+        // 10 permits: low fills at most half, medium 70 %, high 90 %.
+        static POOL: Bulkhead = Bulkhead::new(10)
+            .named("tile.shedding")
+            .shed_by_priority(Priorities::new());
+        let limiters: [&dyn Limiter; 1] = [&POOL];
+        let call = |priority| {
+            crate::Operation::new()
+                .name("tile.shed")
+                .clock(crate::FakeClock::new())
+                .limit(&limiters)
+                .priority(priority)
+                .run(|_| Ok::<_, Busy>(()))
+        };
+        let held: Vec<_> = (0..8)
+            .map(|_| POOL.try_acquire(Instant::now()).unwrap())
+            .collect();
+        for priority in [
+            Priority::Low,
+            Priority::VeryLow,
+            Priority::Low,
+            Priority::Medium,
+        ] {
+            assert!(!call(priority).is_ok(), "{priority} is shed at 8 of 10");
+        }
+        assert!(call(Priority::High).is_ok());
+        let limits = limits_of("tile.shed");
+        assert_eq!(limits[0]["rejections"], 4);
+        assert_eq!(
+            limits[0]["shed"],
+            json!([
+                { "priority": "medium", "count": 1 },
+                { "priority": "low", "count": 2 },
+                { "priority": "very_low", "count": 1 },
+            ])
+        );
+        drop(held);
+        assert!(PAGE.contains(r#"row("shed", "shed by " + limit.name)"#));
     }
 }
