@@ -1312,3 +1312,77 @@ async fn the_layer_around_a_reqwest_client_sends_a_post_once_after_a_500() {
     );
     assert_eq!(reports.lock().unwrap().pop().unwrap().attempt_count(), 3);
 }
+
+/// A middleware that shares concurrent requests of one URL.
+fn coalescing() -> ClientWithMiddleware {
+    client(
+        ResilientMiddleware::new()
+            .retries(2)
+            .backoff(Backoff::constant(Duration::from_millis(10)))
+            .coalesce(|request: &reqwest::Request| Some(request.url().to_string())),
+    )
+}
+
+/// Concurrent GETs of one URL share one call, its retry included: the
+/// server sees a 503 and a 200, and every request gets the 200's body;
+/// the reports of those that waited say so. Real time: `/slow` answers
+/// after 200 ms.
+#[tokio::test]
+async fn concurrent_gets_of_one_url_share_one_call() {
+    let (addr, hits) = http_server::start().await;
+    let client = coalescing();
+    let url = format!("http://{addr}/slow/shared");
+    let get = || async { client.get(&url).send().await.unwrap() };
+    let late = async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        get().await
+    };
+    let (first, second, third) = tokio::join!(get(), get(), late);
+    assert_eq!(hits.count("/slow/shared"), 2, "one 503, one 200");
+    let reports: Vec<_> = [&first, &second, &third].map(|r| report(r).clone()).into();
+    for report in &reports {
+        assert_eq!(report.attempt_count(), 2);
+        assert_eq!(report.stop_reason(), StopReason::Succeeded);
+    }
+    let waited: Vec<bool> = reports.iter().map(|r| r.coalesced().is_some()).collect();
+    assert_eq!(waited.iter().filter(|w| **w).count(), 2, "{waited:?}");
+    assert!(reports[2].coalesced().unwrap() >= Duration::from_millis(100));
+    for response in [first, second, third] {
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.text().await.unwrap(), "ok 1");
+    }
+
+    // A POST is never shared, whatever the key says: each is sent, and
+    // its 503 (the server may have run it) is not sent again.
+    let url = format!("http://{addr}/slow/posted");
+    let post = || async { client.post(&url).send().await.unwrap().status() };
+    let (a, b) = tokio::join!(post(), post());
+    assert_eq!(hits.count("/slow/posted"), 2);
+    assert_eq!([a, b].map(|s| s.as_u16()).iter().sum::<u16>(), 503 + 200);
+}
+
+/// The request that started a call gives up while another waits: the
+/// waiting one sends the request again with its own chain and gets its
+/// answer, rather than an error.
+#[tokio::test]
+async fn a_waiting_request_sends_again_when_the_first_gives_up() {
+    let (addr, hits) = http_server::start().await;
+    let client = coalescing();
+    let url = format!("http://{addr}/slow/abandoned");
+    let first = tokio::spawn({
+        let (client, url) = (client.clone(), url.clone());
+        async move { client.get(&url).send().await }
+    });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let second = tokio::spawn({
+        let (client, url) = (client.clone(), url.clone());
+        async move { client.get(&url).send().await }
+    });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    first.abort();
+    let response = second.await.unwrap().unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(report(&response).coalesced(), None, "it sent its own");
+    assert_eq!(response.text().await.unwrap(), "ok 1");
+    assert_eq!(hits.count("/slow/abandoned"), 2);
+}

@@ -29,6 +29,10 @@ use crate::tower::{
 use crate::tower::{Hedgeable, IdempotentRequests, Resendable};
 use crate::tower::{attach_to, per_endpoint_setters, resilient_setters};
 
+mod coalesce;
+
+use coalesce::Coalescing;
+
 /// A reqwest-middleware [`Middleware`] that makes each request resilient:
 /// retries with backoff and jitter, Retry-After waits that spend no
 /// retry, a per-attempt timeout within an overall budget, a circuit
@@ -151,6 +155,7 @@ pub struct ResilientMiddleware<
     clock: C,
     hedge_if: H,
     resend_if: P,
+    coalesce: Option<Coalescing>,
 }
 
 impl ResilientMiddleware {
@@ -172,6 +177,7 @@ impl ResilientMiddleware {
             clock: TokioClock,
             hedge_if: IdempotentRequests,
             resend_if: IdempotentRequests,
+            coalesce: None,
         }
     }
 }
@@ -361,6 +367,7 @@ impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
             clock: self.clock,
             hedge_if: self.hedge_if,
             resend_if: self.resend_if,
+            coalesce: self.coalesce,
         }
     }
 
@@ -382,6 +389,7 @@ impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
             clock,
             hedge_if: self.hedge_if,
             resend_if: self.resend_if,
+            coalesce: self.coalesce,
         }
     }
 
@@ -411,6 +419,7 @@ impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
             clock: self.clock,
             hedge_if: rule,
             resend_if: self.resend_if,
+            coalesce: self.coalesce,
         }
     }
 
@@ -457,6 +466,7 @@ impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
             clock: self.clock,
             hedge_if: self.hedge_if,
             resend_if: rule,
+            coalesce: self.coalesce,
         }
     }
 }
@@ -691,6 +701,29 @@ where
         'life2: 'async_trait,
         Self: 'async_trait,
     {
+        if let Some(coalescing) = &self.coalesce
+            && let Some(key) = coalescing.key_of(&request)
+        {
+            return Box::pin(coalescing.run(key, move || self.dispatch(request, extensions, next)));
+        }
+        self.dispatch(request, extensions, next)
+    }
+}
+
+impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P>
+where
+    Cl: Classifier<Response, Error> + Send + Sync + 'static,
+    C: Clock + Send + Sync + 'static,
+    H: Hedgeable<Request> + Send + Sync + 'static,
+    P: Resendable<Request, Response, Error, Cl> + Send + Sync + 'static,
+{
+    /// The call of `request` on the path that fits it.
+    fn dispatch<'a>(
+        &'a self,
+        request: Request,
+        extensions: &'a mut Extensions,
+        next: Next<'a>,
+    ) -> Pin<Box<dyn Future<Output = Result<Response, Error>> + Send + 'a>> {
         // Two futures, each laid out for its own path: a call with no gate
         // before its first attempt and no hedge carries none of their state.
         if self.shared.per_key.is_set() {

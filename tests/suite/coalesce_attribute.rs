@@ -28,7 +28,7 @@ static RUNS: AtomicU32 = AtomicU32::new(0);
 async fn profile(id: u32) -> Result<String, FetchError> {
     let run = RUNS.fetch_add(1, Ordering::Relaxed);
     tokio::time::sleep(millis(100)).await;
-    if run % 2 == 0 {
+    if run.is_multiple_of(2) {
         return Err(FetchError::Busy);
     }
     Ok(format!("profile {id}"))

@@ -8,7 +8,9 @@
 //! * `/hang/{id}`: never answers;
 //! * `/hang-first/{id}`: never answers the first time, then 200 at once;
 //! * `/down/{id}`: always 503;
-//! * `/upload/{id}`: always 503, after reading the whole body.
+//! * `/upload/{id}`: always 503, after reading the whole body;
+//! * `/slow/{id}`: after 200 ms, 503 the first time, then 200 with the
+//!   number of requests before it (`ok 1`, `ok 2`, …).
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -78,6 +80,14 @@ async fn answer(State(hits): State<Hits>, uri: Uri, body: Bytes) -> Response {
         }
         (["hang", _], _) | (["hang-first", _], 0) => std::future::pending().await,
         (["down", _] | ["upload", _], _) => StatusCode::SERVICE_UNAVAILABLE.into_response(),
+        (["slow", _], earlier) => {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            if earlier == 0 {
+                StatusCode::SERVICE_UNAVAILABLE.into_response()
+            } else {
+                (StatusCode::OK, format!("ok {earlier}")).into_response()
+            }
+        }
         _ => (StatusCode::OK, "ok").into_response(),
     }
 }

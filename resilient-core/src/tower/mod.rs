@@ -105,6 +105,7 @@
 mod attach;
 mod call;
 mod classify;
+mod coalesce;
 #[cfg(feature = "http")]
 mod deadline;
 mod hedge;
@@ -130,6 +131,9 @@ pub use attach::{AttachReport, NoReport};
 #[cfg(feature = "http")]
 pub use classify::HttpClassifier;
 pub use classify::{Classifier, RetryErrors, Verdict};
+#[cfg(feature = "http")]
+pub use coalesce::SafeRequests;
+pub use coalesce::{CoalesceKey, CoalesceLayer, CoalesceService, Coalesced};
 #[cfg(feature = "http")]
 pub use deadline::{
     SendDeadline, SendDeadlineLayer, ServerDeadline, ServerDeadlineFuture, ServerDeadlineLayer,

@@ -11,6 +11,7 @@ mod cancellation;
 mod chaos;
 mod chaos_layer;
 mod coalesce;
+mod coalesce_layer;
 mod engine;
 mod fake_clock_async;
 mod file_sizes;
