@@ -293,7 +293,7 @@ macro_rules! gates {
             /// telling how an attempt ended.
             #[inline]
             pub(crate) fn is_empty(&self) -> bool {
-                true $(&& self.$name.is_none())* && !crate::throttle::default_in_force()
+                true $(&& self.$name.is_none())*
             }
 
             /// Whether every gate grants a call's first attempt without
