@@ -108,13 +108,15 @@ const IDEMPOTENCY_KEY: &str = "idempotency-key";
 /// so that even a request that may not run twice can be sent again: `408
 /// Request Timeout` (RFC 9110: the server didn't receive the whole
 /// request), `429 Too Many Requests` (RFC 6585: refused for its rate) and
-/// `503 Service Unavailable` with a `Retry-After` header (down for a time
-/// the server names). Any other failing status may come after the server
-/// ran it.
+/// `503 Service Unavailable` with a `Retry-After` header or a
+/// `grpc-retry-pushback-ms` wait (down for a time the server names). Any
+/// other failing status may come after the server ran it.
 pub(crate) fn unprocessed(status: StatusCode, headers: &HeaderMap) -> bool {
     status == StatusCode::REQUEST_TIMEOUT
         || status == StatusCode::TOO_MANY_REQUESTS
-        || (status == StatusCode::SERVICE_UNAVAILABLE && headers.contains_key(RETRY_AFTER))
+        || (status == StatusCode::SERVICE_UNAVAILABLE
+            && (headers.contains_key(RETRY_AFTER)
+                || matches!(retry_pushback(headers), Some(Pushback::After(_)))))
 }
 
 /// Whether an error shows that the request never reached a server: a
@@ -198,6 +200,56 @@ pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     }
     let date = httpdate::parse_http_date(value).ok()?;
     date.duration_since(now).ok()
+}
+
+/// What a server's `grpc-retry-pushback-ms` header says (gRPC proposal
+/// A6, "server pushback"), read by [`retry_pushback`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pushback {
+    /// Retry after exactly this long, in place of the backoff.
+    After(Duration),
+    /// Don't retry: the header was negative or not a number.
+    Stop,
+}
+
+/// The name of gRPC A6's pushback header.
+pub const RETRY_PUSHBACK_MS: &str = "grpc-retry-pushback-ms";
+
+/// What the first `grpc-retry-pushback-ms` header in `headers` asks: a
+/// non-negative decimal count of milliseconds is the wait before the next
+/// attempt ([`Pushback::After`], saturating); any other value, a negative
+/// one included, asks the client not to retry ([`Pushback::Stop`]), as A6
+/// reads it. `None` without the header.
+///
+/// The classifiers of the tower layer and the reqwest middleware
+/// ([`HttpClassifier`](crate::tower::HttpClassifier)) read it on a failing
+/// response, before `Retry-After`: a wait takes the Retry-After path
+/// (`max_retry_after_wait` caps it), a stop ends the call.
+///
+/// ```
+/// use http::{HeaderMap, HeaderValue};
+/// use resilient::http::{Pushback, RETRY_PUSHBACK_MS, retry_pushback};
+/// use std::time::Duration;
+///
+/// let mut headers = HeaderMap::new();
+/// assert_eq!(retry_pushback(&headers), None);
+/// headers.insert(RETRY_PUSHBACK_MS, HeaderValue::from_static("250"));
+/// assert_eq!(retry_pushback(&headers), Some(Pushback::After(Duration::from_millis(250))));
+/// headers.insert(RETRY_PUSHBACK_MS, HeaderValue::from_static("-1"));
+/// assert_eq!(retry_pushback(&headers), Some(Pushback::Stop));
+/// headers.insert(RETRY_PUSHBACK_MS, HeaderValue::from_static("soon"));
+/// assert_eq!(retry_pushback(&headers), Some(Pushback::Stop));
+/// ```
+pub fn retry_pushback(headers: &HeaderMap) -> Option<Pushback> {
+    let value = headers.get(RETRY_PUSHBACK_MS)?;
+    let value = value.to_str().map(|text| text.trim_matches([' ', '\t']));
+    Some(match value {
+        Ok(text) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
+            // All digits, so parsing fails only on overflow.
+            Pushback::After(text.parse().map_or(Duration::MAX, Duration::from_millis))
+        }
+        _ => Pushback::Stop,
+    })
 }
 
 /// An error that can tell what an HTTP call answered, for [`retryable`] and

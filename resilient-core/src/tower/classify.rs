@@ -197,7 +197,11 @@ impl<Res, Err> Classifier<Res, Err> for RetryErrors {
 /// path.
 ///
 /// * a retryable status (408, 410, 429, 460, most 5xx) is
-///   [`Retryable`](Verdict::Retryable), with the header's wait if any;
+///   [`Retryable`](Verdict::Retryable), with the header's wait if any; a
+///   `grpc-retry-pushback-ms` header (gRPC A6, read with
+///   [`http::retry_pushback`](crate::http::retry_pushback)) comes first:
+///   its milliseconds are the wait, and a negative or malformed value
+///   makes the response [`Fatal`](Verdict::Fatal), as the server asks;
 /// * any other 4xx or 5xx is [`Fatal`](Verdict::Fatal): the caller gets that
 ///   response after one attempt;
 /// * 1xx, 2xx and 3xx are a [`Success`](Verdict::Success);
@@ -298,13 +302,19 @@ impl<B, Err: 'static> Classifier<::http::Response<B>, Err> for HttpClassifier {
 }
 
 /// A response's verdict: its status by the table, and a retryable one's
-/// `Retry-After` wait.
+/// wait: gRPC A6's pushback, which may also forbid the retry, else
+/// `Retry-After`.
 #[cfg(feature = "http")]
 fn response_verdict(status: ::http::StatusCode, headers: &::http::HeaderMap) -> Verdict {
+    use crate::http::Pushback;
     if crate::http::is_retryable(status) {
-        // HTTP-dates are wall-clock times, so they are read against the
-        // system's clock whatever clock the operation runs on.
-        let retry_after = crate::http::retry_after(headers, std::time::SystemTime::now());
+        let retry_after = match crate::http::retry_pushback(headers) {
+            Some(Pushback::Stop) => return Verdict::Fatal,
+            Some(Pushback::After(wait)) => Some(wait),
+            // HTTP-dates are wall-clock times, so they are read against
+            // the system's clock whatever clock the operation runs on.
+            None => crate::http::retry_after(headers, std::time::SystemTime::now()),
+        };
         Verdict::Retryable { retry_after }
     } else if status.is_client_error() || status.is_server_error() {
         Verdict::Fatal

@@ -22,6 +22,7 @@ mod metrics;
 mod module_cycles;
 mod priority_shedding;
 mod properties;
+mod pushback;
 mod report_json;
 mod retry_budget_default;
 mod send;
