@@ -113,6 +113,7 @@ mod hedge;
 mod hold;
 mod layer;
 mod per_endpoint;
+pub(crate) mod percentile;
 #[cfg(feature = "reqwest")]
 mod plain;
 mod replay;

@@ -372,6 +372,56 @@ macro_rules! resilient_setters {
             self
         }
 
+        /// Hedges at the `percentile` (`0.95` for p95, within
+        /// `0.01..=0.999`) of the durations of recent successful attempts
+        /// in place of a fixed delay, as tower's `Hedge` does: measured
+        /// over a decaying window of 30 s, within 1 ms and 10 s, and the
+        /// [`hedge`](Self::hedge) delay (100 ms without one) until 20
+        /// samples exist. Hedges stay within
+        /// [`max_extra_load`](Self::max_extra_load) of the requests, 5 % by
+        /// default.
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().retries(2).hedge_at_percentile(0.95).max_extra_load(0.05);")]
+        /// # let _ = layer;
+        /// ```
+        pub fn hedge_at_percentile(mut self, percentile: f64) -> Self {
+            let window = match self.shared.hedge_window.take() {
+                Some(window) => window.at_percentile(percentile),
+                None => $crate::tower::percentile::HedgeWindow::new(
+                    Some(percentile),
+                    $crate::tower::percentile::DEFAULT_MAX_EXTRA_LOAD,
+                ),
+            };
+            self.shared.hedge_window = Some(::std::sync::Arc::new(window));
+            self
+        }
+
+        /// The most hedges may add to the load, as a share of the requests
+        /// that may hedge, counted over a decaying window of 30 s
+        /// (Finagle's `maxExtraLoad`): `0.05` lets one request in twenty
+        /// hedge, and a request that would pass it isn't hedged. Within
+        /// `0..=1`. Caps a fixed [`hedge`](Self::hedge) delay too; without
+        /// one it hedges nothing by itself.
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        /// use std::time::Duration;
+        ///
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().hedge(Duration::from_millis(200)).max_extra_load(0.1);")]
+        /// # let _ = layer;
+        /// ```
+        pub fn max_extra_load(mut self, share: f64) -> Self {
+            let window = match self.shared.hedge_window.take() {
+                Some(window) => window.with_max_extra_load(share),
+                None => $crate::tower::percentile::HedgeWindow::new(None, share),
+            };
+            self.shared.hedge_window = Some(::std::sync::Arc::new(window));
+            self
+        }
+
         /// How many hedges may run beside an attempt, one more after each
         /// [`hedge`](Self::hedge) delay, as the attribute's `max_hedges`
         /// (default 1; 0 turns hedging off).

@@ -45,6 +45,8 @@ pub(crate) struct Shared {
     /// The hedge delay, and how many hedges may run beside an attempt
     /// (`None`: one).
     pub(crate) hedge: Option<Duration>,
+    /// The measured delay and the cap on hedges, if either is set.
+    pub(crate) hedge_window: Option<Arc<super::percentile::HedgeWindow>>,
     pub(crate) max_hedges: Option<u32>,
     /// What chaos injects into the attempts, and the switches that decide.
     pub(crate) chaos: Option<ChaosSpec>,
@@ -94,6 +96,7 @@ impl Default for Shared {
             limit_wait: Duration::ZERO,
             priority_of: None,
             hedge: None,
+            hedge_window: None,
             max_hedges: None,
             chaos: None,
             per_key: crate::endpoint::PerKey::default(),
@@ -171,7 +174,15 @@ impl Shared {
     /// `max_hedges` is not 0.
     #[inline]
     pub(crate) fn hedge_delay(&self) -> Option<Duration> {
-        self.hedge.filter(|_| self.max_hedges != Some(0))
+        let at_percentile = self
+            .hedge_window
+            .as_ref()
+            .is_some_and(|window| window.measures());
+        // The fixed delay serves until the window holds enough samples.
+        let fixed = self
+            .hedge
+            .or(at_percentile.then_some(super::percentile::FALLBACK));
+        fixed.filter(|_| self.max_hedges != Some(0))
     }
 }
 

@@ -16,6 +16,7 @@ mod engine;
 mod fake_clock_async;
 mod file_sizes;
 mod hedge;
+mod hedge_percentile;
 mod idempotency_memory;
 mod limit_cancellation;
 mod metrics;
