@@ -66,10 +66,14 @@ use crate::error::ConfigError;
 
 mod limits;
 mod map;
+mod replicas;
 mod throttles;
 
 pub use limits::{EndpointLimits, EndpointLimitsBuilder};
 pub use map::{DEFAULT_CAPACITY, DEFAULT_IDLE_AFTER};
+pub use replicas::{OutlierDetection, Replicas};
+#[cfg(feature = "tower")]
+pub(crate) use replicas::{Route, Routing};
 pub use throttles::{EndpointThrottles, EndpointThrottlesBuilder};
 
 use map::{AtRest, Bound, KeyedMap, bound_readers, bound_setters};

@@ -30,6 +30,7 @@ use crate::tower::{Hedgeable, IdempotentRequests, Resendable};
 use crate::tower::{attach_to, per_endpoint_setters, resilient_setters};
 
 mod coalesce;
+mod replicas;
 
 use coalesce::Coalescing;
 
@@ -156,6 +157,7 @@ pub struct ResilientMiddleware<
     hedge_if: H,
     resend_if: P,
     coalesce: Option<Coalescing>,
+    routing: Option<crate::endpoint::Routing>,
 }
 
 impl ResilientMiddleware {
@@ -178,6 +180,7 @@ impl ResilientMiddleware {
             hedge_if: IdempotentRequests,
             resend_if: IdempotentRequests,
             coalesce: None,
+            routing: None,
         }
     }
 }
@@ -368,6 +371,7 @@ impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
             hedge_if: self.hedge_if,
             resend_if: self.resend_if,
             coalesce: self.coalesce,
+            routing: self.routing,
         }
     }
 
@@ -390,6 +394,7 @@ impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
             hedge_if: self.hedge_if,
             resend_if: self.resend_if,
             coalesce: self.coalesce,
+            routing: self.routing,
         }
     }
 
@@ -420,6 +425,7 @@ impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
             hedge_if: rule,
             resend_if: self.resend_if,
             coalesce: self.coalesce,
+            routing: self.routing,
         }
     }
 
@@ -467,6 +473,7 @@ impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
             hedge_if: self.hedge_if,
             resend_if: rule,
             coalesce: self.coalesce,
+            routing: self.routing,
         }
     }
 }
@@ -503,6 +510,7 @@ where
             clock: &self.clock,
             endpoint: None,
             priority: None,
+            route: None,
         }
     }
 
@@ -548,12 +556,14 @@ where
     ) -> Result<Response, Error> {
         let given = &*extensions;
         let last = Mutex::new(None);
-        let send = sender!(next, given, last, shared);
+        let route = self.routing.as_ref().map(crate::endpoint::Routing::route);
+        let send = sender!(next, given, last, shared, route.as_ref());
         let endpoint = self.endpoint_of(&request);
         let priority = given.get::<crate::limit::Priority>().copied();
         let (response, report) = self
             .call_with(shared)
             .at(endpoint)
+            .routed(route.as_ref())
             .of_priority(priority)
             .run(
                 request,
@@ -629,7 +639,7 @@ where
         let last = Mutex::new(None);
         let cut = first.cut;
         let result = {
-            let send = sender!(next, &given, last, &self.shared);
+            let send = sender!(next, &given, last, &self.shared, None);
             let rest = self.call().at(self.endpoint_of(&request)).after_first(
                 request,
                 &Request::try_clone,
@@ -655,15 +665,19 @@ where
 /// header if the attempt holds the retries below, and keeps the
 /// extensions in `last` when the attempt ends.
 macro_rules! sender {
-    ($next:ident, $given:expr, $last:ident, $shared:expr) => {{
+    ($next:ident, $given:expr, $last:ident, $shared:expr, $route:expr) => {{
         let given: &Extensions = $given;
         let last = &$last;
         let next = &$next;
         let shared: &Shared = $shared;
+        let route: Option<&crate::endpoint::Route<'_>> = $route;
         let (deadline, hold) = (shared.send_deadline.as_ref(), shared.send_hold.as_ref());
         move |mut request: Request| {
             let next = next.clone();
             let mut own = given.clone();
+            if let Some(replica) = route.and_then(crate::endpoint::Route::latest) {
+                replicas::redirect(&mut request, &replica);
+            }
             async move {
                 // Polled within the attempt's deadline: what it has left
                 // now, as it is sent.
@@ -728,7 +742,7 @@ where
         // before its first attempt and no hedge carries none of their state.
         if self.shared.per_key.is_set() {
             Box::pin(self.run_endpoint(request, extensions, next))
-        } else if self.call().is_plain() {
+        } else if self.routing.is_none() && self.call().is_plain() {
             Box::pin(self.run_plain(request, extensions, next))
         } else {
             Box::pin(self.run(request, extensions, next))

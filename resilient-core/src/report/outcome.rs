@@ -260,6 +260,17 @@ impl ExecutionReport {
         }
     }
 
+    /// Sets the endpoint of each attempt that `endpoint_of` names by its
+    /// number (a replica chosen for it).
+    #[cfg(feature = "tower")]
+    pub(crate) fn each_went_to(&mut self, endpoint_of: impl Fn(u32) -> Option<Arc<str>>) {
+        for record in self.records.as_mut_slice() {
+            if let Some(endpoint) = endpoint_of(record.number()) {
+                record.set_endpoint(endpoint);
+            }
+        }
+    }
+
     /// Whether the report owns no memory, as a first success named by a
     /// `&'static str` does: then it needs no drop, and is forgotten
     /// instead. Its drop is an out-of-line call that checks every field,

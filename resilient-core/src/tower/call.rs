@@ -51,12 +51,21 @@ pub(crate) struct Call<'a, Cl, C> {
     pub(crate) endpoint: Option<Arc<str>>,
     /// The request's own priority, in place of the settings', if it has one.
     pub(crate) priority: Option<crate::limit::Priority>,
+    /// The call's way through the replicas: each attempt chooses one
+    /// (see [`Route::latest`](crate::endpoint::Route::latest)), which the
+    /// sender sends the request to.
+    pub(crate) route: Option<&'a crate::endpoint::Route<'a>>,
 }
 
 impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
     /// The call, sent to `endpoint`.
     pub(crate) fn at(self, endpoint: Option<Arc<str>>) -> Self {
         Call { endpoint, ..self }
+    }
+
+    /// The call, each attempt of which goes to a replica along `route`.
+    pub(crate) fn routed(self, route: Option<&'a crate::endpoint::Route<'a>>) -> Self {
+        Call { route, ..self }
     }
 
     /// The call, of the request's own `priority` if it has one.
@@ -129,9 +138,19 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
             (hedge, _) => (hedge, 0),
         };
         let endpoint = self.endpoint.as_deref();
+        let (route, clock) = (self.route, self.clock);
         let attempt = |attempt: crate::Attempt| {
             let this = (shared, attempt.number(), endpoint);
-            self::attempt(&requests, &spent, cloneable, &send, self.classifier, this)
+            let routed = route.map(|route| (route, clock));
+            self::attempt(
+                &requests,
+                &spent,
+                cloneable,
+                &send,
+                self.classifier,
+                this,
+                routed,
+            )
         };
         let outcome = match hedge {
             Some(delay) if cloneable => {
@@ -145,6 +164,10 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
         let (result, report) = outcome.into_parts();
         if let Some(window) = window {
             window.end(self.clock.now_nanos(), reserved, &report);
+        }
+        let mut report = report;
+        if let Some(route) = route {
+            report.each_went_to(|number| route.endpoint_of(number));
         }
         (result.or_else(Unsuccessful::into_result), report)
     }
@@ -232,15 +255,17 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
 /// runs in its span (`span.rs`), attempt `number` of the call `shared`
 /// names.
 #[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
-pub(super) fn attempt<'r, Req, R, S, Res, Err, E, Fut, Cl>(
+pub(super) fn attempt<'r, Req, R, S, Res, Err, E, Fut, Cl, C>(
     requests: &'r Mutex<Requests<'_, Req, R>>,
     spent: &'r AtomicBool,
     cloneable: bool,
     send: &S,
     classifier: &'r Cl,
     (shared, number, endpoint): (&Shared, u32, Option<&str>),
-) -> impl Future<Output = Result<Res, Unsuccessful<Res, E>>> + use<'r, Req, R, S, Res, Err, E, Fut, Cl>
+    routed: Option<Routed<'r, C>>,
+) -> impl Future<Output = Result<Res, Unsuccessful<Res, E>>> + use<'r, Req, R, S, Res, Err, E, Fut, Cl, C>
 where
+    C: Clock,
     R: CloneRequest<Req>,
     S: Fn(Req) -> Fut,
     Fut: Future<Output = Result<Res, Err>>,
@@ -253,6 +278,8 @@ where
     #[cfg(feature = "tracing")]
     let entered = span.enter();
     let next = requests.lock().unwrap_or_else(|e| e.into_inner()).next();
+    // Chosen right before `send`, which reads it as the route's latest.
+    let replica = routed.and_then(|(route, clock)| route.choose(number, clock.now()));
     let sending = next.map(|(request, last)| {
         if last && cloneable {
             spent.store(true, Relaxed);
@@ -267,7 +294,18 @@ where
         let Some((response, last)) = sending else {
             return Err(Unsuccessful::engine(RequestSpent, false));
         };
-        let judged = Unsuccessful::judge(classifier, response.await);
+        let response = response.await;
+        if let (Some((route, clock)), Some(replica)) = (routed, &replica) {
+            // Envoy's outlier detection counts a 5xx, or no response.
+            let failed = match &response {
+                Ok(response) => classifier
+                    .status(response)
+                    .is_some_and(|status| status >= 500),
+                Err(_) => true,
+            };
+            route.ended(replica, failed, clock.now());
+        }
+        let judged = Unsuccessful::judge(classifier, response);
         #[cfg(feature = "tracing")]
         if let Err(failed) = &judged {
             super::span::failed(&of_attempt, failed.error_type::<Err, Cl>(classifier));
@@ -281,6 +319,9 @@ where
     let attempt = tracing::Instrument::instrument(attempt, span);
     attempt
 }
+
+/// An attempt's route: the call's, and the clock the detection reads.
+pub(super) type Routed<'r, C> = (&'r crate::endpoint::Route<'r>, &'r C);
 
 /// A layer's chaos on the operation of one call.
 fn with_chaos<'b, Res, E, C, H>(

@@ -424,6 +424,7 @@ impl<Cl, C, A, R, H, P> ResilientLayer<Cl, C, A, R, H, P> {
             clock: &self.clock,
             endpoint: None,
             priority: None,
+            route: None,
         }
     }
 }

@@ -139,7 +139,17 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
         let endpoint = self.endpoint.as_deref();
         let attempt = |attempt: crate::Attempt| {
             let this = (shared, attempt.number(), endpoint);
-            super::call::attempt(&requests, &spent, true, &send, self.classifier, this)
+            // A routed call never takes this path: its first attempt
+            // chooses a replica too.
+            super::call::attempt(
+                &requests,
+                &spent,
+                true,
+                &send,
+                self.classifier,
+                this,
+                None::<super::call::Routed<'_, C>>,
+            )
         };
         let outcome = op
             .after_first_async(first.elapsed, first.failed, attempt)
