@@ -30,9 +30,21 @@ use crate::tower::{Hedgeable, IdempotentRequests, Resendable};
 use crate::tower::{attach_to, per_endpoint_setters, resilient_setters};
 
 mod coalesce;
+mod error;
+mod replay;
 mod replicas;
 
 use coalesce::Coalescing;
+
+/// How a middleware sends each request, beside the engine's settings:
+/// whether it coalesces, its replicas, its replay buffer.
+#[derive(Clone, Default)]
+struct Sending {
+    coalesce: Option<Coalescing>,
+    routing: Option<crate::endpoint::Routing>,
+    /// The most bytes of a streamed body kept to send it again.
+    replay: Option<usize>,
+}
 
 /// A reqwest-middleware [`Middleware`] that makes each request resilient:
 /// retries with backoff and jitter, Retry-After waits that spend no
@@ -103,7 +115,9 @@ use coalesce::Coalescing;
 /// is, and its response or error is the caller's, with no retry whatever
 /// the classifier says; the report's text of that failure ends with "(not
 /// retried: the request can't be cloned)". (reqwest-retry fails such a
-/// request with an error instead.)
+/// request with an error instead.) With
+/// [`replay_buffer`](Self::replay_buffer), a streamed body is kept as it
+/// is sent, up to a limit, and sent again while it fits.
 ///
 /// # Hedging
 ///
@@ -156,8 +170,7 @@ pub struct ResilientMiddleware<
     clock: C,
     hedge_if: H,
     resend_if: P,
-    coalesce: Option<Coalescing>,
-    routing: Option<crate::endpoint::Routing>,
+    sending: Sending,
 }
 
 impl ResilientMiddleware {
@@ -179,8 +192,7 @@ impl ResilientMiddleware {
             clock: TokioClock,
             hedge_if: IdempotentRequests,
             resend_if: IdempotentRequests,
-            coalesce: None,
-            routing: None,
+            sending: Sending::default(),
         }
     }
 }
@@ -370,8 +382,7 @@ impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
             clock: self.clock,
             hedge_if: self.hedge_if,
             resend_if: self.resend_if,
-            coalesce: self.coalesce,
-            routing: self.routing,
+            sending: self.sending,
         }
     }
 
@@ -393,8 +404,7 @@ impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
             clock,
             hedge_if: self.hedge_if,
             resend_if: self.resend_if,
-            coalesce: self.coalesce,
-            routing: self.routing,
+            sending: self.sending,
         }
     }
 
@@ -424,8 +434,7 @@ impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
             clock: self.clock,
             hedge_if: rule,
             resend_if: self.resend_if,
-            coalesce: self.coalesce,
-            routing: self.routing,
+            sending: self.sending,
         }
     }
 
@@ -472,8 +481,7 @@ impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
             clock: self.clock,
             hedge_if: self.hedge_if,
             resend_if: rule,
-            coalesce: self.coalesce,
-            routing: self.routing,
+            sending: self.sending,
         }
     }
 }
@@ -511,6 +519,7 @@ where
             endpoint: None,
             priority: None,
             route: None,
+            committed: None,
         }
     }
 
@@ -556,19 +565,31 @@ where
     ) -> Result<Response, Error> {
         let given = &*extensions;
         let last = Mutex::new(None);
-        let route = self.routing.as_ref().map(crate::endpoint::Routing::route);
+        let route = self
+            .sending
+            .routing
+            .as_ref()
+            .map(crate::endpoint::Routing::route);
         let send = sender!(next, given, last, shared, route.as_ref());
         let endpoint = self.endpoint_of(&request);
         let priority = given.get::<crate::limit::Priority>().copied();
+        let mut request = request;
+        let replay = replay::Replay::take(&mut request, self.sending.replay);
+        let committed = replay.as_deref().map(|replay| move || replay.committed());
         let (response, report) = self
             .call_with(shared)
             .at(endpoint)
             .routed(route.as_ref())
             .of_priority(priority)
+            .committed_by(
+                committed
+                    .as_ref()
+                    .map(|c| c as &crate::tower::Committed<'_>),
+            )
             .run(
                 request,
-                &Request::try_clone,
-                &self.hedge_if,
+                &|request: &Request| replay::copy(request, replay.as_ref()),
+                &replay::UnlessStreamed(&self.hedge_if, replay.is_some()),
                 &self.resend_if,
                 send,
             )
@@ -715,7 +736,7 @@ where
         'life2: 'async_trait,
         Self: 'async_trait,
     {
-        if let Some(coalescing) = &self.coalesce
+        if let Some(coalescing) = &self.sending.coalesce
             && let Some(key) = coalescing.key_of(&request)
         {
             return Box::pin(coalescing.run(key, move || self.dispatch(request, extensions, next)));
@@ -742,37 +763,11 @@ where
         // before its first attempt and no hedge carries none of their state.
         if self.shared.per_key.is_set() {
             Box::pin(self.run_endpoint(request, extensions, next))
-        } else if self.routing.is_none() && self.call().is_plain() {
+        } else if self.sending.routing.is_none() && self.call().is_plain() {
             Box::pin(self.run_plain(request, extensions, next))
         } else {
             Box::pin(self.run(request, extensions, next))
         }
-    }
-}
-
-impl EngineError for Error {
-    fn engine(error: impl std::error::Error + Send + Sync + 'static) -> Self {
-        Error::middleware(error)
-    }
-    fn injected(error: ::tower::BoxError) -> Self {
-        Error::middleware(Injected(error))
-    }
-}
-
-/// A fault chaos injected, as reqwest-middleware's error: its text and
-/// source are the maker's error.
-#[derive(Debug)]
-struct Injected(::tower::BoxError);
-
-impl fmt::Display for Injected {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0, f)
-    }
-}
-
-impl std::error::Error for Injected {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&*self.0)
     }
 }
 

@@ -55,7 +55,7 @@ impl<Cl, C, H, P> super::ResilientMiddleware<Cl, C, H, P> {
         mut self,
         key: impl Fn(&Request) -> Option<String> + Send + Sync + 'static,
     ) -> Self {
-        self.coalesce = Some(Coalescing::new(Arc::new(key)));
+        self.sending.coalesce = Some(Coalescing::new(Arc::new(key)));
         self
     }
 }

@@ -28,8 +28,12 @@ impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
     /// # let _ = middleware;
     /// ```
     pub fn replicas(mut self, replicas: Replicas) -> Self {
-        let detection = self.routing.take().and_then(|routing| routing.detection);
-        self.routing = Some(Routing::new(replicas, detection));
+        let detection = self
+            .sending
+            .routing
+            .take()
+            .and_then(|routing| routing.detection);
+        self.sending.routing = Some(Routing::new(replicas, detection));
         self
     }
 
@@ -37,11 +41,11 @@ impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
     /// [`OutlierDetection`]); with [`replicas`](Self::replicas). Keep a
     /// clone to see and steer it: `ejected()`, `eject`, `restore`.
     pub fn outlier_detection(mut self, detection: OutlierDetection) -> Self {
-        let replicas = self.routing.take().map_or_else(
+        let replicas = self.sending.routing.take().map_or_else(
             || Replicas::fixed(Vec::<String>::new()),
             |routing| routing.replicas,
         );
-        self.routing = Some(Routing::new(replicas, Some(detection)));
+        self.sending.routing = Some(Routing::new(replicas, Some(detection)));
         self
     }
 }

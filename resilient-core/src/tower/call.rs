@@ -55,7 +55,14 @@ pub(crate) struct Call<'a, Cl, C> {
     /// (see [`Route::latest`](crate::endpoint::Route::latest)), which the
     /// sender sends the request to.
     pub(crate) route: Option<&'a crate::endpoint::Route<'a>>,
+    /// Whether a request that could be copied can't be any more (a
+    /// streamed body past its replay buffer), asked once an attempt
+    /// failed: no other attempt follows it then.
+    pub(crate) committed: Option<&'a Committed<'a>>,
 }
+
+/// Says whether a call's request is committed: sent once, for good.
+pub(crate) type Committed<'a> = dyn Fn() -> bool + Send + Sync + 'a;
 
 impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
     /// The call, sent to `endpoint`.
@@ -66,6 +73,12 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
     /// The call, each attempt of which goes to a replica along `route`.
     pub(crate) fn routed(self, route: Option<&'a crate::endpoint::Route<'a>>) -> Self {
         Call { route, ..self }
+    }
+
+    /// The call, whose request is committed once `committed` says so.
+    #[cfg(feature = "reqwest")]
+    pub(crate) fn committed_by(self, committed: Option<&'a Committed<'a>>) -> Self {
+        Call { committed, ..self }
     }
 
     /// The call, of the request's own `priority` if it has one.
@@ -138,13 +151,13 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
             (hedge, _) => (hedge, 0),
         };
         let endpoint = self.endpoint.as_deref();
-        let (route, clock) = (self.route, self.clock);
+        let (route, clock, committed) = (self.route, self.clock, self.committed);
         let attempt = |attempt: crate::Attempt| {
             let this = (shared, attempt.number(), endpoint);
             let routed = route.map(|route| (route, clock));
             self::attempt(
                 &requests,
-                &spent,
+                (&spent, committed),
                 cloneable,
                 &send,
                 self.classifier,
@@ -210,6 +223,7 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
         let resend = resend || !cloneable;
         let on_retry = shared.on_retry.as_deref();
         let on_report = shared.on_report.as_deref();
+        let committed = self.committed;
         let mut op = Operation::new()
             .policy(&RetryPolicy { settings })
             .clock(self.clock)
@@ -219,7 +233,10 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
             // A copy refused after others were made leaves the original to
             // the last attempt: nothing may follow it.
             .retry_if(move |failed: &Unsuccessful<Res, E>| {
-                failed.retryable && !spent.load(Relaxed) && failed.reach.allows_retry(resend)
+                failed.retryable
+                    && !spent.load(Relaxed)
+                    && failed.reach.allows_retry(resend)
+                    && !committed.is_some_and(|committed| committed())
             })
             .retry_after(|failed: &Unsuccessful<Res, E>| failed.retry_after)
             .on_retry(move |event| {
@@ -257,7 +274,7 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
 #[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
 pub(super) fn attempt<'r, Req, R, S, Res, Err, E, Fut, Cl, C>(
     requests: &'r Mutex<Requests<'_, Req, R>>,
-    spent: &'r AtomicBool,
+    (spent, committed): (&'r AtomicBool, Option<&'r Committed<'r>>),
     cloneable: bool,
     send: &S,
     classifier: &'r Cl,
@@ -310,9 +327,18 @@ where
         if let Err(failed) = &judged {
             super::span::failed(&of_attempt, failed.error_type::<Err, Cl>(classifier));
         }
-        judged.map_err(|failed| Unsuccessful {
-            not_cloned: last,
-            ..failed
+        judged.map_err(|failed| {
+            let not_again = if last {
+                Some(NOT_CLONED)
+            } else if committed.is_some_and(|committed| committed()) {
+                Some(COMMITTED)
+            } else {
+                None
+            };
+            Unsuccessful {
+                not_again,
+                ..failed
+            }
         })
     };
     #[cfg(feature = "tracing")]
@@ -358,7 +384,7 @@ fn injected_fault<Res, E: EngineError>(chaos: &(dyn Any + Send + Sync)) -> Unsuc
         failure: Returned::Error(error),
         retryable: true,
         retry_after: None,
-        not_cloned: false,
+        not_again: None,
         reach: Reach::unsent(),
     }
 }
@@ -494,14 +520,23 @@ impl fmt::Display for RequestSpent {
 
 impl std::error::Error for RequestSpent {}
 
+/// The note of an attempt whose request could not be cloned.
+const NOT_CLONED: &str = " (not retried: the request can't be cloned)";
+
+/// The note of an attempt whose request was committed: its streamed
+/// body passed the replay buffer, or ended in an error.
+const COMMITTED: &str =
+    " (not retried: the request is committed, its streamed body past the replay buffer)";
+
 /// An attempt that failed, as the engine carries it: what the service
 /// gave back, and the verdict on it.
 pub(crate) struct Unsuccessful<Res, E> {
     failure: Returned<Res, E>,
     retryable: bool,
     retry_after: Option<Duration>,
-    /// The request could not be cloned for another attempt.
-    not_cloned: bool,
+    /// Why the request can't be sent again, when it can't: the report's
+    /// text says so.
+    not_again: Option<&'static str>,
     /// Whether the request may have reached the server.
     reach: Reach,
 }
@@ -559,7 +594,7 @@ impl<Res, E> Unsuccessful<Res, E> {
             failure,
             retryable,
             retry_after,
-            not_cloned: false,
+            not_again: None,
             reach,
         }
     }
@@ -605,7 +640,7 @@ impl<Res, E> Unsuccessful<Res, E> {
             failure: Returned::Error(E::engine(error)),
             retryable,
             retry_after: None,
-            not_cloned: false,
+            not_again: None,
             reach: Reach::unsent(),
         }
     }
@@ -655,8 +690,8 @@ impl<Res, E: fmt::Display> fmt::Display for Unsuccessful<Res, E> {
             Returned::Response { text, .. } => f.write_str(text)?,
             Returned::Error(error) => fmt::Display::fmt(error, f)?,
         }
-        if self.not_cloned {
-            f.write_str(" (not retried: the request can't be cloned)")?;
+        if let Some(note) = self.not_again {
+            f.write_str(note)?;
         }
         if let Some(note) = self.reach.note() {
             f.write_str(note)?;

@@ -425,6 +425,7 @@ impl<Cl, C, A, R, H, P> ResilientLayer<Cl, C, A, R, H, P> {
             endpoint: None,
             priority: None,
             route: None,
+            committed: None,
         }
     }
 }

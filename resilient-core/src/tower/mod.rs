@@ -153,7 +153,7 @@ pub use service::{Resilient, ResponseFuture};
 #[cfg(feature = "reqwest")]
 pub(crate) use attach::attach_to;
 #[cfg(feature = "reqwest")]
-pub(crate) use call::{Call, EngineError};
+pub(crate) use call::{Call, Committed, EngineError};
 #[cfg(feature = "reqwest")]
 pub(crate) use per_endpoint::per_endpoint_setters;
 #[cfg(feature = "reqwest")]

@@ -143,7 +143,7 @@ impl<Cl, C: Clock> Call<'_, Cl, C> {
             // chooses a replica too.
             super::call::attempt(
                 &requests,
-                &spent,
+                (&spent, None),
                 true,
                 &send,
                 self.classifier,
