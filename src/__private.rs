@@ -20,11 +20,11 @@ pub use crate::{
 // Named by the shapes' macros.
 pub use resilient_core::__private::erase as idempotency_store;
 pub use resilient_core::__private::{
-    IdempotentCall, Recipe, Tally, chosen_fallback_due, drive, finish_after, first_attempt,
-    first_attempt_async, first_attempt_async_of, first_attempt_unbuilt, first_untimed_async_of,
-    idempotency_fingerprint, next_running, outcome_from, outcome_of, resume, resume_async,
-    run_after, run_blocking_on_demand, run_blocking_recipe, run_blocking_unbuilt, with_expiring,
-    with_tally,
+    HEDGE_FALLBACK, IdempotentCall, Recipe, Tally, chosen_fallback_due, drive, finish_after,
+    first_attempt, first_attempt_async, first_attempt_async_of, first_attempt_unbuilt,
+    first_untimed_async_of, idempotency_fingerprint, next_running, outcome_from, outcome_of,
+    resume, resume_async, run_after, run_blocking_on_demand, run_blocking_recipe,
+    run_blocking_unbuilt, with_expiring, with_tally,
 };
 pub use resilient_core::idempotency::{
     DEFAULT_TTL, IdempotencyConflictFailure, IdempotencyFailure,

@@ -157,6 +157,7 @@ pub use clock::TscClock;
 pub use clock::{Clock, Mark, SystemClock, TokioClock, Untimed};
 #[doc(hidden)]
 pub use clock::{ReadsSince, Timeline};
+pub use engine::hedge_window::HedgeWindow;
 /// The former name of [`RetryAfterHint`].
 #[doc(hidden)]
 #[allow(deprecated)]
@@ -185,6 +186,8 @@ pub mod __private {
         first_attempt_unbuilt, first_untimed_async_of,
     };
     pub use crate::observe::Tally;
+    // `hedge = p95`'s delay until its window holds enough samples.
+    pub use crate::engine::hedge_window::FALLBACK as HEDGE_FALLBACK;
     // Named by `MakeOperation`'s methods, which the expansion implements.
     pub use crate::engine::attempt::terms::FirstTerms;
     pub use crate::engine::plan::NamedListeners;

@@ -11,7 +11,6 @@ use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
 use syn::{Error, Expr, ExprArray, ExprPath, Ident, Lit, LitStr, Path, Token, UnOp};
 
-use crate::duration::{self, Nanos};
 use crate::errors::Errors;
 use crate::options::{self, EXPONENTIAL_ARGS, Kind, OptionSpec};
 use crate::options::{
@@ -21,6 +20,14 @@ use crate::options::{
 };
 use crate::suggest;
 
+mod durations;
+mod hedge;
+
+pub(crate) use durations::Dur;
+use durations::dur;
+pub(crate) use hedge::HedgeSpec;
+use hedge::hedge;
+
 /// An integer literal option (`retries`, `min_retries`, …).
 pub(crate) struct Count {
     pub(crate) value: u32,
@@ -28,13 +35,6 @@ pub(crate) struct Count {
     /// `retries = unbounded`: as many retries as the attempts' `u32`
     /// holds, which a cap on time must end.
     pub(crate) unbounded: bool,
-}
-
-/// A duration: a literal read at expansion time, or an expression of type
-/// `Duration` evaluated at run time.
-pub(crate) enum Dur {
-    Literal { nanos: Nanos, lit: LitStr },
-    Expr(Expr),
 }
 
 /// The literal `false` of an option that turns something off.
@@ -115,6 +115,7 @@ macro_rules! values {
 values! {
     Count(Count),
     Duration(Dur),
+    Hedge(HedgeSpec),
     Expression(Expr),
     Paths(Vec<ExprPath>),
     Off(Off),
@@ -252,7 +253,7 @@ attrs! {
     fallback_on: RetryOn = FALLBACK_ON,
     fallback_if: Expr = FALLBACK_IF,
     chaos: Expr = CHAOS,
-    hedge: Dur = HEDGE,
+    hedge: HedgeSpec = HEDGE,
     max_hedges: Count = MAX_HEDGES,
     idempotency: Expr = IDEMPOTENCY,
     idempotency_key: Expr = IDEMPOTENCY_KEY,
@@ -330,6 +331,7 @@ fn parse_option(input: ParseStream, options: &mut Options, errors: &mut Errors) 
     let value = match spec.kind {
         Kind::Count | Kind::Retries => count(spec, &name, value).map(Value::Count),
         Kind::Duration => dur(&name, value).map(Value::Duration),
+        Kind::Hedge => hedge(&name, value).map(Value::Hedge),
         Kind::Expression => Ok(Value::Expression(value)),
         Kind::Path => function_paths(spec, &name, value).map(Value::Paths),
         Kind::Off => off(&name, &value).map(Value::Off),
@@ -487,45 +489,6 @@ fn variants(name: &str, value: Expr, (would, remove): (&str, &str)) -> syn::Resu
         }
     }
     errors.into_result().map(|()| RetryOn { variants })
-}
-
-fn dur(name: &str, value: Expr) -> syn::Result<Dur> {
-    match peel(&value) {
-        Expr::Lit(lit) => match &lit.lit {
-            Lit::Str(text) => match duration::parse(&text.value()) {
-                Ok(nanos) => Ok(Dur::Literal {
-                    nanos,
-                    lit: text.clone(),
-                }),
-                Err(reason) => Err(Error::new(
-                    text.span(),
-                    format!(
-                        "`{name}`: \"{}\" is not a duration: {reason}; {}",
-                        text.value(),
-                        duration::HOW_TO
-                    ),
-                )),
-            },
-            Lit::Int(_) | Lit::Float(_) => {
-                let number = quote::ToTokens::to_token_stream(&lit.lit).to_string();
-                Err(Error::new_spanned(
-                    &value,
-                    format!(
-                        "`{name}` needs a unit: write `{name} = \"{number}s\"` or `{name} = \"{number}ms\"`, or pass a `std::time::Duration`"
-                    ),
-                ))
-            }
-            _ => Err(Error::new_spanned(
-                &value,
-                format!("`{name}` takes a duration: {}", duration::HOW_TO),
-            )),
-        },
-        Expr::Unary(unary) if matches!(unary.op, UnOp::Neg(_)) => Err(Error::new_spanned(
-            &value,
-            format!("`{name}` can't be negative: {}", duration::HOW_TO),
-        )),
-        _ => Ok(Dur::Expr(value)),
-    }
 }
 
 fn single_ident(expr: &Expr) -> Option<&Ident> {

@@ -329,7 +329,7 @@ pub(crate) const HEDGE: OptionSpec = OptionSpec {
     async_only: Some(
         "a hedge is an attempt started beside one still running, and a blocking fn runs one attempt at a time: `hedge` needs an `async fn`",
     ),
-    ..OptionSpec::new("hedge", Kind::Duration, "\"200ms\"", Expand::Elsewhere).run(Run::Hedged)
+    ..OptionSpec::new("hedge", Kind::Hedge, "\"200ms\"", Expand::Elsewhere).run(Run::Hedged)
 };
 
 pub(crate) const MAX_HEDGES: OptionSpec =

@@ -18,6 +18,12 @@ const fn millis(n: u64) -> Duration {
     Duration::from_millis(n)
 }
 
+/// Each attempt's kind and when it started.
+fn starts_of(report: &resilient::ExecutionReport) -> Vec<(AttemptKind, Duration)> {
+    let attempts = report.attempts().iter();
+    attempts.map(|r| (r.kind(), r.started_at())).collect()
+}
+
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("replica {0} failed")]
 struct ReplicaError(u32);
@@ -114,12 +120,7 @@ async fn max_hedges_2_starts_a_hedge_each_second_while_none_answers() {
     assert_eq!(start.elapsed(), millis(2100));
     assert_eq!(started.load(Ordering::SeqCst), 3);
     assert_eq!(dropped.load(Ordering::SeqCst), 2);
-    let starts: Vec<_> = outcome
-        .report()
-        .attempts()
-        .iter()
-        .map(|r| (r.kind(), r.started_at()))
-        .collect();
+    let starts = starts_of(outcome.report());
     assert_eq!(
         starts,
         [
@@ -210,4 +211,74 @@ async fn a_round_whose_attempts_all_fail_is_retried_then_falls_back() {
     );
     // Every attempt ran to its end: none was dropped.
     assert_eq!(outcome.into_result(), Ok(100));
+}
+
+/// The calls `measured` took, and the one of them that hangs.
+static MEASURED_CALLS: AtomicU32 = AtomicU32::new(0);
+
+#[resilient(hedge = p95)]
+async fn measured() -> Result<u32, ReplicaError> {
+    let call = MEASURED_CALLS.fetch_add(1, Ordering::SeqCst);
+    // Calls 0..20 answer in 80 ms; call 20, the 21st call's first
+    // attempt, hangs for 10 s, and its hedge (call 21) answers in 80 ms.
+    let took = if call == 20 { secs(10) } else { millis(80) };
+    tokio::time::sleep(took).await;
+    Ok(call)
+}
+
+#[tokio::test(start_paused = true)]
+async fn hedge_p95_waits_the_measured_percentile_of_the_functions_own_calls() {
+    for expected in 0..20 {
+        let outcome = measured().await;
+        assert_eq!(
+            outcome.report().attempt_count(),
+            1,
+            "below the 100 ms fallback, no hedge"
+        );
+        assert_eq!(outcome.into_result(), Ok(expected));
+    }
+    let start = Instant::now();
+    let outcome = measured().await;
+    // p95 of twenty 80 ms samples: the upper end of their bucket, 81.919
+    // ms (an eighth of a power of two wide), rounded up to a whole ms.
+    let p95 = millis(82);
+    assert_eq!(start.elapsed(), p95 + millis(80));
+    let starts = starts_of(outcome.report());
+    assert_eq!(
+        starts,
+        [(AttemptKind::Primary, secs(0)), (AttemptKind::Hedge, p95)],
+        "the hedge waited the measured p95, not the 100 ms fallback"
+    );
+    assert_eq!(outcome.into_result(), Ok(21));
+}
+
+/// The attempts `hanging` started.
+static HANGING_CALLS: AtomicU32 = AtomicU32::new(0);
+
+#[derive(Debug)]
+struct Hung;
+
+impl From<resilient::TimedOut> for Hung {
+    fn from(_: resilient::TimedOut) -> Self {
+        Hung
+    }
+}
+
+#[resilient(hedge = p99, timeout = "1s")]
+async fn hanging() -> Result<u32, Hung> {
+    HANGING_CALLS.fetch_add(1, Ordering::SeqCst);
+    std::future::pending().await
+}
+
+#[tokio::test(start_paused = true)]
+async fn under_a_hanging_backend_hedge_p99_stays_within_5_percent_extra_load() {
+    let mut calls = tokio::task::JoinSet::new();
+    for _ in 0..100 {
+        calls.spawn(async { hanging().await.into_result() });
+    }
+    let results = calls.join_all().await;
+    assert!(results.iter().all(Result::is_err), "every call timed out");
+    // The 20th call may hedge once (0.05 × 20), the 40th once more, …:
+    // five hedges for a hundred calls, each at the 100 ms fallback.
+    assert_eq!(HANGING_CALLS.load(Ordering::SeqCst), 105);
 }

@@ -143,6 +143,14 @@ impl<'o> Core<'o> {
             .map_or(1, |slow| slow.report.attempt_count())
     }
 
+    /// How many hedges the report holds.
+    pub(crate) fn hedges_started(&self) -> u64 {
+        self.slow.as_ref().map_or(0, |slow| {
+            let attempts = slow.report.attempts().iter();
+            attempts.filter(|a| a.kind() == AttemptKind::Hedge).count() as u64
+        })
+    }
+
     /// The wait decided before the next attempt, if any.
     #[inline]
     pub(crate) fn pending(&self) -> Option<Duration> {

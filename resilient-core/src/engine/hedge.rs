@@ -23,6 +23,7 @@ use std::time::Duration;
 use super::attempt::run::AttemptContext;
 use super::execution::{Execution, Opened};
 use super::gates::{Admission, Permits, Refusal};
+use super::hedge_window::HedgeWindow;
 use super::hooks::HookSet;
 use super::operation::Operation;
 use super::plan::Plan;
@@ -62,8 +63,12 @@ use crate::report::{AttemptKind, Outcome};
 #[must_use = "an operation does nothing until it is run"]
 pub struct Hedged<'b, T, E, C, H> {
     pub(super) op: Operation<'b, T, E, C, H>,
-    delay: Duration,
+    /// The delay in nanoseconds (saturated): a `Duration`'s padding would
+    /// make room for the window in every hedged call's future.
+    delay: u64,
     max_hedges: u32,
+    /// Where the delay is measured, and the cap on hedges kept.
+    window: Option<&'b HedgeWindow>,
 }
 
 impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
@@ -83,8 +88,9 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
     pub fn hedge(self, delay: Duration) -> Hedged<'b, T, E, C, H> {
         Hedged {
             op: self,
-            delay,
+            delay: crate::time::duration_nanos(delay),
             max_hedges: 1,
+            window: None,
         }
     }
 }
@@ -94,6 +100,18 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Hedged<'b, T, E, C, H> {
     /// (default 1; 0 turns hedging off).
     pub fn max_hedges(mut self, max_hedges: u32) -> Self {
         self.max_hedges = max_hedges;
+        self
+    }
+
+    /// Takes the hedge delay from `window`: the measured percentile of the
+    /// latencies of the successful attempts of every run that shares it,
+    /// the delay given to [`hedge`](Operation::hedge) until enough were
+    /// measured. A run hedges only while the hedges stay within the
+    /// window's `max_extra_load` of its runs; its hedges are reserved as
+    /// it starts, so the cap holds while attempts hang. See
+    /// [`HedgeWindow`].
+    pub fn window(mut self, window: &'b HedgeWindow) -> Self {
+        self.window = Some(window);
         self
     }
 
@@ -130,7 +148,8 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Hedged<'b, T, E, C, H> {
         Fut: Future<Output = Result<T, E>>,
     {
         let mut exec = self.op.start();
-        let delay = exec.hedge_delay(self.delay);
+        // `None`: the window let this run no hedge.
+        let delay = self.measured().map(|delay| exec.hedge_delay(delay));
         while exec.next_async().await {
             // Admitted here, not in the round: the wait for admission and
             // the round are then never in this future at once.
@@ -138,10 +157,35 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Hedged<'b, T, E, C, H> {
             let plan = exec.plan();
             let admitted = plan.gates.admit_async(&plan.clock, &at).await;
             if let Some(primary) = begin_hedged(&mut exec, AttemptKind::Primary, admitted) {
-                hedged_round(&mut exec, primary, &f, delay, self.max_hedges).await;
+                let (delay, max_hedges) = match delay {
+                    Some(delay) => (delay, self.max_hedges),
+                    None => (Duration::MAX, 0),
+                };
+                hedged_round(&mut exec, primary, &f, delay, max_hedges).await;
             }
         }
-        exec.settled()
+        let settled = exec.settled();
+        if let Some(window) = self.window {
+            // What `begin` reserved: the run's hedges, if it may hedge.
+            let reserved = if delay.is_some() { self.max_hedges } else { 0 };
+            let now = self.op.plan.clock.now_nanos();
+            match &settled {
+                Ok(outcome) => window.end(now, reserved, outcome.report()),
+                Err(exec) => window.end_failed(now, reserved, exec.hedges_started()),
+            }
+        }
+        settled
+    }
+
+    /// The run's hedge delay: the window's, which reserves the run's
+    /// hedges, or `None` if it has none to spare; the fixed one without a
+    /// window.
+    fn measured(&self) -> Option<Duration> {
+        let Some(window) = self.window else {
+            return Some(Duration::from_nanos(self.delay));
+        };
+        let now = self.op.plan.clock.now_nanos();
+        window.begin(now, Duration::from_nanos(self.delay), self.max_hedges)
     }
 }
 

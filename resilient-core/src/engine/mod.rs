@@ -52,6 +52,7 @@ pub(crate) mod expansion;
 mod first;
 pub(crate) mod gates;
 mod hedge;
+pub(crate) mod hedge_window;
 pub mod hooks;
 mod idempotent;
 mod operation;

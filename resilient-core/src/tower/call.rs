@@ -138,18 +138,8 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
             None => op,
         };
 
-        // A measured delay, within the cap on hedges.
         let window = shared.hedge_window.as_deref();
         let max_hedges = shared.max_hedges.unwrap_or(1);
-        let (hedge, reserved) = match (hedge, window) {
-            (Some(fixed), Some(window)) if cloneable => {
-                match window.begin(self.clock.now_nanos(), fixed, max_hedges) {
-                    Some(delay) => (Some(delay), max_hedges),
-                    None => (None, 0),
-                }
-            }
-            (hedge, _) => (hedge, 0),
-        };
         let endpoint = self.endpoint.as_deref();
         let (route, clock, committed) = (self.route, self.clock, self.committed);
         let attempt = |attempt: crate::Attempt| {
@@ -167,18 +157,17 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
         };
         let outcome = match hedge {
             Some(delay) if cloneable => {
-                op.hedge(delay)
-                    .max_hedges(max_hedges)
-                    .run_async(attempt)
-                    .await
+                let hedged = op.hedge(delay).max_hedges(max_hedges);
+                let hedged = match window {
+                    // A measured delay, within the cap on hedges.
+                    Some(window) => hedged.window(window),
+                    None => hedged,
+                };
+                hedged.run_async(attempt).await
             }
             _ => op.run_async(attempt).await,
         };
-        let (result, report) = outcome.into_parts();
-        if let Some(window) = window {
-            window.end(self.clock.now_nanos(), reserved, &report);
-        }
-        let mut report = report;
+        let (result, mut report) = outcome.into_parts();
         if let Some(route) = route {
             report.each_went_to(|number| route.endpoint_of(number));
         }

@@ -113,7 +113,6 @@ mod hedge;
 mod hold;
 mod layer;
 mod per_endpoint;
-pub(crate) mod percentile;
 #[cfg(feature = "reqwest")]
 mod plain;
 mod replay;

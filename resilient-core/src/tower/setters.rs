@@ -389,10 +389,10 @@ macro_rules! resilient_setters {
         /// ```
         pub fn hedge_at_percentile(mut self, percentile: f64) -> Self {
             let window = match self.shared.hedge_window.take() {
-                Some(window) => window.at_percentile(percentile),
-                None => $crate::tower::percentile::HedgeWindow::new(
+                Some(window) => window.with_percentile(percentile),
+                None => $crate::engine::hedge_window::HedgeWindow::new(
                     Some(percentile),
-                    $crate::tower::percentile::DEFAULT_MAX_EXTRA_LOAD,
+                    $crate::engine::hedge_window::DEFAULT_MAX_EXTRA_LOAD,
                 ),
             };
             self.shared.hedge_window = Some(::std::sync::Arc::new(window));
@@ -416,7 +416,7 @@ macro_rules! resilient_setters {
         pub fn max_extra_load(mut self, share: f64) -> Self {
             let window = match self.shared.hedge_window.take() {
                 Some(window) => window.with_max_extra_load(share),
-                None => $crate::tower::percentile::HedgeWindow::new(None, share),
+                None => $crate::engine::hedge_window::HedgeWindow::new(None, share),
             };
             self.shared.hedge_window = Some(::std::sync::Arc::new(window));
             self

@@ -46,7 +46,7 @@ pub(crate) struct Shared {
     /// (`None`: one).
     pub(crate) hedge: Option<Duration>,
     /// The measured delay and the cap on hedges, if either is set.
-    pub(crate) hedge_window: Option<Arc<super::percentile::HedgeWindow>>,
+    pub(crate) hedge_window: Option<Arc<crate::engine::hedge_window::HedgeWindow>>,
     pub(crate) max_hedges: Option<u32>,
     /// What chaos injects into the attempts, and the switches that decide.
     pub(crate) chaos: Option<ChaosSpec>,
@@ -181,7 +181,7 @@ impl Shared {
         // The fixed delay serves until the window holds enough samples.
         let fixed = self
             .hedge
-            .or(at_percentile.then_some(super::percentile::FALLBACK));
+            .or(at_percentile.then_some(crate::engine::hedge_window::FALLBACK));
         fixed.filter(|_| self.max_hedges != Some(0))
     }
 }

@@ -7,7 +7,9 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Expr, Ident};
 
-use crate::attr::{Attrs, BackoffSpec, Dur, Given, Jitter, Multiplier, Off, RetryOn, Value};
+use crate::attr::{
+    Attrs, BackoffSpec, Dur, Given, HedgeSpec, Jitter, Multiplier, Off, RetryOn, Value,
+};
 use crate::options::{Expand, OptionSpec, Side};
 use crate::signature::Function;
 
@@ -142,8 +144,26 @@ pub(super) fn build(
     // A hedged operation owns its operation: made here, so that the run
     // (under an idempotency key too) only borrows it.
     if let Some(hedge) = attrs.hedge {
-        let delay = duration(hedge.value);
-        let hedge = quote_spanned!(hedge.span()=> .hedge(#delay));
+        let span = hedge.value.span();
+        let hedge = match hedge.value {
+            HedgeSpec::Delay(delay) => {
+                let delay = duration(delay);
+                quote_spanned!(hedge.span()=> .hedge(#delay))
+            }
+            // The function's own window, shared by its calls: until it
+            // holds enough samples, the layer's fallback delay serves.
+            HedgeSpec::Percentile { per_mille, .. } => {
+                let root = names.root_at(span);
+                let share = Literal::f64_suffixed(f64::from(*per_mille) / 1000.0);
+                quote_spanned! {span=>
+                    .hedge(#root::__private::HEDGE_FALLBACK)
+                    .window({
+                        static WINDOW: #root::HedgeWindow = #root::HedgeWindow::at_percentile(#share);
+                        &WINDOW
+                    })
+                }
+            }
+        };
         let max_hedges = attrs.max_hedges.map(|max| {
             let count = Literal::u32_suffixed(max.value.value);
             quote_spanned!(max.span()=> .max_hedges(#count))
@@ -340,7 +360,9 @@ fn method_call(
             let variant = Ident::new(choice.variant, at);
             quote_spanned!(at=> #root #(:: #path)* :: #variant)
         }
-        Value::Paths(_) | Value::RetryOn(_) | Value::Crate(_) => TokenStream::new(),
+        Value::Paths(_) | Value::RetryOn(_) | Value::Crate(_) | Value::Hedge(_) => {
+            TokenStream::new()
+        }
     };
     quote_spanned!(span=> .#method(#value))
 }

@@ -5,7 +5,7 @@
 
 use syn::Expr;
 
-use crate::attr::{BackoffSpec, Dur, Multiplier, Options, Value};
+use crate::attr::{BackoffSpec, Dur, HedgeSpec, Multiplier, Options, Value};
 use crate::options::{ReadWhen, Run};
 
 use super::names::Names;
@@ -120,7 +120,8 @@ pub(super) fn is_made_of(value: &Value, constant: &dyn Fn(&Expr) -> bool) -> boo
     };
     match value {
         Value::Expression(expr) => constant(expr),
-        Value::Duration(dur) => constant_dur(dur),
+        Value::Duration(dur) | Value::Hedge(HedgeSpec::Delay(dur)) => constant_dur(dur),
+        Value::Hedge(HedgeSpec::Percentile { .. }) => true,
         Value::Backoff(BackoffSpec::None) => true,
         Value::Backoff(BackoffSpec::Constant(dur)) => constant_dur(dur),
         Value::Backoff(BackoffSpec::Exponential(exponential)) => {

@@ -12,6 +12,8 @@ pub(crate) enum Kind {
     Retries,
     /// A literal with a unit (`"250ms"`) or an expression of type `Duration`.
     Duration,
+    /// A `Duration` as above, or a percentile of measured latencies: `p95`.
+    Hedge,
     /// Any expression, evaluated inside the function on every call.
     Expression,
     /// The path of a function, or a list of them in brackets.

@@ -9,6 +9,10 @@
 //! 1. Add a row to [`OPTIONS`]: its name, a value as a user writes it (it
 //!    may name what `prelude.rs` declares; add what it needs there, such as
 //!    a `static` or an error conversion), and the options it needs.
+//!    A value of another form that expands otherwise (`hedge = p95` beside
+//!    `hedge = "100ms"`) is a row of its own named `option: form`, right
+//!    after the option's: the attribute is written with the option's
+//!    name, and its pair with the option's row is the option given twice.
 //! 2. If the option can't be combined with another, or not on a blocking
 //!    fn, add a rule to [`REJECTED`] with the message the attribute gives,
 //!    and a line to the guide's list of rejected pairs (`src/guide/retries.md`).
@@ -105,7 +109,8 @@ pub const OPTIONS: &[Row] = &[
     needs(row("chaos_outcome", "7"), &["chaos"]),
     needs(row("chaos_latency", "\"1ms\""), &["chaos"]),
     row("hedge", "\"100ms\""),
-    needs(row("max_hedges", "2"), &["hedge"]),
+    row("hedge: p95", "p95"),
+    needs(row("max_hedges", "2"), &["hedge", "hedge: p95"]),
     needs(row("idempotency", "&STORE"), &["idempotency_key"]),
     needs(
         row("idempotency_key", "format!(\"$fn-{x}\")"),
@@ -171,6 +176,8 @@ const fn on_blocking_fn(option: &'static [&'static str], message: &'static str) 
 pub const REJECTED: &[Rejection] = &[
     on_blocking_fn(&["timeout"], "`timeout` needs an `async fn`"),
     on_blocking_fn(&["hedge"], "`hedge` needs an `async fn`"),
+    on_blocking_fn(&["hedge: p95"], "`hedge` needs an `async fn`"),
+    rejected(&["hedge", "hedge: p95"], "`hedge` is given twice"),
     on_blocking_fn(&["coalesce"], "`coalesce` needs an `async fn`"),
     rejected(
         &["retries", "retry"],
@@ -272,13 +279,20 @@ impl Combo {
     }
 
     /// The messages of the rules that reject this combination.
+    /// Two rules of one message (an option's and its other form's) give
+    /// one error.
     pub fn rejections(&self) -> Vec<&'static str> {
-        REJECTED
+        let mut messages: Vec<&'static str> = Vec::new();
+        let rules = REJECTED
             .iter()
             .filter(|rule| rule.only.is_none_or(|only| only == self.flavor))
-            .filter(|rule| self.has_all(rule.options))
-            .map(|rule| rule.message)
-            .collect()
+            .filter(|rule| self.has_all(rule.options));
+        for rule in rules {
+            if !messages.contains(&rule.message) {
+                messages.push(rule.message);
+            }
+        }
+        messages
     }
 
     pub fn known_failure(&self) -> bool {
@@ -292,7 +306,11 @@ impl Combo {
         let options: Vec<String> = self
             .options
             .iter()
-            .map(|row| format!("{} = {}", row.name, row.value.replace("$fn", name)))
+            .map(|row| {
+                // `option: form` is the option's name, with a value of that form.
+                let key = row.name.split_once(':').map_or(row.name, |(key, _)| key);
+                format!("{key} = {}", row.value.replace("$fn", name))
+            })
             .collect();
         format!("#[resilient({})]", options.join(", "))
     }

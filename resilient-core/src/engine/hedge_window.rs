@@ -1,7 +1,6 @@
-//! Hedging at a measured percentile (`hedge_at_percentile`), with a cap on
-//! the load hedges add (`max_extra_load`): tower's `Hedge` takes its delay
-//! from a latency percentile, Finagle's backup requests cap their extra
-//! load.
+//! Hedging at a measured percentile, with a cap on the load hedges add:
+//! tower's `Hedge` takes its delay from a latency percentile, Finagle's
+//! backup requests cap their extra load (`maxExtraLoad`).
 //!
 //! A [`HedgeWindow`] keeps, over a decaying window, a histogram of the
 //! durations of successful attempts and the counts of requests and
@@ -21,7 +20,7 @@ pub(crate) const WINDOW: Duration = Duration::from_secs(30);
 /// Below this many samples, the fixed delay serves.
 pub(crate) const MIN_SAMPLES: u64 = 20;
 /// The delay before enough samples exist: the layer's `hedge` delay, or this.
-pub(crate) const FALLBACK: Duration = Duration::from_millis(100);
+pub const FALLBACK: Duration = Duration::from_millis(100);
 /// The shortest and longest delay a percentile gives.
 pub(crate) const FLOOR: Duration = Duration::from_millis(1);
 pub(crate) const CEILING: Duration = Duration::from_secs(10);
@@ -80,8 +79,43 @@ struct State {
     began: Option<u64>,
 }
 
-/// A layer's record of its recent latencies and hedges.
-pub(crate) struct HedgeWindow {
+/// The recent latencies of an operation's successful attempts, and the
+/// hedge delay they give: hedging at a measured percentile (p95, say)
+/// rather than at a fixed delay, with hedges kept within a share of the
+/// requests (Finagle's `maxExtraLoad`, 5 % unless set).
+///
+/// The samples are kept over a decaying window of 30 s (each counts for
+/// 15 to 30 s), in a fixed histogram whose buckets are within an eighth of
+/// their values; memory is the same whatever the rate. Until 20 samples
+/// exist, the hedge's own delay serves. A measured delay is rounded up to
+/// whole milliseconds, within 1 ms and 10 s.
+///
+/// `#[resilient(hedge = p95)]` keeps one of these for its function; the
+/// tower layer and the reqwest middleware keep one with
+/// `.hedge_at_percentile(0.95)`. With an [`Operation`](crate::Operation),
+/// keep it in a `static` and give it to
+/// [`Hedged::window`](crate::Hedged::window):
+///
+/// ```
+/// use resilient::{HedgeWindow, Operation, TokioClock};
+/// use std::time::Duration;
+///
+/// static LATENCIES: HedgeWindow = HedgeWindow::at_percentile(0.95).max_extra_load(0.1);
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let outcome = Operation::new()
+///     .clock(TokioClock)
+///     // 200 ms until 20 successes were measured, then their p95.
+///     .hedge(Duration::from_millis(200))
+///     .window(&LATENCIES)
+///     .run_async(async |_| Ok::<_, String>("fast"))
+///     .await;
+/// assert_eq!(outcome.result(), &Ok("fast"));
+/// assert_eq!(LATENCIES.delay(), None, "one sample is not enough");
+/// # }
+/// ```
+pub struct HedgeWindow {
     /// The percentile of the delay; `None` keeps the layer's fixed delay.
     percentile: Option<f64>,
     max_extra_load: f64,
@@ -98,17 +132,37 @@ impl std::fmt::Debug for HedgeWindow {
 }
 
 impl HedgeWindow {
+    /// A window hedging at `percentile` of the latencies it measures, a
+    /// share within `0.01..=0.999` (`0.95` for p95; a number outside is
+    /// brought within, and `NaN` is `0.95`), with hedges kept within 5 %
+    /// of the requests.
+    pub const fn at_percentile(percentile: f64) -> Self {
+        HedgeWindow::new(Some(percentile), DEFAULT_MAX_EXTRA_LOAD)
+    }
+
+    /// The same window with hedges kept within `share` of the requests
+    /// counted over the window (within `0..=1`; `NaN` is none at all).
+    pub const fn max_extra_load(self, share: f64) -> Self {
+        HedgeWindow::new(self.percentile, share)
+    }
+
+    /// The delay the last request got from its measures: the percentile
+    /// of the samples in the window as it was then, or `None` below 20
+    /// samples (or when it keeps a fixed delay).
+    pub fn delay(&self) -> Option<Duration> {
+        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        delay_of(&state, self.percentile?)
+    }
+
     /// A window hedging at `percentile` (brought within `0.01..=0.999`; a
     /// `NaN` is 0.95), or at the fixed delay without one, within
     /// `max_extra_load` (within `0..=1`; `NaN` is none at all).
-    pub(crate) fn new(percentile: Option<f64>, max_extra_load: f64) -> Self {
-        let percentile = percentile.map(|percentile| {
-            if percentile.is_nan() {
-                0.95
-            } else {
-                percentile.clamp(0.01, 0.999)
-            }
-        });
+    pub(crate) const fn new(percentile: Option<f64>, max_extra_load: f64) -> Self {
+        let percentile = match percentile {
+            Some(percentile) if percentile.is_nan() => Some(0.95),
+            Some(percentile) => Some(percentile.clamp(0.01, 0.999)),
+            None => None,
+        };
         let max_extra_load = if max_extra_load.is_nan() {
             0.0
         } else {
@@ -126,16 +180,19 @@ impl HedgeWindow {
     }
 
     /// Whether it measures its delay, rather than keep the fixed one.
+    #[cfg(feature = "tower")]
     pub(crate) fn measures(&self) -> bool {
         self.percentile.is_some()
     }
 
     /// The same window at another percentile.
-    pub(crate) fn at_percentile(&self, percentile: f64) -> Self {
+    #[cfg(feature = "tower")]
+    pub(crate) fn with_percentile(&self, percentile: f64) -> Self {
         HedgeWindow::new(Some(percentile), self.max_extra_load)
     }
 
     /// The same window with another cap.
+    #[cfg(feature = "tower")]
     pub(crate) fn with_max_extra_load(&self, max_extra_load: f64) -> Self {
         HedgeWindow::new(self.percentile, max_extra_load)
     }
@@ -189,9 +246,7 @@ impl HedgeWindow {
             .iter()
             .filter(|attempt| attempt.kind() == AttemptKind::Hedge)
             .count() as u64;
-        let mut state = self.at(now);
-        let unused = u64::from(reserved).saturating_sub(started);
-        state.current.hedges = state.current.hedges.saturating_sub(unused);
+        let mut state = self.give_back(now, reserved, started);
         for attempt in report.attempts() {
             if attempt.error().is_none() && !attempt.ignored() {
                 let micros = u64::try_from(attempt.elapsed().as_micros()).unwrap_or(u64::MAX);
@@ -201,9 +256,24 @@ impl HedgeWindow {
         }
     }
 
-    /// The delay a request would get now, for tests and the docs.
+    /// The request that [`begin`](Self::begin) let hedge `reserved` times
+    /// failed, `started` hedges started: those it didn't start go back.
+    /// It took no sample, since none of its attempts succeeded.
+    pub(crate) fn end_failed(&self, now: u64, reserved: u32, started: u64) {
+        drop(self.give_back(now, reserved, started));
+    }
+
+    /// The hedges reserved but not started go back.
+    fn give_back(&self, now: u64, reserved: u32, started: u64) -> std::sync::MutexGuard<'_, State> {
+        let mut state = self.at(now);
+        let unused = u64::from(reserved).saturating_sub(started);
+        state.current.hedges = state.current.hedges.saturating_sub(unused);
+        state
+    }
+
+    /// The delay a request would get at `now`.
     #[cfg(test)]
-    fn delay(&self, now: u64) -> Option<Duration> {
+    fn delay_at(&self, now: u64) -> Option<Duration> {
         delay_of(&self.at(now), self.percentile?)
     }
 }
@@ -258,12 +328,12 @@ mod tests {
         state.current.samples = 30;
         drop(state);
         // 1 ms's bucket ends at 1.023 ms: 2 ms, rounded up.
-        assert_eq!(window.delay(0), Some(Duration::from_millis(2)));
+        assert_eq!(window.delay_at(0), Some(Duration::from_millis(2)));
         let half = crate::time::duration_nanos(WINDOW) / 2;
         assert!(
-            window.delay(half).is_some(),
+            window.delay_at(half).is_some(),
             "the previous half still counts"
         );
-        assert_eq!(window.delay(2 * half), None, "gone after a whole window");
+        assert_eq!(window.delay_at(2 * half), None, "gone after a whole window");
     }
 }
