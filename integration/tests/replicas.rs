@@ -13,7 +13,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use reqwest_middleware::ClientBuilder;
+use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
 use resilient::endpoint::{OutlierDetection, Replicas};
 use resilient::reqwest::ResilientMiddleware;
 use resilient::{Backoff, ExecutionReport};
@@ -53,18 +53,16 @@ fn endpoints(report: &ExecutionReport) -> Vec<String> {
         .collect()
 }
 
-#[tokio::test]
-async fn calls_go_around_a_hanging_and_a_failing_replica() {
-    let (hanging, _) = replica(Behaviour::Hang).await;
-    let (failing, failing_hits) = replica(Behaviour::Unavailable).await;
-    let (healthy, healthy_hits) = replica(Behaviour::Healthy).await;
-    let urls = [hanging, failing, healthy].map(|addr| format!("http://{addr}"));
+/// A client whose calls go to `replicas`, each ejected after one failure
+/// for 400 ms, half of them at most; and its detection.
+fn client_of(replicas: &[SocketAddr]) -> (ClientWithMiddleware, OutlierDetection) {
     let detection = OutlierDetection::new()
         .consecutive_5xx(1)
         .base_ejection_time(Duration::from_millis(400))
         // Every ejection lasts the base: the n-th would last n times it.
         .max_ejection_time(Duration::from_millis(400))
         .max_ejection_percent(50);
+    let urls = replicas.iter().map(|addr| format!("http://{addr}"));
     let client = ClientBuilder::new(reqwest::Client::new())
         .with(
             ResilientMiddleware::new()
@@ -72,10 +70,19 @@ async fn calls_go_around_a_hanging_and_a_failing_replica() {
                 .backoff(Backoff::none())
                 .timeout(Duration::from_millis(100))
                 .budget(Duration::from_secs(2))
-                .replicas(Replicas::fixed(urls.clone()))
+                .replicas(Replicas::fixed(urls))
                 .outlier_detection(detection.clone()),
         )
         .build();
+    (client, detection)
+}
+
+#[tokio::test]
+async fn calls_go_around_a_hanging_and_a_failing_replica() {
+    let (hanging, _) = replica(Behaviour::Hang).await;
+    let (failing, failing_hits) = replica(Behaviour::Unavailable).await;
+    let (healthy, healthy_hits) = replica(Behaviour::Healthy).await;
+    let (client, detection) = client_of(&[hanging, failing, healthy]);
 
     let mut ejected_at_once = 0;
     for _ in 0..9 {
@@ -105,11 +112,15 @@ async fn calls_go_around_a_hanging_and_a_failing_replica() {
     assert_eq!(ejected_at_once, 1, "no more than max_ejection_percent");
     assert!(healthy_hits.load(Ordering::Relaxed) >= 9);
 
-    // The 503 replica, once ejected, takes nothing until its time is up.
+    // A hanging replica is ejected too, its attempts cut at their
+    // deadline; with two of three bad, one of them is out at a time.
+    assert_eq!(detection.ejected().len(), 1);
+
+    // The 503 replica, once ejected, takes nothing until its time is up:
+    // here beside the healthy one alone, so that the hanging one holds no
+    // ejection.
+    let (client, detection) = client_of(&[failing, healthy]);
     let failing_url = format!("http://{failing}");
-    detection.restore(&failing_url);
-    let hanging_url = format!("http://{hanging}");
-    detection.restore(&hanging_url);
     let before = failing_hits.load(Ordering::Relaxed);
     let mut calls = 0;
     while !detection.ejected().contains(&failing_url) {

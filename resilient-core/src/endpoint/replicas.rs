@@ -21,6 +21,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use crate::report::FailureKind;
+
 /// The endpoints of one logical service: base URLs (`http://10.0.0.7:8080`)
 /// fixed, or read again for each call from a function, so that a list
 /// from DNS or service discovery may change at run time.
@@ -434,12 +436,34 @@ impl Route<'_> {
         }
     }
 
+    /// The attempts of `report` cut at their deadline (a timeout, not a
+    /// hedge dropped for another) are failures of their replicas, told to
+    /// the detection once the call ended, since they never ended
+    /// themselves.
+    pub(crate) fn cut_short(&self, report: &crate::ExecutionReport, now: Instant) {
+        if self.replicas.detection.is_none() {
+            return;
+        }
+        for record in report.attempts() {
+            let cut = record.error().map(|error| error.kind()) == Some(FailureKind::Timeout);
+            if let Some(replica) = self.replica_of(record.number()).filter(|_| cut) {
+                self.ended(&replica, true, now);
+            }
+        }
+    }
+
+    /// The replica attempt `number` went to.
+    fn replica_of(&self, number: u32) -> Option<Arc<str>> {
+        let tried = self.tried.lock().unwrap_or_else(PoisonError::into_inner);
+        let (_, url) = tried.iter().find(|(seen, _)| *seen == number)?;
+        Some(Arc::clone(url))
+    }
+
     /// The endpoint of attempt `number`, once chosen: its replica's
     /// `host:port`, as the report's records name endpoints.
     pub(crate) fn endpoint_of(&self, number: u32) -> Option<Arc<str>> {
-        let tried = self.tried.lock().unwrap_or_else(PoisonError::into_inner);
-        let (_, url) = tried.iter().find(|(seen, _)| *seen == number)?;
-        let rest = url.split_once("://").map_or(&**url, |(_, rest)| rest);
+        let url = self.replica_of(number)?;
+        let rest = url.split_once("://").map_or(&*url, |(_, rest)| rest);
         Some(Arc::from(rest.split('/').next().unwrap_or(rest)))
     }
 }

@@ -170,6 +170,9 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
         let (result, mut report) = outcome.into_parts();
         if let Some(route) = route {
             report.each_went_to(|number| route.endpoint_of(number));
+            // An attempt cut at its deadline never ended in `attempt`: its
+            // replica gave no answer, a failure to the outlier detection.
+            route.cut_short(&report, self.clock.now());
         }
         (result.or_else(Unsuccessful::into_result), report)
     }
