@@ -151,3 +151,80 @@ async fn calls_go_around_a_hanging_and_a_failing_replica() {
         "it takes requests again"
     );
 }
+
+/// The tower layer routes the same way, pointing each `http::Request` at
+/// its replica with `resilient::http::to_replica`; a service of another
+/// request type than the function takes fails each call, sending nothing.
+#[tokio::test]
+async fn the_tower_layer_goes_around_a_hanging_and_a_failing_replica() {
+    use bytes::Bytes;
+    use http_body_util::Empty;
+    use hyper_util::client::legacy::Client;
+    use hyper_util::rt::TokioExecutor;
+    use resilient::tower::{
+        EveryRequest, HttpClassifier, OtherRequestType, ReportExtension, ResilientLayer,
+    };
+    use tower::Layer;
+
+    let (hanging, _) = replica(Behaviour::Hang).await;
+    let (failing, failing_hits) = replica(Behaviour::Unavailable).await;
+    let (healthy, _) = replica(Behaviour::Healthy).await;
+    let detection = OutlierDetection::new()
+        .consecutive_5xx(1)
+        .base_ejection_time(Duration::from_secs(60))
+        .max_ejection_percent(67);
+    let urls = [hanging, failing, healthy].map(|addr| format!("http://{addr}"));
+    let layer = ResilientLayer::new()
+        .retries(2)
+        .backoff(Backoff::none())
+        .timeout(Duration::from_millis(100))
+        .budget(Duration::from_secs(2))
+        .classify(HttpClassifier)
+        .attach_report(ReportExtension)
+        .outlier_detection(detection.clone())
+        .replicas(
+            Replicas::fixed(urls),
+            resilient::http::to_replica::<Empty<Bytes>>,
+        );
+    let hyper = Client::builder(TokioExecutor::new()).build_http::<Empty<Bytes>>();
+    let client = layer.clone().layer(hyper);
+
+    for _ in 0..6 {
+        let request = http::Request::get("http://service.invalid/users/7")
+            .body(Empty::new())
+            .unwrap();
+        let response = client.clone().oneshot(request).await.unwrap();
+        assert_eq!(response.status(), 200, "every call succeeds");
+        let went = endpoints(response.extensions().get::<ExecutionReport>().unwrap());
+        for pair in went.windows(2) {
+            assert_ne!(
+                pair[0], pair[1],
+                "never back to the replica that just failed: {went:?}"
+            );
+        }
+        assert_eq!(went.last().unwrap(), &healthy.to_string());
+    }
+    let mut bad = vec![format!("http://{hanging}"), format!("http://{failing}")];
+    bad.sort();
+    assert_eq!(
+        detection.ejected(),
+        bad,
+        "the hanging and the failing replica"
+    );
+    let hits = failing_hits.load(Ordering::Relaxed);
+    assert!(hits >= 1);
+
+    // A service of `String`s behind a layer whose function takes
+    // `http::Request`s: each call fails, and nothing is sent.
+    let sent = Arc::new(AtomicU32::new(0));
+    let counted = Arc::clone(&sent);
+    let strings = layer
+        .resend_if(EveryRequest)
+        .layer(tower::service_fn(move |_: String| {
+            counted.fetch_add(1, Ordering::Relaxed);
+            async { Ok::<_, std::convert::Infallible>(http::Response::new(())) }
+        }));
+    let error = strings.oneshot("GET /".to_owned()).await.unwrap_err();
+    assert!(error.is::<OtherRequestType>(), "{error}");
+    assert_eq!(sent.load(Ordering::Relaxed), 0);
+}

@@ -1,17 +1,18 @@
 //! Replicas across real network faults: three hosts, each a network
 //! namespace joined to this one by a veth pair, made by the test itself,
-//! each running a `replica_child` on its own address. One host's link is
-//! throttled, one is cut off (a partition), one is healthy. Every call
-//! through the reqwest middleware succeeds within its budget, no attempt
-//! goes back to the host that just failed, the two bad hosts are ejected
-//! (no more than `max_ejection_percent` allows), and the cut-off host
-//! takes calls again once its link is back and it is returned.
+//! each running a `replica_child` on its own address. One host's link
+//! carries no answer, one is cut off (a partition), one is healthy. Every
+//! call through the reqwest middleware succeeds within its budget, no
+//! attempt goes back to the host that just failed, the two bad hosts are
+//! ejected (no more than `max_ejection_percent` allows), and the cut-off
+//! host takes calls again once its link is back and it is returned.
 //!
-//! The slow link is `tc netem delay` where the kernel has netem, and a
-//! token bucket (`tc … tbf`) at a few hundred bytes a second where it
-//! doesn't. Needs root and iproute2: without them the test says so and
-//! passes, unless `RESILIENT_REQUIRE_NETNS=1` (set by `.ci/run`). Real
-//! time: the faults are real, the timeouts short.
+//! The bad link is `tc netem delay` where the kernel has netem, and
+//! otherwise a token bucket (`tc … tbf`) that passes the handshake and
+//! drops every packet with data, as a path-MTU black hole does. Needs
+//! root and iproute2: without them the test says so and passes, unless
+//! `RESILIENT_REQUIRE_NETNS=1` (set by `.ci/run`). Real time: the faults
+//! are real, the timeouts short.
 
 #[path = "support/child.rs"]
 mod child;
@@ -115,20 +116,22 @@ impl Host {
         format!("{}:8080", self.address)
     }
 
-    /// Throttles what the host sends: netem's delay, or a token bucket.
+    /// Makes the host's link carry nothing larger than a handshake:
+    /// netem's delay of 2 s where the kernel has netem, or else a token
+    /// bucket whose burst (100 bytes) no packet with data fits, which it
+    /// drops, as a path-MTU black hole does. Either way a connection is
+    /// made, and no answer comes back within an attempt's timeout.
     fn slow_down(&self) -> Result<&'static str, String> {
         let dev = self.inner.as_str();
         let netem = ["qdisc", "add", "dev", dev, "root", "netem", "delay", "2s"];
         if run(Some(&self.ns), "tc", &netem).is_ok() {
             return Ok("netem delay 2s");
         }
-        // The first 1 600 bytes pass (the handshake, the first segment);
-        // the rest of a 4 KiB answer takes some ten seconds.
         let tbf = [
-            "qdisc", "add", "dev", dev, "root", "tbf", "rate", "2kbit", "burst", "1600", "latency",
-            "60s",
+            "qdisc", "add", "dev", dev, "root", "tbf", "rate", "1mbit", "burst", "100", "latency",
+            "1s",
         ];
-        run(Some(&self.ns), "tc", &tbf).map(|()| "tbf rate 2kbit")
+        run(Some(&self.ns), "tc", &tbf).map(|()| "tbf burst 100 bytes")
     }
 
     /// Cuts the host off, or brings it back.

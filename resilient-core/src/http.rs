@@ -101,6 +101,34 @@ pub fn is_idempotent(method: &Method, headers: &HeaderMap) -> bool {
     ) || headers.contains_key(IDEMPOTENCY_KEY)
 }
 
+/// Points `request` at `replica`, a base URL (`http://10.0.0.7:8080`):
+/// its scheme and authority become the replica's, its path and query
+/// stay. The tower layer's [`replicas`](crate::tower::ResilientLayer::replicas)
+/// takes it for `http::Request`s. A replica that isn't a URL with an
+/// authority leaves the request as it is.
+///
+/// ```
+/// use resilient::http::to_replica;
+///
+/// let mut request = http::Request::get("http://service/users/7?full=1").body(()).unwrap();
+/// to_replica(&mut request, "http://10.0.0.7:8080");
+/// assert_eq!(request.uri(), "http://10.0.0.7:8080/users/7?full=1");
+/// ```
+pub fn to_replica<B>(request: &mut http::Request<B>, replica: &str) {
+    let Ok(base) = replica.parse::<http::Uri>() else {
+        return;
+    };
+    let mut parts = request.uri().clone().into_parts();
+    parts.scheme = base.scheme().cloned().or(parts.scheme);
+    parts.authority = base.authority().cloned().or(parts.authority);
+    if parts.path_and_query.is_none() {
+        parts.path_and_query = Some(http::uri::PathAndQuery::from_static("/"));
+    }
+    if let Ok(uri) = http::Uri::from_parts(parts) {
+        *request.uri_mut() = uri;
+    }
+}
+
 /// The header of the IETF draft "The Idempotency-Key HTTP Header Field".
 const IDEMPOTENCY_KEY: &str = "idempotency-key";
 

@@ -571,6 +571,30 @@ fn check(attr: TokenStream, item: TokenStream) -> Result<TokenStream, TestCaseEr
     Ok(output)
 }
 
+/// A mutation's find: a keyword with generic arguments as the return
+/// type (here `crate`, in an invisible group as a macro's `$ty` would
+/// give it) is no type, and the expansion, which nests it in generics,
+/// could not be parsed; it is rejected with an error instead.
+#[test]
+fn a_keyword_with_generic_arguments_is_no_return_type() {
+    let item = parse("fn f() -> Result<(), Error> { Ok(()) }");
+    let item: TokenStream = item
+        .into_iter()
+        .map(|tree| match tree {
+            TokenTree::Ident(ident) if ident == "Result" => {
+                let keyword = TokenTree::Ident(Ident::new("crate", Span::call_site()));
+                TokenTree::Group(Group::new(Delimiter::None, keyword.into()))
+            }
+            other => other,
+        })
+        .collect();
+    let output = check(parse("retries = 2"), item).unwrap_or_else(|error| panic!("{error}"));
+    assert!(
+        output.to_string().contains("the return type must be"),
+        "{output}"
+    );
+}
+
 #[test]
 fn corpus_expands_without_errors() {
     for (attr, item) in CORPUS {

@@ -492,7 +492,7 @@ fn return_type(output: &ReturnType, sig: &syn::Signature) -> syn::Result<Ret> {
     // A path may name a `Result` through any alias: the expansion asks the
     // compiler. Only what can never be one is rejected here.
     let may_be_result = match peel(ty) {
-        Type::Path(path) => !names_std_non_result(path),
+        Type::Path(path) => !names_std_non_result(path) && !keyword_with_arguments(path),
         Type::Macro(_) => true,
         _ => false,
     };
@@ -524,6 +524,18 @@ fn return_type(output: &ReturnType, sig: &syn::Signature) -> syn::Result<Ret> {
     Ok(Ret {
         ty: (**ty).clone(),
         ok_err,
+    })
+}
+
+/// Whether a segment of `path` is a keyword (`crate`, `self`, `super`,
+/// `Self`) given generic arguments, which no type is: the expansion would
+/// put it where it can't even be parsed.
+fn keyword_with_arguments(path: &syn::TypePath) -> bool {
+    path.path.segments.iter().any(|segment| {
+        let keyword = ["crate", "self", "super", "Self"]
+            .iter()
+            .any(|keyword| segment.ident == keyword);
+        keyword && !segment.arguments.is_none()
     })
 }
 

@@ -6,10 +6,10 @@
 //! replica_child <ip:port>
 //! ```
 //!
-//! It answers every request with `200 OK` and a body of 4 KiB, naming the
-//! address it serves, and closes the connection; it prints `ready` once
-//! it listens. The body is large enough that a link throttled to a few
-//! hundred bytes a second can't carry it within an attempt's timeout.
+//! It answers every request with `200 OK` and a body of 64 KiB, naming
+//! the address it serves, written a kibibyte at a time with Nagle's
+//! algorithm off, and closes the connection; it prints `ready` once it
+//! listens.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -25,11 +25,17 @@ fn serve(mut stream: TcpStream, body: &str) {
             Ok(n) => request.extend_from_slice(&buffer[..n]),
         }
     }
-    let response = format!(
-        "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+    let head = format!(
+        "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
         body.len()
     );
-    let _ = stream.write_all(response.as_bytes());
+    let _ = stream.set_nodelay(true);
+    let _ = stream.write_all(head.as_bytes());
+    for chunk in body.as_bytes().chunks(1024) {
+        if stream.write_all(chunk).is_err() {
+            return;
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -45,7 +51,7 @@ fn main() -> ExitCode {
         }
     };
     let mut body = format!("replica {address}\n");
-    body.push_str(&"x".repeat(4096 - body.len()));
+    body.push_str(&"x".repeat(65_536 - body.len()));
     println!("ready");
     for stream in listener.incoming().map_while(Result::ok) {
         let body = body.clone();

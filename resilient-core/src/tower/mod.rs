@@ -112,10 +112,12 @@ mod hedge;
 #[cfg(feature = "http")]
 mod hold;
 mod layer;
+mod layer_replicas;
 mod per_endpoint;
 #[cfg(feature = "reqwest")]
 mod plain;
 mod replay;
+mod replicas;
 mod request;
 mod service;
 mod setters;
@@ -145,6 +147,7 @@ pub use hedge::{EveryRequest, Hedgeable};
 pub use hold::{SendHold, SendHoldLayer, ServerHold, ServerHoldLayer};
 pub use layer::ResilientLayer;
 pub use replay::{ByClassifier, Resendable};
+pub use replicas::OtherRequestType;
 pub use request::{CloneRequest, UseClone};
 pub use service::{Resilient, ResponseFuture};
 

@@ -229,6 +229,9 @@ where
         // The endpoint the key function names, if the layer has one.
         let endpoint = layer.shared.per_key.key_of(&request).map(Arc::from);
         let priority = layer.shared.priority_of(&request);
+        if let Some(Err(other)) = layer.shared.replicas.as_ref().map(|r| r.accepts::<Req>()) {
+            return Box::pin(std::future::ready(Err(other.into())));
+        }
         let call = (request, endpoint, priority);
         match layer.shared.for_endpoint(&call.0, |_| None) {
             Some(shared) => Box::pin(async move { run(ready, call, &layer, &shared).await }),
@@ -241,7 +244,7 @@ where
 /// `priority` if it has one, with `shared` for the layer's own: the
 /// attempts through the engine, then the result as the service's caller
 /// expects it.
-async fn run<S, Req, Cl, C, A, R, H, P>(
+async fn run<S, Req: 'static, Cl, C, A, R, H, P>(
     ready: S,
     (request, endpoint, priority): (Req, Option<Arc<str>>, Option<Priority>),
     layer: &ResilientLayer<Cl, C, A, R, H, P>,
@@ -263,7 +266,16 @@ where
     // `S` need not be `Sync`).
     let template = ready.clone();
     let services = Mutex::new((Some(ready), template));
-    let send = move |request: Req| {
+    let replicas = shared.replicas.as_ref();
+    let route = replicas.map(|replicas| replicas.routing.route());
+    let routed = route.as_ref().zip(replicas);
+    let send = move |mut request: Req| {
+        // Chosen by the attempt right before it sends.
+        if let Some((route, replicas)) = routed
+            && let Some(replica) = route.latest()
+        {
+            replicas.redirect(&mut request, &replica);
+        }
         let (mut service, is_ready) = {
             let mut services = services.lock().unwrap_or_else(|e| e.into_inner());
             match services.0.take() {
@@ -281,6 +293,7 @@ where
     let (response, report) = layer
         .call_with(shared)
         .at(endpoint)
+        .routed(route.as_ref())
         .of_priority(priority)
         .run(
             request,

@@ -53,6 +53,8 @@ pub(crate) struct Shared {
     /// State per endpoint: a breaker and a throttle in place of `breaker`
     /// and `throttle`, limiters after `limiters`; and the key function.
     pub(crate) per_key: crate::endpoint::PerKey,
+    /// The layer's replicas (the middleware keeps its own).
+    pub(crate) replicas: Option<super::replicas::LayerReplicas>,
     /// The header each attempt's deadline is sent in; read by the reqwest
     /// middleware (the layer sends it with `SendDeadline`).
     #[cfg(feature = "http")]
@@ -100,6 +102,7 @@ impl Default for Shared {
             max_hedges: None,
             chaos: None,
             per_key: crate::endpoint::PerKey::default(),
+            replicas: None,
             #[cfg(feature = "http")]
             send_deadline: None,
             #[cfg(feature = "http")]
