@@ -444,9 +444,11 @@ impl Route<'_> {
         if self.replicas.detection.is_none() {
             return;
         }
-        for record in report.attempts() {
-            let cut = record.error().map(|error| error.kind()) == Some(FailureKind::Timeout);
-            if let Some(replica) = self.replica_of(record.number()).filter(|_| cut) {
+        let cut = report.attempts().iter().filter(|record| {
+            record.error().map(|error| error.kind()) == Some(FailureKind::Timeout)
+        });
+        for record in cut {
+            if let Some(replica) = self.replica_of(record.number()) {
                 self.ended(&replica, true, now);
             }
         }

@@ -164,15 +164,14 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Hedged<'b, T, E, C, H> {
                 hedged_round(&mut exec, primary, &f, delay, max_hedges).await;
             }
         }
+        let started = exec.hedges_started();
         let settled = exec.settled();
         if let Some(window) = self.window {
             // What `begin` reserved: the run's hedges, if it may hedge.
             let reserved = if delay.is_some() { self.max_hedges } else { 0 };
             let now = self.op.plan.clock.now_nanos();
-            match &settled {
-                Ok(outcome) => window.end(now, reserved, outcome.report()),
-                Err(exec) => window.end_failed(now, reserved, exec.hedges_started()),
-            }
+            let succeeded = settled.as_ref().ok().map(Outcome::report);
+            window.end(now, reserved, started, succeeded);
         }
         settled
     }

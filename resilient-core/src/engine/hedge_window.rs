@@ -13,7 +13,7 @@
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use crate::report::{AttemptKind, ExecutionReport};
+use crate::report::ExecutionReport;
 
 /// The window the samples and counts are kept over.
 pub(crate) const WINDOW: Duration = Duration::from_secs(30);
@@ -238,37 +238,27 @@ impl HedgeWindow {
     }
 
     /// The request that [`begin`](Self::begin) let hedge `reserved` times
-    /// ended with `report`: the hedges it didn't start go back, and its
-    /// successful attempts' durations join the samples.
-    pub(crate) fn end(&self, now: u64, reserved: u32, report: &ExecutionReport) {
-        let started = report
-            .attempts()
-            .iter()
-            .filter(|attempt| attempt.kind() == AttemptKind::Hedge)
-            .count() as u64;
-        let mut state = self.give_back(now, reserved, started);
-        for attempt in report.attempts() {
+    /// ended, `started` hedges started: those it didn't start go back. If
+    /// it succeeded, the durations of the successful attempts of its
+    /// report join the samples.
+    pub(crate) fn end(
+        &self,
+        now: u64,
+        reserved: u32,
+        started: u64,
+        succeeded: Option<&ExecutionReport>,
+    ) {
+        let mut state = self.at(now);
+        let unused = u64::from(reserved).saturating_sub(started);
+        state.current.hedges = state.current.hedges.saturating_sub(unused);
+        let attempts = succeeded.map_or(&[][..], ExecutionReport::attempts);
+        for attempt in attempts {
             if attempt.error().is_none() && !attempt.ignored() {
                 let micros = u64::try_from(attempt.elapsed().as_micros()).unwrap_or(u64::MAX);
                 state.current.buckets[bucket_of(micros)] += 1;
                 state.current.samples += 1;
             }
         }
-    }
-
-    /// The request that [`begin`](Self::begin) let hedge `reserved` times
-    /// failed, `started` hedges started: those it didn't start go back.
-    /// It took no sample, since none of its attempts succeeded.
-    pub(crate) fn end_failed(&self, now: u64, reserved: u32, started: u64) {
-        drop(self.give_back(now, reserved, started));
-    }
-
-    /// The hedges reserved but not started go back.
-    fn give_back(&self, now: u64, reserved: u32, started: u64) -> std::sync::MutexGuard<'_, State> {
-        let mut state = self.at(now);
-        let unused = u64::from(reserved).saturating_sub(started);
-        state.current.hedges = state.current.hedges.saturating_sub(unused);
-        state
     }
 
     /// The delay a request would get at `now`.

@@ -218,15 +218,15 @@ impl<'o, 'b, T, E, C: Clock, H: HookSet<T, E>> Execution<'o, 'b, T, E, C, H> {
         self.settled()
     }
 
-    /// Once the primary attempts are over: the outcome if one succeeded,
-    /// or else the execution, failed.
-    // The large `Err` is the failure path, moved once to the fallbacks.
-    #[allow(clippy::result_large_err)]
     /// How many hedges the run started so far.
     pub(crate) fn hedges_started(&self) -> u64 {
         self.core.hedges_started()
     }
 
+    /// Once the primary attempts are over: the outcome if one succeeded,
+    /// or else the execution, failed.
+    // The large `Err` is the failure path, moved once to the fallbacks.
+    #[allow(clippy::result_large_err)]
     pub(crate) fn settled(self) -> Result<Outcome<T, E>, Self> {
         if self.has_succeeded() {
             Ok(self.finish())
