@@ -192,12 +192,6 @@ async fn wait_for(
     }
 }
 
-fn save(name: &str, png: &[u8]) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join(name), png).unwrap();
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_shows_each_operation_its_error_rate_its_breaker_and_its_limits() {
     let Some(mut browser) = Chromium::start().await else {
@@ -346,7 +340,7 @@ async fn the_page_shows_each_operation_its_error_rate_its_breaker_and_its_limits
     )
     .await;
     assert_eq!(PAYMENTS.state(Instant::now()), CircuitState::Open);
-    save("dashboard-open.png", &browser.screenshot().await);
+    browser.save_screenshot("dashboard-open.png").await;
 
     // It comes back: after the 2 s break a probe succeeds and the breaker closes.
     flaky.down.store(false, Ordering::Relaxed);
@@ -392,7 +386,7 @@ async fn the_page_shows_each_operation_its_error_rate_its_breaker_and_its_limits
     for _ in 0..4 {
         CATALOG_POOL.release(now, Duration::ZERO, Completion::Unused);
     }
-    save("dashboard.png", &browser.screenshot().await);
+    browser.save_screenshot("dashboard.png").await;
     load.abort();
     search.abort();
 }

@@ -343,21 +343,8 @@ const LOCKED: &str = r#"document.getElementById("controls").hidden"#;
 
 /// Polls `expression` in the page until it is `true`, for at most 10 s.
 async fn wait_until(browser: &mut Chromium, what: &str, expression: &str) {
-    let within = Duration::from_secs(10);
-    let deadline = Instant::now() + within;
-    loop {
-        if browser.eval(expression).await == Value::Bool(true) {
-            return;
-        }
-        let said = browser
-            .eval(r#"document.getElementById("control-said").textContent"#)
-            .await;
-        assert!(
-            Instant::now() < deadline,
-            "{what} within {within:?}; the panel says {said}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let said = r#"document.getElementById("control-said").textContent"#;
+    browser.wait_until(what, expression, said).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -423,7 +410,7 @@ async fn an_operator_enters_the_token_and_isolates_a_breaker_in_the_browser() {
         warehouse_stock().await.result(),
         Err(StockError::Open)
     ));
-    save("dashboard-control.png", &browser.screenshot().await);
+    browser.save_screenshot("dashboard-control.png").await;
 
     let reset = format!(r#"{warehouse}.querySelector('[data-action="reset"]').click()"#);
     browser.eval(&reset).await;
@@ -530,10 +517,4 @@ async fn type_token(browser: &mut Chromium, token: &str) {
     browser
         .eval(r#"document.querySelector('#unlock button[type="submit"]').click()"#)
         .await;
-}
-
-fn save(name: &str, png: &[u8]) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join(name), png).unwrap();
 }

@@ -37,6 +37,15 @@ pub const NAMES_FOLDED: &str = "resilient_operation_names_folded";
 /// (`breaker`, `throttle` or `limits`).
 pub const ENDPOINT_EVICTIONS: &str = "resilient_endpoint_evictions_total";
 
+/// The gauge of whether a replica is ejected, labelled `operation` and
+/// `replica` (its base URL): 1 while ejected, by the outlier detection
+/// or by hand, 0 otherwise.
+pub const REPLICA_EJECTED: &str = "resilient_replica_ejected";
+
+/// The counter of a replica's ejections by the outlier detection,
+/// labelled `operation` and `replica`.
+pub const REPLICA_EJECTIONS: &str = "resilient_replica_ejections_total";
+
 /// The counter of attempts an adaptive throttle refused locally, labelled
 /// `operation` and `throttle`.
 pub(crate) const ADAPTIVE_REJECTIONS: &str = "resilient_adaptive_throttle_rejections_total";
@@ -234,6 +243,20 @@ pub const SERIES: &[Series] = &[
         unit: Unit::Count,
         labels: &["endpoints", "kind"],
         help: "Keys a per-endpoint map dropped to stay within its capacity or because they were idle, by map (its prefix) and kind (breaker, throttle, limits).",
+    },
+    Series {
+        name: REPLICA_EJECTED,
+        kind: SeriesKind::Gauge,
+        unit: Unit::Count,
+        labels: &["operation", "replica"],
+        help: "Whether a replica of an operation's set is ejected, by its outlier detection or by hand: 1 ejected, 0 in the set.",
+    },
+    Series {
+        name: REPLICA_EJECTIONS,
+        kind: SeriesKind::Counter,
+        unit: Unit::Count,
+        labels: &["operation", "replica"],
+        help: "Ejections of a replica by an operation's outlier detection (consecutive failures, or a failure percentage over an interval).",
     },
 ];
 

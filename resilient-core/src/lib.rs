@@ -86,6 +86,7 @@
 //! | `circuit.rejected` | `DEBUG` | `operation`, `attempt` |
 //! | `limit.refused` | `DEBUG` | `operation`, `limiter` |
 //! | `adaptive_throttle.rejected` | `DEBUG` | `operation`, `throttle` |
+//! | `replica.ejected` | `INFO` | `operation`, `replica` (its base URL), `ejection_ms` (an outlier detection ejected it) |
 //! | `circuit.fleet_left` | `WARN` | `breaker`, `error` (a shared breaker can't reach its fleet: it decides alone) |
 //! | `circuit.fleet_joined` | `INFO` | `breaker` (it reaches its fleet again) |
 //! | `fallback.used` | `INFO` | `operation`, `attempt`, `ok` |
@@ -104,6 +105,8 @@
 //! | `resilient_operation_duration_seconds` | histogram | `operation`, `stop_reason` |
 //! | `resilient_circuit_state` | gauge: 0 closed, 1 half-open, 2 open, 3 isolated | `breaker` |
 //! | `resilient_idempotent_calls_total` | counter | `operation`, `status` (`replayed`, `joined`, `executed`, `in_flight`, `conflict`, `store_error`) |
+//! | `resilient_replica_ejected` | gauge: 1 ejected, 0 in the set | `operation`, `replica` |
+//! | `resilient_replica_ejections_total` | counter | `operation`, `replica` |
 //!
 //! A hedged attempt dropped because another succeeded counts in none of
 //! them: it neither succeeded nor failed. Each series has `# HELP` text

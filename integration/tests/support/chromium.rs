@@ -176,6 +176,35 @@ impl Chromium {
         base64::Engine::decode(&base64::engine::general_purpose::STANDARD, data)
             .expect("valid base64")
     }
+
+    /// Saves a screenshot of the page as `target/{name}`, for a person to
+    /// open.
+    #[allow(dead_code, reason = "each test binary uses what it needs of this file")]
+    pub async fn save_screenshot(&mut self, name: &str) {
+        let png = self.screenshot().await;
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(name), png).unwrap();
+    }
+
+    /// Polls `expression` in the page until it is `true`, for at most
+    /// 10 s; past that, fails saying `what` and the value of `context`.
+    #[allow(dead_code, reason = "each test binary uses what it needs of this file")]
+    pub async fn wait_until(&mut self, what: &str, expression: &str, context: &str) {
+        let within = Duration::from_secs(10);
+        let deadline = std::time::Instant::now() + within;
+        loop {
+            if self.eval(expression).await == Value::Bool(true) {
+                return;
+            }
+            let seen = self.eval(context).await;
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{what} within {within:?}; {context} is {seen}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
 }
 
 impl Drop for Chromium {

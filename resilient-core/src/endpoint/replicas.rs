@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use crate::observe::replicas::ReplicaRow;
 use crate::report::FailureKind;
 
 /// The endpoints of one logical service: base URLs (`http://10.0.0.7:8080`)
@@ -90,7 +91,9 @@ impl Replicas {
 /// Its state is one entry per replica seen, dropped for a replica that
 /// has left the set of a [`Replicas::dynamic`] list. An operator ejects or
 /// returns a replica by hand with [`eject`](Self::eject) and
-/// [`restore`](Self::restore).
+/// [`restore`](Self::restore), or from the dashboard's control panel; the
+/// metrics, the trace and the dashboard show each ejection (the guide's
+/// "Replicas and outlier ejection").
 ///
 /// ```
 /// use resilient::endpoint::OutlierDetection;
@@ -145,6 +148,65 @@ struct Replica {
     failures: u32,
     times_ejected: u32,
     ejected_until: Option<Instant>,
+}
+
+fn lock(health: &Mutex<Health>) -> std::sync::MutexGuard<'_, Health> {
+    health.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Ejects `replica` from `now` for `time`, whatever the cap.
+fn eject_by_hand(health: &Mutex<Health>, replica: &str, now: Instant, time: Duration) {
+    let mut health = lock(health);
+    let entry = health.replicas.entry(replica.to_owned()).or_default();
+    entry.ejected_until = Some(after(now, time));
+}
+
+/// Returns `replica`, its failures forgotten, its ejections remembered.
+fn restore_by_hand(health: &Mutex<Health>, replica: &str) {
+    if let Some(entry) = lock(health).replicas.get_mut(replica) {
+        *entry = Replica {
+            times_ejected: entry.times_ejected,
+            ..Replica::default()
+        };
+    }
+}
+
+/// Every replica of `set` and every other the detection knows, as of
+/// `now`, sorted.
+fn rows(health: &Mutex<Health>, set: &[String], now: Instant) -> Vec<ReplicaRow> {
+    let health = lock(health);
+    let unseen = set
+        .iter()
+        .filter(|url| !health.replicas.contains_key(*url))
+        .map(|url| (url, None));
+    let seen = health
+        .replicas
+        .iter()
+        .map(|(url, replica)| (url, Some(replica)));
+    let mut rows: Vec<ReplicaRow> = seen
+        .chain(unseen)
+        .map(|(url, replica)| ReplicaRow {
+            replica: url.clone(),
+            ejected_for: replica
+                .and_then(|replica| replica.ejected_until)
+                .filter(|until| *until > now)
+                .map(|until| until.saturating_duration_since(now)),
+            times_ejected: replica.map_or(0, |replica| replica.times_ejected),
+            consecutive_failures: replica.map_or(0, |replica| replica.consecutive),
+        })
+        .collect();
+    rows.sort_by(|a, b| a.replica.cmp(&b.replica));
+    rows.dedup_by(|a, b| a.replica == b.replica);
+    rows
+}
+
+/// `time` after `now`, or a century after it for a time too long to
+/// count (an `Instant` has a limit, which a `Duration` can pass).
+fn after(now: Instant, time: Duration) -> Instant {
+    const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+    now.checked_add(time)
+        .or_else(|| now.checked_add(CENTURY))
+        .unwrap_or(now)
 }
 
 impl OutlierDetection {
@@ -215,7 +277,7 @@ impl OutlierDetection {
     }
 
     fn health(&self) -> std::sync::MutexGuard<'_, Health> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.state)
     }
 
     /// The replicas ejected now, sorted. Now is tokio's clock, which a
@@ -236,21 +298,22 @@ impl OutlierDetection {
         ejected
     }
 
-    /// Ejects `replica` by hand for `time`, whatever the cap.
+    /// Ejects `replica` by hand for `time` (a time too long to count is a
+    /// century), whatever the cap.
     pub fn eject(&self, replica: &str, time: Duration) {
-        let mut health = self.health();
-        let entry = health.replicas.entry(replica.to_owned()).or_default();
-        entry.ejected_until = tokio::time::Instant::now().into_std().checked_add(time);
+        let now = tokio::time::Instant::now().into_std();
+        eject_by_hand(&self.state, replica, now, time);
     }
 
     /// Returns `replica` by hand, its failures forgotten.
     pub fn restore(&self, replica: &str) {
-        if let Some(entry) = self.health().replicas.get_mut(replica) {
-            *entry = Replica {
-                times_ejected: entry.times_ejected,
-                ..Replica::default()
-            };
-        }
+        restore_by_hand(&self.state, replica);
+    }
+
+    /// The longest ejection, which an ejection by hand from the panel
+    /// lasts.
+    fn longest(&self) -> Duration {
+        self.max_ejection_time.max(self.base_ejection_time)
     }
 
     /// Whether `replica` is ejected at `now`.
@@ -263,15 +326,23 @@ impl OutlierDetection {
     }
 
     /// An attempt on `replica` of the set `set` ended at `now`: `failed`
-    /// if it answered a 5xx or nothing.
-    pub(crate) fn record(&self, set: &[String], replica: &str, failed: bool, now: Instant) {
+    /// if it answered a 5xx or nothing. The replicas this ejected, each
+    /// with its ejection's length: this one, or those past the failure
+    /// percentage when it ended an interval.
+    pub(crate) fn record(
+        &self,
+        set: &[String],
+        replica: &str,
+        failed: bool,
+        now: Instant,
+    ) -> Vec<(String, Duration)> {
         let mut health = self.health();
         // Replicas that left the set are forgotten, so that the state is
         // bounded by the set.
         if health.replicas.len() > 2 * set.len().max(1) {
             health.replicas.retain(|url, _| set.contains(url));
         }
-        self.end_interval(&mut health, set, now);
+        let mut ejected = self.end_interval(&mut health, set, now);
         let consecutive = {
             let entry = health.replicas.entry(replica.to_owned()).or_default();
             entry.requests += 1;
@@ -283,17 +354,27 @@ impl OutlierDetection {
             }
             entry.consecutive
         };
-        if failed && consecutive >= self.consecutive_5xx {
-            self.try_eject(&mut health, set, replica, now);
+        if failed
+            && consecutive >= self.consecutive_5xx
+            && let Some(time) = self.try_eject(&mut health, set, replica, now)
+        {
+            ejected.push((replica.to_owned(), time));
         }
+        ejected
     }
 
     /// At the end of an interval, ejects the replicas past the failure
-    /// percentage, and starts the next.
-    fn end_interval(&self, health: &mut Health, set: &[String], now: Instant) {
+    /// percentage, and starts the next; those it ejected, for how long.
+    fn end_interval(
+        &self,
+        health: &mut Health,
+        set: &[String],
+        now: Instant,
+    ) -> Vec<(String, Duration)> {
+        let mut ejected = Vec::new();
         let began = *health.interval_began.get_or_insert(now);
         if now.saturating_duration_since(began) < self.interval {
-            return;
+            return ejected;
         }
         health.interval_began = Some(now);
         if let Some(threshold) = self.failure_percentage_threshold {
@@ -306,8 +387,10 @@ impl OutlierDetection {
                 .collect();
             if counted.len() >= self.failure_percentage_minimum_hosts as usize {
                 for (url, requests, failures) in counted {
-                    if u64::from(failures) * 100 >= u64::from(threshold) * u64::from(requests) {
-                        self.try_eject(health, set, &url, now);
+                    if u64::from(failures) * 100 >= u64::from(threshold) * u64::from(requests)
+                        && let Some(time) = self.try_eject(health, set, &url, now)
+                    {
+                        ejected.push((url, time));
                     }
                 }
             }
@@ -316,13 +399,21 @@ impl OutlierDetection {
             entry.requests = 0;
             entry.failures = 0;
         }
+        ejected
     }
 
     /// Ejects `replica` unless it is ejected already or the cap is
     /// reached: at most `max_ejection_percent` of the set, at least one.
-    fn try_eject(&self, health: &mut Health, set: &[String], replica: &str, now: Instant) {
+    /// For how long, if it did.
+    fn try_eject(
+        &self,
+        health: &mut Health,
+        set: &[String],
+        replica: &str,
+        now: Instant,
+    ) -> Option<Duration> {
         if Self::is_ejected(health, replica, now) {
-            return;
+            return None;
         }
         let ejected = set
             .iter()
@@ -330,7 +421,7 @@ impl OutlierDetection {
             .count();
         let cap = set.len() * self.max_ejection_percent as usize / 100;
         if ejected > 0 && ejected + 1 > cap {
-            return;
+            return None;
         }
         let entry = health.replicas.entry(replica.to_owned()).or_default();
         entry.times_ejected = entry.times_ejected.saturating_add(1);
@@ -338,8 +429,9 @@ impl OutlierDetection {
             .base_ejection_time
             .saturating_mul(entry.times_ejected)
             .min(self.max_ejection_time.max(self.base_ejection_time));
-        entry.ejected_until = now.checked_add(time);
+        entry.ejected_until = Some(after(now, time));
         entry.consecutive = 0;
+        Some(time)
     }
 }
 
@@ -347,6 +439,8 @@ impl OutlierDetection {
 /// attempt's, by attempt number, for its record.
 pub(crate) struct Route<'r> {
     replicas: &'r Routing,
+    /// The operation the call is of: its ejections' label.
+    operation: &'r str,
     set: Vec<String>,
     tried: Mutex<Vec<(u32, Arc<str>)>>,
 }
@@ -365,23 +459,82 @@ pub(crate) struct Routing {
     pub(crate) replicas: Replicas,
     pub(crate) detection: Option<OutlierDetection>,
     turn: Arc<AtomicUsize>,
+    /// The set and its detection as the panels reach them, with a
+    /// detection.
+    watched: Option<Arc<Watched>>,
+}
+
+/// A set and its detection, as the panels reach them (held weakly there,
+/// so that they go with the last layer or middleware), and the operation
+/// whose panels show them, once told.
+struct Watched {
+    replicas: Replicas,
+    detection: OutlierDetection,
+    shown: std::sync::OnceLock<Box<str>>,
+}
+
+impl fmt::Debug for Watched {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Watched")
+            .field("shown", &self.shown.get())
+            .finish_non_exhaustive()
+    }
+}
+
+impl crate::observe::replicas::Watched for Watched {
+    fn rows(&self, now: Instant) -> Vec<ReplicaRow> {
+        rows(&self.detection.state, &self.replicas.current(), now)
+    }
+
+    fn eject(&self, replica: &str, now: Instant) -> Duration {
+        let time = self.detection.longest();
+        eject_by_hand(&self.detection.state, replica, now, time);
+        time
+    }
+
+    fn restore(&self, replica: &str) {
+        restore_by_hand(&self.detection.state, replica);
+    }
 }
 
 #[cfg_attr(not(feature = "reqwest"), allow(dead_code))]
 impl Routing {
     pub(crate) fn new(replicas: Replicas, detection: Option<OutlierDetection>) -> Self {
+        let watched = detection.as_ref().map(|detection| {
+            Arc::new(Watched {
+                replicas: replicas.clone(),
+                detection: detection.clone(),
+                shown: std::sync::OnceLock::new(),
+            })
+        });
         Routing {
             replicas,
             detection,
             turn: Arc::default(),
+            watched,
         }
     }
 
-    /// A call's route, over the set as it is now.
-    pub(crate) fn route(&self) -> Route<'_> {
+    /// A call's route, over the set as it is now, for the operation
+    /// called `operation`, whose panels show the detection from this
+    /// first call on.
+    pub(crate) fn route<'r>(&'r self, operation: &'r str) -> Route<'r> {
+        let set = self.replicas.current();
+        if let Some(watched) = &self.watched
+            && watched
+                .shown
+                .get()
+                .is_none_or(|shown| **shown != *operation)
+        {
+            let _ = watched.shown.set(operation.into());
+            let weak: std::sync::Weak<dyn crate::observe::replicas::Watched> =
+                Arc::downgrade(watched) as _;
+            crate::observe::replicas::watch(operation, weak, &set);
+        }
         Route {
             replicas: self,
-            set: self.replicas.current(),
+            operation,
+            set,
             tried: Mutex::new(Vec::new()),
         }
     }
@@ -429,10 +582,13 @@ impl Route<'_> {
         tried.last().map(|(_, url)| Arc::clone(url))
     }
 
-    /// Attempt `number` on `replica` ended: told to the detection.
+    /// An attempt on `replica` ended: told to the detection, and its
+    /// ejections to the metrics and the trace.
     pub(crate) fn ended(&self, replica: &str, failed: bool, now: Instant) {
         if let Some(detection) = &self.replicas.detection {
-            detection.record(&self.set, replica, failed, now);
+            for (ejected, time) in detection.record(&self.set, replica, failed, now) {
+                crate::observe::replicas::ejected(self.operation, &ejected, time);
+            }
         }
     }
 
@@ -498,8 +654,12 @@ mod tests {
             detection.ejected_at(start).is_empty(),
             "a success breaks the run"
         );
-        detection.record(&replicas, one, true, start);
-        detection.record(&replicas, one, true, start);
+        assert!(detection.record(&replicas, one, true, start).is_empty());
+        assert_eq!(
+            detection.record(&replicas, one, true, start),
+            [(one.clone(), SECOND)],
+            "the ejection, told to the caller"
+        );
         assert_eq!(detection.ejected_at(start), std::slice::from_ref(one));
         assert!(
             detection.ejected_at(start + SECOND).is_empty(),
@@ -575,7 +735,11 @@ mod tests {
             detection.ejected_at(start).is_empty(),
             "not before the interval ends"
         );
-        detection.record(&replicas, &replicas[1], false, start + SECOND);
+        assert_eq!(
+            detection.record(&replicas, &replicas[1], false, start + SECOND),
+            [(replicas[0].clone(), Duration::from_secs(30))],
+            "another replica's ejection, told to the call that ended the interval"
+        );
         assert_eq!(detection.ejected_at(start + SECOND), [replicas[0].clone()]);
     }
 
@@ -588,7 +752,7 @@ mod tests {
         let routing = Routing::new(Replicas::fixed(replicas.clone()), Some(detection.clone()));
         let now = Instant::now();
         detection.record(&replicas, &replicas[1], true, now);
-        let route = routing.route();
+        let route = routing.route("replicas.route");
         let chosen: Vec<Arc<str>> = (1..=4).filter_map(|n| route.choose(n, now)).collect();
         assert_ne!(chosen[0], chosen[1]);
         assert!(
@@ -604,7 +768,7 @@ mod tests {
         // All ejected: the ejections are ignored.
         detection.record(&replicas, &replicas[0], true, now);
         detection.record(&replicas, &replicas[2], true, now);
-        let route = routing.route();
+        let route = routing.route("replicas.route");
         assert!(route.choose(1, now).is_some());
     }
 
@@ -619,5 +783,126 @@ mod tests {
             }
         }
         assert!(detection.health().replicas.len() <= 9, "bounded by the set");
+    }
+}
+
+#[cfg(all(test, feature = "metrics"))]
+mod watched_tests {
+    use std::collections::BTreeMap;
+
+    use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
+
+    use super::*;
+    use crate::catalog::{REPLICA_EJECTED, REPLICA_EJECTIONS};
+    use crate::observe::replicas::{ByHand, by_hand, refresh, replicas_of};
+
+    const OPERATION: &str = "watched.metrics";
+
+    /// Each replica's series of [`OPERATION`], as `(series, replica)`,
+    /// with what was recorded since the last take: a snapshot takes the
+    /// counters' increments and the gauges' values.
+    fn take(snapshotter: &Snapshotter) -> BTreeMap<(String, String), f64> {
+        snapshotter
+            .snapshot()
+            .into_vec()
+            .into_iter()
+            .filter_map(|(key, _, _, value)| {
+                let key = key.key();
+                let label = |name: &str| {
+                    key.labels()
+                        .find(|label| label.key() == name)
+                        .map(|label| label.value().to_owned())
+                };
+                (label("operation")? == OPERATION).then_some(())?;
+                let value = match value {
+                    DebugValue::Counter(count) => count as f64,
+                    DebugValue::Gauge(gauge) => gauge.into_inner(),
+                    DebugValue::Histogram(_) => f64::NAN,
+                };
+                Some(((key.name().to_owned(), label("replica")?), value))
+            })
+            .collect()
+    }
+
+    fn expect(values: [(&str, &str, f64); 4]) -> BTreeMap<(String, String), f64> {
+        values
+            .into_iter()
+            .map(|(series, replica, value)| ((series.to_owned(), replica.to_owned()), value))
+            .collect()
+    }
+
+    #[test]
+    fn an_ejection_is_counted_and_its_gauge_follows_it_until_it_ends() {
+        let recorder = DebuggingRecorder::new();
+        let snapshotter = recorder.snapshotter();
+        let set = ["http://10.1.0.1:80", "http://10.1.0.2:80"];
+        let detection = OutlierDetection::new()
+            .consecutive_5xx(2)
+            .base_ejection_time(Duration::from_secs(30))
+            .max_ejection_percent(50);
+        let routing = Routing::new(Replicas::fixed(set), Some(detection.clone()));
+        let start = Instant::now();
+        metrics::with_local_recorder(&recorder, || {
+            let route = routing.route(OPERATION);
+            // Every replica of the set appears at zero, on the first call.
+            let zero = expect([
+                (REPLICA_EJECTED, set[0], 0.0),
+                (REPLICA_EJECTED, set[1], 0.0),
+                (REPLICA_EJECTIONS, set[0], 0.0),
+                (REPLICA_EJECTIONS, set[1], 0.0),
+            ]);
+            assert_eq!(take(&snapshotter), zero);
+            route.ended(set[0], true, start);
+            route.ended(set[0], true, start);
+            assert_eq!(
+                take(&snapshotter),
+                expect([
+                    (REPLICA_EJECTED, set[0], 1.0),
+                    (REPLICA_EJECTED, set[1], 0.0),
+                    (REPLICA_EJECTIONS, set[0], 1.0),
+                    (REPLICA_EJECTIONS, set[1], 0.0),
+                ])
+            );
+
+            // Still out 29 s on; back, with no call to notice, at 30 s.
+            refresh(start + Duration::from_secs(29));
+            let key = (REPLICA_EJECTED.to_owned(), set[0].to_owned());
+            assert_eq!(take(&snapshotter)[&key], 1.0);
+            refresh(start + Duration::from_secs(30));
+            assert_eq!(take(&snapshotter), zero);
+
+            // By hand, a replica no call went to yet: the gauge at once,
+            // for the longest ejection; the detection's counter not.
+            let later = start + Duration::from_secs(31);
+            assert_eq!(
+                by_hand(OPERATION, set[1], true, later),
+                Some(ByHand::Ejected(Duration::from_secs(300)))
+            );
+            assert_eq!(
+                take(&snapshotter),
+                expect([
+                    (REPLICA_EJECTED, set[0], 0.0),
+                    (REPLICA_EJECTED, set[1], 1.0),
+                    (REPLICA_EJECTIONS, set[0], 0.0),
+                    (REPLICA_EJECTIONS, set[1], 0.0),
+                ])
+            );
+            assert_eq!(detection.ejected_at(later), [set[1]]);
+            assert_eq!(
+                by_hand(OPERATION, "http://10.9.9.9:80", true, later),
+                None,
+                "a replica of no set shown"
+            );
+            assert_eq!(
+                by_hand(OPERATION, set[1], false, later),
+                Some(ByHand::Returned)
+            );
+            assert!(detection.ejected_at(later).is_empty());
+        });
+        drop(routing);
+        assert!(
+            replicas_of(OPERATION, start).is_empty(),
+            "a set dropped leaves the panels"
+        );
     }
 }

@@ -16,6 +16,9 @@
 //!   operation's refusals;
 //! * `health.rs`: the breakers' and limiters' health for readiness
 //!   probes; public as [`resilient::health`](crate::health);
+//! * `replicas.rs`: the replica sets with an outlier detection in use,
+//!   by operation: their ejections' series and event, and what the
+//!   dashboard and its control panel show and do of them;
 //! * `series.rs`: the series, their help text and units, the keys a call
 //!   records them with, and the refresh of breaker gauges; public as
 //!   [`resilient::metrics`](crate::metrics);
@@ -39,6 +42,7 @@ mod levels;
 pub(crate) mod limits;
 #[cfg(feature = "dashboard")]
 mod registry;
+pub(crate) mod replicas;
 #[cfg(feature = "metrics")]
 pub mod series;
 #[cfg(any(feature = "metrics", feature = "dashboard"))]

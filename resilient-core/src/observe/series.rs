@@ -46,6 +46,8 @@
 //! | `resilient_adaptive_throttle_probability` | gauge: within 0..=1 | | `throttle` |
 //! | `resilient_operation_names_folded` | gauge | | |
 //! | `resilient_endpoint_evictions_total` | counter | | `endpoints` (a per-endpoint map's prefix), `kind` (`breaker`, `throttle`, `limits`) |
+//! | `resilient_replica_ejected` | gauge: 1 ejected, 0 in the set | | `operation`, `replica` |
+//! | `resilient_replica_ejections_total` | counter | | `operation`, `replica` |
 //!
 //! # Cardinality
 //!
@@ -77,6 +79,15 @@
 //! `resilient_operation_names_folded` is set when the estimate grows, and
 //! by [`refresh`].
 //!
+//! The replicas of a tower layer or a reqwest middleware with an
+//! [`OutlierDetection`](crate::endpoint::OutlierDetection) appear at zero
+//! (in the set, never ejected) with the first call of the operation, one
+//! pair of series per replica in the set then, labelled by its base URL;
+//! a replica that joins a dynamic set later appears with its first
+//! ejection. An ejection ends by the passing of time: [`refresh`] sets
+//! each replica's gauge as of now. The labels are bounded by the set,
+//! whose replicas the detection forgets once they leave it.
+//!
 //! An adaptive throttle's rejections appear at zero with the first call
 //! of an operation that uses it, and count each attempt it refused
 //! locally; its probability gauge is set as each call that used it ends.
@@ -100,6 +111,7 @@
 //!         "resilient_limit_current",
 //!         "resilient_adaptive_throttle_probability",
 //!         "resilient_operation_names_folded",
+//!         "resilient_replica_ejected",
 //!     ]
 //! );
 //! ```
@@ -113,14 +125,15 @@ use super::levels::{self, Level};
 use crate::breaker::View;
 pub use crate::catalog::{
     ADAPTIVE_PROBABILITY, CIRCUIT_STATE, ENDPOINT_EVICTIONS, LIMIT_CURRENT, LIMIT_IN_FLIGHT,
-    NAMES_FOLDED, SERIES, Series, SeriesKind, describe,
+    NAMES_FOLDED, REPLICA_EJECTED, REPLICA_EJECTIONS, SERIES, Series, SeriesKind, describe,
 };
 use crate::catalog::{ADAPTIVE_REJECTIONS, LIMIT_REJECTIONS};
 use crate::report::AttemptKind;
 
 /// Sets every live breaker's gauge to its state now: half-open for an
 /// open breaker whose break has ended, though no call has come to notice;
-/// and every limiter's gauges to its latest reading.
+/// every limiter's gauges to its latest reading; and every replica's
+/// ejection gauge, 0 for one whose ejection ended.
 ///
 /// Cheap (a few loads per breaker) and spawns nothing: call it where the
 /// scrape is rendered, or from a timer of your own.
@@ -173,6 +186,7 @@ pub fn refresh_at(now: Instant) {
     for level in levels::all() {
         gauge_level(level);
     }
+    super::replicas::refresh(now);
     super::cardinality::folded_gauge(super::cardinality::folded());
 }
 

@@ -663,6 +663,9 @@ fn every_series_recorded_is_listed_and_described_with_a_unit() {
         "resilient_circuit_fleet_joined",
         // A per-endpoint map's (`tests/endpoint_metrics.rs`).
         "resilient_endpoint_evictions_total",
+        // A replica set's (`endpoint/watched.rs`).
+        "resilient_replica_ejected",
+        "resilient_replica_ejections_total",
     ];
     for series in SERIES
         .iter()

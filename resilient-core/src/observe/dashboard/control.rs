@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use crate::breaker::CircuitBreaker;
 use crate::chaos::Chaos;
 use crate::error::ConfigError;
+use crate::observe::replicas::{self, ByHand};
 
 /// Breakers the panel may isolate and reset, in the order handed over.
 static BREAKERS: Mutex<Vec<&'static CircuitBreaker>> = Mutex::new(Vec::new());
@@ -116,14 +117,22 @@ fn same(given: &[u8], expected: &[u8]) -> bool {
 ///   breakers handed over with [`control_breaker`] under that name;
 /// * `/control/chaos/{name}/on` and `/control/chaos/{name}/off`: a switch
 ///   handed over with [`control_chaos`];
+/// * `/control/replicas/{operation}/{replica}/eject` and `.../return`: a
+///   replica (its base URL, percent-encoded) of the outlier detection
+///   of a tower layer or a reqwest middleware whose operation is
+///   `operation`, once a call of it has used the detection. An ejection
+///   by hand lasts the longest the detection ejects for
+///   ([`max_ejection_time`](crate::endpoint::OutlierDetection::max_ejection_time),
+///   300 s unless set), whatever `max_ejection_percent`, unless returned
+///   sooner; a return forgets the replica's failures;
 /// * `/control/config` (feature `config`): the body, a TOML configuration,
 ///   given to [`config::install_toml`](crate::config::install_toml); a bad
 ///   one answers 400 with the error's text and changes nothing. Without the
 ///   feature the path isn't routed (404).
 ///
 /// and `GET /control`, the names the panel may control (breakers with
-/// their state, chaos switches with theirs, whether a configuration can
-/// be posted), which changes nothing.
+/// their state, replicas with theirs, chaos switches with theirs, whether
+/// a configuration can be posted), which changes nothing.
 ///
 /// Each needs `Authorization: Bearer <token>`, compared in constant time:
 /// without it, or with another token, the answer is 401 and nothing
@@ -162,7 +171,11 @@ pub fn router_with_control(token: impl Into<String>) -> Result<Router, ConfigErr
         .route("/control", get(controls))
         .route("/control/breakers/{name}/{action}", post(breaker))
         .route("/control/chaos/{name}/{switch}", post(switch))
-        .route("/control/endpoints/{prefix}/{key}/{action}", post(endpoint));
+        .route("/control/endpoints/{prefix}/{key}/{action}", post(endpoint))
+        .route(
+            "/control/replicas/{operation}/{replica}/{action}",
+            post(replica),
+        );
     #[cfg(feature = "config")]
     let controls = controls.route("/control/config", post(install));
     Ok(super::routes(get(control_page))
@@ -257,6 +270,39 @@ async fn endpoint(
     }
 }
 
+/// Ejects or returns `replica` of the outlier detections of `operation`,
+/// and answers with what was done.
+async fn replica(
+    State(token): State<Token>,
+    Path((operation, replica, action)): Path<(String, String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    if !token.admits(&headers) {
+        return unauthorized();
+    }
+    let eject = match action.as_str() {
+        "eject" => true,
+        "return" => false,
+        _ => {
+            return (
+                StatusCode::NOT_FOUND,
+                "a replica is `eject`ed or `return`ed",
+            )
+                .into_response();
+        }
+    };
+    let now = tokio::time::Instant::now().into_std();
+    match replicas::by_hand(&operation, &replica, eject, now) {
+        Some(ByHand::Ejected(time)) => answer(json!({
+            "operation": operation, "replica": replica, "ejected_for_s": time.as_secs_f64(),
+        })),
+        Some(ByHand::Returned) => answer(json!({
+            "operation": operation, "replica": replica, "ejected_for_s": null,
+        })),
+        None => no_such(&format!("replica of {operation:?}"), &replica),
+    }
+}
+
 async fn switch(
     State(token): State<Token>,
     Path((name, switch)): Path<(String, String)>,
@@ -327,9 +373,20 @@ async fn controls(State(token): State<Token>, headers: HeaderMap) -> Response {
             json!({ "prefix": map.prefix(), "keys": keys })
         })
         .collect();
+    let replicas: Vec<Value> = replicas::all(tokio::time::Instant::now().into_std())
+        .into_iter()
+        .map(|(operation, rows)| {
+            let rows: Vec<Value> = rows
+                .into_iter()
+                .map(|row| json!({ "replica": row.replica, "ejected": row.ejected_for.is_some() }))
+                .collect();
+            json!({ "operation": operation, "replicas": rows })
+        })
+        .collect();
     answer(json!({
         "breakers": breakers,
         "endpoints": endpoints,
+        "replicas": replicas,
         "chaos": chaos,
         "config": cfg!(feature = "config"),
     }))

@@ -4,6 +4,10 @@
 //!
 //! A map holds up to its capacity of keys (1024 by default): a tile shows
 //! [`ROWS`] of them, and says how many it holds and evicted.
+//!
+//! The replicas of an operation's outlier detections are rows there too:
+//! each replica the detection knows, the ejected ones first, with how
+//! long each stays out.
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
@@ -91,6 +95,31 @@ pub(crate) fn endpoints_of(operation: &str, now: Instant) -> Vec<Value> {
             .collect()
     };
     maps.iter().map(|map| rows(&**map, now)).collect()
+}
+
+/// The outlier detections of `operation`'s tile as of `now`: each with
+/// its replicas, up to [`ROWS`], the ejected ones first, then by URL;
+/// and how many are ejected.
+pub(crate) fn replicas_of(operation: &str, now: Instant) -> Vec<Value> {
+    crate::observe::replicas::replicas_of(operation, now)
+        .into_iter()
+        .map(|mut rows| {
+            let ejected = rows.iter().filter(|row| row.ejected_for.is_some()).count();
+            rows.sort_by_key(|row| row.ejected_for.is_none());
+            let known = rows.len();
+            rows.truncate(ROWS);
+            json!({
+                "known": known,
+                "ejected": ejected,
+                "rows": rows.into_iter().map(|row| json!({
+                    "replica": row.replica,
+                    "ejected_for_s": row.ejected_for.map(|left| left.as_secs_f64()),
+                    "times_ejected": row.times_ejected,
+                    "consecutive_failures": row.consecutive_failures,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect()
 }
 
 /// One map: its prefix, size, evictions, and up to [`ROWS`] keys, those

@@ -419,6 +419,7 @@ fn tile(
             .and_then(Weak::upgrade)
             .map(|view| breaker(&view, now)),
         "endpoints": endpoints,
+        "replicas": super::endpoints::replicas_of(&op.name, now),
         "throttle": op.throttle.map(|(tokens, max)| json!({ "tokens": tokens, "max": max })),
         "adaptive": op.adaptive.map(|(name, requests, accepts, probability, rejections)| json!({
             "name": name,
