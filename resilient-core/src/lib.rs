@@ -134,6 +134,7 @@ mod error;
 pub mod http;
 pub mod idempotency;
 pub mod limit;
+mod marker;
 mod observe;
 mod policy;
 mod priority;

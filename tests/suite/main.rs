@@ -10,6 +10,7 @@ mod attribute;
 mod breaker_attribute;
 #[cfg(feature = "serde")]
 mod breaker_snapshot;
+mod build_weight;
 mod built_on_demand;
 mod cancelled;
 mod chaos_attribute;

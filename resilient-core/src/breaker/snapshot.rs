@@ -69,13 +69,10 @@ pub struct BreakerSnapshot {
 /// assert!(matches!(refused, SnapshotError::Name { .. }));
 /// assert_eq!(refused.to_string(), "a snapshot of breaker `payments` can't restore breaker `search`");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SnapshotError {
     /// The snapshot was written in a format this version doesn't read.
-    #[error(
-        "a breaker snapshot in format {found}, which this version can't read (it reads format {expected})"
-    )]
     Format {
         /// The snapshot's format.
         found: u32,
@@ -83,7 +80,6 @@ pub enum SnapshotError {
         expected: u32,
     },
     /// The snapshot is of a breaker by another name.
-    #[error("a snapshot of breaker `{snapshot}` can't restore breaker `{breaker}`")]
     Name {
         /// The name in the snapshot.
         snapshot: String,
@@ -91,6 +87,23 @@ pub enum SnapshotError {
         breaker: String,
     },
 }
+
+impl std::fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SnapshotError::Format { found, expected } => write!(
+                f,
+                "a breaker snapshot in format {found}, which this version can't read (it reads format {expected})"
+            ),
+            SnapshotError::Name { snapshot, breaker } => write!(
+                f,
+                "a snapshot of breaker `{snapshot}` can't restore breaker `{breaker}`"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SnapshotError {}
 
 impl BreakerSnapshot {
     /// The format this version writes and reads; a snapshot of another is

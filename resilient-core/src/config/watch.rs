@@ -51,11 +51,10 @@ const SETTLES_AT_MOST: u32 = 20;
 /// # std::fs::remove_file(&path)?;
 /// # Ok::<(), std::io::Error>(())
 /// ```
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum WatchError {
     /// The file couldn't be read (it is missing, or not text).
-    #[error("can't read {}: {source}", path.display())]
     Read {
         /// The file.
         path: PathBuf,
@@ -63,16 +62,43 @@ pub enum WatchError {
         source: io::Error,
     },
     /// The file was read, and is not a valid configuration.
-    #[error(transparent)]
-    Invalid(#[from] ConfigFileError),
+    Invalid(ConfigFileError),
     /// The system's watcher couldn't watch the file's directory.
-    #[error("can't watch {}: {source}", path.display())]
     Watch {
         /// The directory.
         path: PathBuf,
         /// What the system's watcher said.
         source: io::Error,
     },
+}
+
+impl std::fmt::Display for WatchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WatchError::Read { path, source } => {
+                write!(f, "can't read {}: {source}", path.display())
+            }
+            WatchError::Invalid(error) => error.fmt(f),
+            WatchError::Watch { path, source } => {
+                write!(f, "can't watch {}: {source}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for WatchError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WatchError::Read { source, .. } | WatchError::Watch { source, .. } => Some(source),
+            WatchError::Invalid(error) => std::error::Error::source(error),
+        }
+    }
+}
+
+impl From<ConfigFileError> for WatchError {
+    fn from(error: ConfigFileError) -> Self {
+        WatchError::Invalid(error)
+    }
 }
 
 /// Installs the TOML file at `path` and reloads it whenever it changes,

@@ -50,25 +50,34 @@ const GRPC_UNITS: [(u8, u128); 6] = [
 /// assert_eq!(header::parse_grpc_timeout("10x"), Err(BadDeadline::UnknownUnit));
 /// assert_eq!(header::parse_millis(""), Err(BadDeadline::Empty));
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum BadDeadline {
     /// The value was empty, or had a unit and no number.
-    #[error("the deadline header is empty")]
     Empty,
     /// Something other than an ASCII digit where the number goes (a sign,
     /// a space, a decimal point).
-    #[error("the deadline header's number is not made of digits")]
     NotANumber,
     /// More digits than the format allows (8 for `grpc-timeout`), or a
     /// number too large for any duration.
-    #[error("the deadline header's number has too many digits")]
     TooManyDigits,
     /// A `grpc-timeout` value whose last character is not one of
     /// `H` `M` `S` `m` `u` `n`.
-    #[error("the deadline header's unit is not one of H M S m u n")]
     UnknownUnit,
 }
+
+impl std::fmt::Display for BadDeadline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BadDeadline::Empty => "the deadline header is empty",
+            BadDeadline::NotANumber => "the deadline header's number is not made of digits",
+            BadDeadline::TooManyDigits => "the deadline header's number has too many digits",
+            BadDeadline::UnknownUnit => "the deadline header's unit is not one of H M S m u n",
+        })
+    }
+}
+
+impl std::error::Error for BadDeadline {}
 
 /// The `grpc-timeout` text for `remaining`: the coarsest unit that says it
 /// exactly in at most 8 digits, or else the finest unit whose rounded-up
@@ -387,9 +396,10 @@ impl DeadlineHeader {
 /// assert_eq!(parse_hold("1"), Ok(true));
 /// assert_eq!(parse_hold("yes"), Err(BadHold));
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the hold header says neither 1 nor 0")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BadHold;
+
+crate::marker::marker_error!(BadHold, "the hold header says neither 1 nor 0");
 
 /// Whether a hold header's value says that a caller up the chain retries
 /// the request: `1` yes, `0` no, spaces around allowed; anything else is

@@ -124,7 +124,9 @@ where
 /// (whose one thread may be the holder's) it fails at once with
 /// [`IdempotencyError::InFlight`], without running `run`; on a
 /// multi-thread runtime it waits inside `tokio::task::block_in_place`, which
-/// hands the thread's other tasks to another worker.
+/// hands the thread's other tasks to another worker (feature
+/// `rt-multi-thread`, on by default; without it, it fails at once there
+/// too).
 ///
 /// ```
 /// use resilient::SystemClock;
@@ -408,12 +410,14 @@ where
 
 /// Parks the thread in `wait`, unless it runs a tokio runtime that the
 /// holder may need: a `current_thread` one fails the call at once; a
-/// multi-thread one lends the thread's tasks to other workers meanwhile.
+/// multi-thread one lends the thread's tasks to other workers meanwhile
+/// (feature `rt-multi-thread`; without it, it fails the call at once too).
 fn wait_without_freezing_a_runtime(wait: impl FnOnce()) -> Result<(), Refused> {
-    use tokio::runtime::{Handle, RuntimeFlavor};
+    use tokio::runtime::Handle;
     match Handle::try_current().map(|runtime| runtime.runtime_flavor()) {
         Err(_) => wait(),
-        Ok(RuntimeFlavor::MultiThread) => tokio::task::block_in_place(wait),
+        #[cfg(feature = "rt-multi-thread")]
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(wait),
         Ok(_) => return Err(Refused::InFlight),
     }
     Ok(())

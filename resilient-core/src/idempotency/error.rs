@@ -20,9 +20,13 @@ type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 ///     "another call with the same idempotency key is still running"
 /// );
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, thiserror::Error)]
-#[error("another call with the same idempotency key is still running")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct IdempotencyInFlight;
+
+crate::marker::marker_error!(
+    IdempotencyInFlight,
+    "another call with the same idempotency key is still running"
+);
 
 /// The idempotency key was reused with another fingerprint (other
 /// parameters) while the first call was in flight or its value stored.
@@ -39,9 +43,13 @@ pub struct IdempotencyInFlight;
 ///     "the idempotency key was already used with other parameters"
 /// );
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, thiserror::Error)]
-#[error("the idempotency key was already used with other parameters")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct IdempotencyConflict;
+
+crate::marker::marker_error!(
+    IdempotencyConflict,
+    "the idempotency key was already used with other parameters"
+);
 
 /// An idempotency store could not do what was asked.
 ///
@@ -58,25 +66,54 @@ pub struct IdempotencyConflict;
 /// let err = StoreError::Unavailable(io::Error::from(io::ErrorKind::ConnectionRefused).into());
 /// assert_eq!(err.to_string(), "lost the connection to the idempotency store: connection refused");
 /// ```
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum StoreError {
     /// The store could not be reached, or the connection dropped or timed
     /// out mid-request.
-    #[error("lost the connection to the idempotency store: {0}")]
-    Unavailable(#[source] Cause),
+    Unavailable(Cause),
     /// The value to store could not be serialised.
-    #[error("could not serialise the value to store under an idempotency key: {0}")]
-    Serialize(#[source] Cause),
+    Serialize(Cause),
     /// What the store holds under the key could not be read back as a value
     /// of the expected type (a type changed between deploys, or something
     /// else wrote to the key).
-    #[error("could not deserialise the value stored under an idempotency key: {0}")]
-    Deserialize(#[source] Cause),
+    Deserialize(Cause),
     /// The store answered with an error of its own (a script error, a
     /// permission denied, a full disk…).
-    #[error("the idempotency store failed: {0}")]
-    Backend(#[source] Cause),
+    Backend(Cause),
+}
+
+impl StoreError {
+    /// What it says before its cause, and the cause.
+    fn parts(&self) -> (&'static str, &Cause) {
+        match self {
+            StoreError::Unavailable(cause) => {
+                ("lost the connection to the idempotency store", cause)
+            }
+            StoreError::Serialize(cause) => (
+                "could not serialise the value to store under an idempotency key",
+                cause,
+            ),
+            StoreError::Deserialize(cause) => (
+                "could not deserialise the value stored under an idempotency key",
+                cause,
+            ),
+            StoreError::Backend(cause) => ("the idempotency store failed", cause),
+        }
+    }
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (what, cause) = self.parts();
+        write!(f, "{what}: {cause}")
+    }
+}
+
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&**self.parts().1)
+    }
 }
 
 /// Why an idempotent call ended without a result of its body.
@@ -108,15 +145,44 @@ pub enum StoreError {
 /// let err = IdempotencyError::from(IdempotencyInFlight);
 /// assert_eq!(err.into_error::<PayError>(), PayError::Busy);
 /// ```
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum IdempotencyError {
     /// The wait for another call with the same key ran out.
-    #[error(transparent)]
-    InFlight(#[from] IdempotencyInFlight),
+    InFlight(IdempotencyInFlight),
     /// The store failed before the body could run.
-    #[error(transparent)]
-    Store(#[from] StoreError),
+    Store(StoreError),
+}
+
+/// The text of the error it holds, whose source is its own.
+impl std::fmt::Display for IdempotencyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IdempotencyError::InFlight(error) => error.fmt(f),
+            IdempotencyError::Store(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for IdempotencyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            IdempotencyError::InFlight(_) => None,
+            IdempotencyError::Store(error) => std::error::Error::source(error),
+        }
+    }
+}
+
+impl From<IdempotencyInFlight> for IdempotencyError {
+    fn from(error: IdempotencyInFlight) -> Self {
+        IdempotencyError::InFlight(error)
+    }
+}
+
+impl From<StoreError> for IdempotencyError {
+    fn from(error: StoreError) -> Self {
+        IdempotencyError::Store(error)
+    }
 }
 
 impl IdempotencyError {

@@ -7,7 +7,7 @@ use std::future::{Future, poll_fn};
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::SeqCst};
 use std::sync::mpsc;
 use std::task::Poll;
 use std::thread;
@@ -543,11 +543,14 @@ fn a_blocking_call_on_a_current_thread_runtime_fails_at_once_rather_than_freeze_
     assert_eq!(runs, 1);
 }
 
-#[test]
-fn a_blocking_call_on_a_multi_thread_worker_waits_without_starving_the_holder() {
-    let outcome = within(secs(10), || {
-        static STORE: MemoryStore<u32> = MemoryStore::new();
-        static RUNS: AtomicU32 = AtomicU32::new(0);
+/// A call holding the key on a multi-thread runtime of one worker, and a
+/// blocking call with the same key on that worker's thread; the holder
+/// ends once the blocking call waits for it, or has returned. What the
+/// blocking call returned, and how many bodies ran.
+fn a_blocking_call_beside_a_holder_on_one_worker() -> (Outcome, u32) {
+    static STORE: MemoryStore<u32> = MemoryStore::new();
+    static RUNS: AtomicU32 = AtomicU32::new(0);
+    within(secs(10), || {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_time()
@@ -577,18 +580,43 @@ fn a_blocking_call_on_a_multi_thread_worker_waits_without_starving_the_holder() 
                     (Ok::<u32, &str>(2), true)
                 })
             });
+            let returned = Arc::new(AtomicBool::new(false));
+            let seen = Arc::clone(&returned);
             let releaser = thread::spawn(move || {
-                spin_until("the blocking call waits", || STORE.waiters(KEY) == 1);
+                spin_until("the blocking call waits or returns", || {
+                    STORE.waiters(KEY) == 1 || seen.load(SeqCst)
+                });
                 release.send(()).unwrap();
             });
             let blocking = blocking.await.unwrap();
+            returned.store(true, SeqCst);
             releaser.join().unwrap();
             assert_eq!(holder.await.unwrap().unwrap(), (Ok(1), Executed));
             (blocking, RUNS.load(SeqCst))
         })
-    });
-    let (blocking, runs) = outcome;
+    })
+}
+
+#[cfg(feature = "rt-multi-thread")]
+#[test]
+fn a_blocking_call_on_a_multi_thread_worker_waits_without_starving_the_holder() {
+    let (blocking, runs) = a_blocking_call_beside_a_holder_on_one_worker();
     assert_eq!(blocking.unwrap(), (Ok(1), Joined));
+    assert_eq!(runs, 1);
+}
+
+/// Without `rt-multi-thread` there is no `block_in_place` to lend the
+/// worker's tasks: the call fails at once, as on a `current_thread`
+/// runtime, rather than park a worker the holder may need. (`.ci/run` runs
+/// this test without the crate's features.)
+#[cfg(not(feature = "rt-multi-thread"))]
+#[test]
+fn without_rt_multi_thread_a_blocking_call_on_a_worker_fails_at_once() {
+    let (blocking, runs) = a_blocking_call_beside_a_holder_on_one_worker();
+    assert!(
+        matches!(blocking, Err(IdempotencyError::InFlight(_))),
+        "{blocking:?}"
+    );
     assert_eq!(runs, 1);
 }
 

@@ -1,114 +1,13 @@
-//! Error types: configuration errors from builders, the error of
-//! [`RetryPolicy::run`](crate::RetryPolicy::run), and the marker errors the
-//! engine converts into the caller's error type.
+//! Error types: configuration errors from builders (`config.rs`), the
+//! error of [`RetryPolicy::run`](crate::RetryPolicy::run), and the marker
+//! errors the engine converts into the caller's error type.
 
 use std::time::Duration;
 
-/// A builder rejected its configuration.
-///
-/// Builders validate once, in `build()`, and never panic: every value that
-/// would make the schedule meaningless is reported here instead.
-///
-/// ```
-/// use resilient::{ConfigError, RetryPolicy};
-///
-/// let err = RetryPolicy::builder().max_attempts(0).build().unwrap_err();
-/// assert_eq!(err, ConfigError::ZeroAttempts);
-/// ```
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ConfigError {
-    /// `max_attempts` was 0; the first attempt always counts, so use 1 for "no retries".
-    #[error("max_attempts must be at least 1 (1 means no retries)")]
-    ZeroAttempts,
-    /// The backoff multiplier was NaN, infinite or below 1.
-    #[error("backoff multiplier must be a finite number >= 1.0, got {0}")]
-    InvalidMultiplier(f64),
-    /// The backoff's base delay exceeds its maximum.
-    #[error("backoff base ({base:?}) must not exceed its max ({max:?})")]
-    BaseAboveMax {
-        /// The configured base delay.
-        base: Duration,
-        /// The configured maximum delay.
-        max: Duration,
-    },
-    /// The hard `budget` is below the soft `max_elapsed` cap, so the soft cap could never apply.
-    #[error("budget ({budget:?}) must not be below max_elapsed ({max_elapsed:?})")]
-    BudgetBelowMaxElapsed {
-        /// The configured hard cap.
-        budget: Duration,
-        /// The configured soft cap.
-        max_elapsed: Duration,
-    },
-    /// `min_retries` asks for more retries than `max_attempts` allows.
-    #[error(
-        "min_retries ({min_retries}) must not exceed the retries max_attempts allows ({retries})"
-    )]
-    MinRetriesAboveRetries {
-        /// The configured floor.
-        min_retries: u32,
-        /// `max_attempts - 1`.
-        retries: u32,
-    },
-    /// Attempts without a cap ([`unbounded`](crate::RetryPolicyBuilder::unbounded))
-    /// and neither a `budget` nor a `max_elapsed` to end them.
-    #[error("unbounded attempts need a budget or max_elapsed to end them")]
-    UnboundedWithoutCap,
-    /// A duration that must be positive was zero.
-    #[error("{0} must be greater than zero")]
-    ZeroDuration(&'static str),
-    /// The circuit breaker's `failure_threshold` was 0.
-    #[error("failure_threshold must be at least 1")]
-    ZeroFailureThreshold,
-    /// The circuit breaker's failure ratio was not within (0, 1].
-    #[error("failure_ratio must be within (0.0, 1.0], got {0}")]
-    InvalidFailureRatio(f64),
-    /// The circuit breaker allows no half-open probe, so it could never close again.
-    #[error("half_open_probes must be at least 1")]
-    ZeroHalfOpenProbes,
-    /// A retry throttle's `max_tokens` was outside `1..=1000`, the range gRPC's A6 allows.
-    #[error("max_tokens must be within 1..=1000, got {0}")]
-    InvalidMaxTokens(u32),
-    /// A retry throttle's `token_ratio` was not finite, or below one thousandth once rounded to three decimals.
-    #[error(
-        "token_ratio must be a finite number of at least 0.001 (three decimals are kept), got {0}"
-    )]
-    InvalidTokenRatio(f64),
-    /// A shared breaker's `quorum_share` was not within [0, 1].
-    #[error("quorum_share must be within [0.0, 1.0], got {0}")]
-    InvalidQuorumShare(f64),
-    /// A shared breaker allows no probe across its fleet, so the fleet's
-    /// breaker could never close again.
-    #[error("fleet_probes must be at least 1")]
-    ZeroFleetProbes,
-    /// The dashboard's control panel was given an empty token (or one of
-    /// spaces only), which would let anyone in.
-    #[error("the control panel's token must not be empty")]
-    EmptyControlToken,
-}
+use crate::marker::marker_error;
+pub use config::ConfigError;
 
-impl ConfigError {
-    /// What went wrong, without the values: the message of a policy
-    /// refused in a `const`, where formatting is not available.
-    pub(crate) const fn const_message(&self) -> &'static str {
-        match self {
-            ConfigError::ZeroAttempts => "max_attempts must be at least 1 (1 means no retries)",
-            ConfigError::InvalidMultiplier(_) => {
-                "backoff multiplier must be a finite number >= 1.0"
-            }
-            ConfigError::BaseAboveMax { .. } => "backoff base must not exceed its max",
-            ConfigError::BudgetBelowMaxElapsed { .. } => "budget must not be below max_elapsed",
-            ConfigError::MinRetriesAboveRetries { .. } => {
-                "min_retries must not exceed the retries max_attempts allows"
-            }
-            ConfigError::UnboundedWithoutCap => {
-                "unbounded attempts need a budget or max_elapsed to end them"
-            }
-            ConfigError::ZeroDuration(_) => "a duration that must be positive is zero",
-            _ => "invalid configuration",
-        }
-    }
-}
+mod config;
 
 /// The error of [`RetryPolicy::run`](crate::RetryPolicy::run) and
 /// [`RetryPolicy::run_async`](crate::RetryPolicy::run_async): the last
@@ -140,12 +39,22 @@ impl ConfigError {
 /// assert_eq!(err.to_string(), "failed after 2 attempt(s)");
 /// assert_eq!(err.source().unwrap().to_string(), std::fmt::Error.to_string());
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("failed after {attempts} attempt(s)")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RetryError<E> {
     attempts: u32,
-    #[source]
     cause: E,
+}
+
+impl<E> std::fmt::Display for RetryError<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "failed after {} attempt(s)", self.attempts)
+    }
+}
+
+impl<E: std::error::Error + 'static> std::error::Error for RetryError<E> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.cause)
+    }
 }
 
 impl<E> RetryError<E> {
@@ -173,23 +82,26 @@ impl<E> RetryError<E> {
 ///
 /// The engine turns it into the caller's error with `E::from(TimedOut)`, so
 /// an error type that can time out implements `From<TimedOut>`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, thiserror::Error)]
-#[error("attempt timed out")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TimedOut;
+
+marker_error!(TimedOut, "attempt timed out");
 
 /// An open circuit breaker rejected the attempt without running it.
 ///
 /// Converted into the caller's error with `E::from(CircuitOpen)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, thiserror::Error)]
-#[error("circuit breaker is open")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CircuitOpen;
+
+marker_error!(CircuitOpen, "circuit breaker is open");
 
 /// A successful value failed the operation's validation.
 ///
 /// Converted into the caller's error with `E::from(ValidationFailed)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, thiserror::Error)]
-#[error("result failed validation")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ValidationFailed;
+
+marker_error!(ValidationFailed, "result failed validation");
 
 /// A limiter refused an attempt: which one, and, where it knows, when a
 /// permit may be free.
@@ -366,31 +278,68 @@ impl std::error::Error for Rejected {}
 /// assert_eq!(FetchError::from(TimedOut), FetchError::Timeout);
 /// assert_eq!(FetchError::from(CircuitOpen), FetchError::Unavailable);
 /// ```
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum EngineFailure {
     /// An attempt outlived its deadline (`timeout`, `budget`).
-    #[error(transparent)]
-    TimedOut(#[from] TimedOut),
+    TimedOut(TimedOut),
     /// An open circuit breaker rejected the attempt (`circuit_breaker`).
-    #[error(transparent)]
-    CircuitOpen(#[from] CircuitOpen),
+    CircuitOpen(CircuitOpen),
     /// A value failed the check (`validate`).
-    #[error(transparent)]
-    ValidationFailed(#[from] ValidationFailed),
+    ValidationFailed(ValidationFailed),
     /// A limiter refused the attempt (`limit`).
-    #[error(transparent)]
-    LimitExceeded(#[from] LimitExceeded),
+    LimitExceeded(LimitExceeded),
     /// An adaptive throttle refused the attempt locally (`adaptive_throttle`).
-    #[error(transparent)]
-    Rejected(#[from] Rejected),
+    Rejected(Rejected),
     /// A call waited past its budget for another with its key (`idempotency`).
-    #[error(transparent)]
-    IdempotencyInFlight(#[from] crate::idempotency::IdempotencyInFlight),
+    IdempotencyInFlight(crate::idempotency::IdempotencyInFlight),
     /// The idempotency store failed before the body ran (`idempotency`).
-    #[error(transparent)]
-    Store(#[from] crate::idempotency::StoreError),
+    Store(crate::idempotency::StoreError),
 }
+
+/// Its failure's own text, as thiserror's `transparent` would say it.
+impl std::fmt::Display for EngineFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self.inner(), f)
+    }
+}
+
+/// Its failure's own source: the failure is the error itself.
+impl std::error::Error for EngineFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.inner().source()
+    }
+}
+
+/// For each variant, the failure it holds as an error, and `From`.
+macro_rules! engine_failure_variants {
+    ($($Variant:ident($Failure:ty)),* $(,)?) => {
+        impl EngineFailure {
+            /// The failure it holds, as an error.
+            fn inner(&self) -> &(dyn std::error::Error + 'static) {
+                match self {
+                    $(EngineFailure::$Variant(failure) => failure,)*
+                }
+            }
+        }
+
+        $(impl From<$Failure> for EngineFailure {
+            fn from(failure: $Failure) -> Self {
+                EngineFailure::$Variant(failure)
+            }
+        })*
+    };
+}
+
+engine_failure_variants!(
+    TimedOut(TimedOut),
+    CircuitOpen(CircuitOpen),
+    ValidationFailed(ValidationFailed),
+    LimitExceeded(LimitExceeded),
+    Rejected(Rejected),
+    IdempotencyInFlight(crate::idempotency::IdempotencyInFlight),
+    Store(crate::idempotency::StoreError),
+);
 
 /// Implements, for an error type that converts an [`EngineFailure`], the
 /// conversion of each of the engine's own failures through it:
@@ -699,5 +648,80 @@ pub(crate) fn debug_text<E: std::fmt::Debug>(error: &E) -> String {
 impl<E: std::fmt::Display> ReportableError for E {
     fn describe(error: &Self) -> String {
         error.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error;
+    use std::io;
+
+    use super::*;
+    use crate::idempotency::{IdempotencyError, IdempotencyInFlight, StoreError};
+
+    /// Each error's chain: its text, then each source's.
+    fn chain(error: &dyn Error) -> Vec<String> {
+        let mut texts = vec![error.to_string()];
+        let mut next = error.source();
+        while let Some(source) = next {
+            texts.push(source.to_string());
+            next = source.source();
+        }
+        texts
+    }
+
+    #[test]
+    fn each_error_says_itself_once_and_hands_on_its_cause() {
+        let refused = || io::Error::from(io::ErrorKind::ConnectionRefused);
+        assert_eq!(
+            chain(&RetryError::new(3, refused())),
+            ["failed after 3 attempt(s)", "connection refused"]
+        );
+        let store = StoreError::Unavailable(refused().into());
+        assert_eq!(
+            chain(&store),
+            [
+                "lost the connection to the idempotency store: connection refused",
+                "connection refused"
+            ]
+        );
+        // A wrapper that only carries another error says that error's text
+        // and hands on its cause, not itself.
+        assert_eq!(
+            chain(&IdempotencyError::from(StoreError::Backend(
+                refused().into()
+            ))),
+            [
+                "the idempotency store failed: connection refused",
+                "connection refused"
+            ]
+        );
+        assert_eq!(
+            chain(&IdempotencyError::from(IdempotencyInFlight)),
+            ["another call with the same idempotency key is still running"]
+        );
+        assert_eq!(chain(&EngineFailure::from(TimedOut)), ["attempt timed out"]);
+        assert_eq!(
+            chain(&EngineFailure::from(StoreError::Serialize(
+                refused().into()
+            ))),
+            [
+                "could not serialise the value to store under an idempotency key: connection refused",
+                "connection refused"
+            ]
+        );
+        assert_eq!(
+            ConfigError::BaseAboveMax {
+                base: Duration::from_secs(2),
+                max: Duration::from_secs(1)
+            }
+            .to_string(),
+            "backoff base (2s) must not exceed its max (1s)"
+        );
+        assert_eq!(
+            ConfigError::ZeroDuration("timeout").to_string(),
+            "timeout must be greater than zero"
+        );
+        assert!(ConfigError::ZeroAttempts.source().is_none());
     }
 }
