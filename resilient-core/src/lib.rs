@@ -139,6 +139,8 @@ mod observe;
 mod policy;
 mod priority;
 mod race;
+#[cfg(any(feature = "config", all(test, loom)))]
+mod refresh;
 mod report;
 #[cfg(feature = "reqwest")]
 pub mod reqwest;

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use super::{CURRENT, Config, GENERATION};
 use crate::a6::{self, MILLI};
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
 /// The overrides of one named limiter (`[limits.NAME]`); `None` keeps the
 /// builder's value.
@@ -250,22 +250,11 @@ pub fn adaptive_throttle_settings(name: &str) -> Option<AdaptiveThrottleConfig> 
 /// rate limiter's, a throttle's, a breaker's).
 static REFRESHING: Mutex<()> = Mutex::new(());
 
-/// Refreshes a cache whose generation is `stamp`: under [`REFRESHING`],
-/// loads the generation, then (in `store`) reads the configuration and
-/// stores the values, and last stamps them with that generation. The
-/// configuration is stored before its generation is, so what `store`
-/// reads is that generation's or a newer one's: never older than its
-/// stamp, which a newer stamp would hide until the next install. Without
-/// the lock, two refreshes across an install could interleave their
-/// stores and leave the older one's values under the newer one's stamp.
+/// Refreshes a cache whose generation is `stamp`, one at a time under
+/// [`REFRESHING`] (`crate::refresh`, where a loom model shows why the lock
+/// is needed): the values `store` keeps are never older than the stamp.
 pub(crate) fn refresh_stamped(stamp: &AtomicU64, store: impl FnOnce()) {
-    let _one = REFRESHING.lock().unwrap_or_else(PoisonError::into_inner);
-    let generation = GENERATION.load(Ordering::Acquire);
-    if stamp.load(Ordering::Acquire) == generation {
-        return;
-    }
-    store();
-    stamp.store(generation, Ordering::Release);
+    crate::refresh::refresh(&REFRESHING, &GENERATION, stamp, store);
 }
 
 /// A named bulkhead's memory of its entry (`[limits.NAME]`): the size it
