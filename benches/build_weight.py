@@ -141,7 +141,7 @@ def main():
             times[name].append(cold_build(crate))
     for name, crate in made.items():
         listed = crates(crate)
-        macros = [c for c in listed if "proc-macro" in c]
+        macros = [c for c in listed if "(proc-macro)" in c]
         print(
             "%-9s %2d crates, %d proc-macro%s, cold build %.1f s (median of %d: %s)"
             % (
