@@ -125,6 +125,8 @@ struct LastResort {
 impl LastResort {
     fn offer(&mut self, rank: usize, used: Instant, shard: usize, key: &str) {
         let best = &mut self.ranks[rank];
+        // `<=` would pick the last of keys used at one instant, not the
+        // first: either, since shards list their keys in no set order.
         if best.as_ref().is_none_or(|(oldest, ..)| used < *oldest) {
             *best = Some((used, shard, key.to_owned()));
         }
@@ -202,6 +204,7 @@ impl<V: Clone + AtRest> KeyedMap<V> {
             }
         }
         let evicted = before - adding.len;
+        // (`>= 0` would count 0 evictions, which changes no count.)
         if evicted > 0 {
             self.evicted(evicted as u64);
         }
@@ -263,10 +266,14 @@ impl<V: Clone + AtRest> KeyedMap<V> {
                     return false;
                 }
                 // A key in use past its idle time is looked at again later.
+                // (`>=` would look at one whose time is exactly now again
+                // at the next new key, a pass sooner: the same outcome.)
                 let due = if due > now { due } else { later };
                 idle_due = Some(idle_due.map_or(due, |earliest| earliest.min(due)));
                 if slot.value.at_rest(now) {
                     oldest.push((slot.used, index, key.clone()));
+                    // (`==` or `>=` would keep one candidate fewer: a pass sooner,
+                    // the same keys evicted.)
                     if oldest.len() > CANDIDATES {
                         oldest.pop();
                     }
