@@ -290,6 +290,57 @@ mod tests {
         assert_eq!(bulkhead.available(), 1);
     }
 
+    /// Of 10 permits, 10 % is kept for each level above `VeryLow`: each
+    /// level fills up to its own line and is shed there (the refusal says
+    /// its priority) while the levels above still have room; the full
+    /// bulkhead refuses without shedding.
+    #[test]
+    fn each_priority_fills_to_its_line_and_is_shed_there() {
+        use crate::priority::{Priorities, Priority};
+
+        let bulkhead = Bulkhead::new(10).shed_by_priority(Priorities::new());
+        let now = Instant::now();
+        let lines = [
+            (Priority::VeryLow, 6),
+            (Priority::Low, 7),
+            (Priority::Medium, 8),
+            (Priority::High, 9),
+            (Priority::Critical, 10),
+        ];
+        for (priority, line) in lines {
+            for _ in 0..10 {
+                if bulkhead.available() <= 10 - line {
+                    break;
+                }
+                let taken = bulkhead.try_acquire_as(now, priority);
+                assert_eq!(taken, Ok(()), "{priority:?}");
+            }
+            assert_eq!(
+                bulkhead.available(),
+                10 - line,
+                "{priority:?} stops at its line"
+            );
+            let refused = bulkhead.try_acquire_as(now, priority).unwrap_err();
+            let shed = (line < 10).then_some(priority);
+            assert_eq!(refused.shed_priority(), shed, "{priority:?}");
+            assert_eq!(bulkhead.available(), 10 - line, "a refusal takes nothing");
+        }
+        // One permit back: 9 held is `High`'s line still, not `Critical`'s.
+        done(&bulkhead);
+        assert!(bulkhead.try_acquire_as(now, Priority::High).is_err());
+        assert_eq!(bulkhead.try_acquire_as(now, Priority::Critical), Ok(()));
+    }
+
+    #[test]
+    fn a_bulkhead_tells_its_name_size_and_permits_out() {
+        let bulkhead = Bulkhead::new(4).named("pool");
+        assert_eq!((bulkhead.max(), bulkhead.name()), (4, "pool"));
+        assert_eq!(bulkhead.current_limit(), Some(4));
+        bulkhead.try_acquire(Instant::now()).unwrap();
+        assert_eq!(bulkhead.in_flight(), Some(1));
+        assert_eq!(Bulkhead::new(4).name(), "bulkhead");
+    }
+
     /// resilience4j `SemaphoreBulkheadTest.java`, `testZeroMaxConcurrentCalls`.
     #[test]
     fn resilience4j_zero_max_concurrent_calls_always_refuses() {
