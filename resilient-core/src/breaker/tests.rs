@@ -996,3 +996,20 @@ fn two_threads_hammering_recover_from_leaked_probes() {
     // keep it half-open for good.
     assert_recovers(&b, end);
 }
+
+#[test]
+fn a_permit_says_whether_it_is_a_probe_and_a_fleets() {
+    let breaker = breaker(1, 10);
+    let now = Instant::now();
+    let permit = breaker.try_acquire(now).unwrap();
+    assert_eq!(
+        format!("{permit:?}"),
+        "CircuitPermit { probe: false, fleet_probe: false, .. }"
+    );
+    permit.record_failure(now);
+    let probe = breaker.try_acquire(now + secs(10)).unwrap();
+    assert_eq!(
+        format!("{probe:?}"),
+        "CircuitPermit { probe: true, fleet_probe: false, .. }"
+    );
+}

@@ -276,6 +276,19 @@ mod tests {
 
     const MS: Duration = Duration::from_millis(1);
 
+    #[test]
+    fn a_limiter_is_named_rate_limiter_unless_named() {
+        assert_eq!(RateLimiter::per_second(1).name(), "rate_limiter");
+        assert_eq!(RateLimiter::per_second(1).named("search").name(), "search");
+    }
+
+    /// The cell a Redis limiter shares: nanoseconds per cell, and burst.
+    #[cfg(feature = "redis")]
+    #[test]
+    fn the_cell_shared_through_redis_is_the_rate_and_the_burst() {
+        assert_eq!(RateLimiter::per_second(4).burst(3).cell(), (250_000_000, 3));
+    }
+
     /// governor `tests/direct.rs`, `rejects_too_many`: at 2/s, two cells,
     /// a refusal, and two more a second later.
     #[test]
