@@ -565,10 +565,11 @@ where
     ) -> Result<Response, Error> {
         let given = &*extensions;
         let last = Mutex::new(None);
-        let route =
-            self.sending.routing.as_ref().map(|routing| {
-                routing.route(shared.name.as_deref().unwrap_or(crate::report::UNNAMED))
-            });
+        let route = self
+            .sending
+            .routing
+            .as_ref()
+            .map(|routing| routing.route(shared.operation()));
         let send = sender!(next, given, last, shared, route.as_ref());
         let endpoint = self.endpoint_of(&request);
         let priority = given.get::<crate::limit::Priority>().copied();

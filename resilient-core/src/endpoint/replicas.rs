@@ -310,8 +310,8 @@ impl OutlierDetection {
         restore_by_hand(&self.state, replica);
     }
 
-    /// The longest ejection, which an ejection by hand from the panel
-    /// lasts.
+    /// The longest ejection: the cap on the detection's own, and what an
+    /// ejection by hand from the panel lasts.
     fn longest(&self) -> Duration {
         self.max_ejection_time.max(self.base_ejection_time)
     }
@@ -428,7 +428,7 @@ impl OutlierDetection {
         let time = self
             .base_ejection_time
             .saturating_mul(entry.times_ejected)
-            .min(self.max_ejection_time.max(self.base_ejection_time));
+            .min(self.longest());
         entry.ejected_until = Some(after(now, time));
         entry.consecutive = 0;
         Some(time)
@@ -457,10 +457,8 @@ impl fmt::Debug for Route<'_> {
 #[derive(Clone, Debug)]
 pub(crate) struct Routing {
     pub(crate) replicas: Replicas,
-    pub(crate) detection: Option<OutlierDetection>,
     turn: Arc<AtomicUsize>,
-    /// The set and its detection as the panels reach them, with a
-    /// detection.
+    /// The detection, with the set, as the panels reach them.
     watched: Option<Arc<Watched>>,
 }
 
@@ -476,6 +474,7 @@ struct Watched {
 impl fmt::Debug for Watched {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Watched")
+            .field("detection", &self.detection)
             .field("shown", &self.shown.get())
             .finish_non_exhaustive()
     }
@@ -500,19 +499,23 @@ impl crate::observe::replicas::Watched for Watched {
 #[cfg_attr(not(feature = "reqwest"), allow(dead_code))]
 impl Routing {
     pub(crate) fn new(replicas: Replicas, detection: Option<OutlierDetection>) -> Self {
-        let watched = detection.as_ref().map(|detection| {
+        let watched = detection.map(|detection| {
             Arc::new(Watched {
                 replicas: replicas.clone(),
-                detection: detection.clone(),
+                detection,
                 shown: std::sync::OnceLock::new(),
             })
         });
         Routing {
             replicas,
-            detection,
             turn: Arc::default(),
             watched,
         }
+    }
+
+    /// The outlier detection, if there is one.
+    pub(crate) fn detection(&self) -> Option<&OutlierDetection> {
+        self.watched.as_deref().map(|watched| &watched.detection)
     }
 
     /// A call's route, over the set as it is now, for the operation
@@ -548,7 +551,7 @@ impl Route<'_> {
             return None;
         }
         let mut tried = self.tried.lock().unwrap_or_else(PoisonError::into_inner);
-        let healthy: Vec<&String> = match &self.replicas.detection {
+        let healthy: Vec<&String> = match self.replicas.detection() {
             Some(detection) => {
                 let health = detection.health();
                 self.set
@@ -585,7 +588,7 @@ impl Route<'_> {
     /// An attempt on `replica` ended: told to the detection, and its
     /// ejections to the metrics and the trace.
     pub(crate) fn ended(&self, replica: &str, failed: bool, now: Instant) {
-        if let Some(detection) = &self.replicas.detection {
+        if let Some(detection) = self.replicas.detection() {
             for (ejected, time) in detection.record(&self.set, replica, failed, now) {
                 crate::observe::replicas::ejected(self.operation, &ejected, time);
             }
@@ -597,7 +600,7 @@ impl Route<'_> {
     /// the detection once the call ended, since they never ended
     /// themselves.
     pub(crate) fn cut_short(&self, report: &crate::ExecutionReport, now: Instant) {
-        if self.replicas.detection.is_none() {
+        if self.replicas.detection().is_none() {
             return;
         }
         let cut = report.attempts().iter().filter(|record| {

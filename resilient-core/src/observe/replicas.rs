@@ -71,11 +71,7 @@ pub(crate) fn watch(operation: &str, set: Weak<dyn Watched>, replicas: &[String]
 
 /// The sets shown under `operation`, each's replicas as of `now`.
 pub(crate) fn replicas_of(operation: &str, now: Instant) -> Vec<Vec<ReplicaRow>> {
-    live()
-        .into_iter()
-        .filter(|(shown, _)| **shown == *operation)
-        .map(|(_, set)| set.rows(now))
-        .collect()
+    live_under(operation).map(|set| set.rows(now)).collect()
 }
 
 /// Every set shown, with its operation and its replicas as of `now`.
@@ -100,10 +96,7 @@ pub(crate) enum ByHand {
 /// `None` when none does.
 pub(crate) fn by_hand(operation: &str, replica: &str, eject: bool, now: Instant) -> Option<ByHand> {
     let mut done = None;
-    for (_, set) in live()
-        .into_iter()
-        .filter(|(shown, _)| **shown == *operation)
-    {
+    for set in live_under(operation) {
         if !set.rows(now).iter().any(|row| row.replica == replica) {
             continue;
         }
@@ -117,6 +110,14 @@ pub(crate) fn by_hand(operation: &str, replica: &str, eject: bool, now: Instant)
         gauge(operation, replica, eject);
     }
     done
+}
+
+/// The sets still held under `operation`.
+fn live_under(operation: &str) -> impl Iterator<Item = Arc<dyn Watched>> {
+    live()
+        .into_iter()
+        .filter(move |(shown, _)| **shown == *operation)
+        .map(|(_, set)| set)
 }
 
 /// The sets still held, with their operations (each read outside the
@@ -142,12 +143,7 @@ pub(crate) fn ejected(operation: &str, replica: &str, time: Duration) {
     );
     #[cfg(feature = "metrics")]
     {
-        ::metrics::counter!(
-            crate::catalog::REPLICA_EJECTIONS,
-            "operation" => operation.to_owned(),
-            "replica" => replica.to_owned()
-        )
-        .increment(1);
+        ejections(operation, replica).increment(1);
         gauge(operation, replica, true);
     }
     #[cfg(not(feature = "tracing"))]
@@ -177,14 +173,19 @@ fn gauge(operation: &str, replica: &str, ejected: bool) {
     .set(if ejected { 1.0 } else { 0.0 });
 }
 
-/// A replica's series, at zero.
+/// The counter of a replica's ejections by the detection.
 #[cfg(feature = "metrics")]
-fn zero(operation: &str, replica: &str) {
+fn ejections(operation: &str, replica: &str) -> ::metrics::Counter {
     ::metrics::counter!(
         crate::catalog::REPLICA_EJECTIONS,
         "operation" => operation.to_owned(),
         "replica" => replica.to_owned()
     )
-    .increment(0);
+}
+
+/// A replica's series, at zero.
+#[cfg(feature = "metrics")]
+fn zero(operation: &str, replica: &str) {
+    ejections(operation, replica).increment(0);
     gauge(operation, replica, false);
 }

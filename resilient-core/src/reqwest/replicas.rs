@@ -32,7 +32,7 @@ impl<Cl, C, H, P> ResilientMiddleware<Cl, C, H, P> {
             .sending
             .routing
             .take()
-            .and_then(|routing| routing.detection);
+            .and_then(|routing| routing.detection().cloned());
         self.sending.routing = Some(Routing::new(replicas, detection));
         self
     }

@@ -55,7 +55,7 @@ impl<Cl, C, A, R, H, P> ResilientLayer<Cl, C, A, R, H, P> {
             .shared
             .replicas
             .take()
-            .and_then(|r| r.routing.detection);
+            .and_then(|r| r.routing.detection().cloned());
         let redirect: RedirectFn = Arc::new(move |request: &mut dyn Any, replica: &str| {
             if let Some(request) = request.downcast_mut::<Req>() {
                 redirect(request, replica);

@@ -267,8 +267,7 @@ where
     let template = ready.clone();
     let services = Mutex::new((Some(ready), template));
     let replicas = shared.replicas.as_ref();
-    let operation = shared.name.as_deref().unwrap_or(crate::report::UNNAMED);
-    let route = replicas.map(|replicas| replicas.routing.route(operation));
+    let route = replicas.map(|replicas| replicas.routing.route(shared.operation()));
     let routed = route.as_ref().zip(replicas);
     let send = move |mut request: Req| {
         // Chosen by the attempt right before it sends.

@@ -112,6 +112,12 @@ impl Default for Shared {
 }
 
 impl Shared {
+    /// The operation's name, as its panels show it: the one given, or
+    /// the unnamed operation's.
+    pub(crate) fn operation(&self) -> &str {
+        self.name.as_deref().unwrap_or(crate::report::UNNAMED)
+    }
+
     /// `request`'s priority by the user's function, if it has one that
     /// takes a `Req`.
     pub(crate) fn priority_of<Req: 'static>(&self, request: &Req) -> Option<Priority> {
@@ -140,7 +146,7 @@ impl Shared {
         if let Some(breakers) = &per_key.breakers {
             shared.breaker = Some(Arc::new(breakers.get(&key)));
             #[cfg(feature = "dashboard")]
-            breakers.show_under(self.name.as_deref().unwrap_or(crate::report::UNNAMED));
+            breakers.show_under(self.operation());
         }
         if let Some(throttles) = &per_key.throttles {
             shared.throttle = Some(throttles.get(&key));

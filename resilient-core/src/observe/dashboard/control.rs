@@ -292,15 +292,14 @@ async fn replica(
         }
     };
     let now = tokio::time::Instant::now().into_std();
-    match replicas::by_hand(&operation, &replica, eject, now) {
-        Some(ByHand::Ejected(time)) => answer(json!({
-            "operation": operation, "replica": replica, "ejected_for_s": time.as_secs_f64(),
-        })),
-        Some(ByHand::Returned) => answer(json!({
-            "operation": operation, "replica": replica, "ejected_for_s": null,
-        })),
-        None => no_such(&format!("replica of {operation:?}"), &replica),
-    }
+    let Some(done) = replicas::by_hand(&operation, &replica, eject, now) else {
+        return no_such(&format!("replica of {operation:?}"), &replica);
+    };
+    let ejected_for = match done {
+        ByHand::Ejected(time) => Some(time.as_secs_f64()),
+        ByHand::Returned => None,
+    };
+    answer(json!({ "operation": operation, "replica": replica, "ejected_for_s": ejected_for }))
 }
 
 async fn switch(
