@@ -16,14 +16,13 @@ use std::marker::PhantomData;
 use std::time::Duration;
 
 use crate::attempt::Attempt;
-use crate::breaker::CircuitBreaker;
 use crate::clock::{Clock, SystemClock, TokioClock};
 use crate::engine::Operation;
 use crate::engine::hooks::{Hooks, IgnoreIf, RetryAfter, RetryAll, Validator};
-use crate::error::{CircuitOpenError, RejectedError, TimeoutError, ValidationError};
+use crate::error::{TimeoutError, ValidationError};
 use crate::limit::{LimitExceededError, Limiter, Priority};
 use crate::policy::RetryPolicy;
-use crate::throttle::{AdaptiveThrottle, RetryBudget};
+use crate::throttle::RetryBudget;
 
 /// Retries a closure: `.retry(&POLICY)`, then the settings by the
 /// attribute's names, then `.await` (async) or [`.call()`](Retry::call)
@@ -394,11 +393,22 @@ macro_rules! with {
 
 /// Declares the setters of the gates, each handing its gate to the
 /// operation's setter of the same name (`engine/operation/`), with the
-/// bound its refusal asks of the error: a new gate is a line here.
+/// bound its refusal asks of the error: a line here, or, for a gate of one
+/// shared value, a row of `shared_gates!`, which comes here as its second
+/// form.
 macro_rules! gate_forwarders {
     ($(
         $(#[$doc:meta])*
-        $name:ident<$lt:lifetime>($arg:ident: $ty:ty) $(, E: $bound:ident)?;
+        $name:ident($arg:ident: $ty:ty) => $field:ident: $gate:ident, E: $bound:path, $maker:ident;
+    )*) => {
+        gate_forwarders! {$(
+            $(#[$doc])*
+            $name<'c>($arg: &'c $ty), E: $bound;
+        )*}
+    };
+    ($(
+        $(#[$doc:meta])*
+        $name:ident<$lt:lifetime>($arg:ident: $ty:ty) $(, E: $bound:path)?;
     )*) => {$(
         $(#[$doc])*
         #[inline]
@@ -675,20 +685,12 @@ impl<'b, F, S: Shape, H, K, W, B, G> Retry<'b, F, S, H, K, W, B, G> {
         with!(self, op: self.op.priority(priority))
     }
 
+    crate::engine::gates::shared_gates!(gate_forwarders);
+
     gate_forwarders! {
-        /// Consults `breaker` before each attempt and reports each result to
-        /// it; an open breaker fails the attempt with `E::from(CircuitOpen)`
-        /// and ends the call.
-        circuit_breaker<'c>(breaker: &'c CircuitBreaker), E: CircuitOpenError;
         /// Shares a retry budget with other calls: a retry runs only while it
         /// allows ([`StopReason::Throttled`](crate::StopReason) otherwise).
         throttle<'c>(throttle: &'c dyn RetryBudget);
-        /// Refuses a share of the attempts locally, the first included, as
-        /// `throttle` decides from how many recent requests the backend
-        /// accepted; a refusal fails with `E::from(Rejected)` and ends the call
-        /// ([`StopReason::Throttled`](crate::StopReason)). See
-        /// [`AdaptiveThrottle`].
-        adaptive_throttle<'c>(throttle: &'c AdaptiveThrottle), E: RejectedError;
         /// Takes a permit from each of `limiters` before every attempt; a
         /// refusal fails with `E::from(LimitExceeded)` and ends the call.
         limit<'c>(limiters: &'c [&'c dyn Limiter]), E: LimitExceededError;

@@ -120,14 +120,7 @@ impl<'a, Cl, C: Clock> Call<'a, Cl, C> {
         let requests = Mutex::new(requests);
         let spent = AtomicBool::new(false);
         let op = self.operation::<Res, Err, E>(cloneable, resend, &spent);
-        let op = match shared.breaker.as_deref() {
-            Some(breaker) => op.circuit_breaker(breaker),
-            None => op,
-        };
-        let op = match shared.adaptive.as_deref() {
-            Some(throttle) => op.adaptive_throttle(throttle),
-            None => op,
-        };
+        let op = shared.gates.on(op);
         let limiters = LimiterRefs::new(&shared.limiters);
         let op = match limiters.as_slice() {
             [] => op,

@@ -116,7 +116,7 @@ macro_rules! resilient_setters {
         where
             B: ::std::ops::Deref<Target = $crate::CircuitBreaker> + Send + Sync + 'static,
         {
-            self.shared.breaker = Some(::std::sync::Arc::new(breaker));
+            self.shared.gates.breaker = Some(::std::sync::Arc::new(breaker));
             self
         }
 
@@ -142,7 +142,7 @@ macro_rules! resilient_setters {
         where
             T: ::std::ops::Deref<Target = $crate::throttle::AdaptiveThrottle> + Send + Sync + 'static,
         {
-            self.shared.adaptive = Some(::std::sync::Arc::new(throttle));
+            self.shared.gates.adaptive = Some(::std::sync::Arc::new(throttle));
             self
         }
 

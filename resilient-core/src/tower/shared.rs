@@ -1,5 +1,5 @@
 //! [`Shared`]: what every call of a layer, or of the reqwest middleware,
-//! shares whatever the layer's type parameters: the name, the breaker, the
+//! shares whatever the layer's type parameters: the name, the gates, the
 //! throttle, the limiters, the hedges, chaos and the hooks. Set by the
 //! setters of `layer.rs`, read by the call of `call.rs`.
 
@@ -9,18 +9,65 @@ use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::breaker::CircuitBreaker;
 use crate::chaos::Switches;
 use crate::engine::hooks::RetryEvent;
 use crate::limit::{Limiter, Priority};
 use crate::report::ExecutionReport;
-use crate::throttle::{AdaptiveThrottle, RetryBudget};
+use crate::throttle::RetryBudget;
 
-/// A circuit breaker shared by every call of every service of a layer:
-/// a `&'static CircuitBreaker` or an `Arc<CircuitBreaker>`.
-pub(crate) type SharedBreaker = Arc<dyn Deref<Target = CircuitBreaker> + Send + Sync>;
-/// An adaptive throttle shared by every call of a layer, as a breaker is.
-pub(crate) type SharedAdaptive = Arc<dyn Deref<Target = AdaptiveThrottle> + Send + Sync>;
+/// A gate shared by every call of every service of a layer: a `&'static`
+/// one or one in an `Arc` (a `CircuitBreaker`, an `AdaptiveThrottle`).
+pub(crate) type Held<G> = Arc<dyn Deref<Target = G> + Send + Sync>;
+
+/// Declares [`HeldGates`] from the rows of `shared_gates!`.
+macro_rules! held_gates {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident($arg:ident: $ty:ty) => $field:ident: $gate:ident, E: $bound:path, $maker:ident;
+    )*) => {
+        /// The gates of one shared value a layer holds, each set or not
+        /// (see `shared_gates!`): every call's operation takes each that
+        /// is set, by that operation's setter of the same name.
+        #[derive(Clone, Default)]
+        pub(crate) struct HeldGates {
+            $(pub(crate) $field: Option<Held<$ty>>,)*
+        }
+
+        impl HeldGates {
+            /// Whether any is set: a call's first attempt then needs a
+            /// gate's admission.
+            #[cfg_attr(not(feature = "reqwest"), allow(dead_code))]
+            pub(crate) fn any(&self) -> bool {
+                false $(|| self.$field.is_some())*
+            }
+
+            /// `op` with every gate that is set.
+            pub(crate) fn on<'b, T, E, C, H>(
+                &'b self,
+                op: crate::engine::Operation<'b, T, E, C, H>,
+            ) -> crate::engine::Operation<'b, T, E, C, H>
+            where
+                $(E: $bound,)*
+            {
+                $(let op = match self.$field.as_deref() {
+                    Some(held) => op.$name(&**held),
+                    None => op,
+                };)*
+                op
+            }
+        }
+
+        impl fmt::Debug for HeldGates {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct("HeldGates")
+                    $(.field(stringify!($name), &self.$field.is_some()))*
+                    .finish()
+            }
+        }
+    };
+}
+
+crate::engine::gates::shared_gates!(held_gates);
 pub(crate) type RetryHook = Arc<dyn Fn(&RetryEvent<'_>) + Send + Sync>;
 pub(crate) type ReportHook = Arc<dyn Fn(&ExecutionReport) + Send + Sync>;
 /// A request's priority, by the user's function of a `Req`.
@@ -32,9 +79,9 @@ pub(crate) type PriorityFn = Arc<dyn Fn(&dyn std::any::Any) -> Option<Priority> 
 #[derive(Clone)]
 pub(crate) struct Shared {
     pub(crate) name: Option<Cow<'static, str>>,
-    pub(crate) breaker: Option<SharedBreaker>,
+    /// The breaker, the adaptive throttle: each gate of one shared value.
+    pub(crate) gates: HeldGates,
     pub(crate) throttle: Option<Arc<dyn RetryBudget>>,
-    pub(crate) adaptive: Option<SharedAdaptive>,
     pub(crate) on_retry: Option<RetryHook>,
     pub(crate) on_report: Option<ReportHook>,
     /// Taken in order before each attempt.
@@ -89,9 +136,8 @@ impl Default for Shared {
     fn default() -> Self {
         Shared {
             name: None,
-            breaker: None,
+            gates: HeldGates::default(),
             throttle: Some(default_budget()),
-            adaptive: None,
             on_retry: None,
             on_report: None,
             limiters: Vec::new(),
@@ -144,7 +190,7 @@ impl Shared {
             .unwrap_or_default();
         let mut shared = self.clone();
         if let Some(breakers) = &per_key.breakers {
-            shared.breaker = Some(Arc::new(breakers.get(&key)));
+            shared.gates.breaker = Some(Arc::new(breakers.get(&key)));
             #[cfg(feature = "dashboard")]
             breakers.show_under(self.operation());
         }
@@ -158,14 +204,12 @@ impl Shared {
     }
 
     /// Whether a call's first attempt needs the engine for what these
-    /// hold: a gate to admit it (a breaker, an adaptive throttle, a limit,
-    /// a chaos switch), a hedge beside it, or a header stamped as the
-    /// engine sends it (a deadline, a hold). A new gate of the layer is a
-    /// field here and a line of this test.
+    /// hold: a gate to admit it (one of [`HeldGates`], a limit, a chaos
+    /// switch), a hedge beside it, or a header stamped as the engine sends
+    /// it (a deadline, a hold).
     #[cfg(feature = "reqwest")]
     pub(crate) fn gated(&self) -> bool {
-        self.breaker.is_some()
-            || self.adaptive.is_some()
+        self.gates.any()
             || !self.limiters.is_empty()
             || self.chaos.as_ref().is_some_and(|c| c.switches.is_some())
             || self.hedge_delay().is_some()
@@ -199,12 +243,8 @@ impl fmt::Debug for Shared {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut f = f.debug_struct("Shared");
         f.field("name", &self.name)
-            .field(
-                "circuit_breaker",
-                &self.breaker.as_deref().map(|b| b.name()),
-            )
+            .field("gates", &self.gates)
             .field("throttle", &self.throttle.is_some())
-            .field("adaptive_throttle", &self.adaptive.is_some())
             .field("on_retry", &self.on_retry.is_some())
             .field("on_report", &self.on_report.is_some())
             .field(

@@ -29,12 +29,13 @@
 //!    replaced by a result, or run after a delay, inside its deadline).
 //! 2. **A setter** on [`Operation`](crate::Operation) that stores the gate
 //!    in `self.gates.<name>`, with the bound on `E` its refusal needs
-//!    (`E: From<…>`): a line of `gate_setters!` (`operation/mod.rs`) for
-//!    a gate of one shared reference and an error maker; its closure
-//!    API's forwarder, a line of `gate_forwarders!` (`retryable/mod.rs`);
-//!    the attribute's option row; and the layer's field, setter and line
-//!    of `Shared::gated` (`tower/shared.rs`, `tower/setters.rs`), applied
-//!    to each call's operation in `tower/call.rs`.
+//!    (`E: From<…>`). For a gate of one shared value and an error maker,
+//!    that is a row of `shared_gates!` (below), with the
+//!    setter's docs: the row makes `Operation`'s setter, the closure API's
+//!    and the field a tower layer holds it in, which every call's
+//!    operation takes (`HeldGates`, `tower/shared.rs`); then the layer's
+//!    own setter (`tower/setters.rs`, which takes it as a `&'static` or
+//!    in an `Arc`) and the attribute's option row.
 //! 3. **A row** in the `gates!` table at the bottom of this file:
 //!    `<name>: <type>,`. The row's position is the gate's order: gates
 //!    are asked in the table's order and the first refusal wins.
@@ -423,6 +424,72 @@ impl<T, E> Gates<'_, T, E> {
         crate::throttle::budget_default_in_force()
     }
 }
+
+/// The gates made of one shared value (a breaker, an adaptive throttle)
+/// and the error their refusal becomes, one row each, with the docs of
+/// their setters: the one list every side that sets them reads.
+/// `shared_gates!(then)` calls the macro `then` on the rows:
+/// `gate_setters` makes `Operation`'s setters (`operation/mod.rs`),
+/// `gate_forwarders` the closure API's (`retryable/`), and `held_gates`
+/// what a tower layer or the reqwest middleware holds of each and sets on
+/// every call's operation (`tower/shared.rs`). A new gate of that kind is
+/// a row here, the layer's setter (`tower/setters.rs`) and a row of
+/// `gates!` below.
+macro_rules! shared_gates {
+    ($then:ident) => {
+        $then! {
+            /// Consults `breaker` before each attempt and reports each result to
+            /// it. A rejected attempt doesn't run, fails with
+            /// `E::from(CircuitOpen)` and ends the call with
+            /// [`StopReason::CircuitOpen`](crate::StopReason::CircuitOpen), never
+            /// retried; fallbacks still run. Every failure of an attempt that ran
+            /// counts against the breaker, retryable or not.
+            circuit_breaker(breaker: crate::breaker::CircuitBreaker)
+                => breaker: BreakerGate, E: crate::error::CircuitOpenError, circuit_open;
+            /// Refuses a share of the attempts locally, the first included, as
+            /// `throttle` decides from how many of its recent requests the backend
+            /// accepted (see [`AdaptiveThrottle`](crate::throttle::AdaptiveThrottle)).
+            /// A refused attempt doesn't run: it fails with `E::from(Rejected)`
+            /// and ends the call with
+            /// [`StopReason::Throttled`](crate::StopReason::Throttled), never
+            /// retried; the fallback, if any, runs. A success counts as an accept,
+            /// a failure as a request only, an ignored error as neither.
+            ///
+            /// ```
+            /// use resilient::throttle::{AdaptiveThrottle, Rejected};
+            /// use resilient::{FakeClock, Operation, StopReason};
+            ///
+            /// static BACKEND: AdaptiveThrottle = AdaptiveThrottle::new().seed(1);
+            ///
+            /// #[derive(Debug, PartialEq)]
+            /// struct Shed;
+            /// impl From<Rejected> for Shed {
+            ///     fn from(_: Rejected) -> Self { Shed }
+            /// }
+            /// impl std::fmt::Display for Shed {
+            ///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str("shed") }
+            /// }
+            ///
+            /// let clock = FakeClock::new();
+            /// let call = |ok: bool| {
+            ///     Operation::new()
+            ///         .adaptive_throttle(&BACKEND)
+            ///         .clock(clock.clone())
+            ///         .run(move |_| if ok { Ok(1) } else { Err(Shed) })
+            /// };
+            /// // While most requests succeed, none is refused.
+            /// for _ in 0..20 {
+            ///     assert_eq!(call(true).into_result(), Ok(1));
+            /// }
+            /// assert_eq!((BACKEND.requests(), BACKEND.accepts()), (20, 20));
+            /// assert_eq!(BACKEND.rejection_probability(), 0.0);
+            /// ```
+            adaptive_throttle(throttle: crate::throttle::AdaptiveThrottle)
+                => adaptive: AdaptiveGate, E: crate::error::RejectedError, rejected;
+        }
+    };
+}
+pub(crate) use shared_gates;
 
 gates! {
     /// The retry throttle: asked before each retry and hedge, told of

@@ -12,20 +12,19 @@ use std::marker::PhantomData;
 use std::time::Duration;
 
 use super::execution::Execution;
-use super::gates::{AdaptiveGate, BreakerGate, ChaosGate, Fault, Gates, LimitGate};
+use super::gates::{AdaptiveGate, BreakerGate, ChaosGate, Fault, Gates, LimitGate, shared_gates};
 use super::hooks::{HookSet, Hooks};
 use super::plan::Plan;
 use crate::attempt::Attempt;
-use crate::breaker::CircuitBreaker;
 use crate::chaos::Switches;
 use crate::clock::{Clock, SystemClock, Untimed};
-use crate::error::{CircuitOpenError, RejectedError, ReportableError, TimeoutError, debug_text};
+use crate::error::{ReportableError, TimeoutError, debug_text};
 use crate::limit::{LimitExceededError, Limiter};
 use crate::observe::Tally;
 use crate::policy::RetryPolicy;
 use crate::report::{Outcome, UNNAMED};
 use crate::settings::{Settings, settings_setters};
-use crate::throttle::{AdaptiveThrottle, RetryBudget};
+use crate::throttle::RetryBudget;
 
 /// One resilient operation: the policy, the per-attempt timeout, the
 /// circuit breaker, the clock and the user's hooks. Run it with
@@ -159,15 +158,14 @@ impl<T, E: ReportableError> Default for Operation<'static, T, E> {
     }
 }
 
-/// Declares the setters of the gates made of one shared reference and the
-/// error their refusal becomes: each stores its gate in its field of the
-/// gate table, with the maker of that error, which its bound on `E`
-/// provides. A new gate of that kind is a line here and a row of the
-/// table (`gates/mod.rs`).
+/// `Operation`'s setters of the gates of `shared_gates!`
+/// (`gates/mod.rs`): each stores its gate in
+/// its field of the gate table, with the maker of the error its refusal
+/// becomes, which its bound on `E` provides.
 macro_rules! gate_setters {
     ($(
         $(#[$doc:meta])*
-        $name:ident($arg:ident: &$ty:ty) => $field:ident: $gate:ident, E: $bound:ident::$maker:ident;
+        $name:ident($arg:ident: $ty:ty) => $field:ident: $gate:ident, E: $bound:path, $maker:ident;
     )*) => {$(
         $(#[$doc])*
         #[inline]
@@ -288,54 +286,7 @@ impl<'b, T, E, C, H> Operation<'b, T, E, C, H> {
         self
     }
 
-    gate_setters! {
-        /// Consults `breaker` before each attempt and reports each result to
-        /// it. A rejected attempt doesn't run, fails with
-        /// `E::from(CircuitOpen)` and ends the call with
-        /// [`StopReason::CircuitOpen`](crate::StopReason::CircuitOpen), never
-        /// retried; fallbacks still run. Every failure of an attempt that ran
-        /// counts against the breaker, retryable or not.
-        circuit_breaker(breaker: &CircuitBreaker) => breaker: BreakerGate, E: CircuitOpenError::circuit_open;
-        /// Refuses a share of the attempts locally, the first included, as
-        /// `throttle` decides from how many of its recent requests the backend
-        /// accepted (see [`AdaptiveThrottle`](crate::throttle::AdaptiveThrottle)).
-        /// A refused attempt doesn't run: it fails with `E::from(Rejected)`
-        /// and ends the call with
-        /// [`StopReason::Throttled`](crate::StopReason::Throttled), never
-        /// retried; the fallback, if any, runs. A success counts as an accept,
-        /// a failure as a request only, an ignored error as neither.
-        ///
-        /// ```
-        /// use resilient::throttle::{AdaptiveThrottle, Rejected};
-        /// use resilient::{FakeClock, Operation, StopReason};
-        ///
-        /// static BACKEND: AdaptiveThrottle = AdaptiveThrottle::new().seed(1);
-        ///
-        /// #[derive(Debug, PartialEq)]
-        /// struct Shed;
-        /// impl From<Rejected> for Shed {
-        ///     fn from(_: Rejected) -> Self { Shed }
-        /// }
-        /// impl std::fmt::Display for Shed {
-        ///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { f.write_str("shed") }
-        /// }
-        ///
-        /// let clock = FakeClock::new();
-        /// let call = |ok: bool| {
-        ///     Operation::new()
-        ///         .adaptive_throttle(&BACKEND)
-        ///         .clock(clock.clone())
-        ///         .run(move |_| if ok { Ok(1) } else { Err(Shed) })
-        /// };
-        /// // While most requests succeed, none is refused.
-        /// for _ in 0..20 {
-        ///     assert_eq!(call(true).into_result(), Ok(1));
-        /// }
-        /// assert_eq!((BACKEND.requests(), BACKEND.accepts()), (20, 20));
-        /// assert_eq!(BACKEND.rejection_probability(), 0.0);
-        /// ```
-        adaptive_throttle(throttle: &AdaptiveThrottle) => adaptive: AdaptiveGate, E: RejectedError::rejected;
-    }
+    shared_gates!(gate_setters);
 
     /// Takes a permit from each of `limiters`, in order, before every
     /// attempt (primary, retry or hedge; never the fallback), and returns
