@@ -397,9 +397,10 @@ macro_rules! with {
 /// shared value, a row of `shared_gates!`, which comes here as its second
 /// form.
 macro_rules! gate_forwarders {
-    ($(
+    ([] $(
         $(#[$doc:meta])*
-        $name:ident($arg:ident: $ty:ty) => $field:ident: $gate:ident, E: $bound:path, $maker:ident;
+        $name:ident($arg:ident: $ty:ty) => $field:ident: $gate:ident, E: $bound:path, $maker:ident,
+        on a layer: [$($setup:literal),* $(,)?] $value:literal;
     )*) => {
         gate_forwarders! {$(
             $(#[$doc])*

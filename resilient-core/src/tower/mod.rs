@@ -161,6 +161,6 @@ pub(crate) use per_endpoint::per_endpoint_setters;
 #[cfg(feature = "reqwest")]
 pub(crate) use plain::FirstFailed;
 #[cfg(feature = "reqwest")]
-pub(crate) use setters::resilient_setters;
+pub(crate) use setters::{layer_gate_setters, resilient_setters};
 #[cfg(feature = "reqwest")]
 pub(crate) use shared::Shared;

@@ -3,6 +3,45 @@
 //! `settings: Settings` and `shared: Shared` fields: the attribute's
 //! options, the gates and the hooks.
 
+/// The setters of the gates of `shared_gates!` on a layer or the reqwest
+/// middleware, `$Type` (`$path` in the examples): each takes its gate as a
+/// `&'static` one or one in an `Arc`, into the layer's
+/// [`HeldGates`](super::shared::HeldGates), with the row's docs and its
+/// example of a layer.
+macro_rules! layer_gate_setters {
+    ([$Type:ident, $path:literal] $(
+        $(#[$doc:meta])*
+        $name:ident($arg:ident: $ty:ty) => $field:ident: $gate:ident, E: $bound:path, $maker:ident,
+        on a layer: [$($setup:literal),* $(,)?] $value:literal;
+    )*) => {$(
+        $(#[$doc])*
+        ///
+        /// On a layer, the gate is a `&'static` one or one in an `Arc`,
+        /// shared by every call of every service; the refused call returns
+        /// the refusal itself as its error ([`CircuitOpen`](crate::CircuitOpen),
+        /// [`Rejected`](crate::throttle::Rejected)). The classifier's
+        /// [`Verdict`](crate::tower::Verdict) tells the gate how each
+        /// attempt that ran ended: a `Success` as a success, any other as a
+        /// failure.
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, ";")]
+        $(#[doc = $setup])*
+        #[doc = concat!("let layer = ", stringify!($Type), "::new().retries(2).", stringify!($name), "(", $value, ");")]
+        /// # let _ = layer;
+        /// # Ok::<(), resilient::ConfigError>(())
+        /// ```
+        pub fn $name<G>(mut self, $arg: G) -> Self
+        where
+            G: ::std::ops::Deref<Target = $ty> + Send + Sync + 'static,
+        {
+            self.shared.gates.$field = Some(::std::sync::Arc::new($arg));
+            self
+        }
+    )*};
+}
+pub(crate) use layer_gate_setters;
+
 /// Declares, once, the setters that [`ResilientLayer`] and the reqwest
 /// middleware share: the attribute's options and the hooks, for a type
 /// with `settings: Settings` and `shared: Shared` fields. `$Type` and
@@ -85,66 +124,7 @@ macro_rules! resilient_setters {
             self
         }
 
-        /// Consults `breaker` before each attempt and reports each result to
-        /// it: a `&'static CircuitBreaker` (a `static`) or an
-        /// `Arc<CircuitBreaker>`, shared by every call. A rejected attempt
-        /// doesn't run and fails with [`CircuitOpen`](crate::CircuitOpen): the
-        /// call ends there, without a retry, and returns that `CircuitOpen` as
-        /// its error, with stop reason `CircuitOpen`.
-        ///
-        /// Every attempt that ran counts: a [`Success`](crate::tower::Verdict::Success)
-        /// as a success, any other verdict as a failure, retryable or
-        /// [`Fatal`](crate::tower::Verdict::Fatal).
-        ///
-        /// ```
-        /// use resilient::CircuitBreaker;
-        #[doc = concat!("use ", $path, ";")]
-        /// use std::sync::Arc;
-        /// use std::time::Duration;
-        ///
-        /// let breaker = Arc::new(
-        ///     CircuitBreaker::builder()
-        ///         .failure_threshold(5)
-        ///         .break_duration(Duration::from_secs(30))
-        ///         .build()?,
-        /// );
-        #[doc = concat!("let layer = ", stringify!($Type), "::new().retries(2).circuit_breaker(Arc::clone(&breaker));")]
-        /// # let _ = layer;
-        /// # Ok::<(), resilient::ConfigError>(())
-        /// ```
-        pub fn circuit_breaker<B>(mut self, breaker: B) -> Self
-        where
-            B: ::std::ops::Deref<Target = $crate::CircuitBreaker> + Send + Sync + 'static,
-        {
-            self.shared.gates.breaker = Some(::std::sync::Arc::new(breaker));
-            self
-        }
-
-        /// Refuses a share of the attempts locally, the first included, as
-        /// `throttle` decides from how many recent requests the backend
-        /// accepted (an [`AdaptiveThrottle`](crate::throttle::AdaptiveThrottle),
-        /// as a `&'static` or in an `Arc`, shared by every call). A refused
-        /// attempt doesn't run: the call ends there with
-        /// [`Rejected`](crate::throttle::Rejected) as its error and stop
-        /// reason `Throttled`. A response the classifier deems a
-        /// [`Success`](crate::tower::Verdict::Success) is an accept.
-        ///
-        /// ```
-        /// use resilient::throttle::AdaptiveThrottle;
-        #[doc = concat!("use ", $path, ";")]
-        ///
-        /// static BACKEND: AdaptiveThrottle = AdaptiveThrottle::new().named("backend");
-        ///
-        #[doc = concat!("let layer = ", stringify!($Type), "::new().retries(2).adaptive_throttle(&BACKEND);")]
-        /// # let _ = layer;
-        /// ```
-        pub fn adaptive_throttle<T>(mut self, throttle: T) -> Self
-        where
-            T: ::std::ops::Deref<Target = $crate::throttle::AdaptiveThrottle> + Send + Sync + 'static,
-        {
-            self.shared.gates.adaptive = Some(::std::sync::Arc::new(throttle));
-            self
-        }
+        $crate::engine::gates::shared_gates!($crate::tower::layer_gate_setters[$Type, $path]);
 
         /// Shares a retry budget with other calls: a
         /// [`RetryThrottle`](crate::RetryThrottle) as a `&'static` or in an

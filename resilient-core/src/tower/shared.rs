@@ -21,9 +21,10 @@ pub(crate) type Held<G> = Arc<dyn Deref<Target = G> + Send + Sync>;
 
 /// Declares [`HeldGates`] from the rows of `shared_gates!`.
 macro_rules! held_gates {
-    ($(
+    ([] $(
         $(#[$doc:meta])*
-        $name:ident($arg:ident: $ty:ty) => $field:ident: $gate:ident, E: $bound:path, $maker:ident;
+        $name:ident($arg:ident: $ty:ty) => $field:ident: $gate:ident, E: $bound:path, $maker:ident,
+        on a layer: [$($setup:literal),* $(,)?] $value:literal;
     )*) => {
         /// The gates of one shared value a layer holds, each set or not
         /// (see `shared_gates!`): every call's operation takes each that

@@ -30,12 +30,11 @@
 //! 2. **A setter** on [`Operation`](crate::Operation) that stores the gate
 //!    in `self.gates.<name>`, with the bound on `E` its refusal needs
 //!    (`E: From<…>`). For a gate of one shared value and an error maker,
-//!    that is a row of `shared_gates!` (below), with the
-//!    setter's docs: the row makes `Operation`'s setter, the closure API's
-//!    and the field a tower layer holds it in, which every call's
-//!    operation takes (`HeldGates`, `tower/shared.rs`); then the layer's
-//!    own setter (`tower/setters.rs`, which takes it as a `&'static` or
-//!    in an `Arc`) and the attribute's option row.
+//!    that is a row of `shared_gates!` (below), with the setter's docs
+//!    and an example of a layer: the row makes `Operation`'s setter, the
+//!    closure API's, the tower layer's and the reqwest middleware's, and
+//!    the field those hold it in, which every call's operation takes
+//!    (`HeldGates`, `tower/shared.rs`). Then the attribute's option row.
 //! 3. **A row** in the `gates!` table at the bottom of this file:
 //!    `<name>: <type>,`. The row's position is the gate's order: gates
 //!    are asked in the table's order and the first refusal wins.
@@ -428,16 +427,18 @@ impl<T, E> Gates<'_, T, E> {
 /// The gates made of one shared value (a breaker, an adaptive throttle)
 /// and the error their refusal becomes, one row each, with the docs of
 /// their setters: the one list every side that sets them reads.
-/// `shared_gates!(then)` calls the macro `then` on the rows:
-/// `gate_setters` makes `Operation`'s setters (`operation/mod.rs`),
-/// `gate_forwarders` the closure API's (`retryable/`), and `held_gates`
-/// what a tower layer or the reqwest middleware holds of each and sets on
-/// every call's operation (`tower/shared.rs`). A new gate of that kind is
-/// a row here, the layer's setter (`tower/setters.rs`) and a row of
-/// `gates!` below.
+/// `shared_gates!(then [args])` calls the macro `then` on `[args]` and
+/// the rows: `gate_setters` makes `Operation`'s setters
+/// (`operation/mod.rs`), `gate_forwarders` the closure API's
+/// (`retryable/`), `layer_gate_setters` the tower layer's and the reqwest
+/// middleware's, with the row's example of a layer (`tower/setters.rs`),
+/// and `held_gates` what those hold of each gate and set on every call's
+/// operation (`tower/shared.rs`). A new gate of that kind is a row here
+/// and a row of `gates!` below.
 macro_rules! shared_gates {
-    ($then:ident) => {
-        $then! {
+    ($($then:ident)::+ $([$($args:tt)*])?) => {
+        $($then)::+! {
+            [$($($args)*)?]
             /// Consults `breaker` before each attempt and reports each result to
             /// it. A rejected attempt doesn't run, fails with
             /// `E::from(CircuitOpen)` and ends the call with
@@ -445,7 +446,13 @@ macro_rules! shared_gates {
             /// retried; fallbacks still run. Every failure of an attempt that ran
             /// counts against the breaker, retryable or not.
             circuit_breaker(breaker: crate::breaker::CircuitBreaker)
-                => breaker: BreakerGate, E: crate::error::CircuitOpenError, circuit_open;
+                => breaker: BreakerGate, E: crate::error::CircuitOpenError, circuit_open,
+                on a layer: [
+                    "use resilient::CircuitBreaker;",
+                    "use std::sync::Arc;",
+                    "",
+                    "let breaker = Arc::new(CircuitBreaker::builder().failure_threshold(5).build()?);",
+                ] "Arc::clone(&breaker)";
             /// Refuses a share of the attempts locally, the first included, as
             /// `throttle` decides from how many of its recent requests the backend
             /// accepted (see [`AdaptiveThrottle`](crate::throttle::AdaptiveThrottle)).
@@ -485,7 +492,12 @@ macro_rules! shared_gates {
             /// assert_eq!(BACKEND.rejection_probability(), 0.0);
             /// ```
             adaptive_throttle(throttle: crate::throttle::AdaptiveThrottle)
-                => adaptive: AdaptiveGate, E: crate::error::RejectedError, rejected;
+                => adaptive: AdaptiveGate, E: crate::error::RejectedError, rejected,
+                on a layer: [
+                    "use resilient::throttle::AdaptiveThrottle;",
+                    "",
+                    "static BACKEND: AdaptiveThrottle = AdaptiveThrottle::new().named(\"backend\");",
+                ] "&BACKEND";
         }
     };
 }

@@ -163,9 +163,10 @@ impl<T, E: ReportableError> Default for Operation<'static, T, E> {
 /// its field of the gate table, with the maker of the error its refusal
 /// becomes, which its bound on `E` provides.
 macro_rules! gate_setters {
-    ($(
+    ([] $(
         $(#[$doc:meta])*
-        $name:ident($arg:ident: $ty:ty) => $field:ident: $gate:ident, E: $bound:path, $maker:ident;
+        $name:ident($arg:ident: $ty:ty) => $field:ident: $gate:ident, E: $bound:path, $maker:ident,
+        on a layer: [$($setup:literal),* $(,)?] $value:literal;
     )*) => {$(
         $(#[$doc])*
         #[inline]
