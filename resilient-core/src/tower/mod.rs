@@ -160,7 +160,9 @@ pub(crate) use call::{Call, Committed, EngineError};
 pub(crate) use per_endpoint::per_endpoint_setters;
 #[cfg(feature = "reqwest")]
 pub(crate) use plain::FirstFailed;
+// Named by `resilient_setters!` wherever it expands, the layer included.
+pub(crate) use setters::layer_gate_setters;
 #[cfg(feature = "reqwest")]
-pub(crate) use setters::{layer_gate_setters, resilient_setters};
+pub(crate) use setters::resilient_setters;
 #[cfg(feature = "reqwest")]
 pub(crate) use shared::Shared;
