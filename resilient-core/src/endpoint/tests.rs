@@ -409,3 +409,146 @@ fn the_panel_controls_a_key_the_map_holds_and_makes_none() {
     assert_eq!(breakers.control("other:80", true, now), None);
     assert_eq!(breakers.len(), 20, "no key made");
 }
+
+#[test]
+fn a_map_tells_its_prefix_capacity_and_evictions_in_debug() {
+    let clock = FakeClock::new();
+    let breakers = map(1, &clock);
+    breakers.get("a:1");
+    clock.advance(Duration::from_millis(1));
+    breakers.get("b:1");
+    assert_eq!(breakers.evictions(), 1);
+    assert_eq!(
+        format!("{breakers:?}"),
+        "EndpointBreakers { prefix: \"svc\", capacity: 1, evictions: 1, .. }"
+    );
+}
+
+#[cfg(feature = "dashboard")]
+#[test]
+fn the_panel_reads_a_maps_evictions() {
+    use crate::observe::dashboard::EndpointRows;
+
+    let clock = FakeClock::new();
+    let breakers = map(1, &clock);
+    breakers.get("a:1");
+    clock.advance(Duration::from_millis(1));
+    breakers.get("b:1");
+    assert_eq!(EndpointRows::evictions(&breakers), 1);
+    assert_eq!(EndpointRows::keys(&breakers), 1);
+}
+
+#[cfg(feature = "dashboard")]
+#[test]
+fn a_map_under_control_is_listed_by_the_panel_before_any_call() {
+    let clock = FakeClock::new();
+    let breakers = Arc::new(
+        EndpointBreakers::builder("under.control.listed")
+            .clock(clock.clone())
+            .build()
+            .unwrap(),
+    );
+    let listed = || {
+        crate::observe::dashboard::controlled_maps()
+            .iter()
+            .any(|map| map.prefix() == "under.control.listed")
+    };
+    assert!(!listed());
+    breakers.under_control();
+    assert!(listed());
+}
+
+#[cfg(all(feature = "dashboard", feature = "tower"))]
+#[test]
+fn a_map_used_under_two_operations_shows_under_both_tiles() {
+    let clock = FakeClock::new();
+    let breakers = Arc::new(map(4, &clock));
+    breakers.get("h:1");
+    let tiles =
+        |operation: &str| crate::observe::dashboard::endpoints_of(operation, clock.now()).len();
+    assert_eq!(tiles("shown.first"), 0);
+    breakers.show_under("shown.first");
+    breakers.show_under("shown.first");
+    assert_eq!(tiles("shown.first"), 1, "shown once");
+    breakers.show_under("shown.second");
+    assert_eq!(tiles("shown.second"), 1, "shown under the second tile too");
+}
+
+#[cfg(feature = "tower")]
+#[test]
+fn per_key_state_is_set_only_with_a_map_and_says_what_it_holds() {
+    let per_key = super::PerKey::default();
+    assert!(!per_key.is_set());
+    assert_eq!(
+        format!("{per_key:?}"),
+        "PerKey { breakers: None, throttles: None, limits: None, key: false }"
+    );
+    let clock = FakeClock::new();
+    let with_limits = super::PerKey {
+        limits: Some(Arc::new(limits(4, &clock))),
+        ..super::PerKey::default()
+    };
+    assert!(with_limits.is_set());
+}
+
+#[cfg(feature = "http")]
+#[test]
+fn the_default_key_is_host_and_port_with_the_schemes_port() {
+    use super::endpoint_key;
+
+    let key = |uri: &str| endpoint_key(&uri.parse().unwrap());
+    assert_eq!(key("https://a.example/x").as_deref(), Some("a.example:443"));
+    assert_eq!(key("http://a.example/x").as_deref(), Some("a.example:80"));
+    assert_eq!(
+        key("http://10.0.0.7:8080/").as_deref(),
+        Some("10.0.0.7:8080")
+    );
+    assert_eq!(key("ftp://a.example/").as_deref(), Some("a.example"));
+    assert_eq!(key("/no/host"), None);
+}
+
+#[cfg(feature = "http")]
+#[test]
+fn a_requests_key_is_its_uris_or_empty_without_a_host() {
+    use super::{host_port, key_of};
+
+    let request = |uri: &str| http::Request::get(uri).body(()).unwrap();
+    assert_eq!(
+        host_port(&request("http://10.0.0.7:8080/users")),
+        "10.0.0.7:8080"
+    );
+    assert_eq!(host_port(&request("/users")), "");
+    assert_eq!(key_of("h", Some(1)), "h:1");
+    assert_eq!(key_of("h", None), "h");
+}
+
+#[test]
+fn limits_tell_the_most_in_flight_under_a_keys_limiters() {
+    let clock = FakeClock::new();
+    let limits = limits(4, &clock);
+    let held = limits.get("h:1");
+    held[0].try_acquire(clock.now()).unwrap();
+    held[0].try_acquire(clock.now()).unwrap();
+    // The rate limiter counts nothing in flight: the bulkhead's 2 stand.
+    held[1].try_acquire(clock.now()).unwrap();
+    limits.get("h:2");
+    let mut in_flight = limits.in_flight();
+    in_flight.sort();
+    assert_eq!(in_flight, [("h:1".to_owned(), 2), ("h:2".to_owned(), 0)]);
+    assert_eq!(
+        format!("{limits:?}"),
+        "EndpointLimits { prefix: \"svc\", limiters: 2, capacity: 4, evictions: 0, .. }"
+    );
+}
+
+#[test]
+fn throttles_say_their_template_and_bounds_in_debug() {
+    let clock = FakeClock::new();
+    let throttles = throttles(8, &clock);
+    let text = format!("{throttles:?}");
+    assert!(
+        text.starts_with("EndpointThrottles { prefix: \"svc\", template: "),
+        "{text}"
+    );
+    assert!(text.ends_with("capacity: 8, evictions: 0, .. }"), "{text}");
+}

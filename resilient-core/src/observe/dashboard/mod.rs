@@ -73,6 +73,8 @@ mod window;
 #[cfg(feature = "tower")]
 pub(crate) use endpoints::show_endpoints;
 pub(crate) use endpoints::{EndpointRows, control_map};
+#[cfg(test)]
+pub(crate) use endpoints::{controlled_maps, endpoints_of};
 
 use std::borrow::Cow;
 use std::collections::HashMap;
