@@ -14,9 +14,12 @@
 //! closure that borrows them is done.
 //!
 //! Each macro is exported at the crate's root, hidden, and named in
-//! `__private` by its shape: `blocking_recipe`, `blocking_unbuilt`,
-//! `blocking_on_demand`, `async_recipe`, `async_on_demand`,
-//! `built_blocking`, `built_async`, `built_hedged` and `idempotent`.
+//! `__private` by its shape: `blocking_unbuilt`, `blocking_on_demand`,
+//! `async_on_demand`, `built_blocking`, `built_async`, `built_hedged` and
+//! `idempotent`. A function built on demand runs the same way whether
+//! `$make` builds an `Operation` or a `Recipe` of its values (one function
+//! for every function of the same types): the engine's `FirstReads` tells
+//! them apart, not the shape.
 //!
 //! The fallbacks are given as `[filter], [fallback, …]`: the test of
 //! `fallback_on` or `fallback_if` if either is given, then a closure per
@@ -110,7 +113,7 @@ macro_rules! __resilient_blocking_after {
         match $first {
             ::core::result::Result::Ok(done) => $crate::__private::outcome_from(done, &$make),
             ::core::result::Result::Err(first) => {
-                let op = $make();
+                let op = $crate::__private::built($make());
                 match $crate::__private::run_after(&op, first, &mut $body) {
                     ::core::result::Result::Ok(done) => done,
                     ::core::result::Result::Err(mut exec) => {
@@ -123,24 +126,10 @@ macro_rules! __resilient_blocking_after {
     };
 }
 
-/// `Shape::BlockingRecipe`: a blocking function whose every option a
-/// `Recipe` holds, without fallbacks. The first attempt runs unbuilt,
-/// named `$name` and counted in `$tally`; a failure is finished by the one
-/// function every function of the same types shares, on the values
-/// `$make` writes.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __resilient_blocking_recipe {
-    ($name:literal, $tally:ident, $make:ident, $attempt:expr) => {{
-        let mut body = $crate::__private::attempt_blocking($attempt);
-        $crate::__private::run_blocking_recipe($name, &$tally, &$make, &mut body)
-    }};
-}
-
-/// `Shape::BlockingUnbuiltFirst`: a blocking function whose options are
-/// all read only after a failure. The first attempt runs before the
-/// operation `$make` builds exists, named `$name` and counted in
-/// `$tally`.
+/// `Expansion::BlockingUnbuiltFirst`: a blocking function whose options
+/// are all read only after a failure. The first attempt runs before what
+/// `$make` builds exists (an `Operation`, or a `Recipe` of its values),
+/// named `$name` and counted in `$tally`.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __resilient_blocking_unbuilt {
@@ -157,7 +146,7 @@ macro_rules! __resilient_blocking_unbuilt {
     }};
 }
 
-/// `Shape::BlockingOnDemand`: a blocking function whose every attempt,
+/// `Expansion::BlockingOnDemand`: a blocking function whose every attempt,
 /// the first too, runs on the operation `$make` builds.
 #[doc(hidden)]
 #[macro_export]
@@ -175,65 +164,63 @@ macro_rules! __resilient_blocking_on_demand {
     }};
 }
 
-/// An async run on an operation built on demand by `$make`: the first
-/// attempt by `$entry` (`first_attempt_async_of`, or
-/// `first_untimed_async_of` where no deadline can be granted), then its
-/// outcome if it succeeded (`$success`: of a `Recipe` named `$name` and
-/// counted in `$tally`, or of the operation), or else the operation built
-/// (`$built`: a `Recipe` built, or the operation itself) to resume the
-/// run after it. Without gates, that whole rest, the operation included,
-/// is on the heap; with gates (`$gate` is `gated`, else `ungated`), the
-/// first attempt they admit runs here, and only the retries go there.
+/// `Expansion::AsyncOnDemand`: an async function whose every attempt runs
+/// on what `$make` builds (an `Operation`, or a `Recipe` of its values),
+/// built again wherever it is read. The first attempt by
+/// `first_attempt_async_of`, or by `first_untimed_async_of` where no
+/// deadline can be granted (`untimed`, else `timed`); then its outcome if
+/// it succeeded, or else the operation built to resume the run after it.
+/// Without gates (`ungated`), that whole rest, the operation included, is
+/// on the heap, and the retry loop's own copy of the attempt serves every
+/// retry; with gates (`gated`), the first attempt they admit runs here,
+/// outside the heap, so that one that succeeds allocates nothing, and only
+/// the retries go there.
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __resilient_async_first {
+macro_rules! __resilient_async_on_demand {
+    ($gate:ident, untimed, $make:ident, $attempt:expr, [$($filter:expr)?], [$($fallback:expr),*]) => {
+        $crate::__resilient_async_on_demand!(
+            @first first_untimed_async_of, $gate, $make, $attempt, [$($filter)?], [$($fallback),*]
+        )
+    };
+    ($gate:ident, timed, $make:ident, $attempt:expr, [$($filter:expr)?], [$($fallback:expr),*]) => {
+        $crate::__resilient_async_on_demand!(
+            @first first_attempt_async_of, $gate, $make, $attempt, [$($filter)?], [$($fallback),*]
+        )
+    };
     (
-        $entry:ident, $success:tt, $built:tt, $gate:ident, $make:ident, $attempt:expr,
+        @first $entry:ident, $gate:ident, $make:ident, $attempt:expr,
         [$($filter:expr)?], [$($fallback:expr),*]
     ) => {{
         let mut body = $crate::__private::attempt_async($attempt);
         match $crate::__private::$entry(&$make, |given: $crate::Attempt| body(given)).await {
-            ::core::result::Result::Ok(done) => {
-                $crate::__resilient_async_first!(@success $success, $make, done)
-            }
-            ::core::result::Result::Err(first) => $crate::__resilient_async_first!(
-                @rest $gate, $built, $make, first, body, [$($filter)?], [$($fallback),*]
+            ::core::result::Result::Ok(done) => $crate::__private::outcome_from(done, &$make),
+            ::core::result::Result::Err(first) => $crate::__resilient_async_on_demand!(
+                @rest $gate, $make, first, body, [$($filter)?], [$($fallback),*]
             ),
         }
     }};
-    (@success (recipe $name:literal $tally:ident), $make:ident, $done:ident) => {
-        $crate::__private::Recipe::outcome_from($done, $name, &$tally, &$make)
-    };
-    (@success operation, $make:ident, $done:ident) => {
-        $crate::__private::outcome_from($done, &$make)
-    };
-    (@built recipe, $make:ident) => {
-        $make().build()
-    };
-    (@built operation, $make:ident) => {
-        $make()
-    };
-    (@rest ungated, $built:tt, $make:ident, $first:ident, $body:ident, [], []) => {
+    (@rest ungated, $make:ident, $first:ident, $body:ident, [], []) => {
         $crate::__private::on_heap(async {
-            let op = $crate::__resilient_async_first!(@built $built, $make);
+            let op = $crate::__private::built($make());
             let mut exec = $crate::__private::resume(&op, $first);
             $crate::__resilient_async_rest!(exec, $body, [], [])
         })
         .await
     };
     (
-        @rest ungated, $built:tt, $make:ident, $first:ident, $body:ident,
+        @rest ungated, $make:ident, $first:ident, $body:ident,
         [$($filter:expr)?], [$($fallback:expr),+]
     ) => {{
-        let op = $crate::__resilient_async_first!(@built $built, $make);
+        let op = $crate::__private::built($make());
         let mut exec = $crate::__private::resume(&op, $first);
         $crate::__resilient_async_rest!(exec, $body, [$($filter)?], [$($fallback),+])
     }};
     (
-        @rest gated, $built:tt, $make:ident, $first:ident, $body:ident,
+        @rest gated, $make:ident, $first:ident, $body:ident,
         [$($filter:expr)?], [$($fallback:expr),*]
     ) => {{
-        let op = $crate::__resilient_async_first!(@built $built, $make);
+        let op = $crate::__private::built($make());
         let mut exec =
             $crate::__private::resume_async(&op, $first, |given: $crate::Attempt| $body(given))
                 .await;
@@ -241,52 +228,7 @@ macro_rules! __resilient_async_first {
     }};
 }
 
-/// `Shape::AsyncRecipe`: an async function whose every option a `Recipe`
-/// holds; its first attempt reads its terms from the `Recipe`, which
-/// builds the operation once it failed. `untimed` where no deadline can be
-/// granted, `timed` otherwise.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __resilient_async_recipe {
-    (untimed, $name:literal, $tally:ident, $make:ident, $attempt:expr, [$($filter:expr)?], [$($fallback:expr),*]) => {
-        $crate::__resilient_async_first!(
-            first_untimed_async_of, (recipe $name $tally), recipe, ungated, $make, $attempt,
-            [$($filter)?], [$($fallback),*]
-        )
-    };
-    (timed, $name:literal, $tally:ident, $make:ident, $attempt:expr, [$($filter:expr)?], [$($fallback:expr),*]) => {
-        $crate::__resilient_async_first!(
-            first_attempt_async_of, (recipe $name $tally), recipe, ungated, $make, $attempt,
-            [$($filter)?], [$($fallback),*]
-        )
-    };
-}
-
-/// `Shape::AsyncOnDemand`: an async function whose every attempt runs on
-/// the operation `$make` builds. A first attempt that a gate must admit
-/// (`gated`) runs outside the heap, so that one that succeeds allocates
-/// nothing; without gates (`ungated`), the first attempt has always run by
-/// the time the operation is built, and the retry loop's own copy of the
-/// attempt serves every retry. `untimed` or `timed` as for
-/// [`__resilient_async_recipe`].
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __resilient_async_on_demand {
-    ($gated:ident, untimed, $make:ident, $attempt:expr, [$($filter:expr)?], [$($fallback:expr),*]) => {
-        $crate::__resilient_async_first!(
-            first_untimed_async_of, operation, operation, $gated, $make, $attempt,
-            [$($filter)?], [$($fallback),*]
-        )
-    };
-    ($gated:ident, timed, $make:ident, $attempt:expr, [$($filter:expr)?], [$($fallback:expr),*]) => {
-        $crate::__resilient_async_first!(
-            first_attempt_async_of, operation, operation, $gated, $make, $attempt,
-            [$($filter)?], [$($fallback),*]
-        )
-    };
-}
-
-/// `Shape::Built(Built::Blocking)`: a blocking run of the operation built
+/// `Expansion::Built(Built::Blocking)`: a blocking run of the operation built
 /// once, `$op`.
 #[doc(hidden)]
 #[macro_export]
@@ -303,7 +245,7 @@ macro_rules! __resilient_built_blocking {
     }};
 }
 
-/// `Shape::Built(Built::Async)`: an async run of the operation built once,
+/// `Expansion::Built(Built::Async)`: an async run of the operation built once,
 /// `$op`. `attempt_async` makes the closure an `AsyncFnMut`: a body that
 /// moves an argument is then reported at the use that moves it, with a
 /// `.clone()` hint.
@@ -321,7 +263,7 @@ macro_rules! __resilient_built_async {
     }};
 }
 
-/// `Shape::Built(Built::AsyncHedged)`: a hedged async run, which owns the
+/// `Expansion::Built(Built::AsyncHedged)`: a hedged async run, which owns the
 /// hedged operation `$op`. Hedged attempts run at once, so the attempt
 /// closure is called through `&`.
 #[doc(hidden)]
@@ -339,7 +281,7 @@ macro_rules! __resilient_built_hedged {
     }};
 }
 
-/// `Shape::Idempotent`: the run of the operation built once, `$op`, as
+/// `Expansion::Idempotent`: the run of the operation built once, `$op`, as
 /// the shape `$run` writes it, under an idempotency key: the whole run
 /// (retries, breaker, fallbacks) becomes the body that the store runs at
 /// most once per key. The run borrows the operation from the call, which

@@ -182,9 +182,9 @@ pub use engine::{Execution, Hedged, Idempotent, Operation, ThrottledPolicy};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::engine::expansion::{
-        chosen_fallback_due, drive, finish_after, first_attempt, first_attempt_async, next_running,
-        outcome_from, outcome_of, resume, resume_async, run_after, run_blocking_on_demand,
-        run_blocking_recipe, run_blocking_unbuilt, with_expiring, with_tally,
+        built, chosen_fallback_due, drive, finish_after, first_attempt, first_attempt_async,
+        next_running, outcome_from, outcome_of, resume, resume_async, run_after,
+        run_blocking_on_demand, run_blocking_unbuilt, with_expiring, with_tally,
     };
     pub use crate::engine::{
         Fingerprint, FirstFailure, FirstReads, FirstSuccess, IdempotentCall, MakeOperation, Next,

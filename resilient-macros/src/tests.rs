@@ -84,7 +84,7 @@ fn no_options_is_one_attempt_with_a_report() {
     // attempt closure and no fallbacks.
     assert_contains(
         &out,
-        ":: resilient :: __private :: async_recipe ! (untimed , \"call\" , __RESILIENT_TALLY , __resilient_make , async | _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) . await } , [] , []) }",
+        ":: resilient :: __private :: async_on_demand ! (ungated , untimed , __resilient_make , async | _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) . await } , [] , []) }",
     );
     assert!(!out.contains("next_running"), "{out}");
     assert!(!out.contains("max_attempts"));
@@ -168,9 +168,9 @@ fn an_async_first_attempt_a_gate_admits_runs_outside_the_retry_loop() {
     let plain = expanded(quote!(retries = 2), async_fn());
     assert_contains(
         &plain,
-        ":: resilient :: __private :: async_recipe ! (untimed ,",
+        ":: resilient :: __private :: async_on_demand ! (ungated , untimed ,",
     );
-    assert!(!plain.contains("gated"), "{plain}");
+    assert!(!plain.contains("async_on_demand ! (gated"), "{plain}");
     let ungated = expanded(quote!(retries = 2, on_retry = log), async_fn());
     assert_contains(
         &ungated,
@@ -214,7 +214,7 @@ fn blocking_fn_uses_the_blocking_loop_and_the_default_clock() {
     // types, on values the compiler wrote.
     assert_contains(
         &out,
-        ":: resilient :: __private :: blocking_recipe ! (\"call\" , __RESILIENT_TALLY , __resilient_make , | _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) }) }",
+        ":: resilient :: __private :: blocking_unbuilt ! (\"call\" , __RESILIENT_TALLY , __resilient_make , | _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) } , [] , []) }",
     );
     assert_contains(
         &out,
@@ -1196,7 +1196,7 @@ const ASYNCHRONOUS: &str = "\
      let __resilient_make = || (const { let __resilient_op = :: resilient :: __private :: recipe :: < :: resilient :: __private :: OkOf < AppResult < String > > , :: resilient :: __private :: ErrOf < AppResult < String > > > () . clock (:: resilient :: __private :: TokioClock) . max_attempts (4u32) ; \
      let __resilient_op = { __resilient_op } . timeout (:: core :: time :: Duration :: new (2u64 , 0u32)) . budget (:: core :: time :: Duration :: new (10u64 , 0u32)) . nested (:: resilient :: deadline :: Nested :: NoRetry) . name (\"complete\") ; \
      __resilient_op }) . describe ({ # [allow (unused_imports)] use :: resilient :: __private :: { ByDebug as _ , ByDisplay as _ } ; (&& :: resilient :: __private :: Describe :: < :: resilient :: __private :: ErrOf < AppResult < String > > > :: NEW) . describer () }) . tally (& __RESILIENT_TALLY) ; \
-     :: resilient :: __private :: async_recipe ! (timed , \"complete\" , __RESILIENT_TALLY , __resilient_make , async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
+     :: resilient :: __private :: async_on_demand ! (ungated , timed , __resilient_make , async | __resilient_attempt : :: resilient :: Attempt | -> :: resilient :: __private :: ResultOf < AppResult < String > > { let attempt : Attempt = __resilient_attempt ; \
      { self . provider . complete (prompt , attempt . deadline ()) . await } } , [] , []) }";
 
 /// An async function built on demand, without gates, of options that
@@ -1209,9 +1209,10 @@ fn an_async_function_of_the_commonest_options_reads_its_first_attempt_from_a_rec
     let recipe = |attr: TokenStream| {
         let out = expanded(attr, async_fn());
         let values = out.contains("__private :: recipe :: < String , ProviderError > () . clock (:: resilient :: __private :: TokioClock)");
-        let first = out.contains(":: resilient :: __private :: async_recipe ! (timed , \"call\" , __RESILIENT_TALLY , __resilient_make ,")
-            || out.contains(":: resilient :: __private :: async_recipe ! (untimed , \"call\" , __RESILIENT_TALLY , __resilient_make ,");
-        assert_eq!(values, first, "{out}");
+        let first = out.contains(":: resilient :: __private :: async_on_demand ! (ungated , timed , __resilient_make ,")
+            || out.contains(":: resilient :: __private :: async_on_demand ! (ungated , untimed , __resilient_make ,");
+        // A `Recipe` runs as any operation built on demand does.
+        assert!(!values || first, "{out}");
         // The values are never built on the success path.
         assert!(
             !values || !out.contains(". tally (& __RESILIENT_TALLY) . build ()"),
@@ -1276,12 +1277,9 @@ fn an_async_function_of_the_commonest_options_reads_its_first_attempt_from_a_rec
 fn a_blocking_first_attempt_runs_unbuilt_only_where_it_reads_nothing_of_the_operation() {
     let unbuilt = |attr: TokenStream| {
         let out = expanded(attr, blocking_fn());
-        [
-            "blocking_unbuilt ! (\"call\" , __RESILIENT_TALLY , __resilient_make ,",
-            "blocking_recipe ! (\"call\" , __RESILIENT_TALLY , __resilient_make ,",
-        ]
-        .iter()
-        .any(|call| out.contains(call))
+        ["blocking_unbuilt ! (\"call\" , __RESILIENT_TALLY , __resilient_make ,"]
+            .iter()
+            .any(|call| out.contains(call))
             && out.contains(". name (\"call\")")
             && (out.contains(". tally (& __RESILIENT_TALLY)")
                 || out.contains("with_tally (__resilient_op , & __RESILIENT_TALLY)"))
@@ -1378,7 +1376,11 @@ fn the_shape_is_decided_by_the_rows_flags_and_the_values() {
         // Blocking, built on demand: unbuilt where every option is read
         // after a failure only (`crate` is never read), by a `Recipe`
         // where one holds them all.
-        (quote!(), blocking_fn(), Expansion::BlockingRecipe),
+        (
+            quote!(),
+            blocking_fn(),
+            Expansion::BlockingUnbuiltFirst { recipe: true },
+        ),
         (
             quote!(
                 retries = 3,
@@ -1389,12 +1391,12 @@ fn the_shape_is_decided_by_the_rows_flags_and_the_values() {
                 crate = "my::runtime"
             ),
             blocking_fn(),
-            Expansion::BlockingRecipe,
+            Expansion::BlockingUnbuiltFirst { recipe: true },
         ),
         (
             quote!(retries = 3, retry_if = is_transient),
             blocking_fn(),
-            Expansion::BlockingUnbuiltFirst,
+            Expansion::BlockingUnbuiltFirst { recipe: false },
         ),
         (
             quote!(
@@ -1406,7 +1408,7 @@ fn the_shape_is_decided_by_the_rows_flags_and_the_values() {
                 max_rate_limit_retries = 2
             ),
             blocking_fn(),
-            Expansion::BlockingUnbuiltFirst,
+            Expansion::BlockingUnbuiltFirst { recipe: false },
         ),
         // A `Recipe` holds `budget`, but the first attempt reads it.
         (
@@ -1436,7 +1438,14 @@ fn the_shape_is_decided_by_the_rows_flags_and_the_values() {
             Expansion::Idempotent(Built::Blocking),
         ),
         // Async, built on demand: a `Recipe` holds the time limits too.
-        (quote!(), async_fn(), Expansion::AsyncRecipe),
+        (
+            quote!(),
+            async_fn(),
+            Expansion::AsyncOnDemand {
+                gated: false,
+                recipe: true,
+            },
+        ),
         (
             quote!(
                 retries = 2,
@@ -1447,33 +1456,51 @@ fn the_shape_is_decided_by_the_rows_flags_and_the_values() {
                 min_retries = 1
             ),
             async_fn(),
-            Expansion::AsyncRecipe,
+            Expansion::AsyncOnDemand {
+                gated: false,
+                recipe: true,
+            },
         ),
         (
             quote!(retries = 2, retry_if = is_transient, fallback = cached),
             async_fn(),
-            Expansion::AsyncOnDemand { gated: false },
+            Expansion::AsyncOnDemand {
+                gated: false,
+                recipe: false,
+            },
         ),
         (
             quote!(retries = 2, circuit_breaker = &BREAKER),
             async_fn(),
-            Expansion::AsyncOnDemand { gated: true },
+            Expansion::AsyncOnDemand {
+                gated: true,
+                recipe: false,
+            },
         ),
         (
             quote!(limit = [&POOL, &RATE], throttle = &THROTTLE),
             async_fn(),
-            Expansion::AsyncOnDemand { gated: true },
+            Expansion::AsyncOnDemand {
+                gated: true,
+                recipe: false,
+            },
         ),
         (
             quote!(chaos = &CHAOS, chaos_latency = "1s"),
             method(true),
-            Expansion::AsyncOnDemand { gated: true },
+            Expansion::AsyncOnDemand {
+                gated: true,
+                recipe: false,
+            },
         ),
         // A policy is bound once, before the operation, whatever its value.
         (
             quote!(retry = policy_for(prompt)),
             async_fn(),
-            Expansion::AsyncOnDemand { gated: true },
+            Expansion::AsyncOnDemand {
+                gated: true,
+                recipe: false,
+            },
         ),
         (
             quote!(retries = 2, clock = clock_of(prompt)),

@@ -43,41 +43,21 @@ use std::future::Future;
 use std::pin::Pin;
 
 use super::execution::{Execution, Next};
-use super::first::{FirstFailure, FirstSuccess, MakeOperation, first_attempt_unbuilt};
+use super::first::{FirstFailure, FirstReads, FirstSuccess, MakeOperation, first_attempt_unbuilt};
 use super::hooks::HookSet;
 use super::operation::Operation;
-use super::recipe::{ErrorTest, Recipe};
+#[cfg(doc)]
+use super::recipe::Recipe;
 use crate::attempt::Attempt;
 use crate::clock::Clock;
 use crate::observe::Tally;
 use crate::report::Outcome;
 
-/// The whole run of a blocking function without fallbacks whose every
-/// option a [`Recipe`] holds: its first attempt unbuilt, named `name` and
-/// counted in `tally`, then on a failure the values `make` writes, built
-/// by the one function every function of the same types shares.
-#[inline(always)]
-pub fn run_blocking_recipe<T, E, K, C, F>(
-    name: &'static str,
-    tally: &'static Tally,
-    make: &impl Fn() -> Recipe<T, E, K, C>,
-    body: &mut F,
-) -> Outcome<T, E>
-where
-    K: ErrorTest<E>,
-    K::Hooks: HookSet<T, E>,
-    C: Clock,
-    F: FnMut(Attempt) -> Result<T, E>,
-{
-    match first_attempt_unbuilt(name, tally, body) {
-        Ok(done) => Recipe::outcome_from(done, name, tally, make),
-        Err(first) => make().finish_after(first, body),
-    }
-}
-
 /// The whole run of a blocking function without fallbacks whose options
 /// are all read only after a failure: its first attempt unbuilt, named
-/// `name` and counted in `tally`, then the operation `make` builds.
+/// `name` and counted in `tally`, then what `make` builds: an
+/// [`Operation`], or the [`Recipe`] of its values, whose failure path is
+/// one function every function of the same types shares.
 ///
 /// ```
 /// use resilient::Operation;
@@ -95,17 +75,19 @@ where
 /// assert_eq!(outcome.into_result(), Ok(2));
 /// ```
 #[inline(always)]
-pub fn run_blocking_unbuilt<T, E, C: Clock, H: HookSet<T, E>, F>(
+pub fn run_blocking_unbuilt<T, E, R: FirstReads<T, E>, F>(
     name: &'static str,
     tally: &'static Tally,
-    make: &dyn MakeOperation<Operation<'_, T, E, C, H>>,
+    make: &impl Fn() -> R,
     body: &mut F,
 ) -> Outcome<T, E>
 where
     F: FnMut(Attempt) -> Result<T, E>,
 {
-    let first = first_attempt_unbuilt(name, tally, body);
-    outcome_after(first, make, body)
+    match first_attempt_unbuilt(name, tally, body) {
+        Ok(done) => R::outcome_from(done, make),
+        Err(first) => R::finish_after(make, first, body),
+    }
 }
 
 /// The whole run of a blocking function without fallbacks on the
@@ -118,21 +100,7 @@ pub fn run_blocking_on_demand<T, E, C: Clock, H: HookSet<T, E>, F>(
 where
     F: FnMut(Attempt) -> Result<T, E>,
 {
-    let first = make.make().first_attempt(body);
-    outcome_after(first, make, body)
-}
-
-/// The outcome of a blocking run after its `first` attempt, on the
-/// operation `make` builds: that attempt's, or the attempts' after it.
-// The large `Err` holds the failed result, moved once to the retries.
-#[allow(clippy::result_large_err)]
-#[inline(always)]
-fn outcome_after<T, E, C: Clock, H: HookSet<T, E>>(
-    first: Result<FirstSuccess<T, E>, FirstFailure<T, E>>,
-    make: &dyn MakeOperation<Operation<'_, T, E, C, H>>,
-    body: &mut dyn FnMut(Attempt) -> Result<T, E>,
-) -> Outcome<T, E> {
-    match first {
+    match make.make().first_attempt(body) {
         Ok(done) => Operation::outcome_from(done, make),
         Err(first) => Operation::finish_after(make, first, body),
     }
@@ -188,27 +156,35 @@ pub fn run_after<'o, 'b, T, E, C: Clock, H: HookSet<T, E>>(
     op.run_after(first, f)
 }
 
-/// [`run_after`] and then [`finish`](Execution::finish), on the operation
-/// `make` builds: the outcome of a blocking function without fallbacks,
-/// one call out of line for every function of the operation's types.
+/// [`run_after`] and then [`finish`](Execution::finish), on what `make`
+/// builds: the outcome of a blocking function without fallbacks, one call
+/// out of line for every function of the operation's types.
 #[inline(always)]
-pub fn finish_after<T, E, C: Clock, H: HookSet<T, E>>(
-    make: &dyn MakeOperation<Operation<'_, T, E, C, H>>,
+pub fn finish_after<T, E, R: FirstReads<T, E>>(
+    make: &impl Fn() -> R,
     first: FirstFailure<T, E>,
     f: &mut dyn FnMut(Attempt) -> Result<T, E>,
 ) -> Outcome<T, E> {
-    Operation::finish_after(make, first, f)
+    R::finish_after(make, first, f)
 }
 
-/// The outcome of a first attempt that succeeded, on the operation `make`
-/// builds, built only if the outcome needs more of it than `first` holds
-/// (its gates, a report hook, a name made at run time).
+/// The outcome of a first attempt that succeeded, on what `make` builds
+/// (an [`Operation`] or a [`Recipe`]), built only if the outcome needs
+/// more of it than `first` holds (its gates, a report hook, a name made
+/// at run time).
 #[inline(always)]
-pub fn outcome_from<T, E, C: Clock, H: HookSet<T, E>>(
+pub fn outcome_from<T, E, R: FirstReads<T, E>>(
     first: FirstSuccess<T, E>,
-    make: &dyn MakeOperation<Operation<'_, T, E, C, H>>,
+    make: &impl Fn() -> R,
 ) -> Outcome<T, E> {
-    Operation::outcome_from(first, make)
+    R::outcome_from(first, make)
+}
+
+/// The operation the retries run on, once a first attempt failed: what
+/// `made` is, or what its values build.
+#[inline(always)]
+pub fn built<T, E, R: FirstReads<T, E>>(made: R) -> R::Built {
+    made.built()
 }
 
 /// The outcome of a first attempt of `op` that succeeded.

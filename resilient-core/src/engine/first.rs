@@ -79,10 +79,32 @@ impl<T, E> FirstSuccess<T, E> {
 /// read before the attempt's future is made and once the attempt ends, each
 /// time from a fresh build, so that a build of constants folds into them.
 /// Implemented by [`Operation`](super::operation::Operation) and by the [`Recipe`](super::recipe::Recipe),
-/// and by nothing else.
-pub trait FirstReads<T, E> {
+/// and by nothing else: the run of a function built on demand is the same
+/// for both, and only what `make` writes tells them apart.
+pub trait FirstReads<T, E>: Sized {
     /// The clock the attempt is timed and raced on.
     type Clock: Clock;
+
+    /// The operation the retries run on: this one, or the one these
+    /// values build.
+    type Built;
+
+    /// The operation the retries run on.
+    fn built(self) -> Self::Built;
+
+    /// The outcome of a first attempt that succeeded, on what `make`
+    /// builds, built only if the outcome needs more of it than `first`
+    /// holds.
+    fn outcome_from(first: FirstSuccess<T, E>, make: &impl Fn() -> Self) -> Outcome<T, E>;
+
+    /// The blocking attempts after a `first` that failed, by `f`, on what
+    /// `make` builds, and their outcome: a function's failure path, one
+    /// copy for every function of the same types.
+    fn finish_after(
+        make: &impl Fn() -> Self,
+        first: FirstFailure<T, E>,
+        f: &mut dyn FnMut(Attempt) -> Result<T, E>,
+    ) -> Outcome<T, E>;
 
     /// What the attempt reads before its future is made.
     fn first_terms(&self) -> FirstTerms<E>;

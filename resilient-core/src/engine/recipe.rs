@@ -173,26 +173,6 @@ macro_rules! with_parts {
 }
 
 impl<T, E> Recipe<T, E> {
-    /// The outcome of a first attempt that succeeded, as
-    /// [`__private::outcome_from`](crate::__private::outcome_from) makes it for an operation named `name`
-    /// and counted in `tally`, which is all a `Recipe`'s first success
-    /// tells: nothing is built, but for the tile of `tally` while it has
-    /// no settings to show, which `make` gives it.
-    #[inline(always)]
-    pub fn outcome_from<K, C: Clock>(
-        first: FirstSuccess<T, E>,
-        name: &'static str,
-        tally: &'static Tally,
-        make: &impl Fn() -> Recipe<T, E, K, C>,
-    ) -> Outcome<T, E> {
-        let read = first.read();
-        let settings = || make().settings;
-        first.outcome_heard_by(
-            NamedListeners::ending(name, Some(tally)).from(read),
-            crate::observe::SettingsOf::Made(&settings),
-        )
-    }
-
     /// As [`Operation::clock`], for a clock that is `Copy`, as the default
     /// ones are.
     #[inline]
@@ -233,6 +213,35 @@ where
     K::Hooks: HookSet<T, E>,
 {
     type Clock = C;
+    type Built = Operation<'static, T, E, C, K::Hooks>;
+
+    #[inline(always)]
+    fn built(self) -> Self::Built {
+        self.build()
+    }
+
+    /// All a `Recipe`'s first success tells is its name and its counts,
+    /// which `make` writes: nothing is built, but for the tile of its
+    /// tally while it has no settings to show.
+    #[inline(always)]
+    fn outcome_from(first: FirstSuccess<T, E>, make: &impl Fn() -> Self) -> Outcome<T, E> {
+        let read = first.read();
+        let heard = make().named_listeners();
+        let settings = || make().settings;
+        first.outcome_heard_by(
+            heard.from(read),
+            crate::observe::SettingsOf::Made(&settings),
+        )
+    }
+
+    #[inline(always)]
+    fn finish_after(
+        make: &impl Fn() -> Self,
+        first: FirstFailure<T, E>,
+        f: &mut dyn FnMut(Attempt) -> Result<T, E>,
+    ) -> Outcome<T, E> {
+        make().finish_after(first, f)
+    }
 
     #[inline(always)]
     fn first_terms(&self) -> FirstTerms<E> {
@@ -456,7 +465,8 @@ mod tests {
         let Ok(first) = first else {
             panic!("the attempt succeeded")
         };
-        let outcome: Outcome<u32, FetchError> = Recipe::outcome_from(first, "fetch", &TALLY, &make);
+        // Its name and counts are the values' own.
+        let outcome: Outcome<u32, FetchError> = FirstReads::outcome_from(first, &make);
         assert_eq!(granted, [Some(Duration::from_secs(2))]);
         assert_eq!(outcome.report().name(), "fetch");
         assert_eq!(

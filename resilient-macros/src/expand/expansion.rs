@@ -15,22 +15,15 @@ use super::names::Names;
 /// (`options.rs`) and from whether their values are constants.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Expansion {
-    /// A blocking function built on demand whose every option a `Recipe`
-    /// holds: the first attempt runs unbuilt, and a failure is finished by
-    /// the one function every function of the same types shares.
-    BlockingRecipe,
     /// A blocking function built on demand whose options are all read only
     /// after a failure: the first attempt runs before the operation is
     /// built, so that its success path holds no copy of the builder.
-    BlockingUnbuiltFirst,
+    BlockingUnbuiltFirst { recipe: bool },
     /// A blocking function built on demand, for its first attempt too.
     BlockingOnDemand,
-    /// An async function built on demand whose every option a `Recipe`
-    /// holds: its first attempt reads its terms from the `Recipe`.
-    AsyncRecipe,
     /// An async function built on demand: where a gate must admit the
     /// first attempt, that attempt runs unboxed, outside the retry loop.
-    AsyncOnDemand { gated: bool },
+    AsyncOnDemand { gated: bool, recipe: bool },
     /// The operation built once, before the run.
     Built(Built),
     /// The operation built once, and the whole run under an idempotency
@@ -81,18 +74,16 @@ impl Expansion {
         let recipe = given.iter().all(|given| given.spec.recipe);
         if is_async {
             let gated = given.iter().any(|given| given.spec.gate);
-            return if recipe && !gated {
-                Expansion::AsyncRecipe
-            } else {
-                Expansion::AsyncOnDemand { gated }
+            return Expansion::AsyncOnDemand {
+                gated,
+                recipe: recipe && !gated,
             };
         }
         let unbuilt = given
             .iter()
             .all(|given| given.spec.read != ReadWhen::EveryAttempt);
         match (unbuilt, recipe) {
-            (true, true) => Expansion::BlockingRecipe,
-            (true, false) => Expansion::BlockingUnbuiltFirst,
+            (true, recipe) => Expansion::BlockingUnbuiltFirst { recipe },
             (false, _) => Expansion::BlockingOnDemand,
         }
     }
@@ -105,9 +96,14 @@ impl Expansion {
 
     /// Whether the operation is built by `__private::Recipe`, one
     /// function for every function of the same types, rather than by a
-    /// chain of setters of its own.
+    /// chain of setters of its own. The run is the same either way: only
+    /// what `make` writes differs.
     pub(super) fn recipe(self) -> bool {
-        matches!(self, Expansion::BlockingRecipe | Expansion::AsyncRecipe)
+        matches!(
+            self,
+            Expansion::BlockingUnbuiltFirst { recipe: true }
+                | Expansion::AsyncOnDemand { recipe: true, .. }
+        )
     }
 }
 

@@ -67,17 +67,12 @@ fn entry(
         quote!(timed)
     };
     let (entry, args) = match shape {
-        Expansion::BlockingRecipe => ("blocking_recipe", quote!(#name, #tally, #make, #attempt)),
-        Expansion::BlockingUnbuiltFirst => (
+        Expansion::BlockingUnbuiltFirst { .. } => (
             "blocking_unbuilt",
             quote!(#name, #tally, #make, #attempt, #fallbacks),
         ),
         Expansion::BlockingOnDemand => ("blocking_on_demand", quote!(#make, #attempt, #fallbacks)),
-        Expansion::AsyncRecipe => (
-            "async_recipe",
-            quote!(#timing, #name, #tally, #make, #attempt, #fallbacks),
-        ),
-        Expansion::AsyncOnDemand { gated } => {
+        Expansion::AsyncOnDemand { gated, .. } => {
             let gated = if gated {
                 quote!(gated)
             } else {

@@ -307,6 +307,26 @@ impl<'b, T, E, C: Clock, H: HookSet<T, E>> Operation<'b, T, E, C, H> {
 /// What the first attempt reads of an operation.
 impl<T, E, C: Clock, H: HookSet<T, E>> FirstReads<T, E> for Operation<'_, T, E, C, H> {
     type Clock = C;
+    type Built = Self;
+
+    #[inline(always)]
+    fn built(self) -> Self {
+        self
+    }
+
+    #[inline(always)]
+    fn outcome_from(first: FirstSuccess<T, E>, make: &impl Fn() -> Self) -> Outcome<T, E> {
+        Operation::outcome_from(first, make)
+    }
+
+    #[inline(always)]
+    fn finish_after(
+        make: &impl Fn() -> Self,
+        first: FirstFailure<T, E>,
+        f: &mut dyn FnMut(Attempt) -> Result<T, E>,
+    ) -> Outcome<T, E> {
+        Operation::finish_after(make, first, f)
+    }
 
     #[inline(always)]
     fn first_terms(&self) -> FirstTerms<E> {
