@@ -11,8 +11,7 @@ use std::time::Duration;
 // The run of each shape of the expansion (`shapes.rs`).
 pub use crate::{
     __resilient_async_on_demand as async_on_demand,
-    __resilient_blocking_on_demand as blocking_on_demand,
-    __resilient_blocking_unbuilt as blocking_unbuilt, __resilient_built_async as built_async,
+    __resilient_blocking_on_demand as blocking_on_demand, __resilient_built_async as built_async,
     __resilient_built_blocking as built_blocking, __resilient_built_hedged as built_hedged,
     __resilient_idempotent as idempotent,
 };
@@ -20,10 +19,9 @@ pub use crate::{
 pub use resilient_core::__private::erase as idempotency_store;
 pub use resilient_core::__private::{
     HEDGE_FALLBACK, IdempotentCall, Recipe, Tally, built, chosen_fallback_due, drive, finish_after,
-    first_attempt, first_attempt_async, first_attempt_async_of, first_attempt_unbuilt,
-    first_untimed_async_of, idempotency_fingerprint, next_running, outcome_from, outcome_of,
-    resume, resume_async, run_after, run_blocking_on_demand, run_blocking_unbuilt, with_expiring,
-    with_tally,
+    first_attempt_async, first_attempt_async_of, first_attempt_of, first_untimed_async_of,
+    idempotency_fingerprint, next_running, outcome_from, outcome_of, resume, resume_async,
+    run_after, run_blocking_on_demand, with_expiring, with_tally,
 };
 pub use resilient_core::idempotency::{
     DEFAULT_TTL, IdempotencyConflictFailure, IdempotencyFailure,

@@ -14,9 +14,8 @@
 //! closure that borrows them is done.
 //!
 //! Each macro is exported at the crate's root, hidden, and named in
-//! `__private` by its shape: `blocking_unbuilt`, `blocking_on_demand`,
-//! `async_on_demand`, `built_blocking`, `built_async`, `built_hedged` and
-//! `idempotent`. A function built on demand runs the same way whether
+//! `__private` by its shape: `blocking_on_demand`, `async_on_demand`,
+//! `built_blocking`, `built_async`, `built_hedged` and `idempotent`. A function built on demand runs the same way whether
 //! `$make` builds an `Operation` or a `Recipe` of its values (one function
 //! for every function of the same types): the engine's `FirstReads` tells
 //! them apart, not the shape.
@@ -126,28 +125,10 @@ macro_rules! __resilient_blocking_after {
     };
 }
 
-/// `Expansion::BlockingUnbuiltFirst`: a blocking function whose options
-/// are all read only after a failure. The first attempt runs before what
-/// `$make` builds exists (an `Operation`, or a `Recipe` of its values),
-/// named `$name` and counted in `$tally`.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __resilient_blocking_unbuilt {
-    ($name:literal, $tally:ident, $make:ident, $attempt:expr, [], []) => {{
-        let mut body = $crate::__private::attempt_blocking($attempt);
-        $crate::__private::run_blocking_unbuilt($name, &$tally, &$make, &mut body)
-    }};
-    ($name:literal, $tally:ident, $make:ident, $attempt:expr, [$($filter:expr)?], [$($fallback:expr),+]) => {{
-        let mut body = $crate::__private::attempt_blocking($attempt);
-        $crate::__resilient_blocking_after!(
-            $crate::__private::first_attempt_unbuilt($name, &$tally, &mut body),
-            $make, body, [$($filter)?], [$($fallback),+]
-        )
-    }};
-}
-
-/// `Expansion::BlockingOnDemand`: a blocking function whose every attempt,
-/// the first too, runs on the operation `$make` builds.
+/// `Expansion::BlockingOnDemand`: a blocking function whose every attempt
+/// runs on what `$make` builds (an `Operation`, or a `Recipe` of its
+/// values), built again wherever it is read: for values of constants, a
+/// first attempt that succeeds builds nothing.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __resilient_blocking_on_demand {
@@ -158,7 +139,7 @@ macro_rules! __resilient_blocking_on_demand {
     ($make:ident, $attempt:expr, [$($filter:expr)?], [$($fallback:expr),+]) => {{
         let mut body = $crate::__private::attempt_blocking($attempt);
         $crate::__resilient_blocking_after!(
-            $crate::__private::first_attempt(&$make(), &mut body),
+            $crate::__private::first_attempt_of(&$make, &mut body),
             $make, body, [$($filter)?], [$($fallback),+]
         )
     }};

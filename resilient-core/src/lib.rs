@@ -182,14 +182,14 @@ pub use engine::{Execution, Hedged, Idempotent, Operation, ThrottledPolicy};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::engine::expansion::{
-        built, chosen_fallback_due, drive, finish_after, first_attempt, first_attempt_async,
-        next_running, outcome_from, outcome_of, resume, resume_async, run_after,
-        run_blocking_on_demand, run_blocking_unbuilt, with_expiring, with_tally,
+        built, chosen_fallback_due, drive, finish_after, first_attempt_async, next_running,
+        outcome_from, outcome_of, resume, resume_async, run_after, run_blocking_on_demand,
+        with_expiring, with_tally,
     };
     pub use crate::engine::{
         Fingerprint, FirstFailure, FirstReads, FirstSuccess, IdempotentCall, MakeOperation, Next,
         Recipe, RunsOperation, fingerprint as idempotency_fingerprint, first_attempt_async_of,
-        first_attempt_unbuilt, first_untimed_async_of,
+        first_attempt_of, first_untimed_async_of,
     };
     pub use crate::observe::Tally;
     // `hedge = p95`'s delay until its window holds enough samples.

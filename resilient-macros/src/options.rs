@@ -11,9 +11,7 @@ use crate::duration::Nanos;
 
 mod spec;
 
-pub(crate) use spec::{
-    Conflict, ErrorNeed, Expand, Kind, Need, OptionSpec, ReadWhen, Run, Side, WithError,
-};
+pub(crate) use spec::{Conflict, ErrorNeed, Expand, Kind, Need, OptionSpec, Run, Side, WithError};
 
 const NEEDS_RETRIES: Need = Need {
     any_of: &["retries", "retry"],
@@ -41,7 +39,6 @@ const TIMEOUT_ERROR: ErrorNeed = ErrorNeed {
 pub(crate) const RETRIES: OptionSpec =
     OptionSpec::new("retries", Kind::Retries, "3", Expand::Attempts)
         .conflicts(&[DECIDED_BY_POLICY])
-        .after_failure()
         .in_recipe();
 
 pub(crate) const RETRY_ON: OptionSpec = OptionSpec::new(
@@ -55,15 +52,13 @@ pub(crate) const RETRY_ON: OptionSpec = OptionSpec::new(
 )
 .needs(NEEDS_RETRIES)
 .conflicts(&classifier_conflicts("retry_if"))
-.after_failure()
 .in_recipe();
 
 pub(crate) const RETRY_IF: OptionSpec =
     OptionSpec::call("retry_if", Kind::Expression, "|e| e.is_transient()")
         .needs(NEEDS_RETRIES)
         .conflicts(&classifier_conflicts("retry_on"))
-        .checked_by("retry_classifier")
-        .after_failure();
+        .checked_by("retry_classifier");
 
 /// The errors that end the call at once and count as neither a success nor
 /// a failure for the gates, by variant.
@@ -79,14 +74,11 @@ pub(crate) const IGNORE_ON: OptionSpec = OptionSpec::new(
 .conflicts(&[Conflict {
     with: "ignore_if",
     why: "both decide which errors are ignored; keep one (an `ignore_if` function can test variants with `matches!`)",
-}])
-.after_failure();
+}]);
 
 /// The errors that are ignored, by a test `Fn(&E) -> bool`.
 pub(crate) const IGNORE_IF: OptionSpec =
-    OptionSpec::call("ignore_if", Kind::Expression, "is_cancelled")
-        .checked_by("ignore_classifier")
-        .after_failure();
+    OptionSpec::call("ignore_if", Kind::Expression, "is_cancelled").checked_by("ignore_classifier");
 
 /// The conflicts of an option that decides which errors are retried, with
 /// the policy and with `other`, the option that decides it too.
@@ -107,14 +99,12 @@ pub(crate) const BACKOFF: OptionSpec = OptionSpec::call(
 )
 .needs(NEEDS_RETRIES)
 .conflicts(&[DECIDED_BY_POLICY])
-.after_failure()
 .in_recipe();
 
 /// Seeds the backoff's jitter, so that a test can assert an exact schedule.
 pub(crate) const JITTER_SEED: OptionSpec = OptionSpec::call("jitter_seed", Kind::Expression, "7")
     .needs(NEEDS_RETRIES)
     .conflicts(&[DECIDED_BY_POLICY])
-    .after_failure()
     .in_recipe();
 
 /// A policy may bring a throttle, which gates every attempt.
@@ -157,17 +147,14 @@ pub(crate) const MAX_ELAPSED: OptionSpec =
 pub(crate) const MAX_DELAY: OptionSpec = OptionSpec::call("max_delay", Kind::Duration, "\"5s\"")
     .needs(NEEDS_RETRIES)
     .conflicts(&[DECIDED_BY_POLICY])
-    .after_failure()
     .in_recipe();
 
 /// The most attempt records the report keeps (64 by default).
-pub(crate) const MAX_RECORDS: OptionSpec = OptionSpec::call("max_records", Kind::Count, "64")
-    .after_failure()
-    .in_recipe();
+pub(crate) const MAX_RECORDS: OptionSpec =
+    OptionSpec::call("max_records", Kind::Count, "64").in_recipe();
 
 pub(crate) const MIN_RETRIES: OptionSpec = OptionSpec::call("min_retries", Kind::Count, "1")
     .needs(NEEDS_RETRIES)
-    .after_failure()
     .in_recipe();
 
 /// The server's Retry-After hint, read from an error. Its old name,
@@ -182,8 +169,7 @@ pub(crate) const RETRY_AFTER: OptionSpec = OptionSpec::new(
 )
 .formerly("rate_limit")
 .conflicts(&[NEEDS_TIMING])
-.checked_by("rate_limit_hint")
-.after_failure();
+.checked_by("rate_limit_hint");
 
 pub(crate) const MAX_RETRY_AFTER_WAIT: OptionSpec = OptionSpec::new(
     "max_retry_after_wait",
@@ -192,8 +178,7 @@ pub(crate) const MAX_RETRY_AFTER_WAIT: OptionSpec = OptionSpec::new(
     Expand::Method("max_retry_after_wait"),
 )
 .formerly("max_rate_limit_wait")
-.needs(NEEDS_RETRY_AFTER)
-.after_failure();
+.needs(NEEDS_RETRY_AFTER);
 
 pub(crate) const MAX_RETRY_AFTER_RETRIES: OptionSpec = OptionSpec::new(
     "max_retry_after_retries",
@@ -202,8 +187,7 @@ pub(crate) const MAX_RETRY_AFTER_RETRIES: OptionSpec = OptionSpec::new(
     Expand::Method("max_retry_after_retries"),
 )
 .formerly("max_rate_limit_retries")
-.needs(NEEDS_RETRY_AFTER)
-.after_failure();
+.needs(NEEDS_RETRY_AFTER);
 
 pub(crate) const CIRCUIT_BREAKER: OptionSpec =
     OptionSpec::call("circuit_breaker", Kind::Expression, "&BREAKER")
@@ -224,7 +208,7 @@ pub(crate) const VALIDATE: OptionSpec =
     });
 
 pub(crate) const FALLBACK: OptionSpec =
-    OptionSpec::new("fallback", Kind::Path, "cached", Expand::Elsewhere).after_failure();
+    OptionSpec::new("fallback", Kind::Path, "cached", Expand::Elsewhere);
 
 const NEEDS_FALLBACK: Need = Need {
     any_of: &["fallback"],
@@ -246,8 +230,7 @@ pub(crate) const FALLBACK_ON: OptionSpec =
         .conflicts(&[Conflict {
             with: "fallback_if",
             why: "both decide which errors the fallback answers; keep one (a `fallback_if` function can test variants with `matches!`)",
-        }])
-        .after_failure();
+        }]);
 
 /// The errors the fallback answers, by a test `Fn(&E) -> bool`.
 pub(crate) const FALLBACK_IF: OptionSpec = OptionSpec::new(
@@ -256,8 +239,7 @@ pub(crate) const FALLBACK_IF: OptionSpec = OptionSpec::new(
     "is_outage",
     Expand::Elsewhere,
 )
-.needs(NEEDS_FALLBACK)
-.after_failure();
+.needs(NEEDS_FALLBACK);
 
 /// The operation's name; the function's identifier when not written.
 pub(crate) const NAME: OptionSpec = OptionSpec::call("name", Kind::Expression, "\"users.get\"");
@@ -411,7 +393,6 @@ pub(crate) const COALESCE: OptionSpec = OptionSpec {
         "id.to_string()",
         Expand::Elsewhere,
     )
-    .read(ReadWhen::Never)
     .in_recipe()
 };
 
@@ -479,8 +460,7 @@ pub(crate) const ON_RETRY: OptionSpec =
         .with_error(WithError {
             closure: ("on_retry_error", "retry_error_listener"),
             path: ("listen", "retry_listener_of"),
-        })
-        .after_failure();
+        });
 
 /// What the calls made inside an attempt do with a retryable failure of
 /// their own: `"no_retry"` leaves the retry to this call, on every attempt
@@ -503,7 +483,6 @@ pub(crate) const CRATE: OptionSpec = OptionSpec::new(
     "\"my_crate::resilient\"",
     Expand::Elsewhere,
 )
-.read(ReadWhen::Never)
 .in_recipe();
 
 /// Every option, in the order of the docs; builder calls follow this order
@@ -653,10 +632,6 @@ mod tests {
     fn the_shape_flags_agree() {
         for spec in OPTIONS {
             assert!(!(spec.recipe && spec.gate), "`{}`", spec.name);
-            if spec.read == ReadWhen::Never {
-                assert!(spec.expand == Expand::Elsewhere, "`{}`", spec.name);
-                assert!(!spec.gate && spec.run == Run::Plain, "`{}`", spec.name);
-            }
         }
     }
 

@@ -193,7 +193,7 @@ fn a_blocking_fn_with_fallbacks_keeps_its_execution_for_them() {
     let out = expanded(quote!(retries = 2, fallback = cached), blocking_fn());
     assert_contains(
         &out,
-        ":: resilient :: __private :: blocking_unbuilt ! (\"call\" , __RESILIENT_TALLY , __resilient_make , | _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) } , [] , [| __resilient_error : & ProviderError , __resilient_attempt : :: resilient :: Attempt | -> Result < String , ProviderError > {",
+        ":: resilient :: __private :: blocking_on_demand ! (__resilient_make , | _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) } , [] , [| __resilient_error : & ProviderError , __resilient_attempt : :: resilient :: Attempt | -> Result < String , ProviderError > {",
     );
     let out = expanded(
         quote!(retries = 2, fallback = cached, budget = "1s"),
@@ -214,7 +214,7 @@ fn blocking_fn_uses_the_blocking_loop_and_the_default_clock() {
     // types, on values the compiler wrote.
     assert_contains(
         &out,
-        ":: resilient :: __private :: blocking_unbuilt ! (\"call\" , __RESILIENT_TALLY , __resilient_make , | _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) } , [] , []) }",
+        ":: resilient :: __private :: blocking_on_demand ! (__resilient_make , | _ : :: resilient :: Attempt | -> Result < String , ProviderError > { provider (prompt) } , [] , []) }",
     );
     assert_contains(
         &out,
@@ -1269,69 +1269,53 @@ fn an_async_function_of_the_commonest_options_reads_its_first_attempt_from_a_rec
     }
 }
 
-/// A blocking function whose options only shape its failures runs its
-/// first attempt before its operation is built; any option the first
-/// attempt reads (a clock, a deadline, a validator, a gate, a name, a
-/// report hook) builds it first.
+/// A blocking function built on demand is one shape, whatever its first
+/// attempt reads: the engine reads the terms from what `make` builds, and
+/// only what `make` writes differs. It writes a `Recipe` where every
+/// option is one a `Recipe` holds (a `budget` too), and the setters
+/// otherwise.
 #[test]
-fn a_blocking_first_attempt_runs_unbuilt_only_where_it_reads_nothing_of_the_operation() {
-    let unbuilt = |attr: TokenStream| {
-        let out = expanded(attr, blocking_fn());
-        ["blocking_unbuilt ! (\"call\" , __RESILIENT_TALLY , __resilient_make ,"]
-            .iter()
-            .any(|call| out.contains(call))
-            && out.contains(". name (\"call\")")
-            && (out.contains(". tally (& __RESILIENT_TALLY)")
-                || out.contains("with_tally (__resilient_op , & __RESILIENT_TALLY)"))
+fn a_blocking_function_built_on_demand_is_one_shape_whatever_its_first_attempt_reads() {
+    let on_demand = |attr: TokenStream| {
+        expanded(attr, blocking_fn())
+            .contains(":: resilient :: __private :: blocking_on_demand ! (__resilient_make ,")
     };
-    // Of those, the ones of `retries`, `retry_on`, `backoff`,
-    // `jitter_seed` and `min_retries` alone are built by the shared
-    // `Recipe`; the others by their own setters.
     let recipe = |attr: TokenStream| {
         expanded(attr, blocking_fn())
             .contains("__private :: recipe :: < String , ProviderError > ()")
     };
-    assert!(recipe(quote!(
-        retries = 3,
-        retry_on = [Timeout],
-        backoff = constant("1s")
-    )));
+    for attr in [
+        quote!(),
+        quote!(retries = 3, budget = "5s"),
+        quote!(retries = 3, on_retry = log),
+        quote!(retries = 3, fallback = cached),
+        quote!(retries = 3, validate = ok),
+        quote!(retries = 3, circuit_breaker = &BREAKER),
+    ] {
+        assert!(on_demand(attr.clone()), "built once with {attr}");
+    }
     assert!(expanded(quote!(retries = 3, retry_on = [Timeout]), blocking_fn()).contains(". retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , ProviderError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . name (\"call\") ; __resilient_op }) . describe ({ # [allow (unused_imports)] use :: resilient :: __private :: { ByDebug as _ , ByDisplay as _ } ; (&& :: resilient :: __private :: Describe :: < ProviderError > :: NEW) . describer () }) . tally (& __RESILIENT_TALLY)"));
-    assert!(recipe(quote!(
-        retries = 3,
-        jitter_seed = 7,
-        min_retries = 1
-    )));
+    for attr in [
+        quote!(),
+        quote!(retries = 3, retry_on = [Timeout], backoff = constant("1s")),
+        quote!(retries = 3, jitter_seed = 7, min_retries = 1),
+        quote!(retries = 3, budget = "5s"),
+        quote!(retries = 3, max_elapsed = "5s"),
+    ] {
+        assert!(recipe(attr.clone()), "setters with {attr}");
+    }
     for attr in [
         quote!(retries = 3, on_retry = log),
         quote!(retries = 3, retry_if = |e: &ProviderError| true),
         quote!(retries = 3, fallback = cached),
-        quote!(retries = 3, budget = "5s"),
-    ] {
-        assert!(!recipe(attr.clone()), "recipe with {attr}");
-    }
-    assert!(unbuilt(quote!()));
-    assert!(unbuilt(quote!(
-        retries = 3,
-        retry_on = [Timeout],
-        backoff = constant("1s")
-    )));
-    assert!(unbuilt(quote!(
-        retries = 3,
-        fallback = cached,
-        on_retry = log
-    )));
-    for attr in [
         quote!(retries = 3, clock = clock),
-        quote!(retries = 3, budget = "5s"),
-        quote!(retries = 3, max_elapsed = "5s"),
         quote!(retries = 3, validate = ok),
         quote!(retries = 3, name = "other"),
         quote!(retries = 3, report = hook),
         quote!(retries = 3, circuit_breaker = &BREAKER),
         quote!(retries = 3, timing = false),
     ] {
-        assert!(!unbuilt(attr.clone()), "unbuilt with {attr}");
+        assert!(!recipe(attr.clone()), "recipe with {attr}");
     }
 }
 
@@ -1373,13 +1357,12 @@ fn the_shape_is_decided_by_the_rows_flags_and_the_values() {
         }
     };
     let cases = [
-        // Blocking, built on demand: unbuilt where every option is read
-        // after a failure only (`crate` is never read), by a `Recipe`
-        // where one holds them all.
+        // Blocking, built on demand: by a `Recipe` where one holds every
+        // option (`crate` is never read), by its setters otherwise.
         (
             quote!(),
             blocking_fn(),
-            Expansion::BlockingUnbuiltFirst { recipe: true },
+            Expansion::BlockingOnDemand { recipe: true },
         ),
         (
             quote!(
@@ -1391,12 +1374,12 @@ fn the_shape_is_decided_by_the_rows_flags_and_the_values() {
                 crate = "my::runtime"
             ),
             blocking_fn(),
-            Expansion::BlockingUnbuiltFirst { recipe: true },
+            Expansion::BlockingOnDemand { recipe: true },
         ),
         (
             quote!(retries = 3, retry_if = is_transient),
             blocking_fn(),
-            Expansion::BlockingUnbuiltFirst { recipe: false },
+            Expansion::BlockingOnDemand { recipe: false },
         ),
         (
             quote!(
@@ -1408,23 +1391,23 @@ fn the_shape_is_decided_by_the_rows_flags_and_the_values() {
                 max_rate_limit_retries = 2
             ),
             blocking_fn(),
-            Expansion::BlockingUnbuiltFirst { recipe: false },
+            Expansion::BlockingOnDemand { recipe: false },
         ),
-        // A `Recipe` holds `budget`, but the first attempt reads it.
+        // A `Recipe` holds `budget`, which the first attempt reads from it.
         (
             quote!(retries = 3, budget = "5s"),
             blocking_fn(),
-            Expansion::BlockingOnDemand,
+            Expansion::BlockingOnDemand { recipe: true },
         ),
         (
             quote!(circuit_breaker = &BREAKER, name = "users.get"),
             blocking_fn(),
-            Expansion::BlockingOnDemand,
+            Expansion::BlockingOnDemand { recipe: false },
         ),
         (
             quote!(retries = 2, circuit_breaker = &self.breaker),
             method(false),
-            Expansion::BlockingOnDemand,
+            Expansion::BlockingOnDemand { recipe: false },
         ),
         // A value that reads a parameter: built once.
         (

@@ -43,7 +43,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use super::execution::{Execution, Next};
-use super::first::{FirstFailure, FirstReads, FirstSuccess, MakeOperation, first_attempt_unbuilt};
+use super::first::{FirstFailure, FirstReads, FirstSuccess, first_attempt_of};
 use super::hooks::HookSet;
 use super::operation::Operation;
 #[cfg(doc)]
@@ -53,93 +53,38 @@ use crate::clock::Clock;
 use crate::observe::Tally;
 use crate::report::Outcome;
 
-/// The whole run of a blocking function without fallbacks whose options
-/// are all read only after a failure: its first attempt unbuilt, named
-/// `name` and counted in `tally`, then what `make` builds: an
-/// [`Operation`], or the [`Recipe`] of its values, whose failure path is
-/// one function every function of the same types shares.
+/// The whole run of a blocking function without fallbacks on what `make`
+/// builds: an [`Operation`], or the [`Recipe`] of its values, whose failure
+/// path is one function every function of the same types shares. Built
+/// again wherever it is read: for values of constants, a first attempt
+/// that succeeds builds nothing.
 ///
 /// ```
 /// use resilient::Operation;
-/// use resilient::__private::{Tally, run_blocking_unbuilt};
+/// use resilient::__private::run_blocking_on_demand;
 ///
-/// static TALLY: Tally = Tally::named("lookup");
 /// let make = || Operation::new().max_attempts(3).name("lookup");
 /// let mut calls = 0;
 /// let mut body = |_| {
 ///     calls += 1;
 ///     if calls < 2 { Err("busy") } else { Ok(calls) }
 /// };
-/// let outcome = run_blocking_unbuilt("lookup", &TALLY, &make, &mut body);
+/// let outcome = run_blocking_on_demand(&make, &mut body);
 /// assert_eq!(outcome.report().attempt_count(), 2);
 /// assert_eq!(outcome.into_result(), Ok(2));
 /// ```
 #[inline(always)]
-pub fn run_blocking_unbuilt<T, E, R: FirstReads<T, E>, F>(
-    name: &'static str,
-    tally: &'static Tally,
+pub fn run_blocking_on_demand<T, E, R: FirstReads<T, E>, F>(
     make: &impl Fn() -> R,
     body: &mut F,
 ) -> Outcome<T, E>
 where
     F: FnMut(Attempt) -> Result<T, E>,
 {
-    match first_attempt_unbuilt(name, tally, body) {
+    match first_attempt_of(make, body) {
         Ok(done) => R::outcome_from(done, make),
         Err(first) => R::finish_after(make, first, body),
     }
-}
-
-/// The whole run of a blocking function without fallbacks on the
-/// operation `make` builds, for its first attempt too.
-#[inline(always)]
-pub fn run_blocking_on_demand<T, E, C: Clock, H: HookSet<T, E>, F>(
-    make: &dyn MakeOperation<Operation<'_, T, E, C, H>>,
-    body: &mut F,
-) -> Outcome<T, E>
-where
-    F: FnMut(Attempt) -> Result<T, E>,
-{
-    match make.make().first_attempt(body) {
-        Ok(done) => Operation::outcome_from(done, make),
-        Err(first) => Operation::finish_after(make, first, body),
-    }
-}
-
-/// Runs the first blocking attempt of `op`: its value if it succeeded, for
-/// [`outcome_of`] or [`outcome_from`] to turn into the outcome, or else how
-/// it failed, for [`run_after`] or [`finish_after`] to go on from. An
-/// operation whose gates must admit the first attempt (a breaker, a
-/// limiter) leaves it to them.
-///
-/// ```
-/// use resilient::{FakeClock, Operation};
-/// use resilient::__private::{finish_after, first_attempt, outcome_from};
-///
-/// let make = || Operation::new().max_attempts(3).name("users.get").clock(FakeClock::new());
-/// let mut calls = 0;
-/// let mut body = |_| {
-///     calls += 1;
-///     if calls < 3 { Err("busy") } else { Ok(calls) }
-/// };
-/// let outcome = match first_attempt(&make(), &mut body) {
-///     Ok(first) => outcome_from(first, &make),
-///     Err(first) => finish_after(&make, first, &mut body),
-/// };
-/// assert_eq!(outcome.report().attempt_count(), 3);
-/// assert_eq!(outcome.into_result(), Ok(3));
-/// ```
-// The large `Err` holds the failed result, moved once to the retries.
-#[allow(clippy::result_large_err)]
-#[inline(always)]
-pub fn first_attempt<T, E, C: Clock, H: HookSet<T, E>, F>(
-    op: &Operation<'_, T, E, C, H>,
-    f: &mut F,
-) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
-where
-    F: FnMut(Attempt) -> Result<T, E>,
-{
-    op.first_attempt(f)
 }
 
 /// The blocking attempts of `op` after `first`, by `f`: the outcome if one

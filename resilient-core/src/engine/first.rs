@@ -11,14 +11,12 @@ use std::pin::{Pin, pin};
 use std::time::Duration;
 
 use super::attempt::run::{self, AttemptContext, Grant};
-use super::attempt::terms::{self, FirstTerms};
-use super::plan::{self, NamedListeners, Read};
+use super::attempt::terms::FirstTerms;
+use super::plan::{NamedListeners, Read};
 use super::span::SpanName;
 use crate::attempt::Attempt;
-use crate::clock::{Clock, Mark, SystemClock};
-use crate::observe::Tally;
+use crate::clock::{Clock, Mark};
 use crate::report::{FailureKind, Outcome};
-use crate::settings::Settings;
 
 /// A first attempt that succeeded on the fast path of
 /// [`__private::first_attempt_async`](crate::__private::first_attempt_async): the value and its timing, which
@@ -501,46 +499,67 @@ impl<T, E> FirstFailure<T, E> {
     }
 }
 
-/// A first blocking attempt of an operation that is known, before it is
-/// built, to have the defaults the first attempt reads: the system clock,
-/// no gate, no deadline, no validator and no report hook; named `name`,
-/// its counts in `tally`. It runs `f` as
-/// [`first_attempt`](super::operation::Operation::first_attempt) would on that operation,
-/// which is built only if the attempt fails
-/// ([`__private::finish_after`](crate::__private::finish_after)).
+/// The first blocking attempt of what `make` builds (an
+/// [`Operation`](super::operation::Operation), or the
+/// [`Recipe`](super::recipe::Recipe) of its values), built again wherever
+/// it is read, as for [`first_attempt_async_of`]: for values of constants
+/// the builds fold into the terms the attempt reads, and nothing is built
+/// on the success path. Its value if it succeeded, for
+/// [`__private::outcome_from`](crate::__private::outcome_from), or else how
+/// it failed, for [`__private::finish_after`](crate::__private::finish_after)
+/// or [`__private::run_after`](crate::__private::run_after); a first attempt
+/// that a gate must admit is left to them.
 ///
-/// What `#[resilient]` expands to for a blocking function of such options:
-/// its success path then holds no copy of the operation's builder.
+/// ```
+/// use resilient::{FakeClock, Operation};
+/// use resilient::__private::{finish_after, first_attempt_of, outcome_from};
+///
+/// let make = || Operation::new().max_attempts(3).name("users.get").clock(FakeClock::new());
+/// let mut calls = 0;
+/// let mut body = |_| {
+///     calls += 1;
+///     if calls < 3 { Err("busy") } else { Ok(calls) }
+/// };
+/// let outcome = match first_attempt_of(&make, &mut body) {
+///     Ok(first) => outcome_from(first, &make),
+///     Err(first) => finish_after(&make, first, &mut body),
+/// };
+/// assert_eq!(outcome.report().attempt_count(), 3);
+/// assert_eq!(outcome.into_result(), Ok(3));
+/// ```
 #[doc(hidden)]
 // The large `Err` holds the failed result, moved once to `finish_after`.
 #[allow(clippy::result_large_err)]
-#[inline]
-pub fn first_attempt_unbuilt<T, E, F>(
-    name: &'static str,
-    tally: &'static Tally,
+#[inline(always)]
+pub fn first_attempt_of<T, E, R, M, F>(
+    make: &M,
     f: &mut F,
 ) -> Result<FirstSuccess<T, E>, FirstFailure<T, E>>
 where
+    R: FirstReads<T, E>,
+    M: Fn() -> R,
     F: FnMut(Attempt) -> Result<T, E>,
 {
-    let entry = plan::entry(name, Some(tally));
-    // The defaults hold no nested retries.
-    if terms::engaged(false, false, entry.general(true), true) {
+    let (
+        FirstTerms {
+            general,
+            deadline,
+            read,
+            ..
+        },
+        clock,
+    ) = first_terms_of(make);
+    if general {
         return Err(FirstFailure::NOT_RUN);
     }
-    let listeners = NamedListeners::ending(name, Some(tally)).from(entry.read());
-    // A function, not a closure: a closure here would be compiled again for
-    // every `F`, that is for every function.
-    let heard = (Some(listeners), entry.read());
-    // The operation has no deadline of its own; an entry in the installed
-    // configuration may grant one.
-    let deadline = entry.deadline(&Settings::DEFAULT);
-    timed_first(&SystemClock, deadline, f, accepts_any::<T>, heard)
-}
-
-/// The validator of an operation without one: every value stands.
-fn accepts_any<T>(_: &T) -> bool {
-    true
+    let heard = make().named_listeners().map(|heard| heard.from(read));
+    timed_first(
+        &clock,
+        deadline,
+        f,
+        |value| make().accepts(value),
+        (heard, read),
+    )
 }
 
 /// A first blocking attempt by `f` on `clock`, whose deadline is

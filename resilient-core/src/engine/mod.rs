@@ -66,7 +66,7 @@ pub use events::trace_report;
 pub use execution::{Execution, Next};
 pub use first::{
     FirstFailure, FirstReads, FirstSuccess, MakeOperation, first_attempt_async_of,
-    first_attempt_unbuilt, first_untimed_async_of,
+    first_attempt_of, first_untimed_async_of,
 };
 pub use hedge::Hedged;
 pub use idempotent::{Fingerprint, Idempotent, IdempotentCall, RunsOperation, fingerprint};

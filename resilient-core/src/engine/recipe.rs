@@ -11,13 +11,14 @@
 //! are `const fn`s: where every value is a constant, the function has the
 //! compiler write them (a `const` block), and compiles one constant.
 //!
-//! A blocking function of such options builds its operation only after its
-//! first attempt failed (see
-//! [`first_attempt_unbuilt`](super::first_attempt_unbuilt)). An async one
-//! reads its first attempt's terms (the deadline, the error of a cut
-//! attempt) from the `Recipe` itself, built again where each is read
-//! ([`first_attempt_async_of`](super::first::first_attempt_async_of)), so that they fold into
-//! constants; the operation is built only once that attempt failed.
+//! A function of such options, blocking or async, reads its first
+//! attempt's terms (the deadline, the error of a cut attempt) from the
+//! `Recipe` itself, built again where each is read
+//! ([`first_attempt_of`](super::first::first_attempt_of),
+//! [`first_attempt_async_of`](super::first::first_attempt_async_of)), so
+//! that they fold into constants; the operation is built only once that
+//! attempt failed. The run is the one of any operation built on demand
+//! ([`FirstReads`]).
 //!
 //! Nothing here is an API of its own: `#[resilient]` expands to it.
 

@@ -185,8 +185,9 @@ pub(crate) struct Counts {
     /// builder's, the layer's), as the first call that built them had
     /// them: its tile shows them, with the installed configuration's
     /// entry applied. Unknown while its calls only succeeded at once
-    /// unbuilt (a function under the attribute builds its operation when
-    /// a first attempt fails, or when the configuration has its name).
+    /// without a build (a function under the attribute builds its
+    /// operation when a first attempt fails, or when the configuration has
+    /// its name).
     pub(crate) settings: std::sync::OnceLock<crate::settings::Settings>,
 }
 

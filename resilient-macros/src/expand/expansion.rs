@@ -6,7 +6,7 @@
 use syn::Expr;
 
 use crate::attr::{BackoffSpec, Dur, HedgeSpec, Multiplier, Options, Value};
-use crate::options::{ReadWhen, Run};
+use crate::options::Run;
 
 use super::names::Names;
 
@@ -15,12 +15,9 @@ use super::names::Names;
 /// (`options.rs`) and from whether their values are constants.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Expansion {
-    /// A blocking function built on demand whose options are all read only
-    /// after a failure: the first attempt runs before the operation is
-    /// built, so that its success path holds no copy of the builder.
-    BlockingUnbuiltFirst { recipe: bool },
-    /// A blocking function built on demand, for its first attempt too.
-    BlockingOnDemand,
+    /// A blocking function built on demand, wherever it is read: for
+    /// values of constants, a first success builds nothing.
+    BlockingOnDemand { recipe: bool },
     /// An async function built on demand: where a gate must admit the
     /// first attempt, that attempt runs unboxed, outside the retry loop.
     AsyncOnDemand { gated: bool, recipe: bool },
@@ -79,13 +76,7 @@ impl Expansion {
                 recipe: recipe && !gated,
             };
         }
-        let unbuilt = given
-            .iter()
-            .all(|given| given.spec.read != ReadWhen::EveryAttempt);
-        match (unbuilt, recipe) {
-            (true, recipe) => Expansion::BlockingUnbuiltFirst { recipe },
-            (false, _) => Expansion::BlockingOnDemand,
-        }
+        Expansion::BlockingOnDemand { recipe }
     }
 
     /// Whether the operation is built by a closure, called wherever it is
@@ -101,7 +92,7 @@ impl Expansion {
     pub(super) fn recipe(self) -> bool {
         matches!(
             self,
-            Expansion::BlockingUnbuiltFirst { recipe: true }
+            Expansion::BlockingOnDemand { recipe: true }
                 | Expansion::AsyncOnDemand { recipe: true, .. }
         )
     }

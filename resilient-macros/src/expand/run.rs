@@ -3,7 +3,7 @@
 //! is driven, step by step, is written in that macro (`src/shapes.rs` of
 //! the `resilient` crate), next to the engine.
 
-use proc_macro2::{Literal, Span, TokenStream};
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::Ident;
 use syn::spanned::Spanned;
@@ -57,21 +57,16 @@ fn entry(
     attempt: &TokenStream,
     fallbacks: &TokenStream,
 ) -> (Ident, TokenStream) {
-    let Names {
-        make, tally, op, ..
-    } = names;
-    let name = Literal::string(&names.function_name);
+    let Names { make, op, .. } = names;
     let timing = if grants_no_deadline(attrs) {
         quote!(untimed)
     } else {
         quote!(timed)
     };
     let (entry, args) = match shape {
-        Expansion::BlockingUnbuiltFirst { .. } => (
-            "blocking_unbuilt",
-            quote!(#name, #tally, #make, #attempt, #fallbacks),
-        ),
-        Expansion::BlockingOnDemand => ("blocking_on_demand", quote!(#make, #attempt, #fallbacks)),
+        Expansion::BlockingOnDemand { .. } => {
+            ("blocking_on_demand", quote!(#make, #attempt, #fallbacks))
+        }
         Expansion::AsyncOnDemand { gated, .. } => {
             let gated = if gated {
                 quote!(gated)

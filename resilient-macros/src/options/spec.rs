@@ -74,19 +74,6 @@ impl Expand {
     }
 }
 
-/// When a run reads an option, which decides whether a first attempt can
-/// run before the operation is built.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum ReadWhen {
-    /// At every attempt, the first included.
-    EveryAttempt,
-    /// Only once the first attempt has failed: a first attempt that
-    /// succeeds reads none of it.
-    AfterFailure,
-    /// Never: the option shapes the expansion only.
-    Never,
-}
-
 /// How an option changes the run from the engine's plain one.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Run {
@@ -174,13 +161,9 @@ pub(crate) struct OptionSpec {
     /// Where a value that may also take the error goes instead: a
     /// listener that sees it beside the event.
     pub(crate) with_error: Option<WithError>,
-    /// When a run reads the value.
-    pub(crate) read: ReadWhen,
     /// Whether `__private::Recipe` holds it: a function whose every
     /// option a `Recipe` holds builds its operation with the one
-    /// function shared by every function of the same types. A blocking
-    /// function builds one only when its first attempt runs unbuilt, so
-    /// there only the options also read after a failure reach it.
+    /// function shared by every function of the same types.
     pub(crate) recipe: bool,
     /// Whether it may set a gate that admits each attempt, the first
     /// included (a breaker, limiters, chaos; a policy may bring a
@@ -205,7 +188,6 @@ impl OptionSpec {
             error_needs: None,
             checked_by: None,
             with_error: None,
-            read: ReadWhen::EveryAttempt,
             recipe: false,
             gate: false,
             run: Run::Plain,
@@ -262,15 +244,6 @@ impl OptionSpec {
             old_name: Some(old_name),
             ..self
         }
-    }
-
-    pub(super) const fn read(self, read: ReadWhen) -> OptionSpec {
-        OptionSpec { read, ..self }
-    }
-
-    /// Read only once the first attempt has failed.
-    pub(super) const fn after_failure(self) -> OptionSpec {
-        self.read(ReadWhen::AfterFailure)
     }
 
     pub(super) const fn in_recipe(self) -> OptionSpec {
