@@ -640,6 +640,60 @@ mod tests {
     const SECOND: Duration = Duration::from_secs(1);
 
     #[test]
+    fn a_set_and_a_detection_say_what_they_hold_in_debug() {
+        let fixed = Replicas::fixed(["http://a:1", "http://b:2"]);
+        assert_eq!(
+            format!("{fixed:?}"),
+            r#"Replicas { current: ["http://a:1", "http://b:2"] }"#
+        );
+        let detection = OutlierDetection::new().consecutive_5xx(3);
+        assert_eq!(
+            format!("{detection:?}"),
+            "OutlierDetection { consecutive_5xx: 3, max_ejection_percent: 10, ejected: [], .. }"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_replica_ejected_by_hand_is_out_on_tokios_clock_until_returned() {
+        let detection = OutlierDetection::new();
+        detection.eject("http://a:1", 10 * SECOND);
+        detection.eject("http://b:2", 10 * SECOND);
+        assert_eq!(detection.ejected(), ["http://a:1", "http://b:2"]);
+        detection.restore("http://a:1");
+        assert_eq!(detection.ejected(), ["http://b:2"]);
+        tokio::time::advance(10 * SECOND).await;
+        assert!(detection.ejected().is_empty(), "back when the time is up");
+    }
+
+    #[test]
+    fn a_replica_returned_by_hand_keeps_the_count_of_its_ejections() {
+        let replicas = set(10);
+        let one = &replicas[0];
+        let detection = OutlierDetection::new()
+            .consecutive_5xx(1)
+            .base_ejection_time(SECOND)
+            .max_ejection_time(10 * SECOND);
+        let start = Instant::now();
+        detection.record(&replicas, one, true, start);
+        detection.restore(one);
+        assert!(detection.ejected_at(start).is_empty());
+        // Its next ejection is its second: twice the base.
+        assert_eq!(
+            detection.record(&replicas, one, true, start),
+            [(one.clone(), 2 * SECOND)]
+        );
+    }
+
+    #[test]
+    fn an_ejection_too_long_to_count_lasts_a_century() {
+        let now = Instant::now();
+        let until = after(now, Duration::MAX);
+        let fifty_years = Duration::from_secs(50 * 365 * 24 * 3600);
+        assert!(until > now + fifty_years);
+        assert_eq!(after(now, SECOND), now + SECOND);
+    }
+
+    #[test]
     fn consecutive_failures_eject_for_longer_each_time_up_to_the_cap() {
         let replicas = set(10);
         let detection = OutlierDetection::new()
