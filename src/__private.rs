@@ -11,8 +11,7 @@ use std::time::Duration;
 // The run of each shape of the expansion (`shapes.rs`).
 pub use crate::{
     __resilient_async_on_demand as async_on_demand,
-    __resilient_blocking_on_demand as blocking_on_demand, __resilient_built_async as built_async,
-    __resilient_built_blocking as built_blocking, __resilient_built_hedged as built_hedged,
+    __resilient_blocking_on_demand as blocking_on_demand, __resilient_built_hedged as built_hedged,
     __resilient_idempotent as idempotent,
 };
 // Named by the shapes' macros.

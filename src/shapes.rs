@@ -14,11 +14,15 @@
 //! closure that borrows them is done.
 //!
 //! Each macro is exported at the crate's root, hidden, and named in
-//! `__private` by its shape: `blocking_on_demand`, `async_on_demand`,
-//! `built_blocking`, `built_async`, `built_hedged` and `idempotent`. A function built on demand runs the same way whether
-//! `$make` builds an `Operation` or a `Recipe` of its values (one function
-//! for every function of the same types): the engine's `FirstReads` tells
-//! them apart, not the shape.
+//! `__private` by its shape. There are four: `blocking_on_demand` and
+//! `async_on_demand` (every function but a hedged one), `built_hedged`
+//! and `idempotent` (around one of the others). A function runs the same
+//! way whether its `$make` builds an `Operation`, builds the `Recipe` of
+//! its values (one function for every function of the same types), or
+//! lends the operation built once before the run (an option's value read
+//! from the arguments): the engine's `FirstReads` tells them apart and
+//! reads the first attempt's terms from what `$make` gives, not the shape.
+//! Where every value is a constant, those reads fold into constants.
 //!
 //! The fallbacks are given as `[filter], [fallback, …]`: the test of
 //! `fallback_on` or `fallback_if` if either is given, then a closure per
@@ -125,22 +129,26 @@ macro_rules! __resilient_blocking_after {
     };
 }
 
-/// `Expansion::BlockingOnDemand`: a blocking function whose every attempt
-/// runs on what `$make` builds (an `Operation`, or a `Recipe` of its
-/// values), built again wherever it is read: for values of constants, a
-/// first attempt that succeeds builds nothing.
+/// A blocking function: `Expansion::BlockingOnDemand`, whose every
+/// attempt runs on what `$make` builds (an `Operation`, or a `Recipe` of
+/// its values), built again wherever it is read, so that for values of
+/// constants a first attempt that succeeds builds nothing; and
+/// `Expansion::Built(Built::Blocking)`, whose `$make` lends the operation
+/// built once, before the run.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __resilient_blocking_on_demand {
-    ($make:ident, $attempt:expr, [], []) => {{
+    ($make:expr, $attempt:expr, [], []) => {{
+        let make = $make;
         let mut body = $crate::__private::attempt_blocking($attempt);
-        $crate::__private::run_blocking_on_demand(&$make, &mut body)
+        $crate::__private::run_blocking_on_demand(&make, &mut body)
     }};
-    ($make:ident, $attempt:expr, [$($filter:expr)?], [$($fallback:expr),+]) => {{
+    ($make:expr, $attempt:expr, [$($filter:expr)?], [$($fallback:expr),+]) => {{
+        let make = $make;
         let mut body = $crate::__private::attempt_blocking($attempt);
         $crate::__resilient_blocking_after!(
-            $crate::__private::first_attempt_of(&$make, &mut body),
-            $make, body, [$($filter)?], [$($fallback),+]
+            $crate::__private::first_attempt_of(&make, &mut body),
+            make, body, [$($filter)?], [$($fallback),+]
         )
     }};
 }
@@ -159,25 +167,26 @@ macro_rules! __resilient_blocking_on_demand {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __resilient_async_on_demand {
-    ($gate:ident, untimed, $make:ident, $attempt:expr, [$($filter:expr)?], [$($fallback:expr),*]) => {
+    ($gate:ident, untimed, $make:expr, $attempt:expr, [$($filter:expr)?], [$($fallback:expr),*]) => {
         $crate::__resilient_async_on_demand!(
             @first first_untimed_async_of, $gate, $make, $attempt, [$($filter)?], [$($fallback),*]
         )
     };
-    ($gate:ident, timed, $make:ident, $attempt:expr, [$($filter:expr)?], [$($fallback:expr),*]) => {
+    ($gate:ident, timed, $make:expr, $attempt:expr, [$($filter:expr)?], [$($fallback:expr),*]) => {
         $crate::__resilient_async_on_demand!(
             @first first_attempt_async_of, $gate, $make, $attempt, [$($filter)?], [$($fallback),*]
         )
     };
     (
-        @first $entry:ident, $gate:ident, $make:ident, $attempt:expr,
+        @first $entry:ident, $gate:ident, $make:expr, $attempt:expr,
         [$($filter:expr)?], [$($fallback:expr),*]
     ) => {{
+        let make = $make;
         let mut body = $crate::__private::attempt_async($attempt);
-        match $crate::__private::$entry(&$make, |given: $crate::Attempt| body(given)).await {
-            ::core::result::Result::Ok(done) => $crate::__private::outcome_from(done, &$make),
+        match $crate::__private::$entry(&make, |given: $crate::Attempt| body(given)).await {
+            ::core::result::Result::Ok(done) => $crate::__private::outcome_from(done, &make),
             ::core::result::Result::Err(first) => $crate::__resilient_async_on_demand!(
-                @rest $gate, $make, first, body, [$($filter)?], [$($fallback),*]
+                @rest $gate, make, first, body, [$($filter)?], [$($fallback),*]
             ),
         }
     }};
@@ -206,41 +215,6 @@ macro_rules! __resilient_async_on_demand {
             $crate::__private::resume_async(&op, $first, |given: $crate::Attempt| $body(given))
                 .await;
         $crate::__resilient_rest_on_heap!(exec, $body, [$($filter)?], [$($fallback),*])
-    }};
-}
-
-/// `Expansion::Built(Built::Blocking)`: a blocking run of the operation built
-/// once, `$op`.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __resilient_built_blocking {
-    ($op:ident, $attempt:expr, [$($filter:expr)?], [$($fallback:expr),*]) => {{
-        let mut body = $crate::__private::attempt_blocking($attempt);
-        match $op.run_primary(&mut body) {
-            ::core::result::Result::Ok(done) => done,
-            ::core::result::Result::Err(mut exec) => {
-                $crate::__resilient_fallbacks!(exec, blocking, [$($filter)?], [$($fallback),*]);
-                exec.finish()
-            }
-        }
-    }};
-}
-
-/// `Expansion::Built(Built::Async)`: an async run of the operation built once,
-/// `$op`. `attempt_async` makes the closure an `AsyncFnMut`: a body that
-/// moves an argument is then reported at the use that moves it, with a
-/// `.clone()` hint.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __resilient_built_async {
-    ($op:ident, $attempt:expr, [$($filter:expr)?], [$($fallback:expr),*]) => {{
-        let mut body = $crate::__private::attempt_async($attempt);
-        match $crate::__private::first_attempt_async(&$op, |given: $crate::Attempt| body(given)).await {
-            ::core::result::Result::Ok(done) => $crate::__private::outcome_of(&$op, done),
-            ::core::result::Result::Err(mut exec) => {
-                $crate::__resilient_rest_on_heap!(exec, body, [$($filter)?], [$($fallback),*])
-            }
-        }
     }};
 }
 

@@ -104,14 +104,14 @@ fn an_async_operation_is_built_in_a_closure_unless_an_option_leaves_it() {
         quote!({ return Err(ProviderError) }),
     ] {
         let out = expanded(quote!(retries = 2, clock = #clock), async_fn());
-        assert!(!out.contains("(||"), "{out}");
+        assert!(!out.contains("let __resilient_op = (||"), "{out}");
         assert_contains(
             &out,
             "let __resilient_op = :: resilient :: __private :: operation",
         );
     }
     // A blocking fn's operation folds as written.
-    assert!(!expanded(quote!(retries = 2), blocking_fn()).contains("(||"));
+    assert!(!expanded(quote!(retries = 2), blocking_fn()).contains("let __resilient_op = (||"));
 }
 
 #[test]
@@ -1184,7 +1184,7 @@ const BLOCKING: &str = "\
      let __resilient_op = :: resilient :: __private :: operation :: < String , FetchError > ({ # [allow (unused_imports)] use :: resilient :: __private :: { ByDebug as _ , ByDisplay as _ } ; (&& :: resilient :: __private :: Describe :: < FetchError > :: NEW) . describer () }) . clock (clock) . max_attempts (3u32) . retry_if ((| __resilient_error : & _ | :: core :: matches ! (__resilient_error , FetchError :: Timeout { .. })) as fn (& _) -> :: core :: primitive :: bool) . backoff (:: resilient :: __private :: Backoff :: exponential (:: core :: time :: Duration :: new (1u64 , 0u32) , :: resilient :: __private :: Backoff :: DEFAULT_MAX)) . name (\"fetch\") ; \
      let __resilient_op = :: resilient :: __private :: with_expiring (__resilient_op , { # [allow (unused_imports)] use :: resilient :: __private :: { MakesNoTimeout as _ , MakesTimeout as _ } ; (&& :: resilient :: __private :: TimeoutProbe :: < FetchError > :: NEW) . maker () }) ; \
      let __resilient_op = :: resilient :: __private :: with_tally (__resilient_op , & __RESILIENT_TALLY) ; \
-     :: resilient :: __private :: built_blocking ! (__resilient_op , | _ : :: resilient :: Attempt | -> Result < String , FetchError > { let mut id = :: resilient :: __private :: FreshPerAttempt :: fresh (:: resilient :: __private :: Argument :: of (& id)) ; \
+     :: resilient :: __private :: blocking_on_demand ! ((|| & __resilient_op) , | _ : :: resilient :: Attempt | -> Result < String , FetchError > { let mut id = :: resilient :: __private :: FreshPerAttempt :: fresh (:: resilient :: __private :: Argument :: of (& id)) ; \
      { id += 1 ; \
      lookup (id) } } , [] , [| __resilient_error : & FetchError , __resilient_attempt : :: resilient :: Attempt | -> Result < String , FetchError > { :: resilient :: __private :: BlockingFallback :: < _ , FetchError , Result < String , FetchError > , _ > :: call ((clock , id ,) , cached , __resilient_error , __resilient_attempt) }]) }";
 
@@ -1488,7 +1488,16 @@ fn the_shape_is_decided_by_the_rows_flags_and_the_values() {
         (
             quote!(retries = 2, clock = clock_of(prompt)),
             async_fn(),
-            Expansion::Built(Built::Async),
+            Expansion::Built(Built::Async { gated: false }),
+        ),
+        (
+            quote!(
+                retries = 2,
+                circuit_breaker = &self.breaker,
+                name = format!("{prompt}")
+            ),
+            method(true),
+            Expansion::Built(Built::Async { gated: true }),
         ),
         (
             quote!(retries = 2, hedge = "100ms", max_hedges = 2),
@@ -1498,7 +1507,7 @@ fn the_shape_is_decided_by_the_rows_flags_and_the_values() {
         (
             quote!(idempotency = &STORE, idempotency_key = prompt.to_owned()),
             async_fn(),
-            Expansion::Idempotent(Built::Async),
+            Expansion::Idempotent(Built::Async { gated: false }),
         ),
         (
             quote!(

@@ -444,7 +444,7 @@ impl<Op, F: Fn() -> Op> MakeOperation<Op> for F {
 }
 
 /// A first attempt that did not succeed on the fast path of
-/// [`__private::first_attempt`](crate::__private::first_attempt) or [`first_attempt_async_of`]:
+/// [`first_attempt_of`] or [`first_attempt_async_of`]:
 /// how it ended and after how long, or that it has not run, because a gate
 /// (a breaker, a limiter) must admit it first. [`__private::run_after`](crate::__private::run_after) and
 /// [`__private::resume_async`](crate::__private::resume_async) go on from it.

@@ -32,7 +32,10 @@ pub(crate) enum Expansion {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Built {
     Blocking,
-    Async,
+    /// `gated`: a gate may have to admit the first attempt.
+    Async {
+        gated: bool,
+    },
     /// Attempts are hedged: the run owns the hedged operation.
     AsyncHedged,
 }
@@ -56,10 +59,11 @@ impl Expansion {
                         .as_ref()
                         .is_none_or(|value| is_made_of(value, &|expr| names.is_constant(expr)))
             });
+        let gated = given.iter().any(|given| given.spec.gate);
         if !on_demand {
             let built = match (is_async, runs(Run::Hedged)) {
                 (false, _) => Built::Blocking,
-                (true, false) => Built::Async,
+                (true, false) => Built::Async { gated },
                 (true, true) => Built::AsyncHedged,
             };
             return if runs(Run::Keyed) {
@@ -70,7 +74,6 @@ impl Expansion {
         }
         let recipe = given.iter().all(|given| given.spec.recipe);
         if is_async {
-            let gated = given.iter().any(|given| given.spec.gate);
             return Expansion::AsyncOnDemand {
                 gated,
                 recipe: recipe && !gated,

@@ -57,7 +57,7 @@ fn entry(
     attempt: &TokenStream,
     fallbacks: &TokenStream,
 ) -> (Ident, TokenStream) {
-    let Names { make, op, .. } = names;
+    let Names { make, .. } = names;
     let timing = if grants_no_deadline(attrs) {
         quote!(untimed)
     } else {
@@ -68,36 +68,74 @@ fn entry(
             ("blocking_on_demand", quote!(#make, #attempt, #fallbacks))
         }
         Expansion::AsyncOnDemand { gated, .. } => {
-            let gated = if gated {
-                quote!(gated)
-            } else {
-                quote!(ungated)
-            };
+            let gated = gate_word(gated);
             (
                 "async_on_demand",
                 quote!(#gated, #timing, #make, #attempt, #fallbacks),
             )
         }
-        Expansion::Built(built) => (built_entry(built), quote!(#op, #attempt, #fallbacks)),
+        Expansion::Built(built) => (
+            built_entry(built),
+            built_args(built, names, &timing, (attempt, fallbacks), true),
+        ),
         Expansion::Idempotent(built) => match idempotent(attrs, built, names) {
             Some(held) => {
                 let inner = format_ident!("{}", built_entry(built));
-                (
-                    "idempotent",
-                    quote!(#held, #inner!(#op, #attempt, #fallbacks)),
-                )
+                // Under the claim, the operation is the call's, lent.
+                let args = built_args(built, names, &timing, (attempt, fallbacks), false);
+                ("idempotent", quote!(#held, #inner!(#args)))
             }
-            None => (built_entry(built), quote!(#op, #attempt, #fallbacks)),
+            None => (
+                built_entry(built),
+                built_args(built, names, &timing, (attempt, fallbacks), true),
+            ),
         },
     };
     (Ident::new(entry, Span::call_site()), args)
 }
 
+/// What the macro of the run of an operation built once takes: a
+/// function runs as one built on demand does, on a `make` that lends the
+/// operation (`owned`: the function's own, else one lent to it); a hedged
+/// one runs on the hedged operation.
+fn built_args(
+    built: Built,
+    names: &Names,
+    timing: &TokenStream,
+    (attempt, fallbacks): (&TokenStream, &TokenStream),
+    owned: bool,
+) -> TokenStream {
+    let op = &names.op;
+    let make = if owned {
+        quote!((|| &#op))
+    } else {
+        quote!((|| #op))
+    };
+    match built {
+        Built::Blocking => quote!(#make, #attempt, #fallbacks),
+        Built::Async { gated } => {
+            let gated = gate_word(gated);
+            quote!(#gated, #timing, #make, #attempt, #fallbacks)
+        }
+        Built::AsyncHedged => quote!(#op, #attempt, #fallbacks),
+    }
+}
+
+/// How an async run's macro is told whether a gate may admit the first
+/// attempt.
+fn gate_word(gated: bool) -> TokenStream {
+    if gated {
+        quote!(gated)
+    } else {
+        quote!(ungated)
+    }
+}
+
 /// The macro of the run of an operation built once.
 fn built_entry(built: Built) -> &'static str {
     match built {
-        Built::Blocking => "built_blocking",
-        Built::Async => "built_async",
+        Built::Blocking => "blocking_on_demand",
+        Built::Async { .. } => "async_on_demand",
         // `op` is the hedged operation (see `build.rs`).
         Built::AsyncHedged => "built_hedged",
     }

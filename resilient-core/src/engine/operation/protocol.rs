@@ -354,6 +354,57 @@ impl<T, E, C: Clock, H: HookSet<T, E>> FirstReads<T, E> for Operation<'_, T, E, 
     }
 }
 
+/// What the first attempt reads of an operation built once, before the
+/// run: the same, read where it is, and the retries run on it.
+impl<'o, T, E, C: Clock, H: HookSet<T, E>> FirstReads<T, E> for &'o Operation<'_, T, E, C, H> {
+    type Clock = &'o C;
+    type Built = Self;
+
+    #[inline(always)]
+    fn built(self) -> Self {
+        self
+    }
+
+    #[inline(always)]
+    fn outcome_from(first: FirstSuccess<T, E>, make: &impl Fn() -> Self) -> Outcome<T, E> {
+        make().outcome_of(first)
+    }
+
+    #[inline(always)]
+    fn finish_after(
+        make: &impl Fn() -> Self,
+        first: FirstFailure<T, E>,
+        f: &mut dyn FnMut(Attempt) -> Result<T, E>,
+    ) -> Outcome<T, E> {
+        make().run_after(first, f).unwrap_or_else(Execution::finish)
+    }
+
+    #[inline(always)]
+    fn first_terms(&self) -> FirstTerms<E> {
+        self.first_async_terms()
+    }
+
+    #[inline(always)]
+    fn into_clock(self) -> &'o C {
+        &self.plan.clock
+    }
+
+    #[inline(always)]
+    fn accepts(&self, value: &T) -> bool {
+        self.plan.hooks.is_valid(value)
+    }
+
+    #[inline(always)]
+    fn named_listeners(&self) -> Option<NamedListeners> {
+        Operation::named_listeners(self)
+    }
+
+    #[cold]
+    fn cancelled(self, elapsed: u64) {
+        Execution::first_cancelled(&self.plan, elapsed);
+    }
+}
+
 impl<T, E, C: Clock, H: HookSet<T, E>> Cancel for &Operation<'_, T, E, C, H> {
     #[cold]
     fn cancelled(&self, mark: Mark) {
