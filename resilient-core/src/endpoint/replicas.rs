@@ -685,6 +685,22 @@ mod tests {
     }
 
     #[test]
+    fn replicas_that_left_the_set_are_forgotten_past_twice_its_size() {
+        let detection = OutlierDetection::new();
+        let replicas = set(3);
+        let now = Instant::now();
+        for i in 0..6 {
+            eject_by_hand(&detection.state, &format!("http://old{i}:80"), now, SECOND);
+        }
+        // Six known: twice the set, kept.
+        detection.record(&replicas, &replicas[0], false, now);
+        assert_eq!(detection.ejected_at(now).len(), 6);
+        // Seven: past twice the set, those that left it are forgotten.
+        detection.record(&replicas, &replicas[1], false, now);
+        assert!(detection.ejected_at(now).is_empty());
+    }
+
+    #[test]
     fn an_ejection_too_long_to_count_lasts_a_century() {
         let now = Instant::now();
         let until = after(now, Duration::MAX);
