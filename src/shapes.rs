@@ -153,9 +153,11 @@ macro_rules! __resilient_blocking_on_demand {
     }};
 }
 
-/// `Expansion::AsyncOnDemand`: an async function whose every attempt runs
-/// on what `$make` builds (an `Operation`, or a `Recipe` of its values),
-/// built again wherever it is read. The first attempt by
+/// An async function: `Expansion::AsyncOnDemand`, whose every attempt
+/// runs on what `$make` builds (an `Operation`, or a `Recipe` of its
+/// values), built again wherever it is read; and
+/// `Expansion::Built(Built::Async)`, whose `$make` lends the operation
+/// built once, before the run. The first attempt by
 /// `first_attempt_async_of`, or by `first_untimed_async_of` where no
 /// deadline can be granted (`untimed`, else `timed`); then its outcome if
 /// it succeeded, or else the operation built to resume the run after it.
